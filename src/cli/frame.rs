@@ -1,0 +1,180 @@
+//! `ctx frame …` arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+/// `--frame ID`, shared by the subcommands that act on "the current frame".
+#[derive(Debug, Args)]
+pub struct FrameSelector {
+    /// The frame to act on: a full id or a unique prefix of at least 4 characters
+    /// [default: $CTX_FRAME, else activeFrameID in state.json]
+    #[arg(long = "frame", value_name = "ID")]
+    pub frame: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FrameCommand {
+    /// Start a new in_progress frame under the current frame and make it current
+    #[command(long_about = "\
+Start a new in_progress frame and make it current.
+
+The parent is --parent, else the current frame (--frame, $CTX_FRAME, activeFrameID);
+with none, the new frame is a root. The parent must be in_progress.
+Prints the new frame's full id.")]
+    Push {
+        /// What the frame is for (must not be blank)
+        goal: String,
+        /// Parent frame [default: the current frame; none makes a root]
+        #[arg(long, value_name = "ID")]
+        parent: Option<String>,
+        /// Adopt this id instead of generating fr_<12 random characters> (e.g. an OpenCode
+        /// session id); letters, digits, '_' and '-', unique ignoring case
+        #[arg(long, value_name = "ID")]
+        id: Option<String>,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Finish the current frame, write its log, and make its parent current
+    #[command(long_about = "\
+Finish a frame (default: the current one), write its log to
+.opencode/flame/logs/frame-<id>.md, and make its parent current.
+
+Only in_progress and blocked frames can be popped. A frame with in_progress
+descendants is refused unless --force. Prints the id of the frame that is now
+current, or nothing when the popped frame was a root.")]
+    Pop {
+        /// Final status [default: completed]
+        #[arg(long, value_enum, default_value_t = PopStatus::Completed)]
+        status: PopStatus,
+        /// What the frame achieved; stored as compactionSummary and shown to later frames
+        #[arg(long, value_name = "TEXT", conflicts_with = "summary_file")]
+        summary: Option<String>,
+        /// Read the summary from a file, or '-' for stdin (trailing line breaks removed)
+        #[arg(long, value_name = "PATH")]
+        summary_file: Option<PathBuf>,
+        /// An `opencode export <sessionID>` JSON file (or '-' for stdin) whose messages go into
+        /// the log
+        #[arg(long, value_name = "PATH")]
+        transcript: Option<PathBuf>,
+        /// Pop even when descendants are still in_progress (they stay as they are)
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Print the frame tree, roots and children in creation order, current frame marked
+    #[command(long_about = "\
+Print the frame tree: roots and children in creation order, the current frame
+marked, a legend with counts at the end. Ids are shown as their shortest unique
+prefix (at least 8 characters), which every command accepts back. Lines fit the
+terminal (80 columns in pipes); only goals are shortened.")]
+    Tree {
+        /// Print only this frame's subtree
+        #[arg(long, value_name = "ID")]
+        from: Option<String>,
+        /// Add summary, artifacts, decision count, invalidation reason and log path below each frame
+        #[arg(long)]
+        details: bool,
+        /// Draw with ASCII characters only
+        #[arg(long)]
+        ascii: bool,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Print every field of one frame, untruncated [default: the current frame]
+    Show {
+        /// Frame id or unique prefix [default: the current frame]
+        id: Option<String>,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Print the current frame's full id; exit 1 when there is none
+    Current {
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Add planned children, in order, under the current frame; the current frame is unchanged
+    Plan {
+        /// One goal per planned frame
+        #[arg(required = true, num_args = 1..)]
+        goals: Vec<String>,
+        /// Parent frame [default: the current frame]
+        #[arg(long, value_name = "ID")]
+        parent: Option<String>,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Start a planned frame (its parent must be in_progress) and make it current
+    Activate {
+        /// Frame id or unique prefix
+        id: String,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Invalidate a frame and its planned descendants; in_progress descendants are reported
+    #[command(long_about = "\
+Invalidate a frame (default: the current one). Its planned descendants, at any
+depth, are invalidated too, with the reason 'Parent frame invalidated: <reason>';
+in_progress descendants are left as they are and reported. If the current frame
+is invalidated, the target's parent becomes current. Prints the invalidated ids,
+the target first.")]
+    Invalidate {
+        /// Frame id or unique prefix [default: the current frame]
+        id: Option<String>,
+        /// Why the frame no longer applies (required, must not be blank)
+        #[arg(long, value_name = "TEXT", required = true)]
+        reason: String,
+        /// Print what would change and change nothing
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Record files or other outputs on a frame (exact duplicates are skipped)
+    Artifact {
+        /// Paths or names, stored exactly as given
+        #[arg(required = true, num_args = 1..)]
+        paths: Vec<String>,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Record a decision on a frame
+    Decision {
+        /// The decision (must not be blank)
+        text: String,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Print a popped frame's log file, or its path [default: the current frame]
+    Log {
+        /// Frame id or unique prefix [default: the current frame]
+        id: Option<String>,
+        /// Print the log file's absolute path instead of its text
+        #[arg(long)]
+        path: bool,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+}
+
+/// Statuses a pop may set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PopStatus {
+    /// The goal was reached
+    Completed,
+    /// The goal was not reached
+    Failed,
+    /// Waiting on something; a blocked frame can be popped again later
+    Blocked,
+}

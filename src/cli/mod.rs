@@ -1,0 +1,67 @@
+//! Command-line definitions (clap derive) only: no behaviour lives here. These types also feed
+//! the completion scripts and man pages.
+
+pub mod frame;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::output::ColorChoice;
+
+const ABOUT: &str = "See and steer the context of OpenCode agents from the shell";
+
+const LONG_ABOUT: &str = "\
+See and steer the context of OpenCode agents from the shell.
+
+ctx reads and writes plain files in your project: the Flame frame tree in
+.opencode/flame/state.json and opencode-swarm's plan in .swarm/. One short-lived
+process per command, deterministic output, exit codes that mean something.
+
+Exit codes: 0 success; 1 failure (unreadable or malformed input, frame not
+found, refused transition); 2 usage error; 3 and 4 budget verdicts.";
+
+#[derive(Debug, Parser)]
+#[command(name = "ctx", version, about = ABOUT, long_about = LONG_ABOUT, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options accepted before or after any subcommand.
+#[derive(Debug, clap::Args)]
+pub struct GlobalArgs {
+    /// Project root [default: the nearest ancestor of the working directory holding .opencode/
+    /// or .swarm/, else the nearest holding .git, else the working directory]
+    #[arg(
+        short = 'C',
+        long = "root",
+        value_name = "DIR",
+        env = "CTX_ROOT",
+        global = true
+    )]
+    pub root: Option<PathBuf>,
+
+    /// Print exactly one JSON document on stdout (same as --format json where a command has --format)
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// When to colour output: auto colours only on a terminal, and honours NO_COLOR and
+    /// CLICOLOR_FORCE
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+
+    /// Print nothing on stderr but errors; stdout keeps only the primary output
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect
+    #[command(subcommand)]
+    Frame(frame::FrameCommand),
+}

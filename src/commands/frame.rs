@@ -1,0 +1,521 @@
+//! `ctx frame …`: the frame tree from the shell (flame.md §4–§8).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::Context;
+use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus};
+use crate::error::{Error, ExitCode, Result};
+use crate::frame::log;
+use crate::frame::ops::{self, Selector};
+use crate::frame::render::{self, TreeOptions};
+use crate::frame::state::{SCHEMA_VERSION, State, Status, TreeIndex};
+use crate::frame::store::{self, Store};
+use crate::opencode::export::Export;
+use crate::output::Style;
+
+/// Exports can be large; anything past this is not a session export.
+const MAX_EXPORT_BYTES: u64 = 1 << 30;
+
+pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
+    let store = Store::new(&ctx.project.root);
+    match command {
+        FrameCommand::Push {
+            goal,
+            parent,
+            id,
+            selector,
+        } => push(
+            ctx,
+            &store,
+            &goal,
+            parent.as_deref(),
+            id.as_deref(),
+            &selector,
+        ),
+        FrameCommand::Pop {
+            status,
+            summary,
+            summary_file,
+            transcript,
+            force,
+            selector,
+        } => {
+            let inputs = PopInputs::read(summary, summary_file, transcript)?;
+            pop(ctx, &store, status, inputs, force, &selector)
+        }
+        FrameCommand::Tree {
+            from,
+            details,
+            ascii,
+            selector,
+        } => tree(ctx, &store, from.as_deref(), details, ascii, &selector),
+        FrameCommand::Show { id, selector } => show(ctx, &store, id.as_deref(), &selector),
+        FrameCommand::Current { selector } => current(ctx, &store, &selector),
+        FrameCommand::Plan {
+            goals,
+            parent,
+            selector,
+        } => plan(ctx, &store, &goals, parent.as_deref(), &selector),
+        FrameCommand::Activate { id, selector: _ } => activate(ctx, &store, &id),
+        FrameCommand::Invalidate {
+            id,
+            reason,
+            dry_run,
+            selector,
+        } => invalidate(ctx, &store, id.as_deref(), &reason, dry_run, &selector),
+        FrameCommand::Artifact { paths, selector } => artifact(ctx, &store, &paths, &selector),
+        FrameCommand::Decision { text, selector } => decision(ctx, &store, &text, &selector),
+        FrameCommand::Log { id, path, selector } => {
+            show_log(ctx, &store, id.as_deref(), path, &selector)
+        }
+    }
+}
+
+/// `--frame`, then `CTX_FRAME` (flame.md §5).
+fn selector(args: &FrameSelector) -> Selector {
+    Selector {
+        flag: args.frame.clone(),
+        env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
+    }
+}
+
+/// Loads the state for a read-only command, warning about a newer schema.
+fn load_for_reading(ctx: &Context, store: &Store) -> Result<State> {
+    let state = store.load()?;
+    if state.version() > SCHEMA_VERSION {
+        ctx.out.warn(&format!(
+            "{} has version {}; showing what this ctx understands",
+            store.path().display(),
+            state.version()
+        ));
+    }
+    Ok(state)
+}
+
+fn print_frame_doc(ctx: &mut Context, state: &State, id: &str) -> Result<()> {
+    let frame = state.frame(id).expect("the id was just resolved");
+    if ctx.out.json {
+        ctx.out
+            .json_doc(&json!({"version": 1, "frame": render::frame_json(&frame)}))
+    } else {
+        ctx.out.line(id)
+    }
+}
+
+fn push(
+    ctx: &mut Context,
+    store: &Store,
+    goal: &str,
+    parent: Option<&str>,
+    adopted: Option<&str>,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let selector = selector(args);
+    let now = ctx.now;
+    let (state, id) = store.update(now, |state| {
+        let parent = match parent {
+            Some(arg) => Some(ops::lookup(state, arg)?),
+            None => ops::current(state, &selector)?,
+        };
+        let id = ops::push(state, goal, parent.as_deref(), adopted, now)?;
+        Ok(((state.clone(), id), true))
+    })?;
+    print_frame_doc(ctx, &state, &id)?;
+    Ok(ExitCode::Success)
+}
+
+/// The summary and transcript of a pop, read before the lock is taken.
+struct PopInputs {
+    summary: Option<String>,
+    transcript: Option<Export>,
+}
+
+impl PopInputs {
+    fn read(
+        summary: Option<String>,
+        summary_file: Option<PathBuf>,
+        transcript: Option<PathBuf>,
+    ) -> Result<PopInputs> {
+        let is_stdin = |p: &Option<PathBuf>| p.as_deref() == Some(Path::new("-"));
+        if is_stdin(&summary_file) && is_stdin(&transcript) {
+            return Err(Error::usage(
+                "--summary-file - and --transcript - cannot both read standard input",
+            ));
+        }
+        let summary = match (summary, summary_file) {
+            (Some(text), _) => Some(text),
+            (None, Some(path)) => {
+                let bytes = read_input(&path, 64 << 20)?;
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    Error::failure(format!("{}: the summary is not UTF-8 text", label(&path)))
+                })?;
+                Some(text.trim_end_matches(['\n', '\r']).to_string())
+            }
+            (None, None) => None,
+        };
+        if let Some(summary) = &summary {
+            ops::require_text("the summary", summary)?;
+        }
+        let transcript = match transcript {
+            Some(path) => {
+                let bytes = read_input(&path, MAX_EXPORT_BYTES)?;
+                let text = String::from_utf8_lossy(&bytes);
+                let export = Export::parse(&text).map_err(|what| {
+                    Error::failure(format!(
+                        "{}: not an OpenCode session export: {what}",
+                        label(&path)
+                    ))
+                })?;
+                Some(export)
+            }
+            None => None,
+        };
+        Ok(PopInputs {
+            summary,
+            transcript,
+        })
+    }
+}
+
+fn label(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads a file, or stdin for `-`, refusing more than `cap` bytes.
+fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>> {
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(cap + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io(Path::new("<stdin>"), "read", &e))?;
+        if bytes.len() as u64 > cap {
+            return Err(Error::failure(format!(
+                "<stdin>: larger than {} MiB",
+                cap >> 20
+            )));
+        }
+        return Ok(bytes);
+    }
+    store::read_capped(path, cap).map_err(|e| match e.kind() {
+        std::io::ErrorKind::FileTooLarge => {
+            Error::failure(format!("{}: larger than {} MiB", path.display(), cap >> 20))
+        }
+        _ => Error::io(path, "read", &e),
+    })
+}
+
+fn pop(
+    ctx: &mut Context,
+    store: &Store,
+    status: PopStatus,
+    inputs: PopInputs,
+    force: bool,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let selector = selector(args);
+    let now = ctx.now;
+    let status = match status {
+        PopStatus::Completed => Status::Completed,
+        PopStatus::Failed => Status::Failed,
+        PopStatus::Blocked => Status::Blocked,
+    };
+    let logs_dir = store.dir().join("logs");
+    let (state, plan) = store.update(now, |state| {
+        let target = ops::require_current(state, &selector)?;
+        let plan = ops::check_pop(state, &target, force)?;
+        ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now);
+        let text = log::render(state, &target, now, inputs.transcript.as_ref());
+        std::fs::create_dir_all(&logs_dir)
+            .map_err(|e| Error::io(&logs_dir, "create the directory", &e))?;
+        let log_file = logs_dir.join(format!("frame-{target}.md"));
+        let mode = std::fs::metadata(&log_file).ok().map(|_| 0o644);
+        store::write_atomically(
+            &logs_dir,
+            &log_file,
+            text.as_bytes(),
+            mode,
+            &format!("frame-{target}.md"),
+        )?;
+        Ok(((state.clone(), plan), true))
+    })?;
+    for warning in &plan.warnings {
+        ctx.out.warn(warning);
+    }
+    let frame = state.frame(&plan.id).expect("the popped frame exists");
+    if ctx.out.json {
+        let log_path = store.dir().join(ops::log_path_for(&plan.id));
+        ctx.out.json_doc(&json!({
+            "version": 1,
+            "frame": render::frame_json(&frame),
+            "current": plan.new_current,
+            "log_path": log_path.display().to_string(),
+        }))?;
+    } else if let Some(current) = &plan.new_current {
+        ctx.out.line(current)?;
+    }
+    Ok(ExitCode::Success)
+}
+
+fn tree(
+    ctx: &mut Context,
+    store: &Store,
+    from: Option<&str>,
+    details: bool,
+    ascii: bool,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let state = load_for_reading(ctx, store)?;
+    let from = from.map(|arg| ops::lookup(&state, arg)).transpose()?;
+    let current = ops::current(&state, &selector(args))?;
+    if ctx.out.json {
+        let index = TreeIndex::new(&state);
+        let roots: Vec<Value> = match &from {
+            Some(id) => vec![render::node_json(&state, &index, id)],
+            None => index
+                .roots
+                .iter()
+                .map(|r| render::node_json(&state, &index, r))
+                .collect(),
+        };
+        ctx.out
+            .json_doc(&json!({"version": 1, "current": current, "roots": roots}))?;
+        return Ok(ExitCode::Success);
+    }
+    if state.is_empty() {
+        ctx.out
+            .note("no frames yet; start one with: ctx frame push \"<goal>\"");
+        return Ok(ExitCode::Success);
+    }
+    let out = &ctx.out;
+    let paint = |status: Status, line: &str| match status {
+        Status::InProgress => out.paint(Style::Bold, line),
+        Status::Completed => out.paint(Style::Green, line),
+        Status::Failed => out.paint(Style::Red, line),
+        Status::Blocked => out.paint(Style::Yellow, line),
+        Status::Invalidated => out.paint(Style::Dim, line),
+        Status::Planned => out.paint(Style::Blue, line),
+    };
+    let text = render::tree_text(
+        &state,
+        &TreeOptions {
+            from: from.as_deref(),
+            details,
+            ascii,
+            width: out.width,
+            current: current.as_deref(),
+            paint: &paint,
+        },
+    );
+    ctx.out.write(&text)?;
+    Ok(ExitCode::Success)
+}
+
+fn show(
+    ctx: &mut Context,
+    store: &Store,
+    id: Option<&str>,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let state = load_for_reading(ctx, store)?;
+    let id = ops::target(&state, id, &selector(args))?;
+    let frame = state.frame(&id).expect("the id was just resolved");
+    if ctx.out.json {
+        ctx.out
+            .json_doc(&json!({"version": 1, "frame": render::frame_json_with_extra(&frame)}))?;
+    } else {
+        ctx.out.write(&render::show_text(&frame))?;
+    }
+    Ok(ExitCode::Success)
+}
+
+fn current(ctx: &mut Context, store: &Store, args: &FrameSelector) -> Result<ExitCode> {
+    let state = load_for_reading(ctx, store)?;
+    let id = ops::require_current(&state, &selector(args))?;
+    print_frame_doc(ctx, &state, &id)?;
+    Ok(ExitCode::Success)
+}
+
+fn plan(
+    ctx: &mut Context,
+    store: &Store,
+    goals: &[String],
+    parent: Option<&str>,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let selector = selector(args);
+    let now = ctx.now;
+    let (state, ids) = store.update(now, |state| {
+        let parent = match parent {
+            Some(arg) => ops::lookup(state, arg)?,
+            None => ops::current(state, &selector)?
+                .ok_or_else(|| Error::failure("no current frame").with_hint("pass --parent ID"))?,
+        };
+        let ids = ops::plan(state, &parent, goals, now)?;
+        Ok(((state.clone(), ids), true))
+    })?;
+    if ctx.out.json {
+        let frames: Vec<Value> = ids
+            .iter()
+            .map(|id| render::frame_json(&state.frame(id).expect("just planned")))
+            .collect();
+        ctx.out.json_doc(&json!({"version": 1, "frames": frames}))?;
+    } else {
+        for id in &ids {
+            ctx.out.line(id)?;
+        }
+    }
+    Ok(ExitCode::Success)
+}
+
+fn activate(ctx: &mut Context, store: &Store, arg: &str) -> Result<ExitCode> {
+    let now = ctx.now;
+    let (state, id) = store.update(now, |state| {
+        let id = ops::lookup(state, arg)?;
+        ops::activate(state, &id, now)?;
+        Ok(((state.clone(), id), true))
+    })?;
+    print_frame_doc(ctx, &state, &id)?;
+    Ok(ExitCode::Success)
+}
+
+fn invalidate(
+    ctx: &mut Context,
+    store: &Store,
+    arg: Option<&str>,
+    reason: &str,
+    dry_run: bool,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let selector = selector(args);
+    let now = ctx.now;
+    let change = if dry_run {
+        let state = load_for_reading(ctx, store)?;
+        let id = ops::target(&state, arg, &selector)?;
+        ops::plan_invalidation(&state, &id, reason)?
+    } else {
+        store.update(now, |state| {
+            let id = ops::target(state, arg, &selector)?;
+            let change = ops::plan_invalidation(state, &id, reason)?;
+            ops::apply_invalidation(state, &change, reason, now);
+            Ok((change, true))
+        })?
+    };
+    if !change.in_progress.is_empty() {
+        ctx.out.warn(&format!(
+            "{} in_progress descendant(s) left as they are: {}",
+            change.in_progress.len(),
+            change.in_progress.join(", ")
+        ));
+    }
+    if ctx.out.json {
+        ctx.out.json_doc(&json!({
+            "version": 1,
+            "invalidated": change.invalidated,
+            "in_progress_descendants": change.in_progress,
+            "dry_run": dry_run,
+        }))?;
+    } else {
+        for id in &change.invalidated {
+            ctx.out.line(id)?;
+        }
+    }
+    Ok(ExitCode::Success)
+}
+
+fn artifact(
+    ctx: &mut Context,
+    store: &Store,
+    paths: &[String],
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let selector = selector(args);
+    let now = ctx.now;
+    let (state, id, added) = store.update(now, |state| {
+        let id = ops::require_current(state, &selector)?;
+        let added = ops::add_artifacts(state, &id, paths, now)?;
+        let changed = !added.is_empty();
+        Ok(((state.clone(), id, added), changed))
+    })?;
+    if ctx.out.json {
+        let frame = state.frame(&id).expect("the id was just resolved");
+        ctx.out.json_doc(
+            &json!({"version": 1, "frame": render::frame_json(&frame), "added": added}),
+        )?;
+    }
+    Ok(ExitCode::Success)
+}
+
+fn decision(
+    ctx: &mut Context,
+    store: &Store,
+    text: &str,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let selector = selector(args);
+    let now = ctx.now;
+    let (state, id) = store.update(now, |state| {
+        let id = ops::require_current(state, &selector)?;
+        ops::add_decision(state, &id, text, now)?;
+        Ok(((state.clone(), id), true))
+    })?;
+    if ctx.out.json {
+        let frame = state.frame(&id).expect("the id was just resolved");
+        ctx.out.json_doc(
+            &json!({"version": 1, "frame": render::frame_json(&frame), "added": [text]}),
+        )?;
+    }
+    Ok(ExitCode::Success)
+}
+
+fn show_log(
+    ctx: &mut Context,
+    store: &Store,
+    arg: Option<&str>,
+    path_only: bool,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let state = load_for_reading(ctx, store)?;
+    let id = ops::target(&state, arg, &selector(args))?;
+    let frame = state.frame(&id).expect("the id was just resolved");
+    let Some(relative) = frame.log_path() else {
+        return Err(Error::failure(format!(
+            "{id} has no log yet (it is {})",
+            frame.status()
+        )));
+    };
+    if !store::is_contained_relative(relative) {
+        return Err(Error::failure(format!(
+            "{}: /frames/{id}/logPath '{relative}' leaves .opencode/flame/; refusing to read it",
+            store.path().display()
+        )));
+    }
+    let path = store.dir().join(relative);
+    if path_only {
+        if ctx.out.json {
+            ctx.out
+                .json_doc(&json!({"version": 1, "id": id, "path": path.display().to_string()}))?;
+        } else {
+            ctx.out.line(&path.display().to_string())?;
+        }
+        return Ok(ExitCode::Success);
+    }
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read the log", &e))?;
+    if ctx.out.json {
+        let text = String::from_utf8_lossy(&bytes);
+        ctx.out.json_doc(
+            &json!({"version": 1, "id": id, "path": path.display().to_string(), "text": text}),
+        )?;
+    } else {
+        ctx.out.write_bytes(&bytes)?;
+    }
+    Ok(ExitCode::Success)
+}

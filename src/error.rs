@@ -1,0 +1,105 @@
+//! Error kinds and the exit codes they map to (cli.md, "Streams and exit codes").
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+/// The process exit codes of the command-line contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    Success = 0,
+    /// A file could not be read or written, an input is malformed, a frame was not found,
+    /// a state transition was refused.
+    Failure = 1,
+    /// Unknown flag, missing argument, conflicting options.
+    Usage = 2,
+    /// `budget estimate --fail-on warn`: usage above the warn threshold.
+    BudgetWarn = 3,
+    /// `budget estimate --fail-on warn|critical`: usage above the critical threshold.
+    BudgetCritical = 4,
+}
+
+impl ExitCode {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// An error a command reports to the user: one `error:` line, optional `hint:` lines, an exit code.
+#[derive(Debug)]
+pub struct Error {
+    pub message: String,
+    pub hints: Vec<String>,
+    pub exit: ExitCode,
+    /// Set when the error is a closed stdout: the process then ends quietly with exit 0.
+    pub broken_pipe: bool,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A refused operation or bad input: exit 1.
+    pub fn failure(message: impl Into<String>) -> Self {
+        Error {
+            message: message.into(),
+            hints: Vec::new(),
+            exit: ExitCode::Failure,
+            broken_pipe: false,
+        }
+    }
+
+    /// A usage error that clap cannot detect (e.g. two options reading stdin): exit 2.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Error {
+            exit: ExitCode::Usage,
+            ..Error::failure(message)
+        }
+    }
+
+    /// An I/O error on `path`, phrased for people.
+    pub fn io(path: &Path, action: &str, err: &io::Error) -> Self {
+        Error::failure(format!(
+            "{}: cannot {action}: {}",
+            path.display(),
+            describe_io(err)
+        ))
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hints.push(hint.into());
+        self
+    }
+}
+
+/// `io::Error`'s text without the " (os error N)" suffix people do not need.
+pub fn describe_io(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.find(" (os error") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<io::Error> for Error {
+    /// Only for writes to stdout/stderr: other I/O errors are reported through [`Error::io`]
+    /// with the path they concern.
+    fn from(err: io::Error) -> Self {
+        if err.kind() == io::ErrorKind::BrokenPipe {
+            Error {
+                broken_pipe: true,
+                exit: ExitCode::Success,
+                ..Error::failure("broken pipe")
+            }
+        } else {
+            Error::failure(format!("cannot write output: {}", describe_io(&err)))
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! Frame ids (flame.md §4): validation, generation, lookup by unique prefix, abbreviation.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+
+/// The longest id ctx accepts.
+pub const MAX_ID_LEN: usize = 128;
+/// The shortest prefix accepted for a lookup.
+pub const MIN_PREFIX: usize = 4;
+/// The shortest abbreviation shown to people.
+pub const MIN_ABBREV: usize = 8;
+
+/// Why `arg` is not a valid id (`^[A-Za-z0-9_-]{1,128}$`), or `None` when it is.
+pub fn id_problem(arg: &str) -> Option<&'static str> {
+    if arg.is_empty() {
+        Some("it is empty")
+    } else if arg.len() > MAX_ID_LEN {
+        Some("it is longer than 128 characters")
+    } else if !arg
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        Some("only letters, digits, '_' and '-' are allowed")
+    } else {
+        None
+    }
+}
+
+pub fn validate_id(arg: &str) -> Result<()> {
+    match id_problem(arg) {
+        None => Ok(()),
+        Some(why) => Err(Error::failure(format!(
+            "invalid frame id '{}': {why}",
+            arg.escape_debug()
+        ))),
+    }
+}
+
+/// Crockford base-32, lowercase, without `i l o u`.
+const ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+
+/// A fresh `fr_` + 12 random characters id that no id in `taken` equals, ignoring ASCII case.
+pub fn generate_id(taken: impl Fn(&str) -> bool) -> Result<String> {
+    loop {
+        let mut bytes = [0u8; 12];
+        getrandom::fill(&mut bytes)
+            .map_err(|e| Error::failure(format!("cannot read the system's random source: {e}")))?;
+        let mut id = String::with_capacity(15);
+        id.push_str("fr_");
+        // 256 is a multiple of 32, so masking keeps every character equally likely.
+        id.extend(bytes.iter().map(|b| ALPHABET[usize::from(b & 31)] as char));
+        if !taken(&id) {
+            return Ok(id);
+        }
+    }
+}
+
+/// Resolves a lookup argument (flame.md §4.4) against `ids`, given in tree pre-order so that an
+/// ambiguity lists its matches in that order.
+pub fn resolve<'a>(arg: &str, ids: impl Iterator<Item = &'a str> + Clone) -> Result<&'a str> {
+    validate_id(arg)?;
+    if let Some(exact) = ids.clone().find(|id| *id == arg) {
+        return Ok(exact);
+    }
+    if arg.len() < MIN_PREFIX {
+        return Err(Error::failure(format!(
+            "'{arg}' is too short: give at least {MIN_PREFIX} characters of a frame id"
+        )));
+    }
+    let matches: Vec<&str> = ids.filter(|id| id.starts_with(arg)).collect();
+    match matches.as_slice() {
+        [] => Err(Error::failure(format!("no frame matches '{arg}'"))
+            .with_hint("list the frames with: ctx frame tree")),
+        [one] => Ok(one),
+        many => {
+            let mut listed = many.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+            if many.len() > 10 {
+                listed.push_str(", …");
+            }
+            Err(Error::failure(format!(
+                "'{arg}' is ambiguous: it matches {} frames: {listed}",
+                many.len()
+            )))
+        }
+    }
+}
+
+/// The shortest unique prefix of at least 8 characters of every id (flame.md §4.5).
+pub fn abbreviations<'a>(ids: impl Iterator<Item = &'a str>) -> HashMap<&'a str, &'a str> {
+    let mut sorted: Vec<&str> = ids.collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let common = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let mut out = HashMap::with_capacity(sorted.len());
+    for (i, id) in sorted.iter().enumerate() {
+        // In sorted order the ids sharing the longest prefix with `id` are its neighbours.
+        let before = i.checked_sub(1).map_or(0, |j| common(id, sorted[j]));
+        let after = sorted.get(i + 1).map_or(0, |next| common(id, next));
+        let needed = (before.max(after) + 1).max(MIN_ABBREV).min(id.len());
+        out.insert(*id, &id[..needed]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_ids() {
+        assert!(id_problem("fr_46s6jr410dd3").is_none());
+        assert!(id_problem("plan-1766600040000-ywc6kr").is_none());
+        for bad in ["", "a/b", "..", "a b", "a\0b", "é", &"x".repeat(129)] {
+            assert!(id_problem(bad).is_some(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn generated_ids_have_the_documented_shape() {
+        for _ in 0..200 {
+            let id = generate_id(|_| false).unwrap();
+            assert_eq!(id.len(), 15);
+            assert!(id.starts_with("fr_"));
+            assert!(id[3..].bytes().all(|b| ALPHABET.contains(&b)), "{id}");
+        }
+    }
+
+    #[test]
+    fn abbreviations_follow_the_spec_example() {
+        let ids = [
+            "ses_dfd84297fffeStZsxnTSWsbCBp",
+            "fr_yb6wk952swa0",
+            "fr_432cf1xmwcej",
+            "fr_z05xht5gmej1",
+            "fr_46s6jr410dd3",
+            "fr_yrst4chn5kn0",
+            "fr_t78f603xzbcw",
+        ];
+        let abbrev = abbreviations(ids.iter().copied());
+        assert_eq!(abbrev["fr_432cf1xmwcej"], "fr_432cf");
+        assert_eq!(abbrev["fr_46s6jr410dd3"], "fr_46s6j");
+        assert_eq!(abbrev["ses_dfd84297fffeStZsxnTSWsbCBp"], "ses_dfd8");
+    }
+
+    #[test]
+    fn abbreviation_grows_past_collisions_and_stops_at_the_full_id() {
+        let ids = [
+            "plan-1766600040000-a",
+            "plan-1766600040000-b",
+            "short",
+            "plan-1766600040000-a1",
+        ];
+        let abbrev = abbreviations(ids.iter().copied());
+        assert_eq!(abbrev["plan-1766600040000-b"], "plan-1766600040000-b");
+        assert_eq!(abbrev["plan-1766600040000-a"], "plan-1766600040000-a");
+        assert_eq!(abbrev["short"], "short");
+    }
+
+    #[test]
+    fn lookup_rules() {
+        let ids = ["fr_aaaa1111", "fr_aaaa2222", "fr_b"];
+        let it = || ids.iter().copied();
+        assert_eq!(resolve("fr_b", it()).unwrap(), "fr_b");
+        assert_eq!(resolve("fr_aaaa1", it()).unwrap(), "fr_aaaa1111");
+        assert!(
+            resolve("fr_", it())
+                .unwrap_err()
+                .message
+                .contains("too short")
+        );
+        let err = resolve("fr_aaaa", it()).unwrap_err();
+        assert_eq!(
+            err.message,
+            "'fr_aaaa' is ambiguous: it matches 2 frames: fr_aaaa1111, fr_aaaa2222"
+        );
+        assert_eq!(
+            resolve("fr_zzzz", it()).unwrap_err().message,
+            "no frame matches 'fr_zzzz'"
+        );
+        assert!(
+            resolve("../x", it())
+                .unwrap_err()
+                .message
+                .starts_with("invalid frame id")
+        );
+    }
+}

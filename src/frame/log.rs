@@ -1,0 +1,225 @@
+//! The log file a pop writes (flame.md §8), with an optional OpenCode transcript.
+
+use serde_json::Value;
+
+use super::state::{State, TreeIndex};
+use crate::opencode::export::{Export, non_blank};
+use crate::time::{human_utc, rfc3339_ms};
+
+/// The full text of `logs/frame-<id>.md` for a frame whose pop has just been applied at `now`.
+pub fn render(state: &State, id: &str, now: i64, transcript: Option<&Export>) -> String {
+    let frame = state.frame(id).expect("the popped frame exists");
+    let mut out = String::new();
+    out.push_str(&format!("# Frame: {}\n\n", single_line(frame.goal())));
+    out.push_str(&format!("- ID: {id}\n"));
+    out.push_str(&format!(
+        "- Parent: {}\n",
+        frame.parent().unwrap_or("(none)")
+    ));
+    out.push_str(&format!("- Status: {}\n", frame.status()));
+    out.push_str(&format!("- Created: {}\n", rfc3339_ms(frame.created_at())));
+    out.push_str(&format!("- Completed: {}\n", rfc3339_ms(now)));
+    let artifacts: Vec<&str> = frame.artifacts().collect();
+    if artifacts.is_empty() {
+        out.push_str("- Artifacts: (none)\n");
+    } else {
+        out.push_str(&format!("- Artifacts: {}\n", artifacts.join(", ")));
+    }
+    let decisions: Vec<&str> = frame.decisions().collect();
+    if decisions.is_empty() {
+        out.push_str("- Decisions: (none)\n");
+    } else {
+        out.push_str("- Decisions:\n");
+        for decision in decisions {
+            out.push_str(&format!("  - {decision}\n"));
+        }
+    }
+    out.push_str("\n## Summary\n\n");
+    out.push_str(frame.summary().unwrap_or("(no summary)"));
+    out.push_str("\n\n## Children\n\n");
+    let index = TreeIndex::new(state);
+    let children = index.children(id);
+    if children.is_empty() {
+        out.push_str("(none)\n");
+    }
+    for child in children {
+        let child = state.frame(child).expect("ids come from the index");
+        let goal = child.goal().lines().next().unwrap_or("");
+        out.push_str(&format!("- [{}] {goal} ({})\n", child.status(), child.id));
+    }
+    if let Some(export) = transcript {
+        out.push_str("\n## Messages\n\n");
+        out.push_str(&transcript_text(export));
+    }
+    let mut text = out.trim_end_matches(['\n', '\r']).to_string();
+    text.push('\n');
+    text
+}
+
+fn single_line(text: &str) -> String {
+    text.replace("\r\n", " ").replace(['\n', '\r'], " ")
+}
+
+/// `## Messages` body (flame.md §8.3).
+fn transcript_text(export: &Export) -> String {
+    let mut out = format!(
+        "OpenCode session {}: {}\n",
+        export.session_id(),
+        export.title().unwrap_or("")
+    );
+    for message in export.messages() {
+        let time = message
+            .created()
+            .map_or("unknown time".to_string(), human_utc);
+        out.push_str(&format!(
+            "\n### {} ({time})\n",
+            role_heading(message.role())
+        ));
+        let mut blocks: Vec<String> = Vec::new();
+        let mut run: Vec<String> = Vec::new();
+        for part in message.parts {
+            match render_part(part) {
+                Some(Rendered::Block(text)) => {
+                    if !run.is_empty() {
+                        blocks.push(run.join("\n"));
+                        run.clear();
+                    }
+                    blocks.push(text);
+                }
+                Some(Rendered::Line(line)) => run.push(line),
+                None => {}
+            }
+        }
+        if !run.is_empty() {
+            blocks.push(run.join("\n"));
+        }
+        for block in blocks {
+            out.push('\n');
+            out.push_str(&block);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn role_heading(role: &str) -> String {
+    let mut chars = role.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => "Message".to_string(),
+    }
+}
+
+enum Rendered {
+    Block(String),
+    Line(String),
+}
+
+fn render_part(part: &Value) -> Option<Rendered> {
+    match part.get("type")?.as_str()? {
+        "text" => {
+            if part.get("ignored").and_then(Value::as_bool) == Some(true) {
+                return None;
+            }
+            let text = part.get("text")?.as_str()?.trim_end();
+            if text.trim().is_empty() {
+                return None;
+            }
+            if part.get("synthetic").and_then(Value::as_bool) == Some(true) {
+                Some(Rendered::Block(format!("(synthetic) {text}")))
+            } else {
+                Some(Rendered::Block(text.to_string()))
+            }
+        }
+        "tool" => {
+            let tool = part.get("tool")?.as_str()?;
+            let state = part.get("state").filter(|s| s.is_object());
+            let title = state.and_then(tool_title);
+            let mut line = match title {
+                Some(title) => format!("[Tool: {tool}] {title}"),
+                None => format!("[Tool: {tool}]"),
+            };
+            match state.and_then(|s| s.get("status")).and_then(Value::as_str) {
+                Some("error") => line.push_str(" (error)"),
+                Some("pending") => line.push_str(" (pending)"),
+                Some("running") => line.push_str(" (running)"),
+                _ => {}
+            }
+            Some(Rendered::Line(line))
+        }
+        "file" => {
+            let name = non_blank(part, "filename")
+                .or_else(|| part.get("source").and_then(|s| non_blank(s, "path")))
+                .unwrap_or("attachment");
+            Some(Rendered::Line(format!("[File: {name}]")))
+        }
+        "subtask" => {
+            let agent = part.get("agent")?.as_str()?;
+            let description = part
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            Some(Rendered::Line(
+                format!("[Subtask: {agent}] {description}")
+                    .trim_end()
+                    .to_string(),
+            ))
+        }
+        "patch" => {
+            let files = part.get("files")?.as_array()?.len();
+            Some(Rendered::Line(format!("[Patch: {files} files]")))
+        }
+        "compaction" => Some(Rendered::Line("[Compaction]".into())),
+        _ => None,
+    }
+}
+
+/// `state.title` if non-blank, else the first string among the input fields that name the call.
+fn tool_title(state: &Value) -> Option<String> {
+    let from_input = || {
+        let input = state.get("input")?;
+        [
+            "description",
+            "filePath",
+            "path",
+            "command",
+            "pattern",
+            "url",
+            "query",
+        ]
+        .iter()
+        .find_map(|key| non_blank(input, key))
+    };
+    let title = non_blank(state, "title").or_else(from_input)?;
+    Some(cut_utf16(&single_line(title), 200))
+}
+
+/// Cuts `text` to at most `limit` UTF-16 units (never inside a character), adding `…` when cut.
+fn cut_utf16(text: &str, limit: usize) -> String {
+    if text.encode_utf16().count() <= limit {
+        return text.to_string();
+    }
+    let mut used = 0;
+    let mut out = String::new();
+    for ch in text.chars() {
+        used += ch.len_utf16();
+        if used > limit {
+            break;
+        }
+        out.push(ch);
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_never_splits_a_surrogate_pair() {
+        assert_eq!(cut_utf16("abc", 3), "abc");
+        assert_eq!(cut_utf16("abcd", 3), "abc…");
+        assert_eq!(cut_utf16("a😀b", 2), "a…");
+    }
+}

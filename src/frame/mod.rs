@@ -1,0 +1,9 @@
+//! The Flame frame tree (flame.md): the state document, ids, transitions, the locked store,
+//! renderings and log files.
+
+pub mod id;
+pub mod log;
+pub mod ops;
+pub mod render;
+pub mod state;
+pub mod store;

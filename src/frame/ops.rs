@@ -1,0 +1,379 @@
+//! Frame transitions (flame.md §5–§6): each checks every precondition first, then edits the
+//! in-memory state. Pure: no I/O, the clock reading is passed in.
+
+use serde_json::{Map, Value};
+
+use super::id;
+use super::state::{State, Status, TreeIndex};
+use crate::error::{Error, Result};
+
+/// Where the "current frame" came from, before lookup (flame.md §5).
+#[derive(Debug, Clone, Default)]
+pub struct Selector {
+    /// `--frame ID`.
+    pub flag: Option<String>,
+    /// `CTX_FRAME`, when set and non-empty.
+    pub env: Option<String>,
+}
+
+/// Looks up an id argument (full id or unique prefix ≥ 4).
+pub fn lookup(state: &State, arg: &str) -> Result<String> {
+    let index = TreeIndex::new(state);
+    let order = index.preorder();
+    id::resolve(arg, order.iter().copied()).map(str::to_string)
+}
+
+/// The current frame: `--frame`, else `CTX_FRAME`, else a valid `activeFrameID`.
+pub fn current(state: &State, selector: &Selector) -> Result<Option<String>> {
+    if let Some(arg) = selector.flag.as_deref().or(selector.env.as_deref()) {
+        return lookup(state, arg).map(Some);
+    }
+    Ok(state
+        .active_frame_id()
+        .filter(|id| state.frame(id).is_some())
+        .map(str::to_string))
+}
+
+/// The current frame, or the `no current frame` error with its hint.
+pub fn require_current(state: &State, selector: &Selector) -> Result<String> {
+    if let Some(id) = current(state, selector)? {
+        return Ok(id);
+    }
+    let message = match state.active_frame_id() {
+        Some(dangling) => {
+            format!("no current frame: activeFrameID names {dangling}, which does not exist")
+        }
+        None => "no current frame".to_string(),
+    };
+    Err(Error::failure(message)
+        .with_hint("pass --frame ID, set CTX_FRAME, or start one with: ctx frame push \"<goal>\""))
+}
+
+/// The target of a command taking an optional `ID`: the argument, else the current frame.
+pub fn target(state: &State, arg: Option<&str>, selector: &Selector) -> Result<String> {
+    match arg {
+        Some(arg) => lookup(state, arg),
+        None => require_current(state, selector),
+    }
+}
+
+/// Text arguments must hold a non-whitespace character.
+pub fn require_text(what: &str, text: &str) -> Result<()> {
+    if text.trim().is_empty() {
+        Err(Error::failure(format!("{what} must not be empty")))
+    } else {
+        Ok(())
+    }
+}
+
+fn status_of(state: &State, id: &str) -> Status {
+    state.frame(id).map_or(Status::Planned, |f| f.status())
+}
+
+fn new_frame(
+    id: &str,
+    parent: Option<&str>,
+    status: Status,
+    goal: &str,
+    now: i64,
+) -> Map<String, Value> {
+    let mut frame = Map::new();
+    frame.insert("sessionID".into(), Value::from(id));
+    if let Some(parent) = parent {
+        frame.insert("parentSessionID".into(), Value::from(parent));
+    }
+    frame.insert("status".into(), Value::from(status.as_str()));
+    frame.insert("goal".into(), Value::from(goal));
+    frame.insert("createdAt".into(), Value::from(now));
+    frame.insert("updatedAt".into(), Value::from(now));
+    frame.insert("artifacts".into(), Value::Array(Vec::new()));
+    frame.insert("decisions".into(), Value::Array(Vec::new()));
+    frame
+}
+
+/// A new id: the adopted `--id` (valid and not taken, ignoring case) or a generated one.
+fn new_id(state: &State, adopted: Option<&str>) -> Result<String> {
+    match adopted {
+        Some(id) => {
+            id::validate_id(id)?;
+            match state.id_taken(id) {
+                Some(existing) if existing == id => Err(Error::failure(format!(
+                    "a frame with id '{id}' already exists"
+                ))),
+                Some(existing) => Err(Error::failure(format!(
+                    "a frame with id '{id}' already exists: it differs from '{existing}' only in letter case"
+                ))),
+                None => Ok(id.to_string()),
+            }
+        }
+        None => id::generate_id(|candidate| state.id_taken(candidate).is_some()),
+    }
+}
+
+/// §6.1: a new in_progress frame under `parent` (a root when `None`); it becomes current.
+pub fn push(
+    state: &mut State,
+    goal: &str,
+    parent: Option<&str>,
+    adopted: Option<&str>,
+    now: i64,
+) -> Result<String> {
+    require_text("the goal", goal)?;
+    if let Some(parent) = parent {
+        let status = status_of(state, parent);
+        if status != Status::InProgress {
+            return Err(Error::failure(format!(
+                "cannot push under {parent}: it is {status}, not in_progress"
+            )));
+        }
+    }
+    let id = new_id(state, adopted)?;
+    state.insert_frame(&id, new_frame(&id, parent, Status::InProgress, goal, now));
+    if parent.is_none() {
+        state.push_root_id(&id);
+    }
+    state.set_active(Some(&id));
+    Ok(id)
+}
+
+/// What a pop will do, decided before anything changes.
+#[derive(Debug)]
+pub struct PopPlan {
+    pub id: String,
+    /// The frame that becomes current: the parent, or none for a root or orphan.
+    pub new_current: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// §6.2 preconditions.
+pub fn check_pop(state: &State, id: &str, force: bool) -> Result<PopPlan> {
+    let frame = state
+        .frame(id)
+        .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
+    match frame.status() {
+        Status::Planned => {
+            return Err(Error::failure(format!("cannot pop {id}: it is planned"))
+                .with_hint("activate it first, or invalidate it"));
+        }
+        status if status.is_finished() => {
+            return Err(Error::failure(format!(
+                "cannot pop {id}: it is already {status}"
+            )));
+        }
+        _ => {}
+    }
+    let index = TreeIndex::new(state);
+    let descendants = &index.subtree(id)[1..];
+    let with = |status: Status| -> Vec<&str> {
+        descendants
+            .iter()
+            .copied()
+            .filter(|d| status_of(state, d) == status)
+            .collect()
+    };
+    let running = with(Status::InProgress);
+    let planned = with(Status::Planned);
+    let mut warnings = Vec::new();
+    if !running.is_empty() {
+        if !force {
+            return Err(Error::failure(format!(
+                "cannot pop {id}: {} descendant(s) still in_progress: {}",
+                running.len(),
+                running.join(", ")
+            ))
+            .with_hint("pop them first, or pass --force"));
+        }
+        warnings.push(format!(
+            "{} descendant(s) of {id} are still in_progress: {}",
+            running.len(),
+            running.join(", ")
+        ));
+    }
+    if !planned.is_empty() {
+        warnings.push(format!(
+            "{} planned descendant(s) of {id} stay planned: {}",
+            planned.len(),
+            planned.join(", ")
+        ));
+    }
+    let new_current = frame
+        .parent()
+        .filter(|p| state.frame(p).is_some())
+        .map(str::to_string);
+    Ok(PopPlan {
+        id: id.to_string(),
+        new_current,
+        warnings,
+    })
+}
+
+/// The relative log path of a frame (`logs/frame-<id>.md`), built from a validated id.
+pub fn log_path_for(id: &str) -> String {
+    format!("logs/frame-{id}.md")
+}
+
+/// §6.2 changes, after [`check_pop`].
+pub fn apply_pop(
+    state: &mut State,
+    plan: &PopPlan,
+    status: Status,
+    summary: Option<&str>,
+    now: i64,
+) {
+    let id = plan.id.as_str();
+    state.set_field(id, "status", Value::from(status.as_str()));
+    if let Some(summary) = summary {
+        state.set_field(id, "compactionSummary", Value::from(summary));
+    }
+    state.set_field(id, "logPath", Value::from(log_path_for(id)));
+    state.set_field(id, "updatedAt", Value::from(now));
+    state.set_active(plan.new_current.as_deref());
+}
+
+/// §6.3: planned children of `parent`, in order; the current frame is unchanged.
+pub fn plan(state: &mut State, parent: &str, goals: &[String], now: i64) -> Result<Vec<String>> {
+    for goal in goals {
+        require_text("the goal", goal)?;
+    }
+    let status = status_of(state, parent);
+    if status.is_finished() {
+        return Err(Error::failure(format!(
+            "cannot plan under {parent}: it is {status}"
+        )));
+    }
+    let mut ids = Vec::with_capacity(goals.len());
+    for goal in goals {
+        let id = new_id(state, None)?;
+        let mut frame = new_frame(&id, Some(parent), Status::Planned, goal, now);
+        frame.insert("plannedChildren".into(), Value::Array(Vec::new()));
+        state.insert_frame(&id, frame);
+        state.append_to(parent, "plannedChildren", &id);
+        ids.push(id);
+    }
+    state.set_field(parent, "updatedAt", Value::from(now));
+    Ok(ids)
+}
+
+/// §6.4: planned → in_progress under an in_progress parent; it becomes current.
+pub fn activate(state: &mut State, id: &str, now: i64) -> Result<()> {
+    let frame = state
+        .frame(id)
+        .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
+    let status = frame.status();
+    if status != Status::Planned {
+        return Err(Error::failure(format!(
+            "cannot activate {id}: it is {status}, not planned"
+        )));
+    }
+    if let Some(parent) = frame.parent().and_then(|p| state.frame(p)) {
+        let parent_status = parent.status();
+        if parent_status != Status::InProgress {
+            return Err(Error::failure(format!(
+                "cannot activate {id}: its parent {} is {parent_status}, not in_progress",
+                parent.id
+            )));
+        }
+    }
+    state.set_field(id, "status", Value::from(Status::InProgress.as_str()));
+    state.set_field(id, "updatedAt", Value::from(now));
+    state.set_active(Some(id));
+    Ok(())
+}
+
+/// What an invalidation changes (flame.md §6.5).
+#[derive(Debug, PartialEq)]
+pub struct Invalidation {
+    /// The target first, then cascaded planned descendants in pre-order.
+    pub invalidated: Vec<String>,
+    /// in_progress descendants, left as they are.
+    pub in_progress: Vec<String>,
+}
+
+/// Computes an invalidation without changing anything (also the `--dry-run` answer).
+pub fn plan_invalidation(state: &State, id: &str, reason: &str) -> Result<Invalidation> {
+    if reason.trim().is_empty() {
+        return Err(Error::failure("--reason must not be empty"));
+    }
+    if status_of(state, id) == Status::Invalidated {
+        return Err(Error::failure(format!("{id} is already invalidated")));
+    }
+    let index = TreeIndex::new(state);
+    let mut invalidated = vec![id.to_string()];
+    let mut in_progress = Vec::new();
+    for descendant in &index.subtree(id)[1..] {
+        match status_of(state, descendant) {
+            Status::Planned => invalidated.push(descendant.to_string()),
+            Status::InProgress => in_progress.push(descendant.to_string()),
+            _ => {}
+        }
+    }
+    Ok(Invalidation {
+        invalidated,
+        in_progress,
+    })
+}
+
+/// Applies a computed invalidation.
+pub fn apply_invalidation(state: &mut State, change: &Invalidation, reason: &str, now: i64) {
+    let cascaded = format!("Parent frame invalidated: {reason}");
+    let target = change.invalidated[0].as_str();
+    let parent_of_target = state
+        .frame(target)
+        .and_then(|f| f.parent())
+        .filter(|p| state.frame(p).is_some())
+        .map(str::to_string);
+    for (i, id) in change.invalidated.iter().enumerate() {
+        let why = if i == 0 { reason } else { cascaded.as_str() };
+        state.set_field(id, "status", Value::from(Status::Invalidated.as_str()));
+        state.set_field(id, "invalidationReason", Value::from(why));
+        state.set_field(id, "invalidatedAt", Value::from(now));
+        state.set_field(id, "updatedAt", Value::from(now));
+    }
+    let active_hit = state
+        .active_frame_id()
+        .is_some_and(|active| change.invalidated.iter().any(|id| id == active));
+    if active_hit {
+        state.set_active(parent_of_target.as_deref());
+    }
+}
+
+/// §6.6: appends artifacts, skipping exact duplicates; returns those added.
+pub fn add_artifacts(
+    state: &mut State,
+    id: &str,
+    paths: &[String],
+    now: i64,
+) -> Result<Vec<String>> {
+    for path in paths {
+        require_text("an artifact", path)?;
+    }
+    let frame = state
+        .frame(id)
+        .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
+    let mut known: Vec<&str> = frame.artifacts().collect();
+    let mut added: Vec<String> = Vec::new();
+    for path in paths {
+        if !known.contains(&path.as_str()) {
+            known.push(path);
+            added.push(path.clone());
+        }
+    }
+    for path in &added {
+        state.append_to(id, "artifacts", path);
+    }
+    if !added.is_empty() {
+        state.set_field(id, "updatedAt", Value::from(now));
+    }
+    Ok(added)
+}
+
+/// §6.6: appends a decision (duplicates allowed).
+pub fn add_decision(state: &mut State, id: &str, text: &str, now: i64) -> Result<()> {
+    require_text("the decision", text)?;
+    if state.frame(id).is_none() {
+        return Err(Error::failure(format!("no frame matches '{id}'")));
+    }
+    state.append_to(id, "decisions", text);
+    state.set_field(id, "updatedAt", Value::from(now));
+    Ok(())
+}

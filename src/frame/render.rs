@@ -1,0 +1,324 @@
+//! Frame output for people and scripts: the JSON FRAME (cli.md "JSON"), `frame show`, and the
+//! tree (flame.md §7).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::id;
+use super::state::{Frame, State, Status, TreeIndex};
+use crate::output::fit_width;
+use crate::time::rfc3339_ms;
+
+/// The JSON FRAME of cli.md.
+pub fn frame_json(frame: &Frame<'_>) -> Value {
+    let mut out = Map::new();
+    out.insert("id".into(), json!(frame.id));
+    out.insert("parent".into(), json!(frame.parent()));
+    out.insert("status".into(), json!(frame.status().as_str()));
+    out.insert("goal".into(), json!(frame.goal()));
+    out.insert("created_at".into(), json!(rfc3339_ms(frame.created_at())));
+    out.insert("updated_at".into(), json!(rfc3339_ms(frame.updated_at())));
+    out.insert(
+        "artifacts".into(),
+        json!(frame.artifacts().collect::<Vec<_>>()),
+    );
+    out.insert(
+        "decisions".into(),
+        json!(frame.decisions().collect::<Vec<_>>()),
+    );
+    out.insert("summary".into(), json!(frame.summary()));
+    out.insert("log_path".into(), json!(frame.log_path()));
+    out.insert(
+        "invalidation_reason".into(),
+        json!(frame.invalidation_reason()),
+    );
+    out.insert(
+        "invalidated_at".into(),
+        json!(frame.invalidated_at().map(rfc3339_ms)),
+    );
+    out.insert(
+        "planned_children".into(),
+        json!(frame.planned_children().collect::<Vec<_>>()),
+    );
+    Value::Object(out)
+}
+
+/// FRAME plus `"extra"`: the unknown keys (`frame show --json`).
+pub fn frame_json_with_extra(frame: &Frame<'_>) -> Value {
+    let mut value = frame_json(frame);
+    let extra: Map<String, Value> = frame.extra().map(|(k, v)| (k.clone(), v.clone())).collect();
+    if let Value::Object(map) = &mut value {
+        map.insert("extra".into(), Value::Object(extra));
+    }
+    value
+}
+
+/// A NODE of the tree document: FRAME plus its children.
+pub fn node_json(state: &State, index: &TreeIndex<'_>, id: &str) -> Value {
+    let frame = state.frame(id).expect("ids come from the index");
+    let mut value = frame_json(&frame);
+    let children: Vec<Value> = index
+        .children(id)
+        .iter()
+        .map(|c| node_json(state, index, c))
+        .collect();
+    if let Value::Object(map) = &mut value {
+        map.insert("children".into(), Value::Array(children));
+    }
+    value
+}
+
+/// `frame show`: every field, untruncated, `key: value` per line.
+pub fn show_text(frame: &Frame<'_>) -> String {
+    let mut out = String::new();
+    let mut field = |key: &str, value: &str| {
+        out.push_str(key);
+        out.push(':');
+        let mut lines = value.split('\n');
+        if let Some(first) = lines.next() {
+            out.push(' ');
+            out.push_str(first);
+        }
+        for line in lines {
+            out.push_str("\n  ");
+            out.push_str(line);
+        }
+        out.push('\n');
+    };
+    let none = "(none)";
+    field("id", frame.id);
+    field("parent", frame.parent().unwrap_or(none));
+    field("status", frame.status().as_str());
+    field("goal", frame.goal());
+    field("created_at", &rfc3339_ms(frame.created_at()));
+    field("updated_at", &rfc3339_ms(frame.updated_at()));
+    field("summary", frame.summary().unwrap_or(none));
+    field("log_path", frame.log_path().unwrap_or(none));
+    if let Some(reason) = frame.invalidation_reason() {
+        field("invalidation_reason", reason);
+    }
+    if let Some(at) = frame.invalidated_at() {
+        field("invalidated_at", &rfc3339_ms(at));
+    }
+    let mut list = |key: &str, items: Vec<&str>| {
+        if items.is_empty() {
+            out.push_str(&format!("{key}: (none)\n"));
+        } else {
+            out.push_str(&format!("{key}:\n"));
+            for item in items {
+                out.push_str("  - ");
+                out.push_str(&item.replace('\n', "\n    "));
+                out.push('\n');
+            }
+        }
+    };
+    list("artifacts", frame.artifacts().collect());
+    list("decisions", frame.decisions().collect());
+    list("planned_children", frame.planned_children().collect());
+    let extra: Vec<_> = frame.extra().collect();
+    if !extra.is_empty() {
+        out.push_str("extra:\n");
+        for (key, value) in extra {
+            out.push_str(&format!("  {key}: {value}\n"));
+        }
+    }
+    out
+}
+
+/// Glyphs for the tree, Unicode or `--ascii`.
+struct Glyphs {
+    branch: &'static str,
+    last: &'static str,
+    pipe: &'static str,
+    space: &'static str,
+    current: &'static str,
+    ellipsis: &'static str,
+}
+
+const UNICODE: Glyphs = Glyphs {
+    branch: "├── ",
+    last: "└── ",
+    pipe: "│   ",
+    space: "    ",
+    current: " ← current",
+    ellipsis: "…",
+};
+
+const ASCII: Glyphs = Glyphs {
+    branch: "|-- ",
+    last: "`-- ",
+    pipe: "|   ",
+    space: "    ",
+    current: " <- current",
+    ellipsis: "...",
+};
+
+pub fn icon(status: Status, ascii: bool) -> &'static str {
+    match (status, ascii) {
+        (Status::InProgress, false) => "→",
+        (Status::Planned, false) => "○",
+        (Status::Completed, false) => "✓",
+        (Status::Failed, false) => "✗",
+        (Status::Blocked, false) => "!",
+        (Status::Invalidated, false) => "⊘",
+        (Status::InProgress, true) => ">",
+        (Status::Planned, true) => "o",
+        (Status::Completed, true) => "+",
+        (Status::Failed, true) => "x",
+        (Status::Blocked, true) => "!",
+        (Status::Invalidated, true) => "-",
+    }
+}
+
+/// Options of `frame tree`.
+pub struct TreeOptions<'a> {
+    pub from: Option<&'a str>,
+    pub details: bool,
+    pub ascii: bool,
+    pub width: usize,
+    pub current: Option<&'a str>,
+    /// Colours a whole line by status; never changes the characters.
+    pub paint: &'a dyn Fn(Status, &str) -> String,
+}
+
+/// The human tree with its legend; empty when there are no frames.
+pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
+    let index = TreeIndex::new(state);
+    let abbrev = id::abbreviations(state.frames().map(|f| f.id));
+    let glyphs = if options.ascii { &ASCII } else { &UNICODE };
+    let roots: Vec<&str> = match options.from {
+        Some(from) => vec![from],
+        None => index.roots.clone(),
+    };
+    let mut out = String::new();
+    let mut counts: HashMap<Status, usize> = HashMap::new();
+    let mut total = 0;
+    for (i, root) in roots.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut printer = TreePrinter {
+            state,
+            index: &index,
+            abbrev: &abbrev,
+            glyphs,
+            options,
+            out: &mut out,
+            counts: &mut counts,
+            total: &mut total,
+        };
+        printer.frame(root, "", None);
+    }
+    if total > 0 {
+        let legend: Vec<String> = Status::ALL
+            .iter()
+            .filter_map(|s| {
+                counts
+                    .get(s)
+                    .map(|n| format!("{n} {} {}", icon(*s, options.ascii), s.as_str()))
+            })
+            .collect();
+        let noun = if total == 1 { "frame" } else { "frames" };
+        out.push_str(&format!("\n{total} {noun}: {}\n", legend.join(", ")));
+    }
+    out
+}
+
+struct TreePrinter<'s, 'o> {
+    state: &'s State,
+    index: &'s TreeIndex<'s>,
+    abbrev: &'s HashMap<&'s str, &'s str>,
+    glyphs: &'static Glyphs,
+    options: &'o TreeOptions<'o>,
+    out: &'o mut String,
+    counts: &'o mut HashMap<Status, usize>,
+    total: &'o mut usize,
+}
+
+impl TreePrinter<'_, '_> {
+    /// Prints `id` and its subtree; `connector` is `None` for a root. Iterative over depth would
+    /// read worse; the recursion is bounded by the tree's depth, which validation keeps acyclic.
+    fn frame(&mut self, id: &str, prefix: &str, connector: Option<&str>) {
+        let Some(frame) = self.state.frame(id) else {
+            return;
+        };
+        let status = frame.status();
+        *self.counts.entry(status).or_default() += 1;
+        *self.total += 1;
+        let lead = format!("{prefix}{}", connector.unwrap_or(""));
+        let abbrev = self.abbrev.get(id).copied().unwrap_or(id);
+        let marker = if self.options.current == Some(id) {
+            self.glyphs.current
+        } else {
+            ""
+        };
+        let icon = icon(status, self.options.ascii);
+        let fixed = format!("{lead}{icon}  ({abbrev}){marker}");
+        let room = self
+            .options
+            .width
+            .saturating_sub(unicode_width::UnicodeWidthStr::width(fixed.as_str()));
+        let goal = fit_width(
+            frame.goal().lines().next().unwrap_or(""),
+            room,
+            self.glyphs.ellipsis,
+        );
+        let line = format!("{lead}{icon} {goal} ({abbrev}){marker}");
+        self.out.push_str(&(self.options.paint)(status, &line));
+        self.out.push('\n');
+
+        let children = self.index.children(id);
+        let child_prefix = match connector {
+            None => prefix.to_string(),
+            Some(c) if c == self.glyphs.last => format!("{prefix}{}", self.glyphs.space),
+            Some(_) => format!("{prefix}{}", self.glyphs.pipe),
+        };
+        if self.options.details {
+            self.details(&frame, &child_prefix);
+        }
+        for (i, child) in children.iter().enumerate() {
+            let connector = if i + 1 == children.len() {
+                self.glyphs.last
+            } else {
+                self.glyphs.branch
+            };
+            self.frame(child, &child_prefix, Some(connector));
+        }
+    }
+
+    fn details(&mut self, frame: &Frame<'_>, child_prefix: &str) {
+        let indent = format!("{child_prefix}    ");
+        let mut lines: Vec<String> = Vec::new();
+        if let Some(summary) = frame.summary() {
+            lines.push(format!("summary: {}", one_line(summary)));
+        }
+        let artifacts: Vec<&str> = frame.artifacts().collect();
+        if !artifacts.is_empty() {
+            lines.push(format!("artifacts: {}", one_line(&artifacts.join(", "))));
+        }
+        let decisions = frame.decisions().count();
+        if decisions > 0 {
+            lines.push(format!("decisions: {decisions}"));
+        }
+        if let Some(reason) = frame.invalidation_reason() {
+            lines.push(format!("reason: {}", one_line(reason)));
+        }
+        if let Some(log) = frame.log_path() {
+            lines.push(format!("log: {}", one_line(log)));
+        }
+        for line in lines {
+            let room = self
+                .options
+                .width
+                .saturating_sub(unicode_width::UnicodeWidthStr::width(indent.as_str()));
+            let text = format!("{indent}{}", fit_width(&line, room, self.glyphs.ellipsis));
+            self.out.push_str(text.trim_end());
+            self.out.push('\n');
+        }
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

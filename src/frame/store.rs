@@ -1,0 +1,328 @@
+//! The only way `state.json` is read and written (flame.md §3.4–3.5): validated reads, and writes
+//! under an exclusive lock on `state.json.lock`, through a synced temp file renamed into place.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use super::state::{self, SCHEMA_VERSION, State};
+use crate::error::{Error, Result, describe_io};
+
+/// How long a writer waits for the lock.
+const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+/// Temp files older than this are left-overs of a killed writer.
+const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
+/// A state file larger than this is refused instead of read into memory.
+const MAX_STATE_BYTES: u64 = 512 << 20;
+
+pub const STATE_FILE: &str = "state.json";
+pub const LOCK_FILE: &str = "state.json.lock";
+
+/// The frame store of one project.
+pub struct Store {
+    root: PathBuf,
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl Store {
+    pub fn new(root: &Path) -> Store {
+        let dir = root.join(".opencode").join("flame");
+        Store {
+            root: root.to_path_buf(),
+            path: dir.join(STATE_FILE),
+            dir,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Reads the state without the lock: a missing file (or a dangling link) is the empty state.
+    pub fn load(&self) -> Result<State> {
+        match read_state(&self.path)? {
+            Some(state) => Ok(state),
+            None => Ok(State::empty()),
+        }
+    }
+
+    /// Runs `edit` on the state under the lock and writes the result when `edit` reports a change.
+    /// `edit` checks its preconditions before any side effect; an error leaves everything untouched.
+    pub fn update<T>(
+        &self,
+        now: i64,
+        edit: impl FnOnce(&mut State) -> Result<(T, bool)>,
+    ) -> Result<T> {
+        let target = self.write_target()?;
+        let target_dir = target.parent().unwrap_or(&self.dir).to_path_buf();
+        fs::create_dir_all(&self.dir)
+            .map_err(|e| Error::io(&self.dir, "create the directory", &e))?;
+        let _lock = self.lock()?;
+
+        let existing = read_state(&target)?;
+        let mut state = existing.unwrap_or_else(State::empty);
+        if state.version() > SCHEMA_VERSION {
+            return Err(Error::failure(format!(
+                "{} has version {}; this ctx writes version {SCHEMA_VERSION} only",
+                self.path.display(),
+                state.version()
+            ))
+            .with_hint("upgrade ctx, or move the file aside"));
+        }
+        let (result, changed) = edit(&mut state)?;
+        if changed {
+            state.set_updated_at(now);
+            let mode = existing_mode(&target);
+            write_atomically(
+                &target_dir,
+                &target,
+                state.to_text().as_bytes(),
+                mode,
+                STATE_FILE,
+            )?;
+            remove_stale_temps(&target_dir, STATE_FILE);
+        }
+        Ok(result)
+    }
+
+    /// The file a write replaces: `state.json`, or the target of a symbolic link inside the project.
+    fn write_target(&self) -> Result<PathBuf> {
+        let meta = match fs::symlink_metadata(&self.path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(self.path.clone()),
+            Err(e) => return Err(Error::io(&self.path, "read", &e)),
+        };
+        let target = if meta.file_type().is_symlink() {
+            let link = fs::read_link(&self.path)
+                .map_err(|e| Error::io(&self.path, "read the link", &e))?;
+            let target = self.dir.join(&link);
+            let resolved = fs::canonicalize(&target).map_err(|_| {
+                Error::failure(format!(
+                    "{} is a symbolic link to {}, which does not exist; refusing to write through it",
+                    self.path.display(),
+                    link.display()
+                ))
+                .with_hint("remove the link, or restore the file it points to")
+            })?;
+            let root = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+            if !resolved.starts_with(&root) {
+                return Err(Error::failure(format!(
+                    "{} is a symbolic link to {}, outside the project; refusing to write there",
+                    self.path.display(),
+                    resolved.display()
+                )));
+            }
+            resolved
+        } else {
+            self.path.clone()
+        };
+        match fs::metadata(&target) {
+            Ok(meta) if meta.permissions().readonly() => Err(Error::failure(format!(
+                "{} is read-only; refusing to replace it",
+                target.display()
+            ))
+            .with_hint("make it writable (chmod u+w) if ctx may change it")),
+            Ok(meta) if !meta.is_file() => Err(Error::failure(format!(
+                "{} is not a regular file",
+                target.display()
+            ))),
+            _ => Ok(target),
+        }
+    }
+
+    fn lock(&self) -> Result<File> {
+        let path = self.dir.join(LOCK_FILE);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, "open the lock file", &e))?;
+        let deadline = Instant::now() + LOCK_TIMEOUT;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(file),
+                Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(25));
+                }
+                Err(fs::TryLockError::WouldBlock) => {
+                    return Err(Error::failure(format!(
+                        "{} is locked by another ctx process",
+                        self.path.display()
+                    )));
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(Error::io(&path, "lock", &e)),
+            }
+        }
+    }
+}
+
+/// Reads and validates a state file. `None` when it does not exist (or is a dangling link).
+fn read_state(path: &Path) -> Result<Option<State>> {
+    let bytes = match read_capped(path, MAX_STATE_BYTES) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::FileTooLarge => {
+            return Err(Error::failure(format!(
+                "{}: larger than {} MiB; refusing to read it",
+                path.display(),
+                MAX_STATE_BYTES >> 20
+            )));
+        }
+        Err(e) => return Err(Error::io(path, "read", &e)),
+    };
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = line_column(&bytes[..e.valid_up_to()]);
+        Error::failure(format!(
+            "{}: not UTF-8: invalid byte at line {line}, column {column}",
+            path.display()
+        ))
+    })?;
+    state::parse(text).map(Some).map_err(|invalid| {
+        let err = Error::failure(format!("{}: {}", path.display(), invalid.message));
+        if invalid.empty {
+            err.with_hint(
+                "it may be what remains of a failed write; move it aside to start a new tree",
+            )
+        } else {
+            err
+        }
+    })
+}
+
+fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
+    let text = String::from_utf8_lossy(valid_prefix);
+    let line = text.matches('\n').count() + 1;
+    let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Reads a whole file, refusing files larger than `cap` bytes without reading them.
+pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    if meta.len() > cap {
+        return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+    }
+    Ok(bytes)
+}
+
+fn existing_mode(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path)
+            .ok()
+            .map(|m| m.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Writes `bytes` to `.<name>.<random>.tmp` in `dir`, syncs it, gives it `mode` (new files: 0644
+/// less the umask), renames it over `target` and syncs `dir`: a crash leaves the old or the new file.
+pub fn write_atomically(
+    dir: &Path,
+    target: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    name: &str,
+) -> Result<()> {
+    let mut suffix = [0u8; 8];
+    getrandom::fill(&mut suffix)
+        .map_err(|e| Error::failure(format!("cannot read the system's random source: {e}")))?;
+    let random: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
+    let temp = dir.join(format!(".{name}.{random}.tmp"));
+    let result = (|| -> io::Result<()> {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o644);
+        }
+        let mut file = options.open(&temp)?;
+        file.write_all(bytes)?;
+        #[cfg(unix)]
+        if let Some(mode) = mode {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(fs::Permissions::from_mode(mode))?;
+        }
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temp, target)?;
+        // The rename is durable only once the directory entry is.
+        if let Ok(handle) = File::open(dir) {
+            let _ = handle.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        Error::failure(format!(
+            "{}: cannot write: {}",
+            target.display(),
+            describe_io(&e)
+        ))
+    })
+}
+
+/// Removes `.<name>.*.tmp` files older than an hour: what a killed writer left behind.
+pub fn remove_stale_temps(dir: &Path, name: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        if !(file_name.starts_with(&prefix) && file_name.ends_with(".tmp")) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > STALE_TEMP_AGE);
+        if old {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// True when a relative `/`-separated path stays where it is joined (no root, no `..`).
+pub fn is_contained_relative(path: &str) -> bool {
+    let path = Path::new(path);
+    !path.as_os_str().is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}

@@ -1,0 +1,11 @@
+//! ctxkit: the library behind the `ctx` command. Pure cores per domain (`frame`, …), a small I/O
+//! layer (`project`, `frame::store`), command adapters (`commands`) and one output layer (`output`).
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod frame;
+pub mod opencode;
+pub mod output;
+pub mod project;
+pub mod time;

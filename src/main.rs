@@ -1,0 +1,41 @@
+//! `ctx`: parse, dispatch, map the outcome to an exit code.
+
+use clap::Parser;
+
+use ctxkit::cli::Cli;
+use ctxkit::commands;
+use ctxkit::output::Output;
+
+/// Frame trees are walked recursively; a deep stack keeps a pathological chain of frames from
+/// overflowing it (the memory is only reserved, not used).
+const STACK_SIZE: usize = 256 << 20;
+
+fn main() -> std::process::ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Help and version go to stdout with exit 0; usage errors to stderr with exit 2.
+            let _ = err.print();
+            return std::process::ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .spawn(move || {
+            let out = Output::new(cli.global.json, cli.global.quiet, cli.global.color);
+            let (result, out) = commands::run(cli, out);
+            match result {
+                Ok(code) => code.code(),
+                Err(err) if err.broken_pipe => 0,
+                Err(err) => {
+                    out.error(&err);
+                    err.exit.code()
+                }
+            }
+        });
+    let code = match worker.map(|handle| handle.join()) {
+        Ok(Ok(code)) => code,
+        _ => 1,
+    };
+    std::process::ExitCode::from(code)
+}

@@ -1,0 +1,111 @@
+//! The JSON `opencode export <sessionID>` prints (opencode.md §3): shape checks and typed access.
+//! Unknown keys, roles and part types are ignored; a part whose known fields have the wrong type
+//! reads as unknown.
+
+use serde_json::Value;
+
+/// A validated export.
+pub struct Export {
+    root: Value,
+}
+
+/// A message of the export.
+#[derive(Clone, Copy)]
+pub struct Message<'a> {
+    pub info: &'a serde_json::Map<String, Value>,
+    pub parts: &'a [Value],
+}
+
+impl Export {
+    /// Checks the shape of a parsed export; the error says what is missing.
+    pub fn from_value(root: Value) -> Result<Export, String> {
+        let info = root
+            .get("info")
+            .and_then(Value::as_object)
+            .ok_or("no \"info\" object")?;
+        if !info.get("id").is_some_and(Value::is_string) {
+            return Err("\"info.id\" is not a string".into());
+        }
+        let messages = root
+            .get("messages")
+            .and_then(Value::as_array)
+            .ok_or("no \"messages\" array")?;
+        for (i, message) in messages.iter().enumerate() {
+            let role = message
+                .get("info")
+                .and_then(Value::as_object)
+                .and_then(|info| info.get("role"))
+                .and_then(Value::as_str);
+            if role.is_none() {
+                return Err(format!(
+                    "messages[{i}] has no \"info\" object with a string \"role\""
+                ));
+            }
+            if !message.get("parts").is_some_and(Value::is_array) {
+                return Err(format!("messages[{i}] has no \"parts\" array"));
+            }
+        }
+        Ok(Export { root })
+    }
+
+    /// Parses export text (a leading BOM is ignored).
+    pub fn parse(text: &str) -> Result<Export, String> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            let full = e.to_string();
+            let message = full
+                .rfind(" at line ")
+                .map_or(full.as_str(), |cut| &full[..cut])
+                .to_string();
+            format!(
+                "invalid JSON at line {}, column {}: {message}",
+                e.line(),
+                e.column()
+            )
+        })?;
+        Export::from_value(value)
+    }
+
+    pub fn session_id(&self) -> &str {
+        self.root["info"]["id"].as_str().unwrap_or("")
+    }
+
+    pub fn title(&self) -> Option<&str> {
+        self.root["info"].get("title").and_then(Value::as_str)
+    }
+
+    pub fn messages(&self) -> impl Iterator<Item = Message<'_>> {
+        self.root["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| {
+                Some(Message {
+                    info: m.get("info")?.as_object()?,
+                    parts: m.get("parts")?.as_array()?.as_slice(),
+                })
+            })
+    }
+}
+
+impl Message<'_> {
+    pub fn role(&self) -> &str {
+        self.info.get("role").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// `time.created`, when it is a number.
+    pub fn created(&self) -> Option<i64> {
+        let created = self.info.get("time")?.get("created")?;
+        created
+            .as_i64()
+            .or_else(|| created.as_f64().map(|f| f as i64))
+    }
+}
+
+/// A field as a non-blank string.
+pub fn non_blank<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+}

@@ -1,0 +1,3 @@
+//! What ctx knows of OpenCode (opencode.md): the session export it reads.
+
+pub mod export;

@@ -1,0 +1,199 @@
+//! The one place that writes to stdout and stderr: primary output, JSON documents, warnings,
+//! errors, colour and width decisions.
+
+use std::io::{self, IsTerminal, Write};
+
+use crate::error::{Error, Result};
+
+/// `--color` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it).
+    Auto,
+    /// Always colour, even in pipes.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Resolves `--color` with the `NO_COLOR` and `CLICOLOR_FORCE` conventions.
+pub fn use_color(choice: ColorChoice, is_terminal: bool) -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto if set("NO_COLOR") => false,
+        ColorChoice::Auto if set("CLICOLOR_FORCE") => true,
+        ColorChoice::Auto => is_terminal,
+    }
+}
+
+/// A few ANSI styles; used only when colour is on, and never changing the characters printed.
+#[derive(Debug, Clone, Copy)]
+pub enum Style {
+    Bold,
+    Dim,
+    Red,
+    Green,
+    Yellow,
+    Blue,
+    Cyan,
+}
+
+impl Style {
+    fn code(self) -> &'static str {
+        match self {
+            Style::Bold => "1",
+            Style::Dim => "2",
+            Style::Red => "31",
+            Style::Green => "32",
+            Style::Yellow => "33",
+            Style::Blue => "34",
+            Style::Cyan => "36",
+        }
+    }
+}
+
+/// Output settings and sinks for one command.
+pub struct Output {
+    stdout: io::BufWriter<io::Stdout>,
+    pub json: bool,
+    pub quiet: bool,
+    pub color: bool,
+    stderr_color: bool,
+    /// Width for human output: the terminal's when stdout is one, else 80.
+    pub width: usize,
+    pub stdout_is_terminal: bool,
+}
+
+impl Output {
+    pub fn new(json: bool, quiet: bool, color: ColorChoice) -> Self {
+        let stdout_is_terminal = io::stdout().is_terminal();
+        let width = if stdout_is_terminal {
+            terminal_size::terminal_size()
+                .map(|(w, _)| usize::from(w.0))
+                .filter(|w| *w >= 20)
+                .unwrap_or(80)
+        } else {
+            80
+        };
+        Output {
+            stdout: io::BufWriter::new(io::stdout()),
+            json,
+            quiet,
+            color: use_color(color, stdout_is_terminal),
+            stderr_color: use_color(color, io::stderr().is_terminal()),
+            width,
+            stdout_is_terminal,
+        }
+    }
+
+    /// Wraps `text` in `style` when colour is on.
+    pub fn paint(&self, style: Style, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{}m{text}\x1b[0m", style.code())
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// Writes raw text to stdout.
+    pub fn write(&mut self, text: &str) -> Result<()> {
+        self.stdout.write_all(text.as_bytes())?;
+        Ok(())
+    }
+
+    /// Writes raw bytes to stdout (a file printed byte for byte).
+    pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        self.stdout.write_all(bytes)?;
+        Ok(())
+    }
+
+    /// Writes one line of primary output.
+    pub fn line(&mut self, text: &str) -> Result<()> {
+        self.stdout.write_all(text.as_bytes())?;
+        self.stdout.write_all(b"\n")?;
+        Ok(())
+    }
+
+    /// Writes a JSON document (compact, one line) to stdout.
+    pub fn json_doc(&mut self, value: &serde_json::Value) -> Result<()> {
+        serde_json::to_writer(&mut self.stdout, value)
+            .map_err(|e| Error::from(io::Error::other(e)))?;
+        self.stdout.write_all(b"\n")?;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> Result<()> {
+        self.stdout.flush()?;
+        Ok(())
+    }
+
+    /// `warning: …` on stderr, unless `-q`.
+    pub fn warn(&self, message: &str) {
+        if !self.quiet {
+            let label = self.paint_err(Style::Yellow, "warning:");
+            let _ = writeln!(io::stderr(), "{label} {message}");
+        }
+    }
+
+    /// An informational line on stderr (e.g. "no frames yet"), unless `-q`.
+    pub fn note(&self, message: &str) {
+        if !self.quiet {
+            let _ = writeln!(io::stderr(), "{message}");
+        }
+    }
+
+    /// The `error:` line and its `hint:` lines. Errors are printed even with `-q`.
+    pub fn error(&self, err: &Error) {
+        let mut stderr = io::stderr().lock();
+        let label = self.paint_err(Style::Red, "error:");
+        let _ = writeln!(stderr, "{label} {}", err.message);
+        for hint in &err.hints {
+            let label = self.paint_err(Style::Cyan, "hint:");
+            let _ = writeln!(stderr, "{label} {hint}");
+        }
+    }
+
+    fn paint_err(&self, style: Style, text: &str) -> String {
+        if self.stderr_color {
+            format!("\x1b[1;{}m{text}\x1b[0m", style.code())
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// Shortens `text` to at most `width` display columns, ending in `ellipsis` when cut.
+pub fn fit_width(text: &str, width: usize, ellipsis: &str) -> String {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let room = width.saturating_sub(ellipsis.width());
+    let mut used = 0;
+    let mut cut = String::new();
+    for ch in text.chars() {
+        let w = ch.width().unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        cut.push(ch);
+    }
+    cut.push_str(ellipsis);
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_width_cuts_only_when_needed() {
+        assert_eq!(fit_width("abc", 3, "…"), "abc");
+        assert_eq!(fit_width("abcdef", 4, "…"), "abc…");
+        assert_eq!(fit_width("abcdef", 4, "..."), "a...");
+        assert_eq!(fit_width("日本語です", 5, "…"), "日本…");
+    }
+}

@@ -1,0 +1,82 @@
+//! Time stamps: epoch milliseconds in files, RFC 3339 UTC for people and JSON.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// One reading of the clock, in epoch milliseconds; commands take it once and reuse it.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The civil date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+struct Parts {
+    year: i64,
+    month: u32,
+    day: u32,
+    hour: i64,
+    minute: i64,
+    second: i64,
+    millis: i64,
+}
+
+fn split(ms: i64) -> Parts {
+    let days = ms.div_euclid(86_400_000);
+    let rest = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    Parts {
+        year,
+        month,
+        day,
+        hour: rest / 3_600_000,
+        minute: rest / 60_000 % 60,
+        second: rest / 1000 % 60,
+        millis: rest % 1000,
+    }
+}
+
+/// `2026-11-22T09:42:30.007Z`.
+pub fn rfc3339_ms(ms: i64) -> String {
+    let p = split(ms);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        p.year, p.month, p.day, p.hour, p.minute, p.second, p.millis
+    )
+}
+
+/// `2026-11-22 09:42:30` (UTC), as transcript headings show it.
+pub fn human_utc(ms: i64) -> String {
+    let p = split(ms);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        p.year, p.month, p.day, p.hour, p.minute, p.second
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339_ms(1_795_340_642_950), "2026-11-22T09:44:02.950Z");
+        assert_eq!(rfc3339_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339_ms(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(human_utc(1_795_340_650_000), "2026-11-22 09:44:10");
+    }
+}
