@@ -1,0 +1,116 @@
+//! A temporary project and helpers to run `ctx` in it and snapshot what it printed.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+/// A temporary project root (with `.opencode/`) and a private HOME/XDG tree, so that no user
+/// setting of the machine leaks into a test.
+pub struct TestEnv {
+    dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub home: PathBuf,
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("project");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(root.join(".opencode")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        TestEnv { dir, root, home }
+    }
+
+    /// `ctx` with the project as working directory and a clean environment.
+    pub fn ctx(&self) -> Command {
+        let mut cmd = Command::cargo_bin("ctx").expect("the ctx binary");
+        cmd.current_dir(&self.root)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("LANG", "C.UTF-8");
+        cmd
+    }
+
+    /// Runs `ctx ARGS` and returns its output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.ctx().args(args).output().expect("run ctx")
+    }
+
+    /// Runs `ctx ARGS` with `stdin` on standard input.
+    pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
+        self.ctx()
+            .args(args)
+            .write_stdin(stdin)
+            .output()
+            .expect("run ctx")
+    }
+
+    /// Runs `ctx ARGS`, requires exit 0, and returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "ctx {args:?} failed:\n{}",
+            self.render(&out)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 stdout")
+    }
+
+    /// Exit code, stdout and stderr in one text for snapshots, with temp paths replaced by `[ROOT]`
+    /// and `[HOME]`.
+    pub fn render(&self, out: &Output) -> String {
+        let text = format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            out.status
+                .code()
+                .map_or("signal".to_string(), |c| c.to_string()),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.filter(&text)
+    }
+
+    /// Runs and renders.
+    pub fn snap(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        self.render(&out)
+    }
+
+    pub fn filter(&self, text: &str) -> String {
+        let root = self.root.display().to_string();
+        let home = self.home.display().to_string();
+        text.replace(&root, "[ROOT]").replace(&home, "[HOME]")
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative)
+    }
+
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) {
+        let path = self.root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+    }
+
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.root.join(relative)).unwrap()
+    }
+
+    pub fn temp(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// The fixture directory of the repository.
+pub fn fixture(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(relative)
+}

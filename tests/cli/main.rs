@@ -1,0 +1,4 @@
+//! Integration tests: the `ctx` binary run on real files in temporary directories.
+
+mod common;
+mod frame;
