@@ -220,7 +220,12 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
             })
             .collect();
         let noun = if total == 1 { "frame" } else { "frames" };
-        out.push_str(&format!("\n{total} {noun}: {}\n", legend.join(", ")));
+        out.push('\n');
+        out.push_str(&wrap_legend(
+            &format!("{total} {noun}: "),
+            &legend,
+            options.width,
+        ));
     }
     out
 }
@@ -317,6 +322,36 @@ impl TreePrinter<'_, '_> {
             self.out.push('\n');
         }
     }
+}
+
+/// `head` followed by the items joined with ", ", wrapped after a comma so that no line is wider
+/// than `width`; continuation lines are aligned under the first item.
+fn wrap_legend(head: &str, items: &[String], width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let indent = " ".repeat(head.width());
+    let mut out = head.to_string();
+    let mut line_width = head.width();
+    for (i, item) in items.iter().enumerate() {
+        let piece = if i + 1 < items.len() {
+            format!("{item},")
+        } else {
+            item.clone()
+        };
+        if i > 0 {
+            if line_width + 1 + piece.width() > width {
+                out.push('\n');
+                out.push_str(&indent);
+                line_width = indent.width();
+            } else {
+                out.push(' ');
+                line_width += 1;
+            }
+        }
+        out.push_str(&piece);
+        line_width += piece.width();
+    }
+    out.push('\n');
+    out
 }
 
 fn one_line(text: &str) -> String {

@@ -27,7 +27,12 @@ impl TestEnv {
 
     /// `ctx` with the project as working directory and a clean environment.
     pub fn ctx(&self) -> Command {
-        let mut cmd = Command::cargo_bin("ctx").expect("the ctx binary");
+        Command::from_std(self.std_command())
+    }
+
+    /// The same, as a plain `std::process::Command` (for spawning processes that run at once).
+    pub fn std_command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"));
         cmd.current_dir(&self.root)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

@@ -1,10 +1,1225 @@
-//! `ctx frame …` (flame.md).
+//! `ctx frame …` (flame.md): every command's success path, every refused transition, bad input.
 
-use crate::common::TestEnv;
+use std::process::Stdio;
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::common::{TestEnv, fixture};
+
+const STATE: &str = ".opencode/flame/state.json";
+
+/// A project holding flame.md §3.3's example state.
+fn spec_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(
+        STATE,
+        std::fs::read(fixture("frame/spec-example.json")).unwrap(),
+    );
+    env
+}
+
+fn state(env: &TestEnv) -> Value {
+    serde_json::from_str(&env.read(STATE)).unwrap()
+}
+
+fn frame<'a>(state: &'a Value, id: &str) -> &'a Value {
+    &state["frames"][id]
+}
+
+// ---- tree, show, current, log ----
 
 #[test]
-fn push_prints_the_new_id() {
+fn tree_matches_the_spec_example() {
+    let env = spec_env();
+    assert_snapshot!(env.snap(&["frame", "tree"]), @r"
+    exit: 0
+    --- stdout
+    → Build the billing service (ses_dfd8)
+    ├── ✓ Implement the invoice model (fr_yb6wk)
+    └── → Handle Stripe webhooks (fr_432cf)
+        ├── ✓ Verify webhook signatures (fr_z05xh)
+        ├── → Handle refund events (fr_46s6j) ← current
+        │   └── ○ Partial refunds (fr_t78f6)
+        └── ○ Retry failed deliveries (fr_yrst4)
+
+    7 frames: 3 → in_progress, 2 ○ planned, 2 ✓ completed
+    --- stderr
+    ");
+}
+
+#[test]
+fn tree_ascii_from_a_prefix_with_details() {
+    let env = spec_env();
+    assert_snapshot!(env.snap(&["frame", "tree", "--ascii", "--details", "--from", "fr_432c"]), @r"
+    exit: 0
+    --- stdout
+    > Handle Stripe webhooks (fr_432cf)
+    |-- + Verify webhook signatures (fr_z05xh)
+    |       summary: Signatures are checked with the endpoint secret and a 5-minu...
+    |       artifacts: src/billing/webhook/verify.rs
+    |       log: logs/frame-fr_z05xht5gmej1.md
+    |-- > Handle refund events (fr_46s6j) <- current
+    |       artifacts: src/billing/webhook/refund.rs
+    |       decisions: 2
+    |   `-- o Partial refunds (fr_t78f6)
+    `-- o Retry failed deliveries (fr_yrst4)
+
+    5 frames: 2 > in_progress, 2 o planned, 1 + completed
+    --- stderr
+    ");
+}
+
+#[test]
+fn tree_marks_the_frame_selected_by_ctx_frame() {
+    let env = spec_env();
+    let out = env
+        .ctx()
+        .args(["frame", "tree"])
+        .env("CTX_FRAME", "fr_yrst")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("○ Retry failed deliveries (fr_yrst4) ← current"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Handle refund events (fr_46s6j) ← current"),
+        "{text}"
+    );
+}
+
+#[test]
+fn tree_shortens_long_goals_to_80_columns() {
     let env = TestEnv::new();
-    let id = env.ok(&["frame", "push", "Build it"]);
-    assert!(id.starts_with("fr_") && id.trim_end().len() == 15, "{id}");
+    env.ok(&["frame", "push", &"word ".repeat(40), "--id", "fr_long"]);
+    let out = env.ok(&["frame", "tree"]);
+    let first = out.lines().next().unwrap();
+    assert_eq!(first.chars().count(), 80, "{first}");
+    assert!(first.ends_with("… (fr_long) ← current"), "{first}");
+}
+
+#[test]
+fn tree_json_nests_children() {
+    let env = spec_env();
+    let doc: Value = serde_json::from_str(&env.ok(&["frame", "tree", "--json"])).unwrap();
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["current"], "fr_46s6jr410dd3");
+    let root = &doc["roots"][0];
+    assert_eq!(root["id"], "ses_dfd84297fffeStZsxnTSWsbCBp");
+    assert_eq!(root["parent"], Value::Null);
+    let webhooks = &root["children"][1];
+    let ids: Vec<&str> = webhooks["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["fr_z05xht5gmej1", "fr_46s6jr410dd3", "fr_yrst4chn5kn0"]
+    );
+    assert_eq!(webhooks["planned_children"][1], "fr_yrst4chn5kn0");
+    assert_eq!(webhooks["created_at"], "2026-11-22T09:42:30.007Z");
+}
+
+#[test]
+fn empty_state_prints_nothing_and_says_how_to_start() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.snap(&["frame", "tree"]), @r#"
+    exit: 0
+    --- stdout
+    --- stderr
+    no frames yet; start one with: ctx frame push "<goal>"
+    "#);
+    assert_snapshot!(env.snap(&["frame", "tree", "-q"]), @r"
+    exit: 0
+    --- stdout
+    --- stderr
+    ");
+    assert_eq!(
+        env.ok(&["frame", "tree", "--json"]),
+        "{\"version\":1,\"current\":null,\"roots\":[]}\n"
+    );
+    assert!(
+        !env.path(".opencode/flame").exists(),
+        "reading never creates files"
+    );
+}
+
+#[test]
+fn show_prints_every_field_and_extra_keys() {
+    let env = spec_env();
+    let mut doc = state(&env);
+    doc["frames"]["fr_z05xht5gmej1"]["flameScore"] = serde_json::json!({"x": 1});
+    env.write(STATE, serde_json::to_string_pretty(&doc).unwrap());
+    assert_snapshot!(env.snap(&["frame", "show", "fr_z05x"]), @r#"
+    exit: 0
+    --- stdout
+    id: fr_z05xht5gmej1
+    parent: fr_432cf1xmwcej
+    status: completed
+    goal: Verify webhook signatures
+    created_at: 2026-11-22T09:44:02.950Z
+    updated_at: 2026-11-22T10:12:47.502Z
+    summary: Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.
+    log_path: logs/frame-fr_z05xht5gmej1.md
+    artifacts:
+      - src/billing/webhook/verify.rs
+    decisions: (none)
+    planned_children: (none)
+    extra:
+      flameScore: {"x":1}
+    --- stderr
+    "#);
+    let json: Value =
+        serde_json::from_str(&env.ok(&["frame", "show", "fr_z05x", "--json"])).unwrap();
+    assert_eq!(json["frame"]["extra"]["flameScore"]["x"], 1);
+    assert_eq!(json["frame"]["summary"].as_str().unwrap().len(), 134);
+}
+
+#[test]
+fn current_resolves_flag_env_then_state() {
+    let env = spec_env();
+    assert_eq!(env.ok(&["frame", "current"]), "fr_46s6jr410dd3\n");
+    assert_eq!(
+        env.ok(&["frame", "current", "--frame", "fr_yb6w"]),
+        "fr_yb6wk952swa0\n"
+    );
+    let out = env
+        .ctx()
+        .args(["frame", "current"])
+        .env("CTX_FRAME", "fr_432c")
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"fr_432cf1xmwcej\n");
+    let out = env
+        .ctx()
+        .args(["frame", "current"])
+        .env("CTX_FRAME", "fr_nope")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a CTX_FRAME that does not resolve is an error, not a fallback"
+    );
+}
+
+#[test]
+fn current_without_one_is_an_error() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.snap(&["frame", "current"]), @r#"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: no current frame
+    hint: pass --frame ID, set CTX_FRAME, or start one with: ctx frame push "<goal>"
+    "#);
+    let env = spec_env();
+    let mut doc = state(&env);
+    doc["activeFrameID"] = "fr_gone".into();
+    env.write(STATE, serde_json::to_string(&doc).unwrap());
+    let out = env.run(&["frame", "current"]);
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with(
+        "error: no current frame: activeFrameID names fr_gone, which does not exist\n"
+    ));
+}
+
+#[test]
+fn log_prints_the_file_or_its_path() {
+    let env = spec_env();
+    env.write(
+        ".opencode/flame/logs/frame-fr_z05xht5gmej1.md",
+        "# Frame: Verify\n",
+    );
+    assert_eq!(env.ok(&["frame", "log", "fr_z05x"]), "# Frame: Verify\n");
+    assert_eq!(
+        env.filter(&env.ok(&["frame", "log", "fr_z05x", "--path"])),
+        "[ROOT]/.opencode/flame/logs/frame-fr_z05xht5gmej1.md\n"
+    );
+    assert_snapshot!(env.snap(&["frame", "log"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: fr_46s6jr410dd3 has no log yet (it is in_progress)
+    ");
+    let mut doc = state(&env);
+    doc["frames"]["fr_yb6wk952swa0"]["logPath"] = "../../../etc/passwd".into();
+    env.write(STATE, serde_json::to_string(&doc).unwrap());
+    let out = env.run(&["frame", "log", "fr_yb6w"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("leaves .opencode/flame/; refusing to read it")
+    );
+}
+
+// ---- push ----
+
+#[test]
+fn push_creates_roots_and_children_and_makes_them_current() {
+    let env = TestEnv::new();
+    let root = env
+        .ok(&["frame", "push", "Build the billing service"])
+        .trim()
+        .to_string();
+    assert!(root.starts_with("fr_") && root.len() == 15);
+    assert!(
+        root[3..]
+            .bytes()
+            .all(|b| b"0123456789abcdefghjkmnpqrstvwxyz".contains(&b))
+    );
+    let child = env.ok(&["frame", "push", "Invoices"]).trim().to_string();
+    let doc = state(&env);
+    assert_eq!(doc["activeFrameID"], child.as_str());
+    assert_eq!(doc["rootFrameIDs"], serde_json::json!([root]));
+    let keys: Vec<&str> = frame(&doc, &child)
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "sessionID",
+            "parentSessionID",
+            "status",
+            "goal",
+            "createdAt",
+            "updatedAt",
+            "artifacts",
+            "decisions"
+        ]
+    );
+    let top: Vec<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        top,
+        [
+            "version",
+            "frames",
+            "rootFrameIDs",
+            "updatedAt",
+            "activeFrameID"
+        ]
+    );
+    assert!(env.read(STATE).ends_with("}\n"));
+    assert!(
+        env.read(STATE).contains("\n  \"frames\": {\n    \""),
+        "2-space JSON.stringify layout"
+    );
+}
+
+#[test]
+fn push_adopts_ids_and_refuses_bad_or_taken_ones() {
+    let env = spec_env();
+    assert_eq!(
+        env.ok(&[
+            "frame", "push", "Child", "--id", "ses_abc", "--parent", "fr_432c"
+        ]),
+        "ses_abc\n"
+    );
+    assert_snapshot!(env.snap(&["frame", "push", "x", "--id", "SES_ABC"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: a frame with id 'SES_ABC' already exists: it differs from 'ses_abc' only in letter case
+    ");
+    assert_snapshot!(env.snap(&["frame", "push", "x", "--id", "ses_abc"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: a frame with id 'ses_abc' already exists
+    ");
+    for bad in ["../evil", "a/b", "has space", "..", ""] {
+        let out = env.run(&["frame", "push", "x", "--id", bad]);
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).starts_with("error: invalid frame id '"),
+            "{bad}"
+        );
+    }
+    assert!(!env.path(".opencode/flame/logs").exists());
+}
+
+#[test]
+fn push_under_a_finished_parent_is_refused() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    assert_snapshot!(env.snap(&["frame", "push", "More", "--parent", "fr_yb6w"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot push under fr_yb6wk952swa0: it is completed, not in_progress
+    ");
+    assert_snapshot!(env.snap(&["frame", "push", "   "]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: the goal must not be empty
+    ");
+    assert_eq!(env.read(STATE), before, "a refused command changes nothing");
+}
+
+#[test]
+fn push_json_prints_the_frame() {
+    let env = TestEnv::new();
+    let doc: Value =
+        serde_json::from_str(&env.ok(&["frame", "push", "G", "--id", "fr_x", "--json"])).unwrap();
+    let frame = doc["frame"].as_object().unwrap();
+    let keys: Vec<&str> = frame.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "parent",
+            "status",
+            "goal",
+            "created_at",
+            "updated_at",
+            "artifacts",
+            "decisions",
+            "summary",
+            "log_path",
+            "invalidation_reason",
+            "invalidated_at",
+            "planned_children"
+        ]
+    );
+    assert_eq!(doc.as_object().unwrap().keys().next().unwrap(), "version");
+    assert_eq!(frame["status"], "in_progress");
+}
+
+// ---- pop ----
+
+#[test]
+fn pop_refusals() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    assert_snapshot!(env.snap(&["frame", "pop", "--frame", "fr_t78f"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot pop fr_t78f603xzbcw: it is planned
+    hint: activate it first, or invalidate it
+    ");
+    assert_snapshot!(env.snap(&["frame", "pop", "--frame", "fr_yb6w"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot pop fr_yb6wk952swa0: it is already completed
+    ");
+    assert_snapshot!(env.snap(&["frame", "pop", "--frame", "fr_432c"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot pop fr_432cf1xmwcej: 1 descendant(s) still in_progress: fr_46s6jr410dd3
+    hint: pop them first, or pass --force
+    ");
+    assert_snapshot!(env.snap(&["frame", "pop", "--summary-file", "-", "--transcript", "-"]), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: --summary-file - and --transcript - cannot both read standard input
+    ");
+    assert_eq!(env.read(STATE), before);
+    assert!(!env.path(".opencode/flame/logs").exists());
+}
+
+#[test]
+fn pop_sets_status_summary_log_and_current() {
+    let env = spec_env();
+    let out = env.run(&[
+        "frame",
+        "pop",
+        "--summary",
+        "Refunds are negative line items.",
+    ]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+    fr_432cf1xmwcej
+    --- stderr
+    warning: 1 planned descendant(s) of fr_46s6jr410dd3 stay planned: fr_t78f603xzbcw
+    ");
+    let doc = state(&env);
+    let popped = frame(&doc, "fr_46s6jr410dd3");
+    assert_eq!(popped["status"], "completed");
+    assert_eq!(
+        popped["compactionSummary"],
+        "Refunds are negative line items."
+    );
+    assert_eq!(popped["logPath"], "logs/frame-fr_46s6jr410dd3.md");
+    let keys: Vec<&str> = popped
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        &keys[keys.len() - 3..],
+        ["plannedChildren", "compactionSummary", "logPath"]
+    );
+    assert_eq!(doc["activeFrameID"], "fr_432cf1xmwcej");
+    let log = env.read(".opencode/flame/logs/frame-fr_46s6jr410dd3.md");
+    let log: Vec<&str> = log.lines().collect();
+    assert_eq!(
+        log[..5],
+        [
+            "# Frame: Handle refund events",
+            "",
+            "- ID: fr_46s6jr410dd3",
+            "- Parent: fr_432cf1xmwcej",
+            "- Status: completed",
+        ]
+    );
+    assert_eq!(log[5], "- Created: 2026-11-22T10:13:20.664Z");
+    assert!(
+        log[6].starts_with("- Completed: 20") && log[6].ends_with('Z'),
+        "{}",
+        log[6]
+    );
+    assert_eq!(
+        log[7..],
+        [
+            "- Artifacts: src/billing/webhook/refund.rs",
+            "- Decisions:",
+            "  - Refunds add a negative line item; invoices are never edited",
+            "  - Ignore refunds for unknown charges and log them",
+            "",
+            "## Summary",
+            "",
+            "Refunds are negative line items.",
+            "",
+            "## Children",
+            "",
+            "- [planned] Partial refunds (fr_t78f603xzbcw)",
+        ]
+    );
+}
+
+#[test]
+fn pop_with_force_warns_and_root_pop_clears_current() {
+    let env = spec_env();
+    let out = env.run(&[
+        "frame", "pop", "--frame", "fr_432c", "--force", "--status", "failed",
+    ]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+    ses_dfd84297fffeStZsxnTSWsbCBp
+    --- stderr
+    warning: 1 descendant(s) of fr_432cf1xmwcej are still in_progress: fr_46s6jr410dd3
+    warning: 2 planned descendant(s) of fr_432cf1xmwcej stay planned: fr_t78f603xzbcw, fr_yrst4chn5kn0
+    ");
+    assert_eq!(
+        frame(&state(&env), "fr_46s6jr410dd3")["status"],
+        "in_progress"
+    );
+    assert_eq!(
+        env.ok(&["frame", "pop", "--frame", "fr_46s6", "-q"]),
+        "fr_432cf1xmwcej\n"
+    );
+    assert_eq!(
+        env.ok(&["frame", "pop", "--frame", "ses_dfd8", "--force", "-q"]),
+        ""
+    );
+    assert!(
+        state(&env).get("activeFrameID").is_none(),
+        "a root pop removes activeFrameID"
+    );
+}
+
+#[test]
+fn blocked_frames_can_be_popped_again() {
+    let env = spec_env();
+    env.ok(&["frame", "pop", "--status", "blocked", "-q"]);
+    env.ok(&[
+        "frame",
+        "pop",
+        "--frame",
+        "fr_46s6",
+        "--summary",
+        "Done after all",
+        "-q",
+    ]);
+    assert_eq!(
+        frame(&state(&env), "fr_46s6jr410dd3")["status"],
+        "completed"
+    );
+}
+
+#[test]
+fn pop_reads_summary_files_and_transcripts() {
+    let env = spec_env();
+    let out = env.run_stdin(
+        &[
+            "frame",
+            "pop",
+            "--frame",
+            "fr_46s6",
+            "--summary-file",
+            "-",
+            "-q",
+            "--transcript",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "--transcript needs a value");
+    env.write("summary.txt", "Line one.\nLine two.\n\n\n");
+    let transcript = fixture("frame/verify-export.json");
+    env.ok(&[
+        "frame",
+        "pop",
+        "-q",
+        "--summary-file",
+        "summary.txt",
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    let doc = state(&env);
+    assert_eq!(
+        frame(&doc, "fr_46s6jr410dd3")["compactionSummary"],
+        "Line one.\nLine two."
+    );
+    let log = env.read(".opencode/flame/logs/frame-fr_46s6jr410dd3.md");
+    let messages = &log[log.find("## Messages").unwrap()..];
+    assert_eq!(
+        messages,
+        "## Messages
+
+OpenCode session ses_dfd5bccffffexnyIvr51bJROXM: Verify webhook signatures
+
+### User (2026-11-22 09:44:10)
+
+Verify Stripe webhook signatures before any event is parsed.
+
+### Assistant (2026-11-22 09:44:14)
+
+I'll read the current handler first.
+
+[Tool: read] src/billing/webhook/mod.rs
+[Tool: edit] src/billing/webhook/verify.rs
+[Tool: bash] Run webhook tests
+
+Signature verification is in place; all 9 webhook tests pass.
+"
+    );
+}
+
+#[test]
+fn pop_refuses_a_transcript_that_is_not_an_export() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    let out = env.run_stdin(
+        &["frame", "pop", "--transcript", "-"],
+        b"{\"info\": {\"id\": 3}, \"messages\": []}",
+    );
+    assert_snapshot!(env.render(&out), @r#"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: <stdin>: not an OpenCode session export: "info.id" is not a string
+    "#);
+    let out = env.run_stdin(&["frame", "pop", "--transcript", "-"], b"\x00\x01binary");
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with(
+        "error: <stdin>: not an OpenCode session export: invalid JSON at line 1, column 1"
+    ));
+    let out = env.run(&["frame", "pop", "--transcript", "missing.json"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .starts_with("error: missing.json: cannot read: No such file or directory")
+    );
+    assert_eq!(env.read(STATE), before);
+}
+
+// ---- plan, activate ----
+
+#[test]
+fn plan_appends_planned_children_in_order() {
+    let env = spec_env();
+    let ids = env.ok(&["frame", "plan", "One", "Two"]);
+    let ids: Vec<&str> = ids.lines().collect();
+    assert_eq!(ids.len(), 2);
+    let doc = state(&env);
+    assert_eq!(doc["activeFrameID"], "fr_46s6jr410dd3", "current unchanged");
+    let planned: Vec<&str> = frame(&doc, "fr_46s6jr410dd3")["plannedChildren"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(planned, ["fr_t78f603xzbcw", ids[0], ids[1]]);
+    assert_eq!(frame(&doc, ids[1])["status"], "planned");
+    assert_eq!(
+        frame(&doc, ids[1])["plannedChildren"],
+        serde_json::json!([])
+    );
+    assert_eq!(
+        frame(&doc, ids[0])["createdAt"],
+        frame(&doc, ids[1])["createdAt"]
+    );
+    // Planned frames may nest.
+    env.ok(&["frame", "plan", "Nested", "--parent", ids[0]]);
+}
+
+#[test]
+fn plan_refusals() {
+    let env = spec_env();
+    assert_snapshot!(env.snap(&["frame", "plan", "x", "--parent", "fr_yb6w"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot plan under fr_yb6wk952swa0: it is completed
+    ");
+    let env = TestEnv::new();
+    assert_snapshot!(env.snap(&["frame", "plan", "x"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: no current frame
+    hint: pass --parent ID
+    ");
+}
+
+#[test]
+fn activate_starts_a_planned_frame() {
+    let env = spec_env();
+    assert_eq!(
+        env.ok(&["frame", "activate", "fr_yrst"]),
+        "fr_yrst4chn5kn0\n"
+    );
+    let doc = state(&env);
+    assert_eq!(frame(&doc, "fr_yrst4chn5kn0")["status"], "in_progress");
+    assert_eq!(doc["activeFrameID"], "fr_yrst4chn5kn0");
+    assert_snapshot!(env.snap(&["frame", "activate", "fr_yrst"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot activate fr_yrst4chn5kn0: it is in_progress, not planned
+    ");
+}
+
+#[test]
+fn activate_needs_an_in_progress_parent() {
+    let env = spec_env();
+    env.ok(&[
+        "frame", "pop", "--frame", "fr_46s6", "--status", "blocked", "-q",
+    ]);
+    assert_snapshot!(env.snap(&["frame", "activate", "fr_t78f"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot activate fr_t78f603xzbcw: its parent fr_46s6jr410dd3 is blocked, not in_progress
+    ");
+}
+
+// ---- invalidate ----
+
+#[test]
+fn invalidate_cascades_to_planned_descendants() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    let out = env.run(&[
+        "frame",
+        "invalidate",
+        "fr_432c",
+        "--reason",
+        "Switch to Paddle",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_snapshot!(env.render(&out), @r#"
+    exit: 0
+    --- stdout
+    {"version":1,"invalidated":["fr_432cf1xmwcej","fr_t78f603xzbcw","fr_yrst4chn5kn0"],"in_progress_descendants":["fr_46s6jr410dd3"],"dry_run":true}
+    --- stderr
+    warning: 1 in_progress descendant(s) left as they are: fr_46s6jr410dd3
+    "#);
+    assert_eq!(env.read(STATE), before, "--dry-run writes nothing");
+    assert_eq!(
+        env.ok(&[
+            "frame",
+            "invalidate",
+            "fr_432c",
+            "--reason",
+            "Switch to Paddle",
+            "-q"
+        ]),
+        "fr_432cf1xmwcej\nfr_t78f603xzbcw\nfr_yrst4chn5kn0\n"
+    );
+    let doc = state(&env);
+    assert_eq!(
+        frame(&doc, "fr_432cf1xmwcej")["invalidationReason"],
+        "Switch to Paddle"
+    );
+    assert_eq!(
+        frame(&doc, "fr_t78f603xzbcw")["invalidationReason"],
+        "Parent frame invalidated: Switch to Paddle"
+    );
+    assert_eq!(frame(&doc, "fr_46s6jr410dd3")["status"], "in_progress");
+    assert_eq!(frame(&doc, "fr_z05xht5gmej1")["status"], "completed");
+    assert_eq!(
+        doc["activeFrameID"], "fr_46s6jr410dd3",
+        "the current frame was not invalidated"
+    );
+}
+
+#[test]
+fn invalidating_the_current_frame_moves_to_its_parent() {
+    let env = spec_env();
+    env.ok(&["frame", "invalidate", "--reason", "Not needed"]);
+    let doc = state(&env);
+    assert_eq!(frame(&doc, "fr_46s6jr410dd3")["status"], "invalidated");
+    assert_eq!(doc["activeFrameID"], "fr_432cf1xmwcej");
+    assert_snapshot!(env.snap(&["frame", "invalidate", "fr_46s6", "--reason", "again"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: fr_46s6jr410dd3 is already invalidated
+    ");
+}
+
+#[test]
+fn invalidate_needs_a_reason() {
+    let env = spec_env();
+    assert_eq!(env.run(&["frame", "invalidate"]).status.code(), Some(2));
+    assert_snapshot!(env.snap(&["frame", "invalidate", "--reason", " "]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: --reason must not be empty
+    ");
+}
+
+// ---- artifact, decision ----
+
+#[test]
+fn artifacts_skip_duplicates_and_write_nothing_when_nothing_changes() {
+    let env = spec_env();
+    env.ok(&["frame", "artifact", "a.rs", "./a.rs", "a.rs"]);
+    let doc = state(&env);
+    assert_eq!(
+        frame(&doc, "fr_46s6jr410dd3")["artifacts"],
+        serde_json::json!(["src/billing/webhook/refund.rs", "a.rs", "./a.rs"])
+    );
+    let before = env.read(STATE);
+    let out: Value =
+        serde_json::from_str(&env.ok(&["frame", "artifact", "a.rs", "--json"])).unwrap();
+    assert_eq!(out["added"], serde_json::json!([]));
+    assert_eq!(
+        env.read(STATE),
+        before,
+        "duplicates only: no write, updatedAt untouched"
+    );
+}
+
+#[test]
+fn decisions_append_even_on_finished_frames() {
+    let env = spec_env();
+    env.ok(&["frame", "decision", "Keep it", "--frame", "fr_yb6w"]);
+    env.ok(&["frame", "decision", "Keep it", "--frame", "fr_yb6w"]);
+    let doc = state(&env);
+    assert_eq!(
+        frame(&doc, "fr_yb6wk952swa0")["decisions"],
+        serde_json::json!(["Store amounts as integer cents", "Keep it", "Keep it"])
+    );
+    assert_eq!(env.run(&["frame", "decision", ""]).status.code(), Some(1));
+}
+
+// ---- ids ----
+
+#[test]
+fn id_lookup_errors() {
+    let env = spec_env();
+    assert_snapshot!(env.snap(&["frame", "show", "fr_"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: 'fr_' is too short: give at least 4 characters of a frame id
+    ");
+    assert_snapshot!(env.snap(&["frame", "show", "fr_4"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: 'fr_4' is ambiguous: it matches 2 frames: fr_432cf1xmwcej, fr_46s6jr410dd3
+    ");
+    assert_snapshot!(env.snap(&["frame", "show", "fr_nothing"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: no frame matches 'fr_nothing'
+    hint: list the frames with: ctx frame tree
+    ");
+    assert_snapshot!(env.snap(&["frame", "show", "../../etc"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: invalid frame id '../../etc': only letters, digits, '_' and '-' are allowed
+    ");
+}
+
+// ---- the store: bad files, preservation, concurrency ----
+
+#[test]
+fn invalid_state_files_are_reported_and_never_overwritten() {
+    let deep = "[".repeat(10_000);
+    let cases: &[(&str, &[u8], &str)] = &[
+        (
+            "empty",
+            b"",
+            "error: [ROOT]/.opencode/flame/state.json: the file is empty\nhint: it may be what remains of a failed write; move it aside to start a new tree\n",
+        ),
+        (
+            "truncated",
+            b"{\n  \"version\": 1,\n  \"frames\": {",
+            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 3, column 13: EOF while parsing an object\n",
+        ),
+        (
+            "not json",
+            b"hello",
+            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 1: expected value\n",
+        ),
+        (
+            "trailing",
+            b"{\"version\":1,\"frames\":{},\"rootFrameIDs\":[],\"updatedAt\":0} x",
+            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 59: trailing characters\n",
+        ),
+        (
+            "not utf-8",
+            b"{\"version\":1,\n\"frames\":{\"\xff\":1}}",
+            "error: [ROOT]/.opencode/flame/state.json: not UTF-8: invalid byte at line 2, column 12\n",
+        ),
+        (
+            "array",
+            b"[]",
+            "error: [ROOT]/.opencode/flame/state.json: the top level must be a JSON object\n",
+        ),
+        (
+            "version",
+            b"{\"version\":\"1\",\"frames\":{},\"rootFrameIDs\":[],\"updatedAt\":0}",
+            "error: [ROOT]/.opencode/flame/state.json: /version must be an integer of at least 1\n",
+        ),
+        (
+            "frames type",
+            b"{\"version\":1,\"frames\":[],\"rootFrameIDs\":[],\"updatedAt\":0}",
+            "error: [ROOT]/.opencode/flame/state.json: /frames must be an object\n",
+        ),
+        (
+            "nul id",
+            b"{\"version\":1,\"frames\":{\"a\\u0000b\":{}},\"rootFrameIDs\":[],\"updatedAt\":0}",
+            "error: [ROOT]/.opencode/flame/state.json: /frames/a\0b: invalid frame id: only letters, digits, '_' and '-' are allowed\n",
+        ),
+        (
+            "slash id",
+            b"{\"version\":1,\"frames\":{\"../x\":{}},\"rootFrameIDs\":[],\"updatedAt\":0}",
+            "error: [ROOT]/.opencode/flame/state.json: /frames/..~1x: invalid frame id: only letters, digits, '_' and '-' are allowed\n",
+        ),
+        (
+            "deep",
+            deep.as_bytes(),
+            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 128: recursion limit exceeded\n",
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        let env = TestEnv::new();
+        env.write(STATE, bytes);
+        for args in [&["frame", "tree"][..], &["frame", "push", "x"][..]] {
+            let out = env.run(args);
+            assert_eq!(out.status.code(), Some(1), "{name} {args:?}");
+            assert_eq!(
+                env.filter(&String::from_utf8_lossy(&out.stderr)),
+                *expected,
+                "{name} {args:?}"
+            );
+            assert!(out.stdout.is_empty());
+        }
+        assert_eq!(
+            std::fs::read(env.path(STATE)).unwrap(),
+            *bytes,
+            "{name}: untouched"
+        );
+    }
+}
+
+#[test]
+fn newer_versions_are_read_with_a_warning_and_never_written() {
+    let env = spec_env();
+    let text = env
+        .read(STATE)
+        .replacen("\"version\": 1", "\"version\": 2", 1);
+    env.write(STATE, &text);
+    let out = env.run(&["frame", "current"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+    fr_46s6jr410dd3
+    --- stderr
+    warning: [ROOT]/.opencode/flame/state.json has version 2; showing what this ctx understands
+    ");
+    assert_snapshot!(env.snap(&["frame", "push", "x"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json has version 2; this ctx writes version 1 only
+    hint: upgrade ctx, or move the file aside
+    ");
+    assert_eq!(env.read(STATE), text);
+}
+
+#[test]
+fn unknown_keys_and_key_order_survive_a_write() {
+    let env = TestEnv::new();
+    // As the Flame plugin writes it: no trailing newline, a key ctx does not know, a plan- id.
+    let flame = r#"{
+  "version": 1,
+  "frames": {
+    "ses_4a1b2c3d4ffeAbCdEfGhIjKlMn": {
+      "sessionID": "ses_4a1b2c3d4ffeAbCdEfGhIjKlMn",
+      "status": "in_progress",
+      "goal": "Session ses_4a1b",
+      "createdAt": 1766600000000,
+      "updatedAt": 1766600000000,
+      "artifacts": [],
+      "decisions": [],
+      "tokenBudget": {
+        "total": 4000
+      }
+    },
+    "plan-1766600040000-ywc6kr": {
+      "sessionID": "plan-1766600040000-ywc6kr",
+      "parentSessionID": "ses_4a1b2c3d4ffeAbCdEfGhIjKlMn",
+      "status": "planned",
+      "goal": "Write the docs",
+      "createdAt": 1766600040000,
+      "updatedAt": 1766600040000.5,
+      "artifacts": [],
+      "decisions": [],
+      "plannedChildren": []
+    }
+  },
+  "activeFrameID": "ses_4a1b2c3d4ffeAbCdEfGhIjKlMn",
+  "rootFrameIDs": [
+    "ses_4a1b2c3d4ffeAbCdEfGhIjKlMn"
+  ],
+  "updatedAt": 1766600040000,
+  "flameSettings": {
+    "autonomy": "suggest"
+  }
+}"#;
+    env.write(STATE, flame);
+    assert_eq!(
+        env.ok(&["frame", "activate", "plan-176"]),
+        "plan-1766600040000-ywc6kr\n"
+    );
+    let after = env.read(STATE);
+    let expected = flame
+        .replace("\"status\": \"planned\"", "\"status\": \"in_progress\"")
+        .replace(
+            "\"activeFrameID\": \"ses_4a1b2c3d4ffeAbCdEfGhIjKlMn\"",
+            "\"activeFrameID\": \"plan-1766600040000-ywc6kr\"",
+        );
+    // Only the activated frame's updatedAt and the top-level updatedAt differ.
+    let normalise = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| {
+                if l.contains("\"updatedAt\"") {
+                    "updatedAt".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect()
+    };
+    assert_eq!(normalise(&after), normalise(&expected));
+    assert!(after.ends_with("}\n"));
+    assert!(
+        after.contains("\"updatedAt\": 1766600000000,"),
+        "untouched numbers keep their value"
+    );
+    let doc = state(&env);
+    assert_eq!(
+        doc["frames"]["ses_4a1b2c3d4ffeAbCdEfGhIjKlMn"]["tokenBudget"]["total"],
+        4000
+    );
+}
+
+#[test]
+fn concurrent_pushes_never_lose_a_frame() {
+    let env = TestEnv::new();
+    let parent = env.ok(&["frame", "push", "Parent"]).trim().to_string();
+    let children: Vec<_> = (0..16)
+        .map(|i| {
+            env.std_command()
+                .args(["frame", "push", &format!("child {i}"), "--parent", &parent])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let doc = state(&env);
+    let kids = doc["frames"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|f| f["parentSessionID"] == parent.as_str())
+        .count();
+    assert_eq!(kids, 16);
+    let leftovers: Vec<_> = std::fs::read_dir(env.path(".opencode/flame"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn read_only_state_files_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = spec_env();
+    let path = env.path(STATE);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = env.read(STATE);
+    assert_snapshot!(env.snap(&["frame", "push", "x"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json is read-only; refusing to replace it
+    hint: make it writable (chmod u+w) if ctx may change it
+    ");
+    assert_eq!(env.read(STATE), before);
+    assert_eq!(
+        env.ok(&["frame", "current"]),
+        "fr_46s6jr410dd3\n",
+        "reads still work"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_links() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".opencode/flame")).unwrap();
+    std::os::unix::fs::symlink("missing.json", env.path(STATE)).unwrap();
+    assert_eq!(
+        env.ok(&["frame", "tree", "-q"]),
+        "",
+        "a dangling link reads as the empty state"
+    );
+    assert_snapshot!(env.snap(&["frame", "push", "x"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json is a symbolic link to missing.json, which does not exist; refusing to write through it
+    hint: remove the link, or restore the file it points to
+    ");
+    assert!(
+        std::fs::symlink_metadata(env.path(STATE))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+
+    // A link inside the project: the target is replaced, the link stays.
+    std::fs::remove_file(env.path(STATE)).unwrap();
+    env.write(
+        "shared/state.json",
+        std::fs::read(fixture("frame/spec-example.json")).unwrap(),
+    );
+    std::os::unix::fs::symlink("../../shared/state.json", env.path(STATE)).unwrap();
+    env.ok(&["frame", "decision", "through the link"]);
+    assert!(env.read("shared/state.json").contains("through the link"));
+    assert!(
+        std::fs::symlink_metadata(env.path(STATE))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+
+    // A link leaving the project: reads work, writes are refused.
+    let outside = env.temp().join("outside.json");
+    std::fs::copy(fixture("frame/spec-example.json"), &outside).unwrap();
+    std::fs::remove_file(env.path(STATE)).unwrap();
+    std::os::unix::fs::symlink(&outside, env.path(STATE)).unwrap();
+    assert_eq!(env.ok(&["frame", "current"]), "fr_46s6jr410dd3\n");
+    let out = env.run(&["frame", "decision", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("outside the project; refusing to write there")
+    );
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let env = TestEnv::new();
+    let mut frames = serde_json::Map::new();
+    for i in 0..3000 {
+        let id = format!("fr_{i:012}");
+        frames.insert(id.clone(), serde_json::json!({
+            "sessionID": id, "status": "in_progress", "goal": "a goal long enough to fill the pipe quickly",
+            "createdAt": i, "updatedAt": i, "artifacts": [], "decisions": []
+        }));
+    }
+    let doc =
+        serde_json::json!({"version": 1, "frames": frames, "rootFrameIDs": [], "updatedAt": 0});
+    env.write(STATE, doc.to_string());
+    let mut child = env
+        .std_command()
+        .args(["frame", "tree"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn root_discovery_and_explicit_root() {
+    let env = spec_env();
+    std::fs::create_dir_all(env.path("src/deep")).unwrap();
+    let out = env
+        .ctx()
+        .current_dir(env.path("src/deep"))
+        .args(["frame", "current"])
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"fr_46s6jr410dd3\n");
+    let out = env
+        .ctx()
+        .current_dir(env.temp())
+        .args(["-C", "project", "frame", "current"])
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"fr_46s6jr410dd3\n");
+    let out = env
+        .ctx()
+        .current_dir(env.temp())
+        .args(["frame", "current", "--root", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
 }
