@@ -5,6 +5,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod frame;
+pub mod json;
 pub mod opencode;
 pub mod output;
 pub mod project;

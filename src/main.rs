@@ -39,3 +39,8 @@ fn main() -> std::process::ExitCode {
     };
     std::process::ExitCode::from(code)
 }
+
+// Every command parses and frees many small values; mimalloc does that far faster than glibc's
+// allocator (measured on a state of 10 000 frames, see benches/frame.sh).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

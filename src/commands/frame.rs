@@ -115,13 +115,13 @@ fn push(
 ) -> Result<ExitCode> {
     let selector = selector(args);
     let now = ctx.now;
-    let (state, id) = store.update(now, |state| {
+    let (id, state) = store.update(now, |state| {
         let parent = match parent {
             Some(arg) => Some(ops::lookup(state, arg)?),
             None => ops::current(state, &selector)?,
         };
         let id = ops::push(state, goal, parent.as_deref(), adopted, now)?;
-        Ok(((state.clone(), id), true))
+        Ok((id, true))
     })?;
     print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
@@ -229,7 +229,7 @@ fn pop(
         PopStatus::Blocked => Status::Blocked,
     };
     let logs_dir = store.dir().join("logs");
-    let (state, plan) = store.update(now, |state| {
+    let (plan, state) = store.update(now, |state| {
         let target = ops::require_current(state, &selector)?;
         let plan = ops::check_pop(state, &target, force)?;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now);
@@ -245,7 +245,7 @@ fn pop(
             mode,
             &format!("frame-{target}.md"),
         )?;
-        Ok(((state.clone(), plan), true))
+        Ok((plan, true))
     })?;
     for warning in &plan.warnings {
         ctx.out.warn(warning);
@@ -353,14 +353,14 @@ fn plan(
 ) -> Result<ExitCode> {
     let selector = selector(args);
     let now = ctx.now;
-    let (state, ids) = store.update(now, |state| {
+    let (ids, state) = store.update(now, |state| {
         let parent = match parent {
             Some(arg) => ops::lookup(state, arg)?,
             None => ops::current(state, &selector)?
                 .ok_or_else(|| Error::failure("no current frame").with_hint("pass --parent ID"))?,
         };
         let ids = ops::plan(state, &parent, goals, now)?;
-        Ok(((state.clone(), ids), true))
+        Ok((ids, true))
     })?;
     if ctx.out.json {
         let frames: Vec<Value> = ids
@@ -378,10 +378,10 @@ fn plan(
 
 fn activate(ctx: &mut Context, store: &Store, arg: &str) -> Result<ExitCode> {
     let now = ctx.now;
-    let (state, id) = store.update(now, |state| {
+    let (id, state) = store.update(now, |state| {
         let id = ops::lookup(state, arg)?;
         ops::activate(state, &id, now)?;
-        Ok(((state.clone(), id), true))
+        Ok((id, true))
     })?;
     print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
@@ -402,12 +402,14 @@ fn invalidate(
         let id = ops::target(&state, arg, &selector)?;
         ops::plan_invalidation(&state, &id, reason)?
     } else {
-        store.update(now, |state| {
-            let id = ops::target(state, arg, &selector)?;
-            let change = ops::plan_invalidation(state, &id, reason)?;
-            ops::apply_invalidation(state, &change, reason, now);
-            Ok((change, true))
-        })?
+        store
+            .update(now, |state| {
+                let id = ops::target(state, arg, &selector)?;
+                let change = ops::plan_invalidation(state, &id, reason)?;
+                ops::apply_invalidation(state, &change, reason, now);
+                Ok((change, true))
+            })?
+            .0
     };
     if !change.in_progress.is_empty() {
         ctx.out.warn(&format!(
@@ -439,11 +441,11 @@ fn artifact(
 ) -> Result<ExitCode> {
     let selector = selector(args);
     let now = ctx.now;
-    let (state, id, added) = store.update(now, |state| {
+    let ((id, added), state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
         let added = ops::add_artifacts(state, &id, paths, now)?;
         let changed = !added.is_empty();
-        Ok(((state.clone(), id, added), changed))
+        Ok(((id, added), changed))
     })?;
     if ctx.out.json {
         let frame = state.frame(&id).expect("the id was just resolved");
@@ -462,10 +464,10 @@ fn decision(
 ) -> Result<ExitCode> {
     let selector = selector(args);
     let now = ctx.now;
-    let (state, id) = store.update(now, |state| {
+    let (id, state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
         ops::add_decision(state, &id, text, now)?;
-        Ok(((state.clone(), id), true))
+        Ok((id, true))
     })?;
     if ctx.out.json {
         let frame = state.frame(&id).expect("the id was just resolved");

@@ -1,11 +1,10 @@
 //! Frame transitions (flame.md §5–§6): each checks every precondition first, then edits the
 //! in-memory state. Pure: no I/O, the clock reading is passed in.
 
-use serde_json::{Map, Value};
-
 use super::id;
 use super::state::{State, Status, TreeIndex};
 use crate::error::{Error, Result};
+use crate::json::{Json, Object};
 
 /// Where the "current frame" came from, before lookup (flame.md §5).
 #[derive(Debug, Clone, Default)]
@@ -70,24 +69,18 @@ fn status_of(state: &State, id: &str) -> Status {
     state.frame(id).map_or(Status::Planned, |f| f.status())
 }
 
-fn new_frame(
-    id: &str,
-    parent: Option<&str>,
-    status: Status,
-    goal: &str,
-    now: i64,
-) -> Map<String, Value> {
-    let mut frame = Map::new();
-    frame.insert("sessionID".into(), Value::from(id));
+fn new_frame(id: &str, parent: Option<&str>, status: Status, goal: &str, now: i64) -> Object {
+    let mut frame = Object::with_capacity(9);
+    frame.insert("sessionID", Json::str(id));
     if let Some(parent) = parent {
-        frame.insert("parentSessionID".into(), Value::from(parent));
+        frame.insert("parentSessionID", Json::str(parent));
     }
-    frame.insert("status".into(), Value::from(status.as_str()));
-    frame.insert("goal".into(), Value::from(goal));
-    frame.insert("createdAt".into(), Value::from(now));
-    frame.insert("updatedAt".into(), Value::from(now));
-    frame.insert("artifacts".into(), Value::Array(Vec::new()));
-    frame.insert("decisions".into(), Value::Array(Vec::new()));
+    frame.insert("status", Json::str(status.as_str()));
+    frame.insert("goal", Json::str(goal));
+    frame.insert("createdAt", Json::int(now));
+    frame.insert("updatedAt", Json::int(now));
+    frame.insert("artifacts", Json::Array(Vec::new()));
+    frame.insert("decisions", Json::Array(Vec::new()));
     frame
 }
 
@@ -221,12 +214,12 @@ pub fn apply_pop(
     now: i64,
 ) {
     let id = plan.id.as_str();
-    state.set_field(id, "status", Value::from(status.as_str()));
+    state.set_field(id, "status", Json::str(status.as_str()));
     if let Some(summary) = summary {
-        state.set_field(id, "compactionSummary", Value::from(summary));
+        state.set_field(id, "compactionSummary", Json::str(summary));
     }
-    state.set_field(id, "logPath", Value::from(log_path_for(id)));
-    state.set_field(id, "updatedAt", Value::from(now));
+    state.set_field(id, "logPath", Json::str(&log_path_for(id)));
+    state.set_field(id, "updatedAt", Json::int(now));
     state.set_active(plan.new_current.as_deref());
 }
 
@@ -245,12 +238,12 @@ pub fn plan(state: &mut State, parent: &str, goals: &[String], now: i64) -> Resu
     for goal in goals {
         let id = new_id(state, None)?;
         let mut frame = new_frame(&id, Some(parent), Status::Planned, goal, now);
-        frame.insert("plannedChildren".into(), Value::Array(Vec::new()));
+        frame.insert("plannedChildren", Json::Array(Vec::new()));
         state.insert_frame(&id, frame);
         state.append_to(parent, "plannedChildren", &id);
         ids.push(id);
     }
-    state.set_field(parent, "updatedAt", Value::from(now));
+    state.set_field(parent, "updatedAt", Json::int(now));
     Ok(ids)
 }
 
@@ -274,8 +267,8 @@ pub fn activate(state: &mut State, id: &str, now: i64) -> Result<()> {
             )));
         }
     }
-    state.set_field(id, "status", Value::from(Status::InProgress.as_str()));
-    state.set_field(id, "updatedAt", Value::from(now));
+    state.set_field(id, "status", Json::str(Status::InProgress.as_str()));
+    state.set_field(id, "updatedAt", Json::int(now));
     state.set_active(Some(id));
     Ok(())
 }
@@ -324,10 +317,10 @@ pub fn apply_invalidation(state: &mut State, change: &Invalidation, reason: &str
         .map(str::to_string);
     for (i, id) in change.invalidated.iter().enumerate() {
         let why = if i == 0 { reason } else { cascaded.as_str() };
-        state.set_field(id, "status", Value::from(Status::Invalidated.as_str()));
-        state.set_field(id, "invalidationReason", Value::from(why));
-        state.set_field(id, "invalidatedAt", Value::from(now));
-        state.set_field(id, "updatedAt", Value::from(now));
+        state.set_field(id, "status", Json::str(Status::Invalidated.as_str()));
+        state.set_field(id, "invalidationReason", Json::str(why));
+        state.set_field(id, "invalidatedAt", Json::int(now));
+        state.set_field(id, "updatedAt", Json::int(now));
     }
     let active_hit = state
         .active_frame_id()
@@ -362,7 +355,7 @@ pub fn add_artifacts(
         state.append_to(id, "artifacts", path);
     }
     if !added.is_empty() {
-        state.set_field(id, "updatedAt", Value::from(now));
+        state.set_field(id, "updatedAt", Json::int(now));
     }
     Ok(added)
 }
@@ -374,6 +367,6 @@ pub fn add_decision(state: &mut State, id: &str, text: &str, now: i64) -> Result
         return Err(Error::failure(format!("no frame matches '{id}'")));
     }
     state.append_to(id, "decisions", text);
-    state.set_field(id, "updatedAt", Value::from(now));
+    state.set_field(id, "updatedAt", Json::int(now));
     Ok(())
 }

@@ -47,7 +47,10 @@ pub fn frame_json(frame: &Frame<'_>) -> Value {
 /// FRAME plus `"extra"`: the unknown keys (`frame show --json`).
 pub fn frame_json_with_extra(frame: &Frame<'_>) -> Value {
     let mut value = frame_json(frame);
-    let extra: Map<String, Value> = frame.extra().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let extra: Map<String, Value> = frame
+        .extra()
+        .map(|(k, v)| (k.to_string(), v.to_serde()))
+        .collect();
     if let Value::Object(map) = &mut value {
         map.insert("extra".into(), Value::Object(extra));
     }
@@ -120,7 +123,7 @@ pub fn show_text(frame: &Frame<'_>) -> String {
     if !extra.is_empty() {
         out.push_str("extra:\n");
         for (key, value) in extra {
-            out.push_str(&format!("  {key}: {value}\n"));
+            out.push_str(&format!("  {key}: {}\n", value.to_serde()));
         }
     }
     out

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use serde_json::{Map, Value};
+use crate::json::{self, Json, Object};
 
 use super::id;
 
@@ -97,24 +97,29 @@ pub const KNOWN_FRAME_KEYS: [&str; 13] = [
 ];
 
 /// A validated state document.
+/// A validated state document.
 #[derive(Debug, Clone)]
 pub struct State {
-    doc: Map<String, Value>,
+    doc: Object,
+    /// Position of each frame in `frames`: lookups by id are the hot path of every command.
+    index: HashMap<String, usize>,
+    /// Length of the text the state was read from, to size the rewrite's buffer once.
+    source_len: usize,
 }
 
 /// A read-only view of one validated frame.
 #[derive(Clone, Copy)]
 pub struct Frame<'a> {
     pub id: &'a str,
-    map: &'a Map<String, Value>,
+    map: &'a Object,
 }
 
-fn non_null<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+fn non_null<'a>(map: &'a Object, key: &str) -> Option<&'a Json> {
     map.get(key).filter(|v| !v.is_null())
 }
 
 /// The integer part of a JSON number (flame.md §3.4: fractions read as their integer part).
-fn as_millis(value: &Value) -> Option<i64> {
+fn as_millis(value: &Json) -> Option<i64> {
     value.as_i64().or_else(|| {
         value
             .as_f64()
@@ -123,28 +128,28 @@ fn as_millis(value: &Value) -> Option<i64> {
     })
 }
 
-fn strings(value: Option<&Value>) -> impl Iterator<Item = &str> {
+fn strings(value: Option<&Json>) -> impl Iterator<Item = &str> {
     value
-        .and_then(Value::as_array)
+        .and_then(Json::as_array)
         .into_iter()
         .flatten()
-        .filter_map(Value::as_str)
+        .filter_map(Json::as_str)
 }
 
 impl<'a> Frame<'a> {
     pub fn parent(&self) -> Option<&'a str> {
-        non_null(self.map, "parentSessionID").and_then(Value::as_str)
+        non_null(self.map, "parentSessionID").and_then(Json::as_str)
     }
     pub fn status(&self) -> Status {
         // Validated on load.
         non_null(self.map, "status")
-            .and_then(Value::as_str)
+            .and_then(Json::as_str)
             .and_then(Status::parse)
             .unwrap_or(Status::Planned)
     }
     pub fn goal(&self) -> &'a str {
         non_null(self.map, "goal")
-            .and_then(Value::as_str)
+            .and_then(Json::as_str)
             .unwrap_or("")
     }
     pub fn created_at(&self) -> i64 {
@@ -167,22 +172,22 @@ impl<'a> Frame<'a> {
         strings(non_null(self.map, "plannedChildren"))
     }
     pub fn summary(&self) -> Option<&'a str> {
-        non_null(self.map, "compactionSummary").and_then(Value::as_str)
+        non_null(self.map, "compactionSummary").and_then(Json::as_str)
     }
     pub fn log_path(&self) -> Option<&'a str> {
-        non_null(self.map, "logPath").and_then(Value::as_str)
+        non_null(self.map, "logPath").and_then(Json::as_str)
     }
     pub fn invalidation_reason(&self) -> Option<&'a str> {
-        non_null(self.map, "invalidationReason").and_then(Value::as_str)
+        non_null(self.map, "invalidationReason").and_then(Json::as_str)
     }
     pub fn invalidated_at(&self) -> Option<i64> {
         non_null(self.map, "invalidatedAt").and_then(as_millis)
     }
     /// Keys ctx does not know, in file order.
-    pub fn extra(&self) -> impl Iterator<Item = (&'a String, &'a Value)> + use<'a> {
+    pub fn extra(&self) -> impl Iterator<Item = (&'a str, &'a Json)> + use<'a> {
         self.map
             .iter()
-            .filter(|(k, _)| !KNOWN_FRAME_KEYS.contains(&k.as_str()))
+            .filter(|(k, _)| !KNOWN_FRAME_KEYS.contains(k))
     }
 }
 
@@ -194,23 +199,32 @@ pub fn parse(text: &str) -> Result<State, Invalid> {
             empty: true,
         });
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        let full = e.to_string();
-        let message = full
-            .rfind(" at line ")
-            .map_or(full.as_str(), |cut| &full[..cut]);
+    let value = json::parse(text).map_err(|e| {
         Invalid::new(format!(
-            "invalid JSON at line {}, column {}: {message}",
-            e.line(),
-            e.column()
+            "invalid JSON at line {}, column {}: {}",
+            e.line, e.column, e.message
         ))
     })?;
-    let Value::Object(doc) = value else {
+    let Json::Object(doc) = value else {
         return Err(Invalid::new("the top level must be a JSON object"));
     };
-    let state = State { doc };
-    state.validate()?;
-    Ok(state)
+    validate(&doc)?;
+    let index = frames_of(&doc)
+        .keys()
+        .enumerate()
+        .map(|(i, id)| (id.to_string(), i))
+        .collect();
+    Ok(State {
+        doc,
+        index,
+        source_len: text.len(),
+    })
+}
+
+fn frames_of(doc: &Object) -> &Object {
+    doc.get("frames")
+        .and_then(Json::as_object)
+        .expect("validated: frames is an object")
 }
 
 /// A JSON pointer token (RFC 6901).
@@ -218,88 +232,170 @@ fn pointer(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
+fn validate(doc: &Object) -> Result<(), Invalid> {
+    match doc.get("version") {
+        Some(v) if v.as_i64().is_some_and(|n| n >= 1) => {}
+        Some(_) => return Err(Invalid::new("/version must be an integer of at least 1")),
+        None => return Err(Invalid::new("/version is missing")),
+    }
+    let Some(Json::Object(frames)) = doc.get("frames") else {
+        return Err(Invalid::new("/frames must be an object"));
+    };
+    match doc.get("rootFrameIDs") {
+        Some(Json::Array(items)) if items.iter().all(Json::is_string) => {}
+        _ => return Err(Invalid::new("/rootFrameIDs must be an array of strings")),
+    }
+    match doc.get("activeFrameID") {
+        None | Some(Json::Null | Json::String(_)) => {}
+        Some(_) => return Err(Invalid::new("/activeFrameID must be a string or null")),
+    }
+    match doc.get("updatedAt") {
+        Some(Json::Number(_)) => {}
+        _ => return Err(Invalid::new("/updatedAt must be a number")),
+    }
+    for (key, frame) in frames.iter() {
+        validate_frame(key, frame)?;
+    }
+    check_acyclic(frames)
+}
+
+fn check_acyclic(frames: &Object) -> Result<(), Invalid> {
+    let position: HashMap<&str, usize> = frames.keys().enumerate().map(|(i, id)| (id, i)).collect();
+    let parent: Vec<Option<usize>> = frames
+        .iter()
+        .map(|(_, f)| {
+            f.as_object()
+                .and_then(|f| non_null(f, "parentSessionID"))
+                .and_then(Json::as_str)
+                .and_then(|p| position.get(p).copied())
+        })
+        .collect();
+    // 0 = unvisited, 1 = on the path being walked, 2 = known to reach a root.
+    let mut mark = vec![0u8; parent.len()];
+    let mut path = Vec::new();
+    for start in 0..parent.len() {
+        let mut cursor = Some(start);
+        while let Some(at) = cursor {
+            match mark[at] {
+                2 => break,
+                1 => {
+                    let (id, _) = frames.entry_at(at).expect("index in range");
+                    return Err(Invalid::new(format!("frames form a cycle through {id}")));
+                }
+                _ => {}
+            }
+            mark[at] = 1;
+            path.push(at);
+            cursor = parent[at];
+        }
+        for at in path.drain(..) {
+            mark[at] = 2;
+        }
+    }
+    Ok(())
+}
+
+fn validate_frame(key: &str, value: &Json) -> Result<(), Invalid> {
+    let at = || format!("/frames/{}", pointer(key));
+    if let Some(why) = id::id_problem(key) {
+        return Err(Invalid::new(format!("{}: invalid frame id: {why}", at())));
+    }
+    let Json::Object(frame) = value else {
+        return Err(Invalid::new(format!("{} must be an object", at())));
+    };
+    let field = |name: &str| non_null(frame, name);
+    let need = |ok: bool, what: &str| -> Result<(), Invalid> {
+        if ok {
+            Ok(())
+        } else {
+            Err(Invalid::new(format!("{}/{what}", at())))
+        }
+    };
+    need(
+        field("sessionID").and_then(Json::as_str) == Some(key),
+        "sessionID must equal the frame's key",
+    )?;
+    need(
+        matches!(
+            frame.get("parentSessionID"),
+            None | Some(Json::Null | Json::String(_))
+        ),
+        "parentSessionID must be a string or null",
+    )?;
+    need(
+        field("status")
+            .and_then(Json::as_str)
+            .and_then(Status::parse)
+            .is_some(),
+        "status must be one of planned, in_progress, completed, failed, blocked, invalidated",
+    )?;
+    need(
+        field("goal").is_some_and(Json::is_string),
+        "goal must be a string",
+    )?;
+    need(
+        field("createdAt").is_some_and(Json::is_number),
+        "createdAt must be a number",
+    )?;
+    need(
+        field("updatedAt").is_some_and(Json::is_number),
+        "updatedAt must be a number",
+    )?;
+    for name in ["artifacts", "decisions", "plannedChildren"] {
+        let ok = match field(name) {
+            None => true,
+            Some(Json::Array(items)) => items.iter().all(Json::is_string),
+            Some(_) => false,
+        };
+        if !ok {
+            return need(false, &format!("{name} must be an array of strings"));
+        }
+    }
+    for name in ["compactionSummary", "logPath", "invalidationReason"] {
+        if !field(name).is_none_or(Json::is_string) {
+            return need(false, &format!("{name} must be a string"));
+        }
+    }
+    need(
+        field("invalidatedAt").is_none_or(Json::is_number),
+        "invalidatedAt must be a number",
+    )
+}
+
 impl State {
     /// The empty state a missing file stands for.
     pub fn empty() -> State {
-        let mut doc = Map::new();
-        doc.insert("version".into(), Value::from(SCHEMA_VERSION));
-        doc.insert("frames".into(), Value::Object(Map::new()));
-        doc.insert("rootFrameIDs".into(), Value::Array(Vec::new()));
-        doc.insert("updatedAt".into(), Value::from(0));
-        State { doc }
-    }
-
-    fn validate(&self) -> Result<(), Invalid> {
-        let doc = &self.doc;
-        match doc.get("version") {
-            Some(v) if v.as_i64().is_some_and(|n| n >= 1) => {}
-            Some(_) => return Err(Invalid::new("/version must be an integer of at least 1")),
-            None => return Err(Invalid::new("/version is missing")),
+        let mut doc = Object::new();
+        doc.insert("version", Json::int(SCHEMA_VERSION));
+        doc.insert("frames", Json::Object(Object::new()));
+        doc.insert("rootFrameIDs", Json::Array(Vec::new()));
+        doc.insert("updatedAt", Json::int(0));
+        State {
+            doc,
+            index: HashMap::new(),
+            source_len: 0,
         }
-        let Some(Value::Object(frames)) = doc.get("frames") else {
-            return Err(Invalid::new("/frames must be an object"));
-        };
-        match doc.get("rootFrameIDs") {
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => {}
-            _ => return Err(Invalid::new("/rootFrameIDs must be an array of strings")),
-        }
-        match doc.get("activeFrameID") {
-            None | Some(Value::Null | Value::String(_)) => {}
-            Some(_) => return Err(Invalid::new("/activeFrameID must be a string or null")),
-        }
-        match doc.get("updatedAt") {
-            Some(Value::Number(_)) => {}
-            _ => return Err(Invalid::new("/updatedAt must be a number")),
-        }
-        for (key, frame) in frames {
-            validate_frame(key, frame)?;
-        }
-        self.check_acyclic(frames)
-    }
-
-    fn check_acyclic(&self, frames: &Map<String, Value>) -> Result<(), Invalid> {
-        // 0 = unvisited, 1 = on the current path, 2 = known to reach a root.
-        let mut mark: HashMap<&str, u8> = HashMap::with_capacity(frames.len());
-        for start in frames.keys() {
-            let mut path = Vec::new();
-            let mut cursor = Some(start.as_str());
-            while let Some(id) = cursor {
-                match mark.get(id).copied().unwrap_or(0) {
-                    2 => break,
-                    1 => return Err(Invalid::new(format!("frames form a cycle through {id}"))),
-                    _ => {}
-                }
-                mark.insert(id, 1);
-                path.push(id);
-                cursor = frames
-                    .get(id)
-                    .and_then(|f| non_null(f.as_object()?, "parentSessionID"))
-                    .and_then(Value::as_str)
-                    .filter(|p| frames.contains_key(*p));
-            }
-            for id in path {
-                mark.insert(id, 2);
-            }
-        }
-        Ok(())
     }
 
     pub fn version(&self) -> i64 {
-        self.doc.get("version").and_then(Value::as_i64).unwrap_or(1)
+        self.doc.get("version").and_then(Json::as_i64).unwrap_or(1)
     }
 
-    fn frames_map(&self) -> &Map<String, Value> {
-        self.doc
-            .get("frames")
-            .and_then(Value::as_object)
-            .expect("validated: frames is an object")
+    fn frames_map(&self) -> &Object {
+        frames_of(&self.doc)
     }
 
-    fn frames_map_mut(&mut self) -> &mut Map<String, Value> {
+    fn frames_map_mut(&mut self) -> &mut Object {
         self.doc
             .get_mut("frames")
-            .and_then(Value::as_object_mut)
+            .and_then(Json::as_object_mut)
             .expect("validated: frames is an object")
+    }
+
+    /// The object of frame `id`, for editing.
+    fn frame_mut(&mut self, id: &str) -> Option<&mut Object> {
+        let at = *self.index.get(id)?;
+        self.frames_map_mut().value_at_mut(at)?.as_object_mut()
     }
 
     pub fn len(&self) -> usize {
@@ -311,7 +407,7 @@ impl State {
     }
 
     pub fn frame(&self, id: &str) -> Option<Frame<'_>> {
-        let (key, value) = self.frames_map().get_key_value(id)?;
+        let (key, value) = self.frames_map().entry_at(*self.index.get(id)?)?;
         Some(Frame {
             id: key,
             map: value.as_object()?,
@@ -330,140 +426,73 @@ impl State {
 
     /// The stored `activeFrameID`, whether or not it names a frame.
     pub fn active_frame_id(&self) -> Option<&str> {
-        non_null(&self.doc, "activeFrameID").and_then(Value::as_str)
+        non_null(&self.doc, "activeFrameID").and_then(Json::as_str)
     }
 
-    /// True when some id equals `id` ignoring ASCII case.
+    /// The existing id equal to `id` ignoring ASCII case, if any.
     pub fn id_taken(&self, id: &str) -> Option<&str> {
+        if let Some((key, _)) = self.index.get_key_value(id) {
+            return Some(key);
+        }
         self.frames_map()
             .keys()
             .find(|k| k.eq_ignore_ascii_case(id))
-            .map(String::as_str)
     }
 
     // ---- edits: keys keep their position; new keys go at the end (JavaScript insertion order) ----
 
     pub fn set_active(&mut self, id: Option<&str>) {
         match id {
-            Some(id) => {
-                self.doc.insert("activeFrameID".into(), Value::from(id));
-            }
+            Some(id) => self.doc.insert("activeFrameID", Json::str(id)),
             None => {
-                self.doc.shift_remove("activeFrameID");
+                self.doc.remove("activeFrameID");
             }
         }
     }
 
     pub fn set_updated_at(&mut self, now: i64) {
-        self.doc.insert("updatedAt".into(), Value::from(now));
+        self.doc.insert("updatedAt", Json::int(now));
     }
 
     pub fn push_root_id(&mut self, id: &str) {
-        if let Some(Value::Array(roots)) = self.doc.get_mut("rootFrameIDs") {
-            roots.push(Value::from(id));
+        if let Some(Json::Array(roots)) = self.doc.get_mut("rootFrameIDs") {
+            roots.push(Json::str(id));
         }
     }
 
-    /// Appends a new frame at the end of `frames`.
-    pub fn insert_frame(&mut self, id: &str, frame: Map<String, Value>) {
-        self.frames_map_mut()
-            .insert(id.to_string(), Value::Object(frame));
+    /// Appends a new frame at the end of `frames`; the caller has checked that `id` is new.
+    pub fn insert_frame(&mut self, id: &str, frame: Object) {
+        let frames = self.frames_map_mut();
+        let at = frames.len();
+        frames.push_new(id.to_string(), Json::Object(frame));
+        self.index.insert(id.to_string(), at);
     }
 
     /// Sets `key` of frame `id` (in place when present, else appended).
-    pub fn set_field(&mut self, id: &str, key: &str, value: Value) {
-        if let Some(Value::Object(frame)) = self.frames_map_mut().get_mut(id) {
-            frame.insert(key.to_string(), value);
+    pub fn set_field(&mut self, id: &str, key: &str, value: Json) {
+        if let Some(frame) = self.frame_mut(id) {
+            frame.insert(key, value);
         }
     }
 
-    /// Appends `item` to the string array `key` of frame `id`, creating the key at the end if absent
-    /// (or null).
+    /// Appends `item` to the string array `key` of frame `id`, creating the key at the end if
+    /// absent (or null).
     pub fn append_to(&mut self, id: &str, key: &str, item: &str) {
-        if let Some(Value::Object(frame)) = self.frames_map_mut().get_mut(id) {
+        if let Some(frame) = self.frame_mut(id) {
             match frame.get_mut(key) {
-                Some(Value::Array(items)) => items.push(Value::from(item)),
-                _ => {
-                    frame.insert(key.to_string(), Value::Array(vec![Value::from(item)]));
-                }
+                Some(Json::Array(items)) => items.push(Json::str(item)),
+                _ => frame.insert(key, Json::strings([item])),
             }
         }
     }
 
     /// The document as Flame writes it (`JSON.stringify(state, null, 2)`) plus one newline.
     pub fn to_text(&self) -> String {
-        let mut out = Vec::with_capacity(256 + self.len() * 400);
-        let formatter = serde_json::ser::PrettyFormatter::with_indent(b"  ");
-        let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
-        serde::Serialize::serialize(&self.doc, &mut serializer)
-            .expect("serializing a JSON value into memory cannot fail");
-        out.push(b'\n');
-        String::from_utf8(out).expect("serde_json writes UTF-8")
+        let mut text =
+            json::object_to_pretty_string(&self.doc, self.source_len + self.source_len / 16);
+        text.push('\n');
+        text
     }
-}
-
-fn validate_frame(key: &str, value: &Value) -> Result<(), Invalid> {
-    let at = format!("/frames/{}", pointer(key));
-    if let Some(why) = id::id_problem(key) {
-        return Err(Invalid::new(format!("{at}: invalid frame id: {why}")));
-    }
-    let Value::Object(frame) = value else {
-        return Err(Invalid::new(format!("{at} must be an object")));
-    };
-    let field = |name: &str| non_null(frame, name);
-    let need = |ok: bool, what: &str| -> Result<(), Invalid> {
-        if ok {
-            Ok(())
-        } else {
-            Err(Invalid::new(format!("{at}/{what}")))
-        }
-    };
-    need(
-        field("sessionID").and_then(Value::as_str) == Some(key),
-        "sessionID must equal the frame's key",
-    )?;
-    need(
-        matches!(
-            frame.get("parentSessionID"),
-            None | Some(Value::Null | Value::String(_))
-        ),
-        "parentSessionID must be a string or null",
-    )?;
-    need(
-        field("status")
-            .and_then(Value::as_str)
-            .and_then(Status::parse)
-            .is_some(),
-        "status must be one of planned, in_progress, completed, failed, blocked, invalidated",
-    )?;
-    need(
-        field("goal").is_some_and(Value::is_string),
-        "goal must be a string",
-    )?;
-    for name in ["createdAt", "updatedAt"] {
-        need(
-            field(name).is_some_and(Value::is_number),
-            &format!("{name} must be a number"),
-        )?;
-    }
-    for name in ["artifacts", "decisions", "plannedChildren"] {
-        let ok = match field(name) {
-            None => true,
-            Some(Value::Array(items)) => items.iter().all(Value::is_string),
-            Some(_) => false,
-        };
-        need(ok, &format!("{name} must be an array of strings"))?;
-    }
-    for name in ["compactionSummary", "logPath", "invalidationReason"] {
-        need(
-            field(name).is_none_or(Value::is_string),
-            &format!("{name} must be a string"),
-        )?;
-    }
-    need(
-        field("invalidatedAt").is_none_or(Value::is_number),
-        "invalidatedAt must be a number",
-    )
 }
 
 /// The frames in tree order (flame.md §1): children of each frame and the roots (true roots and
@@ -475,12 +504,11 @@ pub struct TreeIndex<'a> {
 
 impl<'a> TreeIndex<'a> {
     pub fn new(state: &'a State) -> TreeIndex<'a> {
-        let frames = state.frames_map();
         let mut roots: Vec<(i64, usize, &str)> = Vec::new();
         let mut children: HashMap<&str, Vec<(i64, usize, &str)>> = HashMap::new();
         for (pos, frame) in state.frames().enumerate() {
             let key = (frame.created_at(), pos, frame.id);
-            match frame.parent().filter(|p| frames.contains_key(*p)) {
+            match frame.parent().filter(|p| state.frame(p).is_some()) {
                 Some(parent) => children.entry(parent).or_default().push(key),
                 None => roots.push(key),
             }

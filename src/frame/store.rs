@@ -54,11 +54,12 @@ impl Store {
 
     /// Runs `edit` on the state under the lock and writes the result when `edit` reports a change.
     /// `edit` checks its preconditions before any side effect; an error leaves everything untouched.
+    /// Returns `edit`'s result and the state as written.
     pub fn update<T>(
         &self,
         now: i64,
         edit: impl FnOnce(&mut State) -> Result<(T, bool)>,
-    ) -> Result<T> {
+    ) -> Result<(T, State)> {
         let target = self.write_target()?;
         let target_dir = target.parent().unwrap_or(&self.dir).to_path_buf();
         fs::create_dir_all(&self.dir)
@@ -88,7 +89,7 @@ impl Store {
             )?;
             remove_stale_temps(&target_dir, STATE_FILE);
         }
-        Ok(result)
+        Ok((result, state))
     }
 
     /// The file a write replaces: `state.json`, or the target of a symbolic link inside the project.

@@ -880,17 +880,17 @@ fn invalid_state_files_are_reported_and_never_overwritten() {
         (
             "truncated",
             b"{\n  \"version\": 1,\n  \"frames\": {",
-            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 3, column 13: EOF while parsing an object\n",
+            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 3, column 14: unexpected end of input inside an object\n",
         ),
         (
             "not json",
             b"hello",
-            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 1: expected value\n",
+            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 1: expected a value\n",
         ),
         (
             "trailing",
             b"{\"version\":1,\"frames\":{},\"rootFrameIDs\":[],\"updatedAt\":0} x",
-            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 59: trailing characters\n",
+            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 59: trailing characters after the document\n",
         ),
         (
             "not utf-8",
@@ -925,7 +925,7 @@ fn invalid_state_files_are_reported_and_never_overwritten() {
         (
             "deep",
             deep.as_bytes(),
-            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 128: recursion limit exceeded\n",
+            "error: [ROOT]/.opencode/flame/state.json: invalid JSON at line 1, column 129: nested too deeply\n",
         ),
     ];
     for (name, bytes, expected) in cases {

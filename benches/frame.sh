@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Whole-process timings of `ctx frame`: `tree` on the demo project, and `push` + `pop` on a state of
+# 10 000 frames. Usage: benches/frame.sh [--export DIR]  (needs hyperfine and python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
+cargo build --release --quiet
+ctx="$PWD/target/release/ctx"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# A Flame state of 10 000 frames: 100 roots with 99 descendants each in chains of 9.
+mkdir -p "$work/big/.opencode/flame"
+python3 - "$work/big/.opencode/flame/state.json" <<'PY'
+import json, sys
+frames, roots = {}, []
+t = 1795338000000
+for r in range(100):
+    parent = None
+    for i in range(100):
+        fid = f"fr_{r:04d}{i:08d}"
+        f = {"sessionID": fid}
+        if i == 0:
+            roots.append(fid)
+        else:
+            f["parentSessionID"] = parent if i % 10 else roots[-1]
+        f.update({"status": "completed" if i % 3 else "in_progress", "goal": f"Goal number {r}.{i}: do the thing well",
+                  "createdAt": t, "updatedAt": t, "artifacts": [f"src/m{i}.rs"], "decisions": ["keep it simple"],
+                  "compactionSummary": "Did the work; tests pass and the docs are updated."})
+        frames[fid] = f
+        parent = fid
+        t += 1
+        if i == 0:
+            f["status"] = "in_progress"
+doc = {"version": 1, "frames": frames, "activeFrameID": roots[-1], "rootFrameIDs": roots, "updatedAt": t}
+open(sys.argv[1], "w").write(json.dumps(doc, indent=2) + "\n")
+PY
+ls -l "$work/big/.opencode/flame/state.json" | awk '{print "state of 10 000 frames:", $5, "bytes"}'
+
+hyperfine --warmup 20 --runs 200 -N \
+  "$ctx -C examples/demo frame tree" \
+  "$ctx -C examples/demo frame current" \
+  --export-markdown "$work/demo.md"
+# push then pop the pushed frame: the state returns to 10 000 frames + 1 per run, as a user's would grow.
+hyperfine --warmup 5 --runs 60 -N \
+  "$ctx -C $work/big frame push 'Benchmark frame'" \
+  "$ctx -C $work/big frame pop --force -q" \
+  "$ctx -C $work/big frame tree" \
+  --export-markdown "$work/big.md"
+cat "$work/demo.md" "$work/big.md"
