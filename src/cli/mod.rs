@@ -64,4 +64,26 @@ pub enum Command {
     /// The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect
     #[command(subcommand)]
     Frame(frame::FrameCommand),
+
+    /// Print a shell completion script
+    #[command(long_about = "\
+Print a shell completion script for SHELL on stdout.
+
+  bash:       ctx completions bash > ~/.local/share/bash-completion/completions/ctx
+  zsh:        ctx completions zsh > ~/.zfunc/_ctx   (with fpath+=~/.zfunc before compinit)
+  fish:       ctx completions fish > ~/.config/fish/completions/ctx.fish
+  elvish:     ctx completions elvish >> ~/.config/elvish/rc.elv
+  powershell: ctx completions powershell >> $PROFILE")]
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+
+    /// Write completions/ and man/ into DIR (used to refresh the committed copies)
+    #[command(hide = true)]
+    GenerateArtifacts {
+        /// The repository root to write into
+        dir: PathBuf,
+    },
 }

@@ -1,6 +1,7 @@
 //! Command adapters: each turns parsed arguments into core calls and rendered output.
 
 pub mod frame;
+pub mod generate;
 
 use crate::cli::{Cli, Command};
 use crate::error::{ExitCode, Result};
@@ -27,6 +28,8 @@ pub fn run(cli: Cli, out: Output) -> (Result<ExitCode>, Output) {
     };
     let result = match cli.command {
         Command::Frame(command) => frame::run(&mut ctx, command),
+        Command::Completions { shell } => generate::completions(&mut ctx, shell),
+        Command::GenerateArtifacts { dir } => generate::write_artifacts(&mut ctx, &dir),
     };
     let result = result.and_then(|code| ctx.out.flush().map(|()| code));
     (result, ctx.out)

@@ -1,4 +1,6 @@
 //! Integration tests: the `ctx` binary run on real files in temporary directories.
 
+mod artifacts;
 mod common;
 mod frame;
+mod hooks;

@@ -1,0 +1,300 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[ctx] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'ctx'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'ctx'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+            cand completions 'Print a shell completion script'
+            cand generate-artifacts 'Write completions/ and man/ into DIR (used to refresh the committed copies)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;frame'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand push 'Start a new in_progress frame under the current frame and make it current'
+            cand pop 'Finish the current frame, write its log, and make its parent current'
+            cand tree 'Print the frame tree, roots and children in creation order, current frame marked'
+            cand show 'Print every field of one frame, untruncated [default: the current frame]'
+            cand current 'Print the current frame''s full id; exit 1 when there is none'
+            cand plan 'Add planned children, in order, under the current frame; the current frame is unchanged'
+            cand activate 'Start a planned frame (its parent must be in_progress) and make it current'
+            cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
+            cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
+            cand decision 'Record a decision on a frame'
+            cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;frame;push'= {
+            cand --parent 'Parent frame [default: the current frame; none makes a root]'
+            cand --id 'Adopt this id instead of generating fr_<12 random characters> (e.g. an OpenCode session id); letters, digits, ''_'' and ''-'', unique ignoring case'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;pop'= {
+            cand --status 'Final status [default: completed]'
+            cand --summary 'What the frame achieved; stored as compactionSummary and shown to later frames'
+            cand --summary-file 'Read the summary from a file, or ''-'' for stdin (trailing line breaks removed)'
+            cand --transcript 'An `opencode export <sessionID>` JSON file (or ''-'' for stdin) whose messages go into the log'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --force 'Pop even when descendants are still in_progress (they stay as they are)'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;tree'= {
+            cand --from 'Print only this frame''s subtree'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --details 'Add summary, artifacts, decision count, invalidation reason and log path below each frame'
+            cand --ascii 'Draw with ASCII characters only'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;show'= {
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;current'= {
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;plan'= {
+            cand --parent 'Parent frame [default: the current frame]'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;activate'= {
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;invalidate'= {
+            cand --reason 'Why the frame no longer applies (required, must not be blank)'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --dry-run 'Print what would change and change nothing'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;artifact'= {
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;decision'= {
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;log'= {
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --path 'Print the log file''s absolute path instead of its text'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;help'= {
+            cand push 'Start a new in_progress frame under the current frame and make it current'
+            cand pop 'Finish the current frame, write its log, and make its parent current'
+            cand tree 'Print the frame tree, roots and children in creation order, current frame marked'
+            cand show 'Print every field of one frame, untruncated [default: the current frame]'
+            cand current 'Print the current frame''s full id; exit 1 when there is none'
+            cand plan 'Add planned children, in order, under the current frame; the current frame is unchanged'
+            cand activate 'Start a planned frame (its parent must be in_progress) and make it current'
+            cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
+            cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
+            cand decision 'Record a decision on a frame'
+            cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;frame;help;push'= {
+        }
+        &'ctx;frame;help;pop'= {
+        }
+        &'ctx;frame;help;tree'= {
+        }
+        &'ctx;frame;help;show'= {
+        }
+        &'ctx;frame;help;current'= {
+        }
+        &'ctx;frame;help;plan'= {
+        }
+        &'ctx;frame;help;activate'= {
+        }
+        &'ctx;frame;help;invalidate'= {
+        }
+        &'ctx;frame;help;artifact'= {
+        }
+        &'ctx;frame;help;decision'= {
+        }
+        &'ctx;frame;help;log'= {
+        }
+        &'ctx;frame;help;help'= {
+        }
+        &'ctx;completions'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;generate-artifacts'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;help'= {
+            cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+            cand completions 'Print a shell completion script'
+            cand generate-artifacts 'Write completions/ and man/ into DIR (used to refresh the committed copies)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;help;frame'= {
+            cand push 'Start a new in_progress frame under the current frame and make it current'
+            cand pop 'Finish the current frame, write its log, and make its parent current'
+            cand tree 'Print the frame tree, roots and children in creation order, current frame marked'
+            cand show 'Print every field of one frame, untruncated [default: the current frame]'
+            cand current 'Print the current frame''s full id; exit 1 when there is none'
+            cand plan 'Add planned children, in order, under the current frame; the current frame is unchanged'
+            cand activate 'Start a planned frame (its parent must be in_progress) and make it current'
+            cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
+            cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
+            cand decision 'Record a decision on a frame'
+            cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
+        }
+        &'ctx;help;frame;push'= {
+        }
+        &'ctx;help;frame;pop'= {
+        }
+        &'ctx;help;frame;tree'= {
+        }
+        &'ctx;help;frame;show'= {
+        }
+        &'ctx;help;frame;current'= {
+        }
+        &'ctx;help;frame;plan'= {
+        }
+        &'ctx;help;frame;activate'= {
+        }
+        &'ctx;help;frame;invalidate'= {
+        }
+        &'ctx;help;frame;artifact'= {
+        }
+        &'ctx;help;frame;decision'= {
+        }
+        &'ctx;help;frame;log'= {
+        }
+        &'ctx;help;completions'= {
+        }
+        &'ctx;help;generate-artifacts'= {
+        }
+        &'ctx;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,202 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_ctx_global_optspecs
+    string join \n C/root= json color= q/quiet h/help V/version
+end
+
+function __fish_ctx_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_ctx_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_ctx_using_subcommand
+    set -l cmd (__fish_ctx_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c ctx -n "__fish_ctx_needs_command" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_needs_command" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_needs_command" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_needs_command" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_needs_command" -s V -l version -d 'Print version'
+complete -c ctx -n "__fish_ctx_needs_command" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+complete -c ctx -n "__fish_ctx_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctx -n "__fish_ctx_needs_command" -f -a "generate-artifacts" -d 'Write completions/ and man/ into DIR (used to refresh the committed copies)'
+complete -c ctx -n "__fish_ctx_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "tree" -d 'Print the frame tree, roots and children in creation order, current frame marked'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "show" -d 'Print every field of one frame, untruncated [default: the current frame]'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "current" -d 'Print the current frame\'s full id; exit 1 when there is none'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "plan" -d 'Add planned children, in order, under the current frame; the current frame is unchanged'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "activate" -d 'Start a planned frame (its parent must be in_progress) and make it current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "invalidate" -d 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "artifact" -d 'Record files or other outputs on a frame (exact duplicates are skipped)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "decision" -d 'Record a decision on a frame'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision log help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l parent -d 'Parent frame [default: the current frame; none makes a root]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l id -d 'Adopt this id instead of generating fr_<12 random characters> (e.g. an OpenCode session id); letters, digits, \'_\' and \'-\', unique ignoring case' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l status -d 'Final status [default: completed]' -r -f -a "completed\t'The goal was reached'
+failed\t'The goal was not reached'
+blocked\t'Waiting on something; a blocked frame can be popped again later'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l summary -d 'What the frame achieved; stored as compactionSummary and shown to later frames' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l summary-file -d 'Read the summary from a file, or \'-\' for stdin (trailing line breaks removed)' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l transcript -d 'An `opencode export <sessionID>` JSON file (or \'-\' for stdin) whose messages go into the log' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l force -d 'Pop even when descendants are still in_progress (they stay as they are)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l from -d 'Print only this frame\'s subtree' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l details -d 'Add summary, artifacts, decision count, invalidation reason and log path below each frame'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l ascii -d 'Draw with ASCII characters only'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from show" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from show" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from show" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from show" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from current" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from current" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from current" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from current" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from current" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from current" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from plan" -l parent -d 'Parent frame [default: the current frame]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from plan" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from plan" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from plan" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from plan" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from plan" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from activate" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from activate" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from activate" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from activate" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from activate" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from activate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from invalidate" -l reason -d 'Why the frame no longer applies (required, must not be blank)' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from invalidate" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from invalidate" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from invalidate" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from invalidate" -l dry-run -d 'Print what would change and change nothing'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from invalidate" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from invalidate" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from invalidate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from artifact" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from artifact" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from artifact" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from artifact" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from artifact" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from artifact" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from decision" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from decision" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from decision" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from decision" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from decision" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from decision" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from log" -l frame -d 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from log" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from log" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from log" -l path -d 'Print the log file\'s absolute path instead of its text'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from log" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from log" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "tree" -d 'Print the frame tree, roots and children in creation order, current frame marked'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print every field of one frame, untruncated [default: the current frame]'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "current" -d 'Print the current frame\'s full id; exit 1 when there is none'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "plan" -d 'Add planned children, in order, under the current frame; the current frame is unchanged'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "activate" -d 'Start a planned frame (its parent must be in_progress) and make it current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "invalidate" -d 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "artifact" -d 'Record files or other outputs on a frame (exact duplicates are skipped)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "decision" -d 'Record a decision on a frame'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand completions" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand completions" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand completions" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand completions" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/ and man/ into DIR (used to refresh the committed copies)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "tree" -d 'Print the frame tree, roots and children in creation order, current frame marked'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "show" -d 'Print every field of one frame, untruncated [default: the current frame]'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "current" -d 'Print the current frame\'s full id; exit 1 when there is none'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "plan" -d 'Add planned children, in order, under the current frame; the current frame is unchanged'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "activate" -d 'Start a planned frame (its parent must be in_progress) and make it current'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "invalidate" -d 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "artifact" -d 'Record files or other outputs on a frame (exact duplicates are skipped)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "decision" -d 'Record a decision on a frame'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'

@@ -1,0 +1,89 @@
+//! Completion scripts and man pages, generated from the clap definitions. The copies committed
+//! under `completions/` and `man/` are kept fresh by a test.
+
+use std::path::Path;
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+use super::Context;
+use crate::cli::Cli;
+use crate::error::{Error, ExitCode, Result};
+
+/// Each shell and the file name its completion script is committed under.
+pub const SHELLS: [(Shell, &str); 5] = [
+    (Shell::Bash, "ctx.bash"),
+    (Shell::Zsh, "_ctx"),
+    (Shell::Fish, "ctx.fish"),
+    (Shell::Elvish, "ctx.elv"),
+    (Shell::PowerShell, "_ctx.ps1"),
+];
+
+pub fn completion_script(shell: Shell) -> Vec<u8> {
+    let mut command = Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "ctx", &mut script);
+    script
+}
+
+pub fn completions(ctx: &mut Context, shell: Shell) -> Result<ExitCode> {
+    ctx.out.write_bytes(&completion_script(shell))?;
+    Ok(ExitCode::Success)
+}
+
+/// Man pages: `ctx.1`, then `ctx-<group>.1`, `ctx-<group>-<command>.1` for every visible command.
+pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>> {
+    let mut command = Cli::command();
+    command.build();
+    let mut pages = Vec::new();
+    collect_pages(&command, "ctx", &mut pages)?;
+    Ok(pages)
+}
+
+fn collect_pages(
+    command: &clap::Command,
+    name: &str,
+    pages: &mut Vec<(String, Vec<u8>)>,
+) -> Result<()> {
+    let named = command
+        .clone()
+        .name(name.to_string())
+        .bin_name(name.replace('-', " "));
+    let mut page = Vec::new();
+    clap_mangen::Man::new(named)
+        .render(&mut page)
+        .map_err(|e| Error::failure(format!("cannot render the man page of {name}: {e}")))?;
+    pages.push((format!("{name}.1"), page));
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        if sub.get_name() == "help" {
+            continue;
+        }
+        collect_pages(sub, &format!("{name}-{}", sub.get_name()), pages)?;
+    }
+    Ok(())
+}
+
+/// Writes `completions/` and `man/` under `dir`.
+pub fn write_artifacts(ctx: &mut Context, dir: &Path) -> Result<ExitCode> {
+    let write = |path: &Path, bytes: &[u8]| -> Result<()> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| Error::io(parent, "create the directory", &e))?;
+        }
+        std::fs::write(path, bytes).map_err(|e| Error::io(path, "write", &e))
+    };
+    for (shell, file) in SHELLS {
+        write(
+            &dir.join("completions").join(file),
+            &completion_script(shell),
+        )?;
+    }
+    for (file, page) in man_pages()? {
+        write(&dir.join("man").join(file), &page)?;
+    }
+    ctx.out.note(&format!(
+        "wrote completions/ and man/ under {}",
+        dir.display()
+    ));
+    Ok(ExitCode::Success)
+}
