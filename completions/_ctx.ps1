@@ -56,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
             [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -193,6 +194,17 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'ctx;frame;import' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'ctx;frame;log' {
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
@@ -217,6 +229,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
             [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -249,6 +262,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;frame;help;decision' {
+            break
+        }
+        'ctx;frame;help;import' {
             break
         }
         'ctx;frame;help;log' {
@@ -297,6 +313,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
             [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             break
         }
@@ -328,6 +345,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;frame;decision' {
+            break
+        }
+        'ctx;help;frame;import' {
             break
         }
         'ctx;help;frame;log' {

@@ -43,6 +43,9 @@ _ctx() {
             ctx__subcmd__frame,help)
                 cmd="ctx__subcmd__frame__subcmd__help"
                 ;;
+            ctx__subcmd__frame,import)
+                cmd="ctx__subcmd__frame__subcmd__import"
+                ;;
             ctx__subcmd__frame,invalidate)
                 cmd="ctx__subcmd__frame__subcmd__invalidate"
                 ;;
@@ -78,6 +81,9 @@ _ctx() {
                 ;;
             ctx__subcmd__frame__subcmd__help,help)
                 cmd="ctx__subcmd__frame__subcmd__help__subcmd__help"
+                ;;
+            ctx__subcmd__frame__subcmd__help,import)
+                cmd="ctx__subcmd__frame__subcmd__help__subcmd__import"
                 ;;
             ctx__subcmd__frame__subcmd__help,invalidate)
                 cmd="ctx__subcmd__frame__subcmd__help__subcmd__invalidate"
@@ -123,6 +129,9 @@ _ctx() {
                 ;;
             ctx__subcmd__help__subcmd__frame,decision)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__decision"
+                ;;
+            ctx__subcmd__help__subcmd__frame,import)
+                cmd="ctx__subcmd__help__subcmd__frame__subcmd__import"
                 ;;
             ctx__subcmd__help__subcmd__frame,invalidate)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__invalidate"
@@ -204,7 +213,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame)
-            opts="-C -q -h --root --json --color --quiet --help push pop tree show current plan activate invalidate artifact decision log help"
+            opts="-C -q -h --root --json --color --quiet --help push pop tree show current plan activate invalidate artifact decision import log help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -350,7 +359,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__help)
-            opts="push pop tree show current plan activate invalidate artifact decision log help"
+            opts="push pop tree show current plan activate invalidate artifact decision import log help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -420,6 +429,20 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__frame__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -524,6 +547,32 @@ _ctx() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__frame__subcmd__import)
+            opts="-C -q -h --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -832,7 +881,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__frame)
-            opts="push pop tree show current plan activate invalidate artifact decision log"
+            opts="push pop tree show current plan activate invalidate artifact decision import log"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -888,6 +937,20 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__frame__subcmd__decision)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__frame__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -52,6 +52,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
             cand decision 'Record a decision on a frame'
+            cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -178,6 +179,16 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'ctx;frame;import'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'ctx;frame;log'= {
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -201,6 +212,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
             cand decision 'Record a decision on a frame'
+            cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -223,6 +235,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;frame;help;artifact'= {
         }
         &'ctx;frame;help;decision'= {
+        }
+        &'ctx;frame;help;import'= {
         }
         &'ctx;frame;help;log'= {
         }
@@ -265,6 +279,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
             cand decision 'Record a decision on a frame'
+            cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
         }
         &'ctx;help;frame;push'= {
@@ -286,6 +301,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;frame;artifact'= {
         }
         &'ctx;help;frame;decision'= {
+        }
+        &'ctx;help;frame;import'= {
         }
         &'ctx;help;frame;log'= {
         }

@@ -156,6 +156,18 @@ the target first.")]
         selector: FrameSelector,
     },
 
+    /// Import frames from Flame "stack" state (or another Flame v1 file)
+    #[command(long_about = "\
+Import frames from Flame's later \"stack\" state (default: .opencode/stack/state.json)
+or from another Flame v1 state file. Each frame keeps its id and every key; stack
+frames gain a goal (title: success criteria) and a summary (their results).
+Frames whose id already exists are skipped with a warning. The source is only
+read. Prints the imported ids.")]
+    Import {
+        /// The state file to import from [default: .opencode/stack/state.json]
+        path: Option<PathBuf>,
+    },
+
     /// Print a popped frame's log file, or its path [default: the current frame]
     Log {
         /// Frame id or unique prefix [default: the current frame]

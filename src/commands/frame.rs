@@ -8,11 +8,11 @@ use serde_json::{Value, json};
 use super::Context;
 use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus};
 use crate::error::{Error, ExitCode, Result};
-use crate::frame::log;
 use crate::frame::ops::{self, Selector};
 use crate::frame::render::{self, TreeOptions};
 use crate::frame::state::{SCHEMA_VERSION, State, Status, TreeIndex};
 use crate::frame::store::{self, Store};
+use crate::frame::{import, log};
 use crate::opencode::export::Export;
 use crate::output::Style;
 
@@ -68,6 +68,7 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
         } => invalidate(ctx, &store, id.as_deref(), &reason, dry_run, &selector),
         FrameCommand::Artifact { paths, selector } => artifact(ctx, &store, &paths, &selector),
         FrameCommand::Decision { text, selector } => decision(ctx, &store, &text, &selector),
+        FrameCommand::Import { path } => import(ctx, &store, path),
         FrameCommand::Log { id, path, selector } => {
             show_log(ctx, &store, id.as_deref(), path, &selector)
         }
@@ -518,6 +519,40 @@ fn show_log(
         )?;
     } else {
         ctx.out.write_bytes(&bytes)?;
+    }
+    Ok(ExitCode::Success)
+}
+
+fn import(ctx: &mut Context, store: &Store, path: Option<PathBuf>) -> Result<ExitCode> {
+    let path = path.unwrap_or_else(|| ctx.project.root.join(".opencode/stack/state.json"));
+    let bytes = read_input(&path, 512 << 20)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::failure(format!("{}: not UTF-8 text", label(&path))))?;
+    let now = ctx.now;
+    let (outcome, _) = store.update(now, |state| {
+        let (merged, outcome) = import::import(state, &text, now).map_err(|e| Error {
+            message: format!("{}: {}", label(&path), e.message),
+            ..e
+        })?;
+        *state = merged;
+        let changed = !outcome.imported.is_empty();
+        Ok((outcome, changed))
+    })?;
+    if !outcome.skipped.is_empty() {
+        ctx.out.warn(&format!(
+            "skipped {} existing frame(s): {}",
+            outcome.skipped.len(),
+            outcome.skipped.join(", ")
+        ));
+    }
+    if ctx.out.json {
+        ctx.out.json_doc(
+            &json!({"version": 1, "imported": outcome.imported, "skipped": outcome.skipped}),
+        )?;
+    } else {
+        for id in &outcome.imported {
+            ctx.out.line(id)?;
+        }
     }
     Ok(ExitCode::Success)
 }

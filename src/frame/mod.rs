@@ -2,6 +2,7 @@
 //! renderings and log files.
 
 pub mod id;
+pub mod import;
 pub mod log;
 pub mod ops;
 pub mod render;

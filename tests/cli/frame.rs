@@ -1223,3 +1223,152 @@ fn root_discovery_and_explicit_root() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+// ---- import ----
+
+const STACK: &str = r#"{
+  "version": 1,
+  "frames": {
+    "ses_aaaa1111ffffStackRootAbCdEf": {
+      "sessionID": "ses_aaaa1111ffffStackRootAbCdEf",
+      "status": "in_progress",
+      "title": "Billing service",
+      "successCriteria": "Invoices, payments and refunds work end to end",
+      "successCriteriaCompacted": "invoices, payments, refunds",
+      "createdAt": 1795338000000,
+      "updatedAt": 1795338000000
+    },
+    "ses_bbbb2222ffffStackChildAbCdE": {
+      "sessionID": "ses_bbbb2222ffffStackChildAbCdE",
+      "parentSessionID": "ses_aaaa1111ffffStackRootAbCdEf",
+      "status": "completed",
+      "successCriteria": "Webhooks verified",
+      "results": "Verified with a 5-minute tolerance.",
+      "resultsCompacted": "   ",
+      "createdAt": 1795338001000,
+      "updatedAt": 1795338002000,
+      "artifacts": ["verify.rs"],
+      "decisions": []
+    },
+    "fr_46s6jr410dd3": {
+      "sessionID": "fr_46s6jr410dd3",
+      "status": "planned",
+      "createdAt": 1795338003000,
+      "updatedAt": 1795338003000
+    },
+    "ses_cccc3333ffffNoTitleAbCdEfGh": {
+      "sessionID": "ses_cccc3333ffffNoTitleAbCdEfGh",
+      "parentSessionID": "ses_aaaa1111ffffStackRootAbCdEf",
+      "status": "planned",
+      "createdAt": 1795338004000,
+      "updatedAt": 1795338004000
+    }
+  },
+  "activeFrameID": "ses_bbbb2222ffffStackChildAbCdE",
+  "rootFrameIDs": ["ses_aaaa1111ffffStackRootAbCdEf"],
+  "updatedAt": 1795338004000
+}"#;
+
+#[test]
+fn import_maps_stack_frames_and_skips_existing_ids() {
+    let env = spec_env();
+    env.write(".opencode/stack/state.json", STACK);
+    let out = env.run(&["frame", "import"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+    ses_aaaa1111ffffStackRootAbCdEf
+    ses_bbbb2222ffffStackChildAbCdE
+    ses_cccc3333ffffNoTitleAbCdEfGh
+    --- stderr
+    warning: skipped 1 existing frame(s): fr_46s6jr410dd3
+    ");
+    let doc = state(&env);
+    let root = frame(&doc, "ses_aaaa1111ffffStackRootAbCdEf");
+    assert_eq!(root["goal"], "Billing service: invoices, payments, refunds");
+    assert_eq!(
+        root["title"], "Billing service",
+        "stack keys stay as unknown keys"
+    );
+    assert_eq!(root["artifacts"], serde_json::json!([]));
+    let child = frame(&doc, "ses_bbbb2222ffffStackChildAbCdE");
+    assert_eq!(child["goal"], "Webhooks verified");
+    assert_eq!(
+        child["compactionSummary"],
+        "Verified with a 5-minute tolerance."
+    );
+    assert_eq!(
+        frame(&doc, "ses_cccc3333ffffNoTitleAbCdEfGh")["goal"],
+        "Frame ses_cccc3333ffffNoTitleAbCdEfGh"
+    );
+    assert_eq!(
+        frame(&doc, "fr_46s6jr410dd3")["goal"],
+        "Handle refund events",
+        "existing frame untouched"
+    );
+    assert_eq!(
+        doc["rootFrameIDs"],
+        serde_json::json!([
+            "ses_dfd84297fffeStZsxnTSWsbCBp",
+            "ses_aaaa1111ffffStackRootAbCdEf"
+        ])
+    );
+    assert_eq!(
+        doc["activeFrameID"], "fr_46s6jr410dd3",
+        "the target's current frame wins"
+    );
+    assert_eq!(
+        env.read(".opencode/stack/state.json"),
+        STACK,
+        "the source is only read"
+    );
+
+    // A second import has nothing new to add.
+    let again: Value = serde_json::from_str(&env.ok(&["frame", "import", "-q", "--json"])).unwrap();
+    assert_eq!(again["imported"], serde_json::json!([]));
+    assert_eq!(again["skipped"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn import_into_an_empty_tree_takes_the_current_frame() {
+    let env = TestEnv::new();
+    env.write("elsewhere.json", STACK);
+    env.ok(&["frame", "import", "elsewhere.json"]);
+    assert_eq!(
+        env.ok(&["frame", "current"]),
+        "ses_bbbb2222ffffStackChildAbCdE\n"
+    );
+}
+
+#[test]
+fn import_refuses_bad_sources_and_writes_nothing() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    env.write(
+        "bad.json",
+        STACK.replace("\"status\": \"planned\"", "\"status\": \"paused\""),
+    );
+    let out = env.run(&["frame", "import", "bad.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with(
+            "error: bad.json: the merged state would be invalid: /frames/ses_cccc3333ffffNoTitleAbCdEfGh/status must be one of"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    env.write("evil.json", r#"{"frames": {"../../x": {}}}"#);
+    assert_snapshot!(env.snap(&["frame", "import", "evil.json"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: evil.json: /frames/../../x: invalid frame id: only letters, digits, '_' and '-' are allowed
+    ");
+    assert_snapshot!(env.snap(&["frame", "import"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/stack/state.json: cannot read: No such file or directory
+    ");
+    assert_eq!(env.read(STATE), before);
+}
