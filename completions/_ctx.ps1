@@ -76,7 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;frame;pop' {
-            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Final status [default: completed]')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Final status')
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'What the frame achieved; stored as compactionSummary and shown to later frames')
             [CompletionResult]::new('--summary-file', '--summary-file', [CompletionResultType]::ParameterName, 'Read the summary from a file, or ''-'' for stdin (trailing line breaks removed)')
             [CompletionResult]::new('--transcript', '--transcript', [CompletionResultType]::ParameterName, 'An `opencode export <sessionID>` JSON file (or ''-'' for stdin) whose messages go into the log')

@@ -70,7 +70,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'ctx;frame;pop'= {
-            cand --status 'Final status [default: completed]'
+            cand --status 'Final status'
             cand --summary 'What the frame achieved; stored as compactionSummary and shown to later frames'
             cand --summary-file 'Read the summary from a file, or ''-'' for stdin (trailing line breaks removed)'
             cand --transcript 'An `opencode export <sessionID>` JSON file (or ''-'' for stdin) whose messages go into the log'

@@ -66,7 +66,7 @@ never\t'Never colour'"
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l status -d 'Final status [default: completed]' -r -f -a "completed\t'The goal was reached'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l status -d 'Final status' -r -f -a "completed\t'The goal was reached'
 failed\t'The goal was not reached'
 blocked\t'Waiting on something; a blocked frame can be popped again later'"
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -l summary -d 'What the frame achieved; stored as compactionSummary and shown to later frames' -r

@@ -45,7 +45,7 @@ Only in_progress and blocked frames can be popped. A frame with in_progress
 descendants is refused unless --force. Prints the id of the frame that is now
 current, or nothing when the popped frame was a root.")]
     Pop {
-        /// Final status [default: completed]
+        /// Final status
         #[arg(long, value_enum, default_value_t = PopStatus::Completed)]
         status: PopStatus,
         /// What the frame achieved; stored as compactionSummary and shown to later frames

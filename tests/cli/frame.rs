@@ -1372,3 +1372,51 @@ fn import_refuses_bad_sources_and_writes_nothing() {
     ");
     assert_eq!(env.read(STATE), before);
 }
+
+#[test]
+fn colour_follows_the_flag_and_the_environment() {
+    let env = spec_env();
+    let has_escape = |out: std::process::Output| out.stdout.contains(&0x1b);
+    assert!(
+        !has_escape(env.run(&["frame", "tree"])),
+        "no colour in pipes by default"
+    );
+    assert!(has_escape(env.run(&["frame", "tree", "--color", "always"])));
+    assert!(has_escape(
+        env.ctx()
+            .args(["frame", "tree"])
+            .env("CLICOLOR_FORCE", "1")
+            .output()
+            .unwrap()
+    ));
+    assert!(!has_escape(
+        env.ctx()
+            .args(["frame", "tree"])
+            .env("CLICOLOR_FORCE", "1")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    ));
+    assert!(!has_escape(
+        env.ctx()
+            .args(["frame", "tree", "--color", "never"])
+            .env("CLICOLOR_FORCE", "1")
+            .output()
+            .unwrap()
+    ));
+    // Colour never changes the characters.
+    let plain = env.ok(&["frame", "tree"]);
+    let coloured =
+        String::from_utf8(env.run(&["frame", "tree", "--color", "always"]).stdout).unwrap();
+    let mut stripped = String::new();
+    let mut in_escape = false;
+    for ch in coloured.chars() {
+        match (in_escape, ch) {
+            (false, '\x1b') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+            (false, c) => stripped.push(c),
+        }
+    }
+    assert_eq!(stripped, plain);
+}
