@@ -238,7 +238,7 @@ fn pop(
         std::fs::create_dir_all(&logs_dir)
             .map_err(|e| Error::io(&logs_dir, "create the directory", &e))?;
         let log_file = logs_dir.join(format!("frame-{target}.md"));
-        let mode = std::fs::metadata(&log_file).ok().map(|_| 0o644);
+        let mode = store::existing_mode(&log_file);
         store::write_atomically(
             &logs_dir,
             &log_file,

@@ -6,9 +6,9 @@ use std::path::Path;
 use clap::CommandFactory;
 use clap_complete::Shell;
 
-use super::Context;
 use crate::cli::Cli;
 use crate::error::{Error, ExitCode, Result};
+use crate::output::Output;
 
 /// Each shell and the file name its completion script is committed under.
 pub const SHELLS: [(Shell, &str); 5] = [
@@ -26,8 +26,8 @@ pub fn completion_script(shell: Shell) -> Vec<u8> {
     script
 }
 
-pub fn completions(ctx: &mut Context, shell: Shell) -> Result<ExitCode> {
-    ctx.out.write_bytes(&completion_script(shell))?;
+pub fn completions(out: &mut Output, shell: Shell) -> Result<ExitCode> {
+    out.write_bytes(&completion_script(shell))?;
     Ok(ExitCode::Success)
 }
 
@@ -64,7 +64,7 @@ fn collect_pages(
 }
 
 /// Writes `completions/` and `man/` under `dir`.
-pub fn write_artifacts(ctx: &mut Context, dir: &Path) -> Result<ExitCode> {
+pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
     let write = |path: &Path, bytes: &[u8]| -> Result<()> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -81,7 +81,7 @@ pub fn write_artifacts(ctx: &mut Context, dir: &Path) -> Result<ExitCode> {
     for (file, page) in man_pages()? {
         write(&dir.join("man").join(file), &page)?;
     }
-    ctx.out.note(&format!(
+    out.note(&format!(
         "wrote completions/ and man/ under {}",
         dir.display()
     ));

@@ -16,7 +16,19 @@ pub struct Context {
 }
 
 /// Runs the parsed command line; the result's exit code is the process's.
-pub fn run(cli: Cli, out: Output) -> (Result<ExitCode>, Output) {
+pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
+    // Commands that do not look at a project must not fail on (or pay for) finding one.
+    match &cli.command {
+        Command::Completions { shell } => {
+            let result = generate::completions(&mut out, *shell);
+            return (result.and_then(|code| out.flush().map(|()| code)), out);
+        }
+        Command::GenerateArtifacts { dir } => {
+            let result = generate::write_artifacts(&out, dir);
+            return (result, out);
+        }
+        _ => {}
+    }
     let project = match Project::locate(cli.global.root.as_deref()) {
         Ok(project) => project,
         Err(err) => return (Err(err), out),
@@ -28,8 +40,9 @@ pub fn run(cli: Cli, out: Output) -> (Result<ExitCode>, Output) {
     };
     let result = match cli.command {
         Command::Frame(command) => frame::run(&mut ctx, command),
-        Command::Completions { shell } => generate::completions(&mut ctx, shell),
-        Command::GenerateArtifacts { dir } => generate::write_artifacts(&mut ctx, &dir),
+        Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
+            unreachable!("handled before the project is located")
+        }
     };
     let result = result.and_then(|code| ctx.out.flush().map(|()| code));
     (result, ctx.out)

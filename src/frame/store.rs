@@ -229,7 +229,8 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn existing_mode(path: &Path) -> Option<u32> {
+/// The permission bits of an existing file, to give to its replacement.
+pub fn existing_mode(path: &Path) -> Option<u32> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
