@@ -33,7 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
-            [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/ and man/ into DIR (used to refresh the committed copies)')
+            [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -298,7 +298,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;help' {
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
-            [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/ and man/ into DIR (used to refresh the committed copies)')
+            [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }

@@ -30,7 +30,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --version 'Print version'
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
             cand completions 'Print a shell completion script'
-            cand generate-artifacts 'Write completions/ and man/ into DIR (used to refresh the committed copies)'
+            cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctx;frame'= {
@@ -265,7 +265,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help'= {
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
             cand completions 'Print a shell completion script'
-            cand generate-artifacts 'Write completions/ and man/ into DIR (used to refresh the committed copies)'
+            cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctx;help;frame'= {

@@ -34,7 +34,7 @@ complete -c ctx -n "__fish_ctx_needs_command" -s h -l help -d 'Print help (see m
 complete -c ctx -n "__fish_ctx_needs_command" -s V -l version -d 'Print version'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "completions" -d 'Print a shell completion script'
-complete -c ctx -n "__fish_ctx_needs_command" -f -a "generate-artifacts" -d 'Write completions/ and man/ into DIR (used to refresh the committed copies)'
+complete -c ctx -n "__fish_ctx_needs_command" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision import log help" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision import log help" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
@@ -196,7 +196,7 @@ complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s q -l quie
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/ and man/ into DIR (used to refresh the committed copies)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame completions generate-artifacts help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'

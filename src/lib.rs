@@ -9,4 +9,5 @@ pub mod json;
 pub mod opencode;
 pub mod output;
 pub mod project;
+pub mod schema;
 pub mod time;

@@ -117,7 +117,7 @@ impl Output {
     }
 
     /// Writes a JSON document (compact, one line) to stdout.
-    pub fn json_doc(&mut self, value: &serde_json::Value) -> Result<()> {
+    pub fn json_doc(&mut self, value: &impl serde::Serialize) -> Result<()> {
         serde_json::to_writer(&mut self.stdout, value)
             .map_err(|e| Error::from(io::Error::other(e)))?;
         self.stdout.write_all(b"\n")?;

@@ -80,7 +80,7 @@ Print a shell completion script for SHELL on stdout.
         shell: clap_complete::Shell,
     },
 
-    /// Write completions/ and man/ into DIR (used to refresh the committed copies)
+    /// Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)
     #[command(hide = true)]
     GenerateArtifacts {
         /// The repository root to write into

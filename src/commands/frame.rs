@@ -3,11 +3,13 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
-
 use super::Context;
 use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus};
 use crate::error::{Error, ExitCode, Result};
+use crate::frame::doc::{
+    AddedDoc, FrameDoc, FrameJson, FramesDoc, ImportDoc, InvalidateDoc, LogDoc, PopDoc, ShowDoc,
+    ShownFrame, TreeDoc, TreeNode,
+};
 use crate::frame::ops::{self, Selector};
 use crate::frame::render::{self, TreeOptions};
 use crate::frame::state::{SCHEMA_VERSION, State, Status, TreeIndex};
@@ -15,6 +17,7 @@ use crate::frame::store::{self, Store};
 use crate::frame::{import, log};
 use crate::opencode::export::Export;
 use crate::output::Style;
+use crate::schema::Version;
 
 /// Exports can be large; anything past this is not a session export.
 const MAX_EXPORT_BYTES: u64 = 1 << 30;
@@ -99,8 +102,10 @@ fn load_for_reading(ctx: &Context, store: &Store) -> Result<State> {
 fn print_frame_doc(ctx: &mut Context, state: &State, id: &str) -> Result<()> {
     let frame = state.frame(id).expect("the id was just resolved");
     if ctx.out.json {
-        ctx.out
-            .json_doc(&json!({"version": 1, "frame": render::frame_json(&frame)}))
+        ctx.out.json_doc(&FrameDoc {
+            version: Version,
+            frame: FrameJson::new(&frame),
+        })
     } else {
         ctx.out.line(id)
     }
@@ -254,12 +259,12 @@ fn pop(
     let frame = state.frame(&plan.id).expect("the popped frame exists");
     if ctx.out.json {
         let log_path = store.dir().join(ops::log_path_for(&plan.id));
-        ctx.out.json_doc(&json!({
-            "version": 1,
-            "frame": render::frame_json(&frame),
-            "current": plan.new_current,
-            "log_path": log_path.display().to_string(),
-        }))?;
+        ctx.out.json_doc(&PopDoc {
+            version: Version,
+            frame: FrameJson::new(&frame),
+            current: plan.new_current.clone(),
+            log_path: log_path.display().to_string(),
+        })?;
     } else if let Some(current) = &plan.new_current {
         ctx.out.line(current)?;
     }
@@ -279,16 +284,19 @@ fn tree(
     let current = ops::current(&state, &selector(args))?;
     if ctx.out.json {
         let index = TreeIndex::new(&state);
-        let roots: Vec<Value> = match &from {
-            Some(id) => vec![render::node_json(&state, &index, id)],
+        let roots: Vec<TreeNode> = match &from {
+            Some(id) => vec![TreeNode::new(&state, &index, id)],
             None => index
                 .roots
                 .iter()
-                .map(|r| render::node_json(&state, &index, r))
+                .map(|r| TreeNode::new(&state, &index, r))
                 .collect(),
         };
-        ctx.out
-            .json_doc(&json!({"version": 1, "current": current, "roots": roots}))?;
+        ctx.out.json_doc(&TreeDoc {
+            version: Version,
+            current,
+            roots,
+        })?;
         return Ok(ExitCode::Success);
     }
     if state.is_empty() {
@@ -330,8 +338,16 @@ fn show(
     let id = ops::target(&state, id, &selector(args))?;
     let frame = state.frame(&id).expect("the id was just resolved");
     if ctx.out.json {
-        ctx.out
-            .json_doc(&json!({"version": 1, "frame": render::frame_json_with_extra(&frame)}))?;
+        ctx.out.json_doc(&ShowDoc {
+            version: Version,
+            frame: ShownFrame {
+                frame: FrameJson::new(&frame),
+                extra: frame
+                    .extra()
+                    .map(|(k, v)| (k.to_string(), v.to_serde()))
+                    .collect(),
+            },
+        })?;
     } else {
         ctx.out.write(&render::show_text(&frame))?;
     }
@@ -364,11 +380,14 @@ fn plan(
         Ok((ids, true))
     })?;
     if ctx.out.json {
-        let frames: Vec<Value> = ids
+        let frames: Vec<FrameJson> = ids
             .iter()
-            .map(|id| render::frame_json(&state.frame(id).expect("just planned")))
+            .map(|id| FrameJson::new(&state.frame(id).expect("just planned")))
             .collect();
-        ctx.out.json_doc(&json!({"version": 1, "frames": frames}))?;
+        ctx.out.json_doc(&FramesDoc {
+            version: Version,
+            frames,
+        })?;
     } else {
         for id in &ids {
             ctx.out.line(id)?;
@@ -420,12 +439,12 @@ fn invalidate(
         ));
     }
     if ctx.out.json {
-        ctx.out.json_doc(&json!({
-            "version": 1,
-            "invalidated": change.invalidated,
-            "in_progress_descendants": change.in_progress,
-            "dry_run": dry_run,
-        }))?;
+        ctx.out.json_doc(&InvalidateDoc {
+            version: Version,
+            invalidated: change.invalidated.clone(),
+            in_progress_descendants: change.in_progress.clone(),
+            dry_run,
+        })?;
     } else {
         for id in &change.invalidated {
             ctx.out.line(id)?;
@@ -450,9 +469,11 @@ fn artifact(
     })?;
     if ctx.out.json {
         let frame = state.frame(&id).expect("the id was just resolved");
-        ctx.out.json_doc(
-            &json!({"version": 1, "frame": render::frame_json(&frame), "added": added}),
-        )?;
+        ctx.out.json_doc(&AddedDoc {
+            version: Version,
+            frame: FrameJson::new(&frame),
+            added,
+        })?;
     }
     Ok(ExitCode::Success)
 }
@@ -472,9 +493,11 @@ fn decision(
     })?;
     if ctx.out.json {
         let frame = state.frame(&id).expect("the id was just resolved");
-        ctx.out.json_doc(
-            &json!({"version": 1, "frame": render::frame_json(&frame), "added": [text]}),
-        )?;
+        ctx.out.json_doc(&AddedDoc {
+            version: Version,
+            frame: FrameJson::new(&frame),
+            added: vec![text.to_string()],
+        })?;
     }
     Ok(ExitCode::Success)
 }
@@ -504,8 +527,12 @@ fn show_log(
     let path = store.dir().join(relative);
     if path_only {
         if ctx.out.json {
-            ctx.out
-                .json_doc(&json!({"version": 1, "id": id, "path": path.display().to_string()}))?;
+            ctx.out.json_doc(&LogDoc {
+                version: Version,
+                id,
+                path: path.display().to_string(),
+                text: None,
+            })?;
         } else {
             ctx.out.line(&path.display().to_string())?;
         }
@@ -513,10 +540,12 @@ fn show_log(
     }
     let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read the log", &e))?;
     if ctx.out.json {
-        let text = String::from_utf8_lossy(&bytes);
-        ctx.out.json_doc(
-            &json!({"version": 1, "id": id, "path": path.display().to_string(), "text": text}),
-        )?;
+        ctx.out.json_doc(&LogDoc {
+            version: Version,
+            id,
+            path: path.display().to_string(),
+            text: Some(String::from_utf8_lossy(&bytes).into_owned()),
+        })?;
     } else {
         ctx.out.write_bytes(&bytes)?;
     }
@@ -546,9 +575,11 @@ fn import(ctx: &mut Context, store: &Store, path: Option<PathBuf>) -> Result<Exi
         ));
     }
     if ctx.out.json {
-        ctx.out.json_doc(
-            &json!({"version": 1, "imported": outcome.imported, "skipped": outcome.skipped}),
-        )?;
+        ctx.out.json_doc(&ImportDoc {
+            version: Version,
+            imported: outcome.imported.clone(),
+            skipped: outcome.skipped.clone(),
+        })?;
     } else {
         for id in &outcome.imported {
             ctx.out.line(id)?;

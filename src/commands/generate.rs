@@ -1,5 +1,6 @@
-//! Completion scripts and man pages, generated from the clap definitions. The copies committed
-//! under `completions/` and `man/` are kept fresh by a test.
+//! Completion scripts and man pages, generated from the clap definitions, and the JSON Schemas
+//! of the `--json` documents, generated from their types. The copies committed under
+//! `completions/`, `man/` and `schemas/` are kept fresh by a test.
 
 use std::path::Path;
 
@@ -63,7 +64,7 @@ fn collect_pages(
     Ok(())
 }
 
-/// Writes `completions/` and `man/` under `dir`.
+/// Writes `completions/`, `man/` and `schemas/` under `dir`.
 pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
     let write = |path: &Path, bytes: &[u8]| -> Result<()> {
         if let Some(parent) = path.parent() {
@@ -81,8 +82,17 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
     for (file, page) in man_pages()? {
         write(&dir.join("man").join(file), &page)?;
     }
+    for (name, schema) in crate::schema::documents() {
+        let mut text = serde_json::to_string_pretty(&schema)
+            .map_err(|e| Error::failure(format!("cannot serialize the schema {name}: {e}")))?;
+        text.push('\n');
+        write(
+            &dir.join("schemas").join(format!("{name}.schema.json")),
+            text.as_bytes(),
+        )?;
+    }
     out.note(&format!(
-        "wrote completions/ and man/ under {}",
+        "wrote completions/, man/ and schemas/ under {}",
         dir.display()
     ));
     Ok(ExitCode::Success)

@@ -1,76 +1,12 @@
-//! Frame output for people and scripts: the JSON FRAME (cli.md "JSON"), `frame show`, and the
-//! tree (flame.md §7).
+//! Frame output for people: `frame show` and the tree (flame.md §7). The JSON documents are in
+//! `doc.rs`.
 
 use std::collections::HashMap;
-
-use serde_json::{Map, Value, json};
 
 use super::id;
 use super::state::{Frame, State, Status, TreeIndex};
 use crate::output::fit_width;
 use crate::time::rfc3339_ms;
-
-/// The JSON FRAME of cli.md.
-pub fn frame_json(frame: &Frame<'_>) -> Value {
-    let mut out = Map::new();
-    out.insert("id".into(), json!(frame.id));
-    out.insert("parent".into(), json!(frame.parent()));
-    out.insert("status".into(), json!(frame.status().as_str()));
-    out.insert("goal".into(), json!(frame.goal()));
-    out.insert("created_at".into(), json!(rfc3339_ms(frame.created_at())));
-    out.insert("updated_at".into(), json!(rfc3339_ms(frame.updated_at())));
-    out.insert(
-        "artifacts".into(),
-        json!(frame.artifacts().collect::<Vec<_>>()),
-    );
-    out.insert(
-        "decisions".into(),
-        json!(frame.decisions().collect::<Vec<_>>()),
-    );
-    out.insert("summary".into(), json!(frame.summary()));
-    out.insert("log_path".into(), json!(frame.log_path()));
-    out.insert(
-        "invalidation_reason".into(),
-        json!(frame.invalidation_reason()),
-    );
-    out.insert(
-        "invalidated_at".into(),
-        json!(frame.invalidated_at().map(rfc3339_ms)),
-    );
-    out.insert(
-        "planned_children".into(),
-        json!(frame.planned_children().collect::<Vec<_>>()),
-    );
-    Value::Object(out)
-}
-
-/// FRAME plus `"extra"`: the unknown keys (`frame show --json`).
-pub fn frame_json_with_extra(frame: &Frame<'_>) -> Value {
-    let mut value = frame_json(frame);
-    let extra: Map<String, Value> = frame
-        .extra()
-        .map(|(k, v)| (k.to_string(), v.to_serde()))
-        .collect();
-    if let Value::Object(map) = &mut value {
-        map.insert("extra".into(), Value::Object(extra));
-    }
-    value
-}
-
-/// A NODE of the tree document: FRAME plus its children.
-pub fn node_json(state: &State, index: &TreeIndex<'_>, id: &str) -> Value {
-    let frame = state.frame(id).expect("ids come from the index");
-    let mut value = frame_json(&frame);
-    let children: Vec<Value> = index
-        .children(id)
-        .iter()
-        .map(|c| node_json(state, index, c))
-        .collect();
-    if let Value::Object(map) = &mut value {
-        map.insert("children".into(), Value::Array(children));
-    }
-    value
-}
 
 /// `frame show`: every field, untruncated, `key: value` per line.
 pub fn show_text(frame: &Frame<'_>) -> String {

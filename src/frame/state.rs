@@ -12,7 +12,11 @@ use super::id;
 /// The schema version this ctx reads and writes.
 pub const SCHEMA_VERSION: i64 = 1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A frame's status, as Flame spells it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     InProgress,
     Planned,

@@ -1,4 +1,4 @@
-//! Generated files committed to the repository (completions/, man/) match what the binary
+//! Generated files committed to the repository (completions/, man/, schemas/) match what the binary
 //! generates now. When this fails, refresh them with: cargo run -q -- generate-artifacts .
 
 use std::path::Path;
@@ -21,12 +21,12 @@ fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
-fn completions_and_man_pages_are_fresh() {
+fn completions_man_pages_and_schemas_are_fresh() {
     let env = TestEnv::new();
     let out = env.temp().join("generated");
     env.ok(&["generate-artifacts", out.to_str().unwrap()]);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for dir in ["completions", "man"] {
+    for dir in ["completions", "man", "schemas"] {
         let committed = files_under(&repo.join(dir));
         let fresh = files_under(&out.join(dir));
         let names =

@@ -43,18 +43,23 @@ impl TestEnv {
         cmd
     }
 
-    /// Runs `ctx ARGS` and returns its output.
+    /// Runs `ctx ARGS` and returns its output (a JSON document is checked against its schema).
     pub fn run(&self, args: &[&str]) -> Output {
-        self.ctx().args(args).output().expect("run ctx")
+        let out = self.ctx().args(args).output().expect("run ctx");
+        crate::schema::check_output(args, &out);
+        out
     }
 
     /// Runs `ctx ARGS` with `stdin` on standard input.
     pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
-        self.ctx()
+        let out = self
+            .ctx()
             .args(args)
             .write_stdin(stdin)
             .output()
-            .expect("run ctx")
+            .expect("run ctx");
+        crate::schema::check_output(args, &out);
+        out
     }
 
     /// Runs `ctx ARGS`, requires exit 0, and returns stdout.

@@ -1420,3 +1420,79 @@ fn colour_follows_the_flag_and_the_environment() {
     }
     assert_eq!(stripped, plain);
 }
+
+// ---- JSON documents ----
+
+/// Runs a command with --json and returns its document (TestEnv checks it against its schema).
+fn doc(env: &TestEnv, args: &[&str]) -> Value {
+    let mut args = args.to_vec();
+    args.push("--json");
+    serde_json::from_str(&env.ok(&args)).unwrap()
+}
+
+#[test]
+fn every_frame_command_prints_its_documented_json() {
+    let env = TestEnv::new();
+    let root = doc(&env, &["frame", "push", "Root goal", "--id", "fr_root"]);
+    assert_eq!(root["version"], 1);
+    assert_eq!(root["frame"]["status"], "in_progress");
+    assert_eq!(root["frame"]["parent"], Value::Null);
+
+    let planned = doc(&env, &["frame", "plan", "First", "Second"]);
+    let first = planned["frames"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(planned["frames"][1]["goal"], "Second");
+    assert_eq!(planned["frames"][0]["parent"], "fr_root");
+
+    let active = doc(&env, &["frame", "activate", &first]);
+    assert_eq!(active["frame"]["status"], "in_progress");
+    assert_eq!(
+        doc(&env, &["frame", "current"])["frame"]["id"],
+        first.as_str()
+    );
+
+    let added = doc(&env, &["frame", "decision", "Use cents"]);
+    assert_eq!(added["added"], serde_json::json!(["Use cents"]));
+    let added = doc(&env, &["frame", "artifact", "src/a.rs"]);
+    assert_eq!(added["frame"]["artifacts"], serde_json::json!(["src/a.rs"]));
+
+    let popped = doc(&env, &["frame", "pop", "--summary", "Done"]);
+    assert_eq!(popped["current"], "fr_root");
+    assert_eq!(popped["frame"]["summary"], "Done");
+    assert!(
+        popped["log_path"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("frame-{first}.md"))
+    );
+
+    let log = doc(&env, &["frame", "log", &first]);
+    assert!(log["text"].as_str().unwrap().contains("Use cents"));
+    let path = doc(&env, &["frame", "log", &first, "--path"]);
+    assert_eq!(path["path"], log["path"]);
+    assert!(path.get("text").is_none());
+
+    let change = doc(
+        &env,
+        &[
+            "frame",
+            "invalidate",
+            "--reason",
+            "Scope cut",
+            "--dry-run",
+            "fr_root",
+        ],
+    );
+    assert_eq!(change["dry_run"], true);
+    assert_eq!(change["invalidated"][0], "fr_root");
+
+    let shown = doc(&env, &["frame", "show", "fr_root"]);
+    assert_eq!(shown["frame"]["extra"], serde_json::json!({}));
+    let tree = doc(&env, &["frame", "tree"]);
+    assert_eq!(tree["current"], "fr_root");
+    assert_eq!(tree["roots"][0]["children"][0]["id"], first.as_str());
+
+    env.write("other.json", env.read(STATE));
+    let imported = doc(&env, &["frame", "import", "other.json"]);
+    assert_eq!(imported["imported"], serde_json::json!([]));
+    assert_eq!(imported["skipped"].as_array().unwrap().len(), 3);
+}

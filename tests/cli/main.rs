@@ -4,3 +4,4 @@ mod artifacts;
 mod common;
 mod frame;
 mod hooks;
+mod schema;
