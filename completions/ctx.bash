@@ -19,6 +19,9 @@ _ctx() {
             ctx,completions)
                 cmd="ctx__subcmd__completions"
                 ;;
+            ctx,config)
+                cmd="ctx__subcmd__config"
+                ;;
             ctx,frame)
                 cmd="ctx__subcmd__frame"
                 ;;
@@ -109,6 +112,9 @@ _ctx() {
             ctx__subcmd__help,completions)
                 cmd="ctx__subcmd__help__subcmd__completions"
                 ;;
+            ctx__subcmd__help,config)
+                cmd="ctx__subcmd__help__subcmd__config"
+                ;;
             ctx__subcmd__help,frame)
                 cmd="ctx__subcmd__help__subcmd__frame"
                 ;;
@@ -161,7 +167,7 @@ _ctx() {
 
     case "${cmd}" in
         ctx)
-            opts="-C -q -h -V --root --json --color --quiet --help --version frame completions generate-artifacts help"
+            opts="-C -q -h -V --root --json --color --quiet --help --version frame config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -188,6 +194,32 @@ _ctx() {
             ;;
         ctx__subcmd__completions)
             opts="-C -q -h --root --json --color --quiet --help bash elvish fish powershell zsh"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__config)
+            opts="-C -q -h --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -853,7 +885,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help)
-            opts="frame completions generate-artifacts help"
+            opts="frame config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -867,6 +899,20 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__config)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+            cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -242,6 +243,16 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;help;help'= {
         }
+        &'ctx;config'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'ctx;completions'= {
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -264,6 +275,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;help'= {
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+            cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -305,6 +317,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;frame;import'= {
         }
         &'ctx;help;frame;log'= {
+        }
+        &'ctx;help;config'= {
         }
         &'ctx;help;completions'= {
         }

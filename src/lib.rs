@@ -10,4 +10,5 @@ pub mod opencode;
 pub mod output;
 pub mod project;
 pub mod schema;
+pub mod settings;
 pub mod time;

@@ -1,7 +1,5 @@
 //! `ctx`: parse, dispatch, map the outcome to an exit code.
 
-use clap::Parser;
-
 use ctxkit::cli::Cli;
 use ctxkit::commands;
 use ctxkit::output::Output;
@@ -11,7 +9,7 @@ use ctxkit::output::Output;
 const STACK_SIZE: usize = 256 << 20;
 
 fn main() -> std::process::ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::parse_with_origins() {
         Ok(cli) => cli,
         Err(err) => {
             // Help and version go to stdout with exit 0; usage errors to stderr with exit 2.

@@ -1,5 +1,5 @@
 //! The project: its root directory, the paths ctx uses under it, and ctx's layered settings
-//! (flag > `CTX_*` environment > project `ctx.toml` > user `config.toml` > default).
+//! files (`settings.rs` resolves each setting through them).
 
 use std::cell::OnceCell;
 use std::fmt;
@@ -88,13 +88,21 @@ pub fn discover_root(start: &Path) -> PathBuf {
 }
 
 /// Where a setting's value came from, highest precedence first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Source {
+    /// A command-line flag.
     Flag,
+    /// An environment variable (`CTX_*`, or another tool's the setting honours).
     Env,
+    /// The project's `.opencode/ctx.toml`.
     Project,
+    /// The user's `$XDG_CONFIG_HOME/ctx/config.toml`.
     User,
+    /// opencode-swarm's configuration (`context_budget`).
+    #[serde(rename = "opencode-swarm")]
     Swarm,
+    /// ctx's built-in default.
     Default,
 }
 
@@ -117,95 +125,39 @@ impl fmt::Display for Source {
     }
 }
 
-/// A setting's value with its origin (`detail` names the file or variable).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Setting<T> {
-    pub value: T,
-    pub source: Source,
-    pub detail: Option<String>,
-}
-
 /// One parsed settings file.
 pub struct ConfigFile {
     pub path: PathBuf,
     pub table: toml::Table,
 }
 
-/// ctx's settings files: `.opencode/ctx.toml` in the project, `$XDG_CONFIG_HOME/ctx/config.toml`.
+/// ctx's settings files: `.opencode/ctx.toml` in the project, `$XDG_CONFIG_HOME/ctx/config.toml`
+/// for the user. Either may be absent.
 pub struct Config {
+    pub project_path: PathBuf,
+    pub user_path: Option<PathBuf>,
     pub project: Option<ConfigFile>,
     pub user: Option<ConfigFile>,
 }
 
 impl Config {
     pub fn load(root: &Path) -> Result<Config> {
-        let project = read_config_file(&root.join(".opencode").join("ctx.toml"))?;
-        let user = match xdg_config_home() {
-            Some(dir) => read_config_file(&dir.join("ctx").join("config.toml"))?,
-            None => None,
-        };
-        Ok(Config { project, user })
-    }
-
-    /// Looks up `key` (dotted, e.g. `frame.context.total`) in `CTX_*` variable `env`, then the
-    /// project file, then the user file. `parse` turns the raw value into `T`, or says why not.
-    pub fn lookup<T>(
-        &self,
-        key: &str,
-        env: &str,
-        parse: impl Fn(&toml::Value) -> Option<T>,
-        expected: &str,
-    ) -> Result<Option<Setting<T>>> {
-        if let Some(raw) = std::env::var_os(env).filter(|v| !v.is_empty()) {
-            let raw = raw.to_string_lossy().into_owned();
-            let value = env_value(&raw);
-            return match parse(&value) {
-                Some(value) => Ok(Some(Setting {
-                    value,
-                    source: Source::Env,
-                    detail: Some(env.to_string()),
-                })),
-                None => Err(Error::failure(format!("{env}={raw}: expected {expected}"))),
-            };
-        }
-        for (file, source) in [(&self.project, Source::Project), (&self.user, Source::User)] {
-            let Some(file) = file else { continue };
-            let Some(value) = lookup_dotted(&file.table, key) else {
-                continue;
-            };
-            return match parse(value) {
-                Some(value) => Ok(Some(Setting {
-                    value,
-                    source,
-                    detail: Some(file.path.display().to_string()),
-                })),
-                None => Err(Error::failure(format!(
-                    "{}: {key} must be {expected}",
-                    file.path.display()
-                ))),
-            };
-        }
-        Ok(None)
+        let project_path = root.join(".opencode").join("ctx.toml");
+        let user_path = xdg_config_home().map(|dir| dir.join("ctx").join("config.toml"));
+        Ok(Config {
+            project: read_config_file(&project_path)?,
+            user: match &user_path {
+                Some(path) => read_config_file(path)?,
+                None => None,
+            },
+            project_path,
+            user_path,
+        })
     }
 }
 
-/// An environment value read as TOML scalar when it looks like one (numbers, booleans), else as a string.
-fn env_value(raw: &str) -> toml::Value {
-    let trimmed = raw.trim();
-    if let Ok(i) = trimmed.parse::<i64>() {
-        return toml::Value::Integer(i);
-    }
-    if let Ok(f) = trimmed.parse::<f64>() {
-        return toml::Value::Float(f);
-    }
-    match trimmed {
-        "true" => toml::Value::Boolean(true),
-        "false" => toml::Value::Boolean(false),
-        _ => toml::Value::String(raw.to_string()),
-    }
-}
-
-fn lookup_dotted<'a>(table: &'a toml::Table, key: &str) -> Option<&'a toml::Value> {
+/// The value at dotted `key` (`frame.context.total`) in a settings table.
+pub fn lookup_dotted<'a>(table: &'a toml::Table, key: &str) -> Option<&'a toml::Value> {
     let mut parts = key.split('.');
     let mut value = table.get(parts.next()?)?;
     for part in parts {

@@ -5,6 +5,7 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Serialize, Serializer};
 
+use crate::commands::config;
 use crate::frame::doc as frame;
 
 /// The `"version": 1` that opens every document.
@@ -37,68 +38,34 @@ pub fn optional_timestamp(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": ["string", "null"], "format": "date-time"})
 }
 
-/// Every published document: its file stem under `schemas/` (the command it comes from) and its
-/// schema.
+/// Every published document: its file stem under `schemas/` (the command that prints it, e.g.
+/// `frame-push` for `ctx frame push --json`) and its schema.
 pub fn documents() -> Vec<(&'static str, Schema)> {
     vec![
-        (
-            "frame-push",
-            document::<frame::FrameDoc>("ctx frame push --json"),
-        ),
-        (
-            "frame-pop",
-            document::<frame::PopDoc>("ctx frame pop --json"),
-        ),
-        (
-            "frame-tree",
-            document::<frame::TreeDoc>("ctx frame tree --json"),
-        ),
-        (
-            "frame-show",
-            document::<frame::ShowDoc>("ctx frame show --json"),
-        ),
-        (
-            "frame-current",
-            document::<frame::FrameDoc>("ctx frame current --json"),
-        ),
-        (
-            "frame-plan",
-            document::<frame::FramesDoc>("ctx frame plan --json"),
-        ),
-        (
-            "frame-activate",
-            document::<frame::FrameDoc>("ctx frame activate --json"),
-        ),
-        (
-            "frame-invalidate",
-            document::<frame::InvalidateDoc>("ctx frame invalidate --json"),
-        ),
-        (
-            "frame-artifact",
-            document::<frame::AddedDoc>("ctx frame artifact --json"),
-        ),
-        (
-            "frame-decision",
-            document::<frame::AddedDoc>("ctx frame decision --json"),
-        ),
-        (
-            "frame-log",
-            document::<frame::LogDoc>("ctx frame log --json"),
-        ),
-        (
-            "frame-import",
-            document::<frame::ImportDoc>("ctx frame import --json"),
-        ),
+        document::<frame::FrameDoc>("frame-push"),
+        document::<frame::PopDoc>("frame-pop"),
+        document::<frame::TreeDoc>("frame-tree"),
+        document::<frame::ShowDoc>("frame-show"),
+        document::<frame::FrameDoc>("frame-current"),
+        document::<frame::FramesDoc>("frame-plan"),
+        document::<frame::FrameDoc>("frame-activate"),
+        document::<frame::InvalidateDoc>("frame-invalidate"),
+        document::<frame::AddedDoc>("frame-artifact"),
+        document::<frame::AddedDoc>("frame-decision"),
+        document::<frame::LogDoc>("frame-log"),
+        document::<frame::ImportDoc>("frame-import"),
+        document::<config::ConfigDoc>("config"),
     ]
 }
 
-fn document<T: JsonSchema>(title: &str) -> Schema {
+fn document<T: JsonSchema>(name: &'static str) -> (&'static str, Schema) {
     // The serialize contract: a field is required unless it may be skipped, so `null` fields
     // (always printed) are required and `LogDoc::text` is not.
     let mut schema = schemars::generate::SchemaSettings::draft2020_12()
         .for_serialize()
         .into_generator()
         .into_root_schema_for::<T>();
+    let title = format!("ctx {} --json", name.replace('-', " "));
     schema.insert("title".into(), title.into());
-    schema
+    (name, schema)
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::output::ColorChoice;
+use crate::project::Source;
 
 const ABOUT: &str = "See and steer the context of OpenCode agents from the shell";
 
@@ -57,6 +58,45 @@ pub struct GlobalArgs {
     /// Print nothing on stderr but errors; stdout keeps only the primary output
     #[arg(short, long, global = true)]
     pub quiet: bool,
+
+    /// Whether `--root` and `--color` were given as flags or through the environment (filled in
+    /// from the parser's matches, for `ctx config`).
+    #[arg(skip)]
+    pub origins: Origins,
+}
+
+/// Where the global options' values came from.
+#[derive(Debug, Clone, Copy)]
+pub struct Origins {
+    pub root: Source,
+    pub color: Source,
+}
+
+impl Default for Origins {
+    fn default() -> Self {
+        Origins {
+            root: Source::Default,
+            color: Source::Default,
+        }
+    }
+}
+
+impl Cli {
+    /// Parses the process's arguments, recording where the global options came from.
+    pub fn parse_with_origins() -> Result<Cli, clap::Error> {
+        let matches = <Cli as clap::CommandFactory>::command().try_get_matches()?;
+        let mut cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
+        let origin = |id: &str| match matches.value_source(id) {
+            Some(clap::parser::ValueSource::CommandLine) => Source::Flag,
+            Some(clap::parser::ValueSource::EnvVariable) => Source::Env,
+            _ => Source::Default,
+        };
+        cli.global.origins = Origins {
+            root: origin("root"),
+            color: origin("color"),
+        };
+        Ok(cli)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -64,6 +104,21 @@ pub enum Command {
     /// The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect
     #[command(subcommand)]
     Frame(frame::FrameCommand),
+
+    /// Show every setting with its value and where it comes from
+    #[command(long_about = "\
+Show every setting with its value and where it comes from.
+
+Settings are read, highest precedence first, from: a command-line flag, the CTX_* environment
+variable, the project's .opencode/ctx.toml, the user's $XDG_CONFIG_HOME/ctx/config.toml
+(default ~/.config/ctx/config.toml), opencode-swarm's context_budget (budget thresholds and model
+limits only), and the built-in default. The output lines are TOML: copy one into ctx.toml to
+change it. Keys in the files that no setting reads are reported as warnings; a value of the wrong
+kind is an error (exit 1) after everything else is shown.")]
+    Config {
+        /// Print only this setting's value (e.g. frame.context.total) [default: all settings]
+        key: Option<String>,
+    },
 
     /// Print a shell completion script
     #[command(long_about = "\

@@ -2,6 +2,7 @@
 
 mod artifacts;
 mod common;
+mod config;
 mod frame;
 mod hooks;
 mod schema;

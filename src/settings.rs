@@ -1,0 +1,298 @@
+//! Every setting ctx reads from its settings files and environment, in one registry: commands
+//! resolve their settings through it, and `ctx config` shows each with its value and source.
+//!
+//! Precedence, highest first (cli.md "Files"): a command-line flag, the `CTX_*` variable, the
+//! project's `.opencode/ctx.toml`, the user's `$XDG_CONFIG_HOME/ctx/config.toml`, a fallback the
+//! setting names (another tool's variable or file), then the built-in default.
+
+use crate::error::{Error, Result};
+use crate::project::{Config, Source, lookup_dotted};
+
+/// The values a setting accepts.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// A non-negative integer.
+    Count,
+    /// A number from 0 to 1.
+    Fraction,
+    /// One of the listed words.
+    Choice(&'static [&'static str]),
+    /// Any text.
+    Text,
+}
+
+impl Kind {
+    fn expected(self) -> String {
+        match self {
+            Kind::Count => "a non-negative integer".to_string(),
+            Kind::Fraction => "a number from 0 to 1".to_string(),
+            Kind::Choice(words) => format!("one of {}", words.join(", ")),
+            Kind::Text => "a string".to_string(),
+        }
+    }
+
+    /// The value in canonical form, or `None` when it is not of this kind.
+    fn check(self, value: &toml::Value) -> Option<toml::Value> {
+        match (self, value) {
+            (Kind::Count, toml::Value::Integer(n)) if *n >= 0 => Some(value.clone()),
+            (Kind::Fraction, toml::Value::Float(f)) if (0.0..=1.0).contains(f) => {
+                Some(value.clone())
+            }
+            (Kind::Fraction, toml::Value::Integer(n)) if (0..=1).contains(n) => {
+                Some(toml::Value::Float(*n as f64))
+            }
+            (Kind::Choice(words), toml::Value::String(s)) if words.contains(&s.as_str()) => {
+                Some(value.clone())
+            }
+            (Kind::Text, toml::Value::String(_)) => Some(value.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// One setting: its key in the settings files, its variable, its kind and default.
+#[derive(Debug)]
+pub struct Def {
+    /// Dotted key in `ctx.toml` / `config.toml` (`[frame.context] total` is `frame.context.total`).
+    pub key: &'static str,
+    /// The `CTX_*` variable.
+    pub env: &'static str,
+    pub kind: Kind,
+    /// The built-in default, as a TOML value's text.
+    pub default: &'static str,
+    /// Another tool's variable honoured just above the default (Flame's budgets).
+    pub fallback_env: Option<&'static str>,
+    /// What the setting does, one line.
+    pub about: &'static str,
+}
+
+pub const FRAME_CONTEXT_TOTAL: Def = Def {
+    key: "frame.context.total",
+    env: "CTX_FRAME_CONTEXT_TOTAL",
+    kind: Kind::Count,
+    default: "4000",
+    fallback_env: Some("FLAME_TOKEN_BUDGET_TOTAL"),
+    about: "token budget of the whole <flame-context> (ctx compact render --for frame)",
+};
+
+pub const FRAME_CONTEXT_ANCESTORS: Def = Def {
+    key: "frame.context.ancestors",
+    env: "CTX_FRAME_CONTEXT_ANCESTORS",
+    kind: Kind::Count,
+    default: "1500",
+    fallback_env: Some("FLAME_TOKEN_BUDGET_ANCESTORS"),
+    about: "token budget of the ancestors section of <flame-context>",
+};
+
+pub const FRAME_CONTEXT_SIBLINGS: Def = Def {
+    key: "frame.context.siblings",
+    env: "CTX_FRAME_CONTEXT_SIBLINGS",
+    kind: Kind::Count,
+    default: "1500",
+    fallback_env: Some("FLAME_TOKEN_BUDGET_SIBLINGS"),
+    about: "token budget of the siblings and related frames in <flame-context>",
+};
+
+pub const FRAME_CONTEXT_CURRENT: Def = Def {
+    key: "frame.context.current",
+    env: "CTX_FRAME_CONTEXT_CURRENT",
+    kind: Kind::Count,
+    default: "800",
+    fallback_env: Some("FLAME_TOKEN_BUDGET_CURRENT"),
+    about: "token budget of the current frame in <flame-context>",
+};
+
+pub const FRAME_CONTEXT_TOKENIZER: Def = Def {
+    key: "frame.context.tokenizer",
+    env: "CTX_FRAME_CONTEXT_TOKENIZER",
+    kind: Kind::Choice(&["flame", "o200k", "cl100k", "opencode", "swarm"]),
+    default: "\"flame\"",
+    fallback_env: None,
+    about: "how <flame-context> budgets count tokens (flame = ceil(UTF-16 units / 4))",
+};
+
+/// Every file-backed setting, in the order `ctx config` lists them.
+pub const ALL: &[&Def] = &[
+    &FRAME_CONTEXT_TOTAL,
+    &FRAME_CONTEXT_ANCESTORS,
+    &FRAME_CONTEXT_SIBLINGS,
+    &FRAME_CONTEXT_CURRENT,
+    &FRAME_CONTEXT_TOKENIZER,
+];
+
+/// A setting's value and where it came from (`detail`: the file or variable).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub value: toml::Value,
+    pub source: Source,
+    pub detail: Option<String>,
+}
+
+impl Resolved {
+    /// The value of a `Kind::Count` setting.
+    pub fn count(&self) -> u64 {
+        self.value
+            .as_integer()
+            .and_then(|n| u64::try_from(n).ok())
+            .expect("Count settings are checked non-negative integers")
+    }
+
+    /// The value of a `Kind::Fraction` setting.
+    pub fn fraction(&self) -> f64 {
+        self.value
+            .as_float()
+            .expect("Fraction settings are checked numbers")
+    }
+
+    /// The value of a `Kind::Choice` or `Kind::Text` setting.
+    pub fn text(&self) -> &str {
+        self.value
+            .as_str()
+            .expect("Choice and Text settings are checked strings")
+    }
+}
+
+/// Resolves `def`: `flag` when given, else the environment, the files, the fallback variable,
+/// the default. A value of the wrong kind is an error naming where it came from.
+pub fn resolve(config: &Config, def: &Def, flag: Option<toml::Value>) -> Result<Resolved> {
+    if let Some(value) = flag {
+        let value = def.kind.check(&value).ok_or_else(|| {
+            Error::usage(format!("{}: expected {}", def.key, def.kind.expected()))
+        })?;
+        return Ok(Resolved {
+            value,
+            source: Source::Flag,
+            detail: None,
+        });
+    }
+    if let Some(found) = from_env(def, def.env)? {
+        return Ok(found);
+    }
+    for (file, source) in [
+        (&config.project, Source::Project),
+        (&config.user, Source::User),
+    ] {
+        let Some(file) = file else { continue };
+        let Some(raw) = lookup_dotted(&file.table, def.key) else {
+            continue;
+        };
+        let value = def.kind.check(raw).ok_or_else(|| {
+            Error::failure(format!(
+                "{}: {} must be {}",
+                file.path.display(),
+                def.key,
+                def.kind.expected()
+            ))
+        })?;
+        return Ok(Resolved {
+            value,
+            source,
+            detail: Some(file.path.display().to_string()),
+        });
+    }
+    if let Some(var) = def.fallback_env
+        && let Some(found) = from_env(def, var)?
+    {
+        return Ok(found);
+    }
+    Ok(Resolved {
+        value: default_value(def),
+        source: Source::Default,
+        detail: None,
+    })
+}
+
+/// The built-in default of `def` as a value.
+pub fn default_value(def: &Def) -> toml::Value {
+    let parsed: toml::Table = format!("v = {}", def.default)
+        .parse()
+        .expect("built-in defaults are TOML values");
+    parsed["v"].clone()
+}
+
+fn from_env(def: &Def, var: &str) -> Result<Option<Resolved>> {
+    let Some(raw) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let raw = raw.to_string_lossy().into_owned();
+    let value = env_value(def.kind, &raw)
+        .ok_or_else(|| Error::failure(format!("{var}={raw}: expected {}", def.kind.expected())))?;
+    Ok(Some(Resolved {
+        value,
+        source: Source::Env,
+        detail: Some(var.to_string()),
+    }))
+}
+
+/// An environment value read as the setting's kind.
+fn env_value(kind: Kind, raw: &str) -> Option<toml::Value> {
+    let trimmed = raw.trim();
+    let value = match kind {
+        Kind::Count => toml::Value::Integer(trimmed.parse().ok()?),
+        Kind::Fraction => toml::Value::Float(trimmed.parse().ok()?),
+        Kind::Choice(_) | Kind::Text => toml::Value::String(raw.to_string()),
+    };
+    kind.check(&value)
+}
+
+/// Keys in a settings table that no setting reads, as dotted paths (typos, mostly).
+pub fn unknown_keys(table: &toml::Table) -> Vec<String> {
+    let mut unknown = Vec::new();
+    collect_unknown(table, "", &mut unknown);
+    unknown
+}
+
+fn collect_unknown(table: &toml::Table, prefix: &str, unknown: &mut Vec<String>) {
+    for (key, value) in table {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        let is_setting = ALL.iter().any(|def| def.key == path);
+        let is_section = ALL
+            .iter()
+            .any(|def| def.key.starts_with(&path) && def.key[path.len()..].starts_with('.'));
+        match value {
+            toml::Value::Table(inner) if is_section && !is_setting => {
+                collect_unknown(inner, &path, unknown)
+            }
+            _ if is_setting => {}
+            _ => unknown.push(path),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_is_a_value_of_its_kind() {
+        for def in ALL {
+            let value = default_value(def);
+            assert!(def.kind.check(&value).is_some(), "{}", def.key);
+            assert!(def.env.starts_with("CTX_"), "{}", def.key);
+        }
+    }
+
+    #[test]
+    fn kinds_accept_and_refuse() {
+        assert!(Kind::Count.check(&toml::Value::Integer(-1)).is_none());
+        assert_eq!(
+            Kind::Fraction.check(&toml::Value::Integer(1)),
+            Some(toml::Value::Float(1.0))
+        );
+        assert!(Kind::Fraction.check(&toml::Value::Float(1.5)).is_none());
+        assert!(env_value(Kind::Count, " 12 ").is_some());
+        assert!(env_value(Kind::Count, "twelve").is_none());
+    }
+
+    #[test]
+    fn unknown_keys_are_found_at_any_depth() {
+        let table: toml::Table = "[frame.context]\ntotal = 1\ntotl = 2\n[budget]\nx = 1\n"
+            .parse()
+            .unwrap();
+        assert_eq!(unknown_keys(&table), ["budget", "frame.context.totl"]);
+    }
+}
