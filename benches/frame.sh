@@ -40,11 +40,19 @@ ls -l "$work/big/.opencode/flame/state.json" | awk '{print "state of 10 000 fram
 hyperfine --warmup 20 --runs 200 -N \
   "$ctx -C examples/demo frame tree" \
   "$ctx -C examples/demo frame current" \
-  --export-markdown "$work/demo.md"
+  --export-json "$work/demo.json"
 # push then pop the pushed frame: the state returns to 10 000 frames + 1 per run, as a user's would grow.
 hyperfine --warmup 5 --runs 60 -N \
   "$ctx -C $work/big frame push 'Benchmark frame'" \
   "$ctx -C $work/big frame pop --force -q" \
   "$ctx -C $work/big frame tree" \
-  --export-markdown "$work/big.md"
-cat "$work/demo.md" "$work/big.md"
+  --export-json "$work/big.json"
+# Medians, the figure the README quotes.
+python3 - "$work/demo.json" "$work/big.json" <<'PY'
+import json, sys
+print("| command | median | mean ± σ |\n|---|---|---|")
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["results"]:
+        cmd = r["command"].split("/ctx ", 1)[1]
+        print(f"| `ctx {cmd}` | {r['median']*1000:.1f} ms | {r['mean']*1000:.1f} ± {r['stddev']*1000:.1f} ms |")
+PY

@@ -11,4 +11,5 @@ pub mod output;
 pub mod project;
 pub mod schema;
 pub mod settings;
+pub mod swarm;
 pub mod time;

@@ -1,0 +1,9 @@
+//! opencode-swarm's plan, context and agents, read-only (swarm.md): parsing, the plugin's exact
+//! markdown, and the structured model behind ctx's human and JSON views.
+
+pub mod config;
+pub mod extract;
+pub mod files;
+pub mod markdown;
+pub mod plan_json;
+pub mod text;
