@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect')
+            [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -274,6 +275,93 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;frame;help;help' {
             break
         }
+        'ctx;swarm' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Current phase, task counts and the number of agents')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'The whole plan, or one phase')
+            [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'The resolved agent roster')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'One row per phase with its task counts')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;swarm;status' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: human; json with --json]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;swarm;plan' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: human; json with --json]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;swarm;agents' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: human; json with --json]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;swarm;history' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: human; json with --json]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;swarm;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Current phase, task counts and the number of agents')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'The whole plan, or one phase')
+            [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'The resolved agent roster')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'One row per phase with its task counts')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;swarm;help;status' {
+            break
+        }
+        'ctx;swarm;help;plan' {
+            break
+        }
+        'ctx;swarm;help;agents' {
+            break
+        }
+        'ctx;swarm;help;history' {
+            break
+        }
+        'ctx;swarm;help;help' {
+            break
+        }
         'ctx;config' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
@@ -309,6 +397,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;help' {
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect')
+            [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -364,6 +453,25 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;frame;log' {
+            break
+        }
+        'ctx;help;swarm' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Current phase, task counts and the number of agents')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'The whole plan, or one phase')
+            [CompletionResult]::new('agents', 'agents', [CompletionResultType]::ParameterValue, 'The resolved agent roster')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'One row per phase with its task counts')
+            break
+        }
+        'ctx;help;swarm;status' {
+            break
+        }
+        'ctx;help;swarm;plan' {
+            break
+        }
+        'ctx;help;swarm;agents' {
+            break
+        }
+        'ctx;help;swarm;history' {
             break
         }
         'ctx;help;config' {

@@ -31,6 +31,9 @@ _ctx() {
             ctx,help)
                 cmd="ctx__subcmd__help"
                 ;;
+            ctx,swarm)
+                cmd="ctx__subcmd__swarm"
+                ;;
             ctx__subcmd__frame,activate)
                 cmd="ctx__subcmd__frame__subcmd__activate"
                 ;;
@@ -124,6 +127,9 @@ _ctx() {
             ctx__subcmd__help,help)
                 cmd="ctx__subcmd__help__subcmd__help"
                 ;;
+            ctx__subcmd__help,swarm)
+                cmd="ctx__subcmd__help__subcmd__swarm"
+                ;;
             ctx__subcmd__help__subcmd__frame,activate)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__activate"
                 ;;
@@ -160,6 +166,48 @@ _ctx() {
             ctx__subcmd__help__subcmd__frame,tree)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__tree"
                 ;;
+            ctx__subcmd__help__subcmd__swarm,agents)
+                cmd="ctx__subcmd__help__subcmd__swarm__subcmd__agents"
+                ;;
+            ctx__subcmd__help__subcmd__swarm,history)
+                cmd="ctx__subcmd__help__subcmd__swarm__subcmd__history"
+                ;;
+            ctx__subcmd__help__subcmd__swarm,plan)
+                cmd="ctx__subcmd__help__subcmd__swarm__subcmd__plan"
+                ;;
+            ctx__subcmd__help__subcmd__swarm,status)
+                cmd="ctx__subcmd__help__subcmd__swarm__subcmd__status"
+                ;;
+            ctx__subcmd__swarm,agents)
+                cmd="ctx__subcmd__swarm__subcmd__agents"
+                ;;
+            ctx__subcmd__swarm,help)
+                cmd="ctx__subcmd__swarm__subcmd__help"
+                ;;
+            ctx__subcmd__swarm,history)
+                cmd="ctx__subcmd__swarm__subcmd__history"
+                ;;
+            ctx__subcmd__swarm,plan)
+                cmd="ctx__subcmd__swarm__subcmd__plan"
+                ;;
+            ctx__subcmd__swarm,status)
+                cmd="ctx__subcmd__swarm__subcmd__status"
+                ;;
+            ctx__subcmd__swarm__subcmd__help,agents)
+                cmd="ctx__subcmd__swarm__subcmd__help__subcmd__agents"
+                ;;
+            ctx__subcmd__swarm__subcmd__help,help)
+                cmd="ctx__subcmd__swarm__subcmd__help__subcmd__help"
+                ;;
+            ctx__subcmd__swarm__subcmd__help,history)
+                cmd="ctx__subcmd__swarm__subcmd__help__subcmd__history"
+                ;;
+            ctx__subcmd__swarm__subcmd__help,plan)
+                cmd="ctx__subcmd__swarm__subcmd__help__subcmd__plan"
+                ;;
+            ctx__subcmd__swarm__subcmd__help,status)
+                cmd="ctx__subcmd__swarm__subcmd__help__subcmd__status"
+                ;;
             *)
                 ;;
         esac
@@ -167,7 +215,7 @@ _ctx() {
 
     case "${cmd}" in
         ctx)
-            opts="-C -q -h -V --root --json --color --quiet --help --version frame config completions generate-artifacts help"
+            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -885,7 +933,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help)
-            opts="frame config completions generate-artifacts help"
+            opts="frame swarm config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1129,6 +1177,306 @@ _ctx() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__swarm)
+            opts="status plan agents history"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__swarm__subcmd__agents)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__swarm__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__swarm__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__swarm__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm)
+            opts="-C -q -h --root --json --color --quiet --help status plan agents history help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__agents)
+            opts="-C -q -h --format --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "human markdown json" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__help)
+            opts="status plan agents history help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__help__subcmd__agents)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__history)
+            opts="-C -q -h --format --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "human markdown json" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__plan)
+            opts="-C -q -h --format --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "human markdown json" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__swarm__subcmd__status)
+            opts="-C -q -h --format --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "human markdown json" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

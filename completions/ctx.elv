@@ -29,6 +29,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+            cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -243,6 +244,82 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;help;help'= {
         }
+        &'ctx;swarm'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand status 'Current phase, task counts and the number of agents'
+            cand plan 'The whole plan, or one phase'
+            cand agents 'The resolved agent roster'
+            cand history 'One row per phase with its task counts'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;swarm;status'= {
+            cand --format 'Output format [default: human; json with --json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;swarm;plan'= {
+            cand --format 'Output format [default: human; json with --json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;swarm;agents'= {
+            cand --format 'Output format [default: human; json with --json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;swarm;history'= {
+            cand --format 'Output format [default: human; json with --json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;swarm;help'= {
+            cand status 'Current phase, task counts and the number of agents'
+            cand plan 'The whole plan, or one phase'
+            cand agents 'The resolved agent roster'
+            cand history 'One row per phase with its task counts'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;swarm;help;status'= {
+        }
+        &'ctx;swarm;help;plan'= {
+        }
+        &'ctx;swarm;help;agents'= {
+        }
+        &'ctx;swarm;help;history'= {
+        }
+        &'ctx;swarm;help;help'= {
+        }
         &'ctx;config'= {
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -275,6 +352,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;help'= {
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+            cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -317,6 +395,20 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;frame;import'= {
         }
         &'ctx;help;frame;log'= {
+        }
+        &'ctx;help;swarm'= {
+            cand status 'Current phase, task counts and the number of agents'
+            cand plan 'The whole plan, or one phase'
+            cand agents 'The resolved agent roster'
+            cand history 'One row per phase with its task counts'
+        }
+        &'ctx;help;swarm;status'= {
+        }
+        &'ctx;help;swarm;plan'= {
+        }
+        &'ctx;help;swarm;agents'= {
+        }
+        &'ctx;help;swarm;history'= {
         }
         &'ctx;help;config'= {
         }

@@ -33,6 +33,7 @@ complete -c ctx -n "__fish_ctx_needs_command" -s q -l quiet -d 'Print nothing on
 complete -c ctx -n "__fish_ctx_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctx -n "__fish_ctx_needs_command" -s V -l version -d 'Print version'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+complete -c ctx -n "__fish_ctx_needs_command" -f -a "swarm" -d 'opencode-swarm\'s plan and agents, read-only: status, plan, agents, history'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "config" -d 'Show every setting with its value and where it comes from'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -181,6 +182,63 @@ complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcomman
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "import" -d 'Import frames from Flame "stack" state (or another Flame v1 file)'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -f -a "status" -d 'Current phase, task counts and the number of agents'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -f -a "plan" -d 'The whole plan, or one phase'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -f -a "agents" -d 'The resolved agent roster'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -f -a "history" -d 'One row per phase with its task counts'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and not __fish_seen_subcommand_from status plan agents history help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from status" -l format -d 'Output format [default: human; json with --json]' -r -f -a "human\t'Tables and progress for people'
+markdown\t'Exactly what opencode-swarm\'s /swarm command prints, plus one newline'
+json\t'One JSON document (same as --json)'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from status" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from status" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from status" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from plan" -l format -d 'Output format [default: human; json with --json]' -r -f -a "human\t'Tables and progress for people'
+markdown\t'Exactly what opencode-swarm\'s /swarm command prints, plus one newline'
+json\t'One JSON document (same as --json)'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from plan" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from plan" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from plan" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from plan" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from agents" -l format -d 'Output format [default: human; json with --json]' -r -f -a "human\t'Tables and progress for people'
+markdown\t'Exactly what opencode-swarm\'s /swarm command prints, plus one newline'
+json\t'One JSON document (same as --json)'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from agents" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from agents" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from agents" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from agents" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from agents" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from history" -l format -d 'Output format [default: human; json with --json]' -r -f -a "human\t'Tables and progress for people'
+markdown\t'Exactly what opencode-swarm\'s /swarm command prints, plus one newline'
+json\t'One JSON document (same as --json)'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from history" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from history" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from history" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from history" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from help" -f -a "status" -d 'Current phase, task counts and the number of agents'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from help" -f -a "plan" -d 'The whole plan, or one phase'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from help" -f -a "agents" -d 'The resolved agent roster'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from help" -f -a "history" -d 'One row per phase with its task counts'
+complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand config" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
 complete -c ctx -n "__fish_ctx_using_subcommand config" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
 always\t'Always colour, even in pipes'
@@ -202,11 +260,12 @@ never\t'Never colour'"
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame config completions generate-artifacts help" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame config completions generate-artifacts help" -f -a "config" -d 'Show every setting with its value and where it comes from'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame config completions generate-artifacts help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame config completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame config completions generate-artifacts help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "swarm" -d 'opencode-swarm\'s plan and agents, read-only: status, plan, agents, history'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "config" -d 'Show every setting with its value and where it comes from'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "tree" -d 'Print the frame tree, roots and children in creation order, current frame marked'
@@ -219,3 +278,7 @@ complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "decision" -d 'Record a decision on a frame'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "import" -d 'Import frames from Flame "stack" state (or another Flame v1 file)'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "status" -d 'Current phase, task counts and the number of agents'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "plan" -d 'The whole plan, or one phase'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "agents" -d 'The resolved agent roster'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "history" -d 'One row per phase with its task counts'

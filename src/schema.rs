@@ -7,6 +7,7 @@ use serde::{Serialize, Serializer};
 
 use crate::commands::config;
 use crate::frame::doc as frame;
+use crate::swarm::doc as swarm;
 
 /// The `"version": 1` that opens every document.
 #[derive(Debug, Clone, Copy, Default)]
@@ -54,6 +55,10 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<frame::AddedDoc>("frame-decision"),
         document::<frame::LogDoc>("frame-log"),
         document::<frame::ImportDoc>("frame-import"),
+        document::<swarm::StatusDoc>("swarm-status"),
+        document::<swarm::PlanDoc>("swarm-plan"),
+        document::<swarm::AgentsDoc>("swarm-agents"),
+        document::<swarm::HistoryDoc>("swarm-history"),
         document::<config::ConfigDoc>("config"),
     ]
 }

@@ -2,6 +2,7 @@
 //! the completion scripts and man pages.
 
 pub mod frame;
+pub mod swarm;
 
 use std::path::PathBuf;
 
@@ -104,6 +105,10 @@ pub enum Command {
     /// The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect
     #[command(subcommand)]
     Frame(frame::FrameCommand),
+
+    /// opencode-swarm's plan and agents, read-only: status, plan, agents, history
+    #[command(subcommand)]
+    Swarm(swarm::SwarmCommand),
 
     /// Show every setting with its value and where it comes from
     #[command(long_about = "\

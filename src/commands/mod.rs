@@ -3,6 +3,7 @@
 pub mod config;
 pub mod frame;
 pub mod generate;
+pub mod swarm;
 
 use crate::cli::{Cli, Command};
 use crate::error::{ExitCode, Result};
@@ -41,6 +42,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
     };
     let result = match cli.command {
         Command::Frame(command) => frame::run(&mut ctx, command),
+        Command::Swarm(command) => swarm::run(&mut ctx, command),
         Command::Config { key } => config::run(&mut ctx, &cli.global, key.as_deref()),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")

@@ -2,8 +2,10 @@
 //! markdown, and the structured model behind ctx's human and JSON views.
 
 pub mod config;
+pub mod doc;
 pub mod extract;
 pub mod files;
 pub mod markdown;
+pub mod model;
 pub mod plan_json;
 pub mod text;

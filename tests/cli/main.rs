@@ -6,3 +6,4 @@ mod config;
 mod frame;
 mod hooks;
 mod schema;
+mod swarm;

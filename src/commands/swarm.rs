@@ -1,0 +1,389 @@
+//! `ctx swarm …`: reads `.swarm/` and opencode-swarm's config, prints markdown, human or JSON.
+//! Nothing here opens a file for writing.
+
+use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+
+use super::Context;
+use crate::cli::swarm::{FormatArg, SwarmCommand, SwarmFormat};
+use crate::error::{ExitCode, Result};
+use crate::output::Style;
+use crate::schema::Version;
+use crate::swarm::config::Agent;
+use crate::swarm::doc::{
+    AgentDoc, AgentsDoc, Counts, HistoryDoc, PhaseCounts, PhaseDoc, PlanDoc, StatusDoc,
+};
+use crate::swarm::files::{self, SwarmFiles};
+use crate::swarm::model::{self, Phase, PhaseStatus, Plan, TaskStatus};
+use crate::swarm::{markdown, text};
+
+pub fn run(ctx: &mut Context, command: SwarmCommand) -> Result<ExitCode> {
+    match command {
+        SwarmCommand::Status(format) => status(ctx, format),
+        SwarmCommand::Plan { phase, format } => plan(ctx, phase.as_deref(), format),
+        SwarmCommand::Agents(format) => agents(ctx, format),
+        SwarmCommand::History(format) => history(ctx, format),
+    }
+}
+
+fn format_of(ctx: &Context, arg: &FormatArg) -> SwarmFormat {
+    match arg.format {
+        Some(format) => format,
+        None if ctx.out.json => SwarmFormat::Json,
+        None => SwarmFormat::Human,
+    }
+}
+
+/// Reads `.swarm/`, noting on stderr a plan.json that could not be used.
+fn read_files(ctx: &Context) -> SwarmFiles {
+    let dir = ctx.project.swarm_dir();
+    let files = files::read_swarm_dir(&dir);
+    if let Some(problem) = &files.plan_json_problem {
+        ctx.out.note(&format!(
+            "{}: {problem}; reading plan.md instead",
+            dir.join("plan.json").display()
+        ));
+    }
+    files
+}
+
+fn roster(ctx: &Context) -> Vec<Agent> {
+    let loaded = files::read_config(&ctx.project.root);
+    for warning in &loaded.warnings {
+        ctx.out.warn(warning);
+    }
+    crate::swarm::config::roster(&loaded.config)
+}
+
+/// The structured plan behind the human and JSON views.
+fn structured(files: &SwarmFiles) -> Option<Plan> {
+    let plan = files.plan.as_ref()?;
+    Some(match &plan.json {
+        Some(json) => model::from_json(json),
+        None => model::from_markdown(&plan.text),
+    })
+}
+
+fn source_name(files: &SwarmFiles) -> Option<&'static str> {
+    files.plan.as_ref().map(|p| p.source.file_name())
+}
+
+fn plan_text(files: &SwarmFiles) -> Option<&str> {
+    files.plan.as_ref().map(|p| p.text.as_str())
+}
+
+fn status(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
+    let files = read_files(ctx);
+    let roster = roster(ctx);
+    match format_of(ctx, &format) {
+        SwarmFormat::Markdown => ctx
+            .out
+            .line(&markdown::status(plan_text(&files), roster.len()))?,
+        SwarmFormat::Json => {
+            let plan = structured(&files);
+            ctx.out.json_doc(&StatusDoc::new(
+                source_name(&files),
+                plan.as_ref(),
+                roster.len(),
+            ))?
+        }
+        SwarmFormat::Human => {
+            let Some(plan) = structured(&files) else {
+                return no_plan(ctx);
+            };
+            let mut out = String::new();
+            let title = plan.title.as_deref().unwrap_or("Swarm plan");
+            let source = source_name(&files).unwrap_or("");
+            out.push_str(&format!(
+                "{}  {}\n",
+                ctx.out.paint(Style::Bold, title),
+                ctx.out.paint(Style::Dim, &format!("(.swarm/{source})"))
+            ));
+            match plan.current_phase() {
+                Some(phase) => {
+                    let counts = Counts::of(phase.tasks.iter());
+                    let name = if phase.name.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {}", phase.name)
+                    };
+                    out.push_str(&format!(
+                        "Current: phase {} of {}{name} ({}): {}/{} tasks done{}\n",
+                        phase.number,
+                        plan.phases.len(),
+                        status_word(phase.status),
+                        counts.completed,
+                        counts.total,
+                        blocked_suffix(counts.blocked)
+                    ));
+                }
+                None => out.push_str("Current: no phase in progress\n"),
+            }
+            let all = Counts::of(plan.tasks());
+            out.push_str(&format!(
+                "Whole plan: {}/{} tasks done{}; {} agents\n",
+                all.completed,
+                all.total,
+                blocked_suffix(all.blocked),
+                roster.len()
+            ));
+            if !plan.phases.is_empty() {
+                out.push('\n');
+                out.push_str(&phase_table(ctx, &plan));
+                out.push('\n');
+            }
+            let blocked: Vec<_> = plan
+                .tasks()
+                .filter(|t| t.status == TaskStatus::Blocked)
+                .collect();
+            if !blocked.is_empty() {
+                out.push_str(&format!("\n{}\n", ctx.out.paint(Style::Red, "Blocked:")));
+                for task in blocked {
+                    let id = task
+                        .id
+                        .as_deref()
+                        .map(|i| format!("{i} "))
+                        .unwrap_or_default();
+                    out.push_str(&format!("  {id}{}\n", task.text));
+                }
+            }
+            ctx.out.write(&out)?;
+        }
+    }
+    Ok(ExitCode::Success)
+}
+
+fn blocked_suffix(blocked: usize) -> String {
+    if blocked == 0 {
+        String::new()
+    } else {
+        format!(", {blocked} blocked")
+    }
+}
+
+fn phase_title(phase: &Phase) -> String {
+    if phase.name.is_empty() {
+        format!("Phase {}", phase.number)
+    } else {
+        format!("Phase {}: {}", phase.number, phase.name)
+    }
+}
+
+fn status_word(status: PhaseStatus) -> &'static str {
+    match status {
+        PhaseStatus::Pending => "pending",
+        PhaseStatus::InProgress => "in progress",
+        PhaseStatus::Complete => "complete",
+        PhaseStatus::Blocked => "blocked",
+    }
+}
+
+fn no_plan(ctx: &mut Context) -> Result<ExitCode> {
+    ctx.out.line(markdown::NO_PLAN)?;
+    ctx.out
+        .note("opencode-swarm's architect writes .swarm/plan.md once a swarm starts planning");
+    Ok(ExitCode::Success)
+}
+
+/// A ten-cell progress bar; plain characters, so pipes get the same text.
+fn bar(done: usize, total: usize) -> String {
+    if total == 0 {
+        return String::new();
+    }
+    let filled = (done * 10 + total / 2) / total;
+    format!("{}{}", "#".repeat(filled), ".".repeat(10 - filled))
+}
+
+fn new_table(ctx: &Context, header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(ctx.out.width.min(200)).unwrap_or(80))
+        .set_header(
+            header
+                .iter()
+                .map(|h| Cell::new(ctx.out.paint(Style::Bold, h))),
+        );
+    table
+}
+
+fn phase_table(ctx: &Context, plan: &Plan) -> String {
+    let mut table = new_table(ctx, &["#", "Phase", "Status", "Done", "Progress"]);
+    for phase in &plan.phases {
+        let counts = Counts::of(phase.tasks.iter());
+        let current = plan.current == Some(phase.number);
+        let marker = if current { "→ " } else { "" };
+        table.add_row(vec![
+            Cell::new(format!("{marker}{}", phase.number)).set_alignment(CellAlignment::Right),
+            Cell::new(if phase.name.is_empty() {
+                "-"
+            } else {
+                &phase.name
+            }),
+            Cell::new(status_word(phase.status)),
+            Cell::new(format!("{}/{}", counts.completed, counts.total))
+                .set_alignment(CellAlignment::Right),
+            Cell::new(bar(counts.completed, counts.total)),
+        ]);
+    }
+    if let Some(column) = table.column_mut(1) {
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(8)));
+    }
+    trim_lines(&table.to_string())
+}
+
+/// comfy-table pads every cell; trailing spaces are noise in a terminal and in diffs.
+fn trim_lines(text: &str) -> String {
+    text.lines()
+        .map(|l| l.trim_end().strip_prefix(' ').unwrap_or(l.trim_end()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn plan(ctx: &mut Context, phase: Option<&str>, format: FormatArg) -> Result<ExitCode> {
+    let files = read_files(ctx);
+    let format = format_of(ctx, &format);
+    if format == SwarmFormat::Markdown {
+        ctx.out.line(&markdown::plan(plan_text(&files), phase))?;
+        return Ok(ExitCode::Success);
+    }
+    let wanted = phase.filter(|p| !text::trim(p).is_empty());
+    let number = wanted.and_then(text::js_parse_int);
+    if let (Some(arg), None) = (wanted, number) {
+        return Err(crate::error::Error::usage(format!(
+            "`{arg}` is not a phase number"
+        )));
+    }
+    let plan = structured(&files);
+    let phases: Vec<&Phase> = plan
+        .iter()
+        .flat_map(|p| &p.phases)
+        .filter(|p| number.is_none_or(|n| p.number == n))
+        .collect();
+    if let (Some(n), Some(_)) = (number, &plan)
+        && phases.is_empty()
+    {
+        return Err(
+            crate::error::Error::failure(format!("phase {n} is not in the plan"))
+                .with_hint("`ctx swarm plan` lists every phase"),
+        );
+    }
+    if format == SwarmFormat::Json {
+        ctx.out.json_doc(&PlanDoc {
+            version: Version,
+            source: source_name(&files),
+            phases: phases.iter().map(|p| PhaseDoc::new(p)).collect(),
+        })?;
+        return Ok(ExitCode::Success);
+    }
+    if plan.is_none() {
+        return no_plan(ctx);
+    }
+    let mut out = String::new();
+    for (i, phase) in phases.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let counts = Counts::of(phase.tasks.iter());
+        out.push_str(&format!(
+            "{}  {} {}/{}\n",
+            ctx.out.paint(Style::Bold, &phase_title(phase)),
+            status_word(phase.status),
+            counts.completed,
+            counts.total
+        ));
+        for task in &phase.tasks {
+            let (mark, style) = match task.status {
+                TaskStatus::Completed => ("[x]", Style::Green),
+                TaskStatus::InProgress => ("[>]", Style::Cyan),
+                TaskStatus::Blocked => ("[!]", Style::Red),
+                TaskStatus::Pending => ("[ ]", Style::Dim),
+            };
+            let id = task
+                .id
+                .as_deref()
+                .map(|i| format!("{i} "))
+                .unwrap_or_default();
+            let mut extra = String::new();
+            if let Some(size) = &task.size {
+                extra.push_str(&format!(" ({size})"));
+            }
+            if !task.depends.is_empty() {
+                extra.push_str(&format!(" after {}", task.depends.join(", ")));
+            }
+            let line = format!(
+                "  {} {id}{}{}",
+                ctx.out.paint(style, mark),
+                task.text,
+                ctx.out.paint(Style::Dim, &extra)
+            );
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    ctx.out.write(&out)?;
+    Ok(ExitCode::Success)
+}
+
+fn agents(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
+    let roster = roster(ctx);
+    match format_of(ctx, &format) {
+        SwarmFormat::Markdown => ctx.out.line(&markdown::agents(&roster))?,
+        SwarmFormat::Json => ctx.out.json_doc(&AgentsDoc {
+            version: Version,
+            agents: roster.iter().map(AgentDoc::new).collect(),
+        })?,
+        SwarmFormat::Human => {
+            if roster.is_empty() {
+                ctx.out.line("No agents registered.")?;
+                return Ok(ExitCode::Success);
+            }
+            let mut table = new_table(ctx, &["Agent", "Model", "Temp", "Access"]);
+            for agent in &roster {
+                table.add_row(vec![
+                    Cell::new(&agent.name),
+                    Cell::new(&agent.model),
+                    Cell::new(
+                        agent
+                            .temperature
+                            .map_or_else(|| "-".to_string(), text::js_number),
+                    )
+                    .set_alignment(CellAlignment::Right),
+                    Cell::new(if agent.read_only {
+                        "read-only"
+                    } else {
+                        "read-write"
+                    }),
+                ]);
+            }
+            ctx.out.line(&trim_lines(&table.to_string()))?;
+        }
+    }
+    Ok(ExitCode::Success)
+}
+
+fn history(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
+    let files = read_files(ctx);
+    match format_of(ctx, &format) {
+        SwarmFormat::Markdown => ctx.out.line(&markdown::history(plan_text(&files)))?,
+        SwarmFormat::Json => {
+            let plan = structured(&files);
+            ctx.out.json_doc(&HistoryDoc {
+                version: Version,
+                source: source_name(&files),
+                phases: plan
+                    .iter()
+                    .flat_map(|p| &p.phases)
+                    .map(PhaseCounts::new)
+                    .collect(),
+            })?
+        }
+        SwarmFormat::Human => {
+            let Some(plan) = structured(&files) else {
+                return no_plan(ctx);
+            };
+            ctx.out.line(&phase_table(ctx, &plan))?;
+        }
+    }
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,428 @@
+//! `ctx swarm …` (swarm.md): opencode-swarm's exact markdown, ctx's human and JSON views, bad
+//! input, and the promise that no swarm command changes a byte.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::common::{TestEnv, fixture};
+
+const PLAN_MD: &str = ".swarm/plan.md";
+const PLAN_JSON: &str = ".swarm/plan.json";
+
+fn env_with_plan(text: &str) -> TestEnv {
+    let env = TestEnv::new();
+    env.write(PLAN_MD, text);
+    env
+}
+
+fn example_1() -> String {
+    std::fs::read_to_string(fixture("swarm/example-1.plan.md")).unwrap()
+}
+
+/// Sets plan.json's modification time, which `D(plan)` stamps (swarm.md §4.3).
+fn write_plan_json(env: &TestEnv, text: &str, mtime_secs: u64) {
+    env.write(PLAN_JSON, text);
+    let file = std::fs::File::options()
+        .write(true)
+        .open(env.path(PLAN_JSON))
+        .unwrap();
+    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(mtime_secs))
+        .unwrap();
+}
+
+fn markdown(env: &TestEnv, args: &[&str]) -> String {
+    let mut args = args.to_vec();
+    args.extend(["--format", "markdown"]);
+    env.ok(&args)
+}
+
+// ---- markdown: byte-identical to the plugin ----
+
+#[test]
+fn status_and_history_of_the_spec_example() {
+    let env = env_with_plan(&example_1());
+    assert_eq!(
+        markdown(&env, &["swarm", "status"]),
+        "## Swarm Status\n\n**Current Phase**: Phase 2:  [IN PROGRESS]\n**Tasks**: 2/3 complete\n**Agents**: 7 registered\n"
+    );
+    assert_eq!(
+        markdown(&env, &["swarm", "history"]),
+        "## Swarm History\n\n| Phase | Name | Status | Tasks |\n|-------|------|--------|-------|\n| 1 | Inventory | ✅ COMPLETE | 1/1 |\n| 2 | [IN PROGRESS] | ⏳ PENDING | 1/2 |\n"
+    );
+}
+
+#[test]
+fn plan_prints_the_file_verbatim_or_one_phase() {
+    let text = example_1();
+    let env = env_with_plan(&text);
+    assert_eq!(markdown(&env, &["swarm", "plan"]), format!("{text}\n"));
+    assert_eq!(
+        markdown(&env, &["swarm", "plan", "nope"]),
+        format!("{text}\n")
+    );
+    assert_eq!(
+        markdown(&env, &["swarm", "plan", "1"]),
+        "## Phase 1: Inventory [COMPLETE]\n- [x] 1.1: List legacy pages [SMALL]\n"
+    );
+    assert_eq!(
+        markdown(&env, &["swarm", "plan", "-0"]),
+        "Phase 0 not found in plan.\n"
+    );
+    assert_eq!(
+        markdown(&env, &["swarm", "plan", "2nd"]),
+        "## Phase 2 [IN PROGRESS]\n- [x] 2.1: Port navigation [MEDIUM]\n- [ ] 2.2: Port search (depends: 2.1) ← CURRENT\n- [BLOCKED] 2.3: Redirect map - needs DNS access\n"
+    );
+}
+
+#[test]
+fn plan_json_wins_and_is_rendered_as_the_plugin_derives_it() {
+    let env = env_with_plan(&example_1());
+    let json = std::fs::read_to_string(fixture("swarm/example-2.plan.json")).unwrap();
+    // 2026-03-02 09:30:00 UTC
+    write_plan_json(&env, &json, 1_772_443_800);
+    assert_eq!(
+        markdown(&env, &["swarm", "plan"]),
+        "# CLI docs\nSwarm: local\nPhase: 2 [IN PROGRESS] | Updated: 2026-03-02T09:30:00.000Z\n\n---\n## Phase 1: Skeleton [COMPLETE]\n- [x] 1.1: Create mdBook layout [SMALL]\n\n---\n## Phase 2: Reference pages [IN PROGRESS]\n- [ ] 2.1: Document swarm subcommands [MEDIUM] (depends: 1.1) ← CURRENT\n- [BLOCKED] 2.2: Screenshots - needs release build [SMALL]\n\n---\n## Phase 3: Publish [PENDING]\n\n"
+    );
+    assert!(markdown(&env, &["swarm", "status"]).contains(
+        "**Current Phase**: Phase 2: Reference pages [IN PROGRESS]\n**Tasks**: 1/2 complete\n"
+    ));
+    assert_eq!(
+        markdown(&env, &["swarm", "plan", "3"]),
+        "## Phase 3: Publish [PENDING]\n"
+    );
+    let doc: Value = serde_json::from_str(&env.ok(&["swarm", "status", "--json"])).unwrap();
+    assert_eq!(doc["source"], "plan.json");
+}
+
+#[test]
+fn a_plan_json_that_is_not_usable_falls_back_to_plan_md_with_a_note() {
+    let env = env_with_plan(&example_1());
+    let json = std::fs::read_to_string(fixture("swarm/example-2.plan.json")).unwrap();
+    for (bad, why) in [
+        (
+            json.replace("\"1.0.0\"", "\"2.0.0\""),
+            "schema_version \"2.0.0\" is not supported",
+        ),
+        (
+            json.replace("\"current_phase\":2", "\"current_phase\":\"2\""),
+            "current_phase must be an integer",
+        ),
+        (
+            json.replace("\"size\":\"medium\"", "\"size\":7"),
+            "phases[1].tasks[0].size must be a string",
+        ),
+        ("{\"schema_version\": ".to_string(), "not JSON"),
+    ] {
+        write_plan_json(&env, &bad, 0);
+        let out = env.run(&["swarm", "status", "--format", "markdown"]);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Phase 2:  [IN PROGRESS]"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(why) && stderr.contains("reading plan.md instead"),
+            "{stderr}"
+        );
+        let quiet = env.run(&["swarm", "status", "--format", "markdown", "-q"]);
+        assert!(quiet.stderr.is_empty());
+    }
+}
+
+#[test]
+fn agents_merge_user_and_project_config_with_swarm_prefixes() {
+    let env = TestEnv::new();
+    let user = env.home.join(".config/opencode/opencode-swarm.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user,
+        r#"{"agents": {"coder": {"model": "openai/gpt-5", "temperature": 0.30000000000000004}}}"#,
+    )
+    .unwrap();
+    env.write(
+        ".opencode/opencode-swarm.json",
+        r#"{"agents": {"coder": {"temperature": 1e-7}, "critic": {"disabled": true}}}"#,
+    );
+    let text = markdown(&env, &["swarm", "agents"]);
+    assert!(text.contains("- **coder** | model: `openai/gpt-5` | temp: 1e-7 | ✏\u{fe0f} read-write\n  Production-quality"), "{text}");
+    assert!(!text.contains("**critic**"));
+    assert!(markdown(&env, &["swarm", "status"]).starts_with("No active swarm plan found.\n"));
+
+    env.write(
+        ".opencode/opencode-swarm.json",
+        r#"{"swarms": {"cloud": {"name": "Cloud"}, "default": {"agents": {"sme": {"disabled": true}}}}}"#,
+    );
+    let doc: Value = serde_json::from_str(&env.ok(&["swarm", "agents", "--json"])).unwrap();
+    let names: Vec<&str> = doc["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 13);
+    assert_eq!(names[0], "cloud_architect");
+    assert!(!names.contains(&"sme") && names.contains(&"cloud_sme"));
+    assert_eq!(
+        doc["agents"][0]["description"].as_str().unwrap()[..8],
+        *"[Cloud] "
+    );
+    assert_eq!(doc["agents"][0]["mode"], "primary");
+}
+
+#[test]
+fn an_invalid_config_is_reported_and_ignored() {
+    let env = TestEnv::new();
+    let big = format!(
+        r#"{{"agents": {{"coder": {{"model": "m/{}"}}}}}}"#,
+        "x".repeat(150_000)
+    );
+    for (config, reason) in [
+        ("{\"agents\": [] }".to_string(), "agents must be an object"),
+        (
+            "{\"max_iterations\": \"5\"}".to_string(),
+            "max_iterations must be a number",
+        ),
+        ("not json".to_string(), "not JSON"),
+        ("\u{feff}{}".to_string(), "not JSON"),
+    ] {
+        env.write(".opencode/opencode-swarm.json", &config);
+        let out = env.run(&["swarm", "agents", "--format", "markdown"]);
+        assert_eq!(out.status.code(), Some(0));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with("warning: ")
+                && stderr.contains(reason)
+                && stderr.contains("ignored"),
+            "{stderr}"
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("**test_engineer**"));
+    }
+    // Over 100 KB is fine: opencode-swarm 4.3.0 reads it whole.
+    env.write(".opencode/opencode-swarm.json", &big);
+    let out = env.run(&["swarm", "agents", "--format", "markdown"]);
+    assert!(out.stderr.is_empty());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("model: `m/xxx"));
+}
+
+// ---- human and JSON ----
+
+#[test]
+fn human_status_names_the_current_phase_and_blocked_tasks() {
+    let env = env_with_plan(&example_1());
+    assert_snapshot!(env.snap(&["swarm", "status"]), @r"
+    exit: 0
+    --- stdout
+    Docs site migration  (.swarm/plan.md)
+    Current: phase 2 of 2 (in progress): 1/3 tasks done, 1 blocked
+    Whole plan: 2/4 tasks done, 1 blocked; 7 agents
+
+    #    Phase      Status       Done  Progress
+      1  Inventory  complete      1/1  ##########
+    → 2  -          in progress   1/3  ###.......
+
+    Blocked:
+      2.3 Redirect map - needs DNS access
+    --- stderr
+    ");
+}
+
+#[test]
+fn json_documents_carry_the_plan_as_data() {
+    let env = env_with_plan(&example_1());
+    let status: Value = serde_json::from_str(&env.ok(&["swarm", "status", "--json"])).unwrap();
+    assert_eq!(status["source"], "plan.md");
+    assert_eq!(status["title"], "Docs site migration");
+    assert_eq!(
+        status["current_phase"],
+        serde_json::json!({"number": 2, "name": "", "status": "in_progress"})
+    );
+    assert_eq!(
+        status["tasks"],
+        serde_json::json!({"completed": 2, "total": 4, "blocked": 1})
+    );
+    assert_eq!(status["agents"], 7);
+    let plan: Value =
+        serde_json::from_str(&env.ok(&["swarm", "plan", "2", "--format", "json"])).unwrap();
+    assert_eq!(
+        plan["phases"][0]["tasks"][1],
+        serde_json::json!({"id": "2.2", "text": "Port search", "status": "in_progress", "size": null, "depends": ["2.1"]})
+    );
+    let history: Value = serde_json::from_str(&env.ok(&["swarm", "history", "--json"])).unwrap();
+    assert_eq!(history["phases"][0]["tasks"]["completed"], 1);
+    assert_snapshot!(env.snap(&["swarm", "plan", "9"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: phase 9 is not in the plan
+    hint: `ctx swarm plan` lists every phase
+    ");
+    let empty = TestEnv::new();
+    let status: Value = serde_json::from_str(&empty.ok(&["swarm", "status", "--json"])).unwrap();
+    assert_eq!(status["source"], Value::Null);
+    assert_eq!(status["current_phase"], Value::Null);
+}
+
+// ---- bad input ----
+
+#[test]
+fn missing_empty_binary_and_non_utf8_plans() {
+    let env = TestEnv::new();
+    assert_eq!(
+        markdown(&env, &["swarm", "status"]),
+        "No active swarm plan found.\n"
+    );
+    assert_eq!(
+        markdown(&env, &["swarm", "history"]),
+        "No history available.\n"
+    );
+    env.write(PLAN_MD, "");
+    assert_eq!(
+        markdown(&env, &["swarm", "plan"]),
+        "No active swarm plan found.\n"
+    );
+    env.write(PLAN_MD, b"\xef\xbb\xbf");
+    assert_eq!(
+        markdown(&env, &["swarm", "plan"]),
+        "No active swarm plan found.\n"
+    );
+    std::fs::remove_file(env.path(PLAN_MD)).unwrap();
+    std::fs::create_dir_all(env.path(PLAN_MD)).unwrap();
+    assert_eq!(
+        markdown(&env, &["swarm", "status"]),
+        "No active swarm plan found.\n"
+    );
+    std::fs::remove_dir(env.path(PLAN_MD)).unwrap();
+
+    env.write(
+        PLAN_MD,
+        b"## Phase 1: Caf\xe9 [IN PROGRESS]\n- [x] a\n\x00\x01\xff- [ ] b\n",
+    );
+    let status = markdown(&env, &["swarm", "status"]);
+    assert_eq!(
+        status,
+        "## Swarm Status\n\n**Current Phase**: Phase 1: Caf\u{fffd} [IN PROGRESS]\n**Tasks**: 1/1 complete\n**Agents**: 7 registered\n"
+    );
+    let binary: Vec<u8> = (0..=255u8).cycle().take(64 * 1024).collect();
+    env.write(PLAN_MD, &binary);
+    for command in ["status", "plan", "history", "agents"] {
+        let out = env.run(&["swarm", command, "--format", "markdown"]);
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        let out = env.run(&["swarm", command]);
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+}
+
+#[test]
+fn a_huge_plan_is_read_whole() {
+    let env = TestEnv::new();
+    let mut text = String::from("# Huge\n## Phase 1: Many [IN PROGRESS]\n");
+    while text.len() < 50 << 20 {
+        text.push_str(
+            "- [x] 1.1: a task line that is long enough to fill fifty megabytes quickly\n",
+        );
+    }
+    text.push_str("- [ ] 1.2: last\n");
+    let lines = text.matches("- [x]").count();
+    env.write(PLAN_MD, &text);
+    assert_eq!(
+        markdown(&env, &["swarm", "status"]),
+        format!(
+            "## Swarm Status\n\n**Current Phase**: Phase 1: Many [IN PROGRESS]\n**Tasks**: {lines}/{} complete\n**Agents**: 7 registered\n",
+            lines + 1
+        )
+    );
+}
+
+#[test]
+fn odd_headings_and_task_lines() {
+    let plan = "Phase: 3 [COMPLETE] | Updated: x\n##  Phase 1 [IN PROGRESS]\n## phase 2: lower [in progress]\n  - [ ] indented\n- [X] capital\n- [x]no space\n- [ ]\n---\n## Phase 2: again [IN PROGRESS]\n- [ ] later\n";
+    let env = env_with_plan(plan);
+    assert_eq!(
+        markdown(&env, &["swarm", "status"]),
+        "## Swarm Status\n\n**Current Phase**: Phase 2: lower [IN PROGRESS]\n**Tasks**: 1/3 complete\n**Agents**: 7 registered\n"
+    );
+    let env = env_with_plan("# T\nPhase: 4 [COMPLETE] | x\n## Phase 4: Done [COMPLETE]\n");
+    assert!(
+        markdown(&env, &["swarm", "status"]).contains("**Current Phase**: Phase 4 [PENDING]\n")
+    );
+    let env = env_with_plan("# T\n### 1.1: sub-heading task\n");
+    assert!(
+        markdown(&env, &["swarm", "status"])
+            .contains("**Current Phase**: Unknown\n**Tasks**: 0/0 complete\n")
+    );
+}
+
+// ---- never a write ----
+
+fn snapshot_files(dirs: &[&Path]) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
+    let mut files = BTreeMap::new();
+    for dir in dirs {
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(path) = stack.pop() {
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                for entry in std::fs::read_dir(&path).unwrap() {
+                    stack.push(entry.unwrap().path());
+                }
+            } else {
+                files.insert(
+                    path.display().to_string(),
+                    (
+                        std::fs::read(&path).unwrap_or_default(),
+                        meta.modified().unwrap(),
+                    ),
+                );
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn no_swarm_command_changes_a_byte() {
+    let env = env_with_plan(&example_1());
+    let json = std::fs::read_to_string(fixture("swarm/example-2.plan.json")).unwrap();
+    write_plan_json(
+        &env,
+        &json.replace("\"local\"", "\"local\",\"migration_status\":\"native\""),
+        1_000,
+    );
+    env.write(".swarm/context.md", "# Context\n\n## Decisions\n- a: b\n");
+    env.write(
+        ".opencode/opencode-swarm.json",
+        "{\"agents\": {\"coder\": {\"model\": \"x/y\"}}}",
+    );
+    let user = env.home.join(".config/opencode/opencode-swarm.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "not json").unwrap();
+    let dirs = [
+        env.path(".swarm"),
+        env.path(".opencode"),
+        env.home.join(".config"),
+    ];
+    let dirs: Vec<&Path> = dirs.iter().map(|d| d.as_path()).collect();
+    let before = snapshot_files(&dirs);
+    for command in ["status", "plan", "agents", "history"] {
+        for format in ["human", "markdown", "json"] {
+            env.run(&["swarm", command, "--format", format]);
+        }
+    }
+    env.run(&["swarm", "plan", "2", "--format", "markdown"]);
+    std::fs::remove_file(env.path(PLAN_JSON)).unwrap();
+    let before_md = snapshot_files(&dirs);
+    for command in ["status", "plan", "history"] {
+        env.run(&["swarm", command, "--format", "markdown"]);
+        env.run(&["swarm", command]);
+    }
+    assert_eq!(
+        snapshot_files(&dirs),
+        before_md,
+        "a swarm command changed a file"
+    );
+    assert!(before.len() > before_md.len());
+}
