@@ -2,5 +2,7 @@
 
 mod artifacts;
 mod common;
+mod concurrency;
 mod frame;
 mod hooks;
+mod schema;
