@@ -229,7 +229,7 @@ fn pop(
         PopStatus::Failed => Status::Failed,
         PopStatus::Blocked => Status::Blocked,
     };
-    let logs_dir = store.dir().join("logs");
+    let logs_dir = store.dir().join(store::LOGS_DIR);
     let (plan, state) = store.update(now, |state| {
         let target = ops::require_current(state, &selector)?;
         let plan = ops::check_pop(state, &target, force)?;

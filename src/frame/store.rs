@@ -18,6 +18,8 @@ const MAX_STATE_BYTES: u64 = 512 << 20;
 
 pub const STATE_FILE: &str = "state.json";
 pub const LOCK_FILE: &str = "state.json.lock";
+/// Where `pop` writes frame logs, under the store's directory.
+pub const LOGS_DIR: &str = "logs";
 
 /// The frame store of one project.
 pub struct Store {
@@ -87,7 +89,9 @@ impl Store {
                 mode,
                 STATE_FILE,
             )?;
-            remove_stale_temps(&target_dir, STATE_FILE);
+            remove_stale_temps(&target_dir, &format!(".{STATE_FILE}."));
+            // Logs are written the same way by `pop` (`logs/.frame-<id>.md.<random>.tmp`).
+            remove_stale_temps(&self.dir.join(LOGS_DIR), ".frame-");
         }
         Ok((result, state))
     }
@@ -293,19 +297,19 @@ pub fn write_atomically(
     })
 }
 
-/// Removes `.<name>.*.tmp` files older than an hour: what a killed writer left behind.
-pub fn remove_stale_temps(dir: &Path, name: &str) {
+/// Removes the files of `dir` named `<prefix>*.tmp` and older than an hour: what a killed
+/// writer left behind. Younger ones may belong to a writer still at work.
+pub fn remove_stale_temps(dir: &Path, prefix: &str) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
-    let prefix = format!(".{name}.");
     let now = SystemTime::now();
     for entry in entries.flatten() {
         let file_name = entry.file_name();
         let Some(file_name) = file_name.to_str() else {
             continue;
         };
-        if !(file_name.starts_with(&prefix) && file_name.ends_with(".tmp")) {
+        if !(file_name.starts_with(prefix) && file_name.ends_with(".tmp")) {
             continue;
         }
         let old = entry

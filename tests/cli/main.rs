@@ -3,6 +3,7 @@
 mod artifacts;
 mod common;
 mod concurrency;
+mod crash;
 mod frame;
 mod hooks;
 mod schema;
