@@ -172,6 +172,16 @@ impl Store {
 
 /// Reads and validates a state file. `None` when it does not exist (or is a dangling link).
 fn read_state(path: &Path) -> Result<Option<State>> {
+    // Opening a named pipe would wait for a writer forever, and a device can be endless.
+    if let Ok(meta) = fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(Error::failure(format!(
+            "{}: not a regular file; refusing to read it",
+            path.display()
+        )));
+    }
     let bytes = match read_capped(path, MAX_STATE_BYTES) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),

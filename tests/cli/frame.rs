@@ -1420,3 +1420,30 @@ fn colour_follows_the_flag_and_the_environment() {
     }
     assert_eq!(stripped, plain);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_state_file_that_is_a_pipe_or_a_device_is_refused_at_once() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".opencode/flame")).unwrap();
+    // Before, a reader waited forever on the pipe and read 512 MiB of /dev/zero.
+    let status = std::process::Command::new("mkfifo")
+        .arg(env.path(STATE))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_snapshot!(env.snap(&["frame", "tree"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json: not a regular file; refusing to read it
+    ");
+    std::fs::remove_file(env.path(STATE)).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", env.path(STATE)).unwrap();
+    assert_snapshot!(env.snap(&["frame", "current"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json: not a regular file; refusing to read it
+    ");
+}
