@@ -153,6 +153,12 @@ impl PopInputs {
                 let text = String::from_utf8(bytes).map_err(|_| {
                     Error::failure(format!("{}: the summary is not UTF-8 text", label(&path)))
                 })?;
+                if text.trim().is_empty() {
+                    return Err(Error::failure(format!(
+                        "{}: the summary must not be empty",
+                        label(&path)
+                    )));
+                }
                 Some(text.trim_end_matches(['\n', '\r']).to_string())
             }
             (None, None) => None,

@@ -1447,3 +1447,24 @@ fn a_state_file_that_is_a_pipe_or_a_device_is_refused_at_once() {
     error: [ROOT]/.opencode/flame/state.json: not a regular file; refusing to read it
     ");
 }
+
+#[test]
+fn a_blank_summary_file_is_named_in_the_error() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    env.write("summary.txt", " \n\n");
+    assert_snapshot!(env.snap(&["frame", "pop", "--summary-file", "summary.txt"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: summary.txt: the summary must not be empty
+    ");
+    let out = env.run_stdin(&["frame", "pop", "--summary-file", "-"], b"");
+    assert_snapshot!(env.render(&out), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: <stdin>: the summary must not be empty
+    ");
+    assert_eq!(env.read(STATE), before);
+}
