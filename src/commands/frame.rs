@@ -169,8 +169,16 @@ impl PopInputs {
         let transcript = match transcript {
             Some(path) => {
                 let bytes = read_input(&path, MAX_EXPORT_BYTES)?;
-                let text = String::from_utf8_lossy(&bytes);
-                let export = Export::parse(&text).map_err(|what| {
+                // JSON is UTF-8; decoding lossily would put U+FFFD into the log unannounced.
+                let text = std::str::from_utf8(&bytes).map_err(|e| {
+                    let (line, column) = store::line_column(&bytes[..e.valid_up_to()]);
+                    Error::failure(format!(
+                        "{}: not an OpenCode session export: not UTF-8: invalid byte at line \
+                         {line}, column {column}",
+                        label(&path)
+                    ))
+                })?;
+                let export = Export::parse(text).map_err(|what| {
                     Error::failure(format!(
                         "{}: not an OpenCode session export: {what}",
                         label(&path)

@@ -214,7 +214,8 @@ fn read_state(path: &Path) -> Result<Option<State>> {
     })
 }
 
-fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
+/// The 1-based line and column just after `valid_prefix`, for "invalid byte at" messages.
+pub fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
     let text = String::from_utf8_lossy(valid_prefix);
     let line = text.matches('\n').count() + 1;
     let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;

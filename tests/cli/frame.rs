@@ -1468,3 +1468,29 @@ fn a_blank_summary_file_is_named_in_the_error() {
     ");
     assert_eq!(env.read(STATE), before);
 }
+
+#[test]
+fn a_transcript_that_is_not_utf8_is_refused() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    // A valid export whose first message text holds a byte that is not UTF-8.
+    let export = std::fs::read(fixture("frame/verify-export.json")).unwrap();
+    let at = export
+        .windows(9)
+        .position(|w| w == b"\"Verify S")
+        .expect("the fixture's first text")
+        + 1;
+    let broken = [&export[..at], b"\xff".as_slice(), &export[at..]].concat();
+    env.write("export.json", &broken);
+    let out = env.run(&["frame", "pop", "--transcript", "export.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(
+            "error: export.json: not an OpenCode session export: not UTF-8: invalid byte at line "
+        ),
+        "{stderr}"
+    );
+    assert_eq!(env.read(STATE), before);
+    assert!(!env.path(".opencode/flame/logs").exists());
+}
