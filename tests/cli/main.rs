@@ -6,4 +6,6 @@ mod concurrency;
 mod crash;
 mod frame;
 mod hooks;
+mod hostile;
 mod schema;
+mod snapshot;
