@@ -249,6 +249,7 @@ fn pop(
         let plan = ops::check_pop(state, &target, force)?;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now);
         let text = log::render(state, &target, now, inputs.transcript.as_ref());
+        store.check_inside(&logs_dir)?;
         std::fs::create_dir_all(&logs_dir)
             .map_err(|e| Error::io(&logs_dir, "create the directory", &e))?;
         let log_file = logs_dir.join(format!("frame-{target}.md"));

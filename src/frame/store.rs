@@ -64,6 +64,7 @@ impl Store {
     ) -> Result<(T, State)> {
         let target = self.write_target()?;
         let target_dir = target.parent().unwrap_or(&self.dir).to_path_buf();
+        self.check_inside(&self.dir)?;
         fs::create_dir_all(&self.dir)
             .map_err(|e| Error::io(&self.dir, "create the directory", &e))?;
         let _lock = self.lock()?;
@@ -94,6 +95,26 @@ impl Store {
             remove_stale_temps(&self.dir.join(LOGS_DIR), ".frame-");
         }
         Ok((result, state))
+    }
+
+    /// Refuses to write in `dir` when it, or the nearest ancestor that exists (where creating it
+    /// would start), resolves through symbolic links to a place outside the project root.
+    pub fn check_inside(&self, dir: &Path) -> Result<()> {
+        let Some(existing) = dir.ancestors().find(|a| a.exists()) else {
+            return Ok(());
+        };
+        let resolved =
+            fs::canonicalize(existing).map_err(|e| Error::io(existing, "resolve", &e))?;
+        let root = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        if resolved.starts_with(&root) {
+            Ok(())
+        } else {
+            Err(Error::failure(format!(
+                "{} leads to {}, outside the project; refusing to write there",
+                existing.display(),
+                resolved.display()
+            )))
+        }
     }
 
     /// The file a write replaces: `state.json`, or the target of a symbolic link inside the project.
@@ -143,6 +164,14 @@ impl Store {
 
     fn lock(&self) -> Result<File> {
         let path = self.dir.join(LOCK_FILE);
+        // Opening follows links: a link could make ctx create a file anywhere.
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::failure(format!(
+                "{} is a symbolic link; refusing to use it as the lock",
+                path.display()
+            ))
+            .with_hint("remove the link; ctx creates the lock file itself"));
+        }
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -1494,3 +1494,59 @@ fn a_transcript_that_is_not_utf8_is_refused() {
     assert_eq!(env.read(STATE), before);
     assert!(!env.path(".opencode/flame/logs").exists());
 }
+
+#[cfg(unix)]
+#[test]
+fn directories_and_lock_files_linked_out_of_the_project_are_never_written_through() {
+    use std::os::unix::fs::symlink;
+    // Before, pop wrote its log through a logs/ link, and every write went through a linked
+    // .opencode/flame/ or a linked lock file.
+    let env = spec_env();
+    let outside = env.temp().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    symlink(&outside, env.path(".opencode/flame/logs")).unwrap();
+    let before = env.read(STATE);
+    let out = env.run(&["frame", "pop", "--summary", "Done"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        env.filter(&String::from_utf8_lossy(&out.stderr))
+            .replace(&outside.display().to_string(), "[OUTSIDE]"),
+        "error: [ROOT]/.opencode/flame/logs leads to [OUTSIDE], outside the project; refusing to \
+         write there\n"
+    );
+    assert_eq!(env.read(STATE), before);
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+
+    // The whole folder linked elsewhere: reads work, writes are refused.
+    let env = TestEnv::new();
+    let elsewhere = env.temp().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::copy(
+        fixture("frame/spec-example.json"),
+        elsewhere.join("state.json"),
+    )
+    .unwrap();
+    symlink(&elsewhere, env.path(".opencode/flame")).unwrap();
+    assert_eq!(env.ok(&["frame", "current"]), "fr_46s6jr410dd3\n");
+    let out = env.run(&["frame", "decision", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the project"));
+    let names: Vec<_> = std::fs::read_dir(&elsewhere)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["state.json"]);
+
+    // A lock file linked to a path that does not exist yet would be created there.
+    let env = spec_env();
+    let target = env.temp().join("created-by-ctx");
+    symlink(&target, env.path(".opencode/flame/state.json.lock")).unwrap();
+    assert_snapshot!(env.snap(&["frame", "decision", "nope"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json.lock is a symbolic link; refusing to use it as the lock
+    hint: remove the link; ctx creates the lock file itself
+    ");
+    assert!(!target.exists());
+}
