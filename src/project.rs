@@ -249,6 +249,48 @@ mod tests {
         assert_eq!(discover_root(&top.join("x/y")), top.to_path_buf());
     }
 
+    /// Hostile settings files are refused with their path, never a panic or a stack overflow.
+    #[test]
+    fn hostile_settings_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ctx.toml");
+        let deep = |open: &str, inner: &str, close: &str| {
+            format!("a = {}{inner}{}", open.repeat(10_000), close.repeat(10_000))
+        };
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("truncated", b"[frame.context\ntotal = 4".to_vec()),
+            ("nested arrays", deep("[", "", "]").into_bytes()),
+            ("nested tables", deep("{b = ", "1", "}").into_bytes()),
+            (
+                "huge",
+                format!("a = \"{}\"\n", "x".repeat(2 << 20)).into_bytes(),
+            ),
+            ("not UTF-8", b"a = \"\xff\"\n".to_vec()),
+            ("NUL", b"\0a = 1\n".to_vec()),
+            ("binary", (0..=255u8).rev().collect()),
+        ];
+        for (name, bytes) in cases {
+            std::fs::write(&path, &bytes).unwrap();
+            let Err(err) = read_config_file(&path) else {
+                panic!("{name}: accepted");
+            };
+            assert!(
+                err.message.starts_with(&path.display().to_string()),
+                "{name}: {}",
+                err.message
+            );
+            assert!(
+                err.message.len() < 1000,
+                "{name}: {} bytes",
+                err.message.len()
+            );
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name}: rewritten");
+        }
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert!(read_config_file(&path).is_err(), "a directory");
+    }
+
     #[test]
     fn dotted_lookup() {
         let table: toml::Table = "[frame.context]\ntotal = 10\n".parse().unwrap();

@@ -158,6 +158,12 @@ impl PopInputs {
                 let text = String::from_utf8(bytes).map_err(|_| {
                     Error::failure(format!("{}: the summary is not UTF-8 text", label(&path)))
                 })?;
+                if text.trim().is_empty() {
+                    return Err(Error::failure(format!(
+                        "{}: the summary must not be empty",
+                        label(&path)
+                    )));
+                }
                 Some(text.trim_end_matches(['\n', '\r']).to_string())
             }
             (None, None) => None,
@@ -168,8 +174,16 @@ impl PopInputs {
         let transcript = match transcript {
             Some(path) => {
                 let bytes = read_input(&path, MAX_EXPORT_BYTES)?;
-                let text = String::from_utf8_lossy(&bytes);
-                let export = Export::parse(&text).map_err(|what| {
+                // JSON is UTF-8; decoding lossily would put U+FFFD into the log unannounced.
+                let text = std::str::from_utf8(&bytes).map_err(|e| {
+                    let (line, column) = store::line_column(&bytes[..e.valid_up_to()]);
+                    Error::failure(format!(
+                        "{}: not an OpenCode session export: not UTF-8: invalid byte at line \
+                         {line}, column {column}",
+                        label(&path)
+                    ))
+                })?;
+                let export = Export::parse(text).map_err(|what| {
                     Error::failure(format!(
                         "{}: not an OpenCode session export: {what}",
                         label(&path)
@@ -234,12 +248,13 @@ fn pop(
         PopStatus::Failed => Status::Failed,
         PopStatus::Blocked => Status::Blocked,
     };
-    let logs_dir = store.dir().join("logs");
+    let logs_dir = store.dir().join(store::LOGS_DIR);
     let (plan, state) = store.update(now, |state| {
         let target = ops::require_current(state, &selector)?;
         let plan = ops::check_pop(state, &target, force)?;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now);
         let text = log::render(state, &target, now, inputs.transcript.as_ref());
+        store.check_inside(&logs_dir)?;
         std::fs::create_dir_all(&logs_dir)
             .map_err(|e| Error::io(&logs_dir, "create the directory", &e))?;
         let log_file = logs_dir.join(format!("frame-{target}.md"));

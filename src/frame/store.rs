@@ -18,6 +18,8 @@ const MAX_STATE_BYTES: u64 = 512 << 20;
 
 pub const STATE_FILE: &str = "state.json";
 pub const LOCK_FILE: &str = "state.json.lock";
+/// Where `pop` writes frame logs, under the store's directory.
+pub const LOGS_DIR: &str = "logs";
 
 /// The frame store of one project.
 pub struct Store {
@@ -62,6 +64,7 @@ impl Store {
     ) -> Result<(T, State)> {
         let target = self.write_target()?;
         let target_dir = target.parent().unwrap_or(&self.dir).to_path_buf();
+        self.check_inside(&self.dir)?;
         fs::create_dir_all(&self.dir)
             .map_err(|e| Error::io(&self.dir, "create the directory", &e))?;
         let _lock = self.lock()?;
@@ -87,9 +90,31 @@ impl Store {
                 mode,
                 STATE_FILE,
             )?;
-            remove_stale_temps(&target_dir, STATE_FILE);
+            remove_stale_temps(&target_dir, &format!(".{STATE_FILE}."));
+            // Logs are written the same way by `pop` (`logs/.frame-<id>.md.<random>.tmp`).
+            remove_stale_temps(&self.dir.join(LOGS_DIR), ".frame-");
         }
         Ok((result, state))
+    }
+
+    /// Refuses to write in `dir` when it, or the nearest ancestor that exists (where creating it
+    /// would start), resolves through symbolic links to a place outside the project root.
+    pub fn check_inside(&self, dir: &Path) -> Result<()> {
+        let Some(existing) = dir.ancestors().find(|a| a.exists()) else {
+            return Ok(());
+        };
+        let resolved =
+            fs::canonicalize(existing).map_err(|e| Error::io(existing, "resolve", &e))?;
+        let root = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        if resolved.starts_with(&root) {
+            Ok(())
+        } else {
+            Err(Error::failure(format!(
+                "{} leads to {}, outside the project; refusing to write there",
+                existing.display(),
+                resolved.display()
+            )))
+        }
     }
 
     /// The file a write replaces: `state.json`, or the target of a symbolic link inside the project.
@@ -139,6 +164,14 @@ impl Store {
 
     fn lock(&self) -> Result<File> {
         let path = self.dir.join(LOCK_FILE);
+        // Opening follows links: a link could make ctx create a file anywhere.
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::failure(format!(
+                "{} is a symbolic link; refusing to use it as the lock",
+                path.display()
+            ))
+            .with_hint("remove the link; ctx creates the lock file itself"));
+        }
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -168,6 +201,16 @@ impl Store {
 
 /// Reads and validates a state file. `None` when it does not exist (or is a dangling link).
 fn read_state(path: &Path) -> Result<Option<State>> {
+    // Opening a named pipe would wait for a writer forever, and a device can be endless.
+    if let Ok(meta) = fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(Error::failure(format!(
+            "{}: not a regular file; refusing to read it",
+            path.display()
+        )));
+    }
     let bytes = match read_capped(path, MAX_STATE_BYTES) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -200,7 +243,8 @@ fn read_state(path: &Path) -> Result<Option<State>> {
     })
 }
 
-fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
+/// The 1-based line and column just after `valid_prefix`, for "invalid byte at" messages.
+pub fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
     let text = String::from_utf8_lossy(valid_prefix);
     let line = text.matches('\n').count() + 1;
     let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -293,19 +337,19 @@ pub fn write_atomically(
     })
 }
 
-/// Removes `.<name>.*.tmp` files older than an hour: what a killed writer left behind.
-pub fn remove_stale_temps(dir: &Path, name: &str) {
+/// Removes the files of `dir` named `<prefix>*.tmp` and older than an hour: what a killed
+/// writer left behind. Younger ones may belong to a writer still at work.
+pub fn remove_stale_temps(dir: &Path, prefix: &str) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
-    let prefix = format!(".{name}.");
     let now = SystemTime::now();
     for entry in entries.flatten() {
         let file_name = entry.file_name();
         let Some(file_name) = file_name.to_str() else {
             continue;
         };
-        if !(file_name.starts_with(&prefix) && file_name.ends_with(".tmp")) {
+        if !(file_name.starts_with(prefix) && file_name.ends_with(".tmp")) {
             continue;
         }
         let old = entry

@@ -1421,6 +1421,136 @@ fn colour_follows_the_flag_and_the_environment() {
     assert_eq!(stripped, plain);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_state_file_that_is_a_pipe_or_a_device_is_refused_at_once() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".opencode/flame")).unwrap();
+    // Before, a reader waited forever on the pipe and read 512 MiB of /dev/zero.
+    let status = std::process::Command::new("mkfifo")
+        .arg(env.path(STATE))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_snapshot!(env.snap(&["frame", "tree"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json: not a regular file; refusing to read it
+    ");
+    std::fs::remove_file(env.path(STATE)).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", env.path(STATE)).unwrap();
+    assert_snapshot!(env.snap(&["frame", "current"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json: not a regular file; refusing to read it
+    ");
+}
+
+#[test]
+fn a_blank_summary_file_is_named_in_the_error() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    env.write("summary.txt", " \n\n");
+    assert_snapshot!(env.snap(&["frame", "pop", "--summary-file", "summary.txt"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: summary.txt: the summary must not be empty
+    ");
+    let out = env.run_stdin(&["frame", "pop", "--summary-file", "-"], b"");
+    assert_snapshot!(env.render(&out), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: <stdin>: the summary must not be empty
+    ");
+    assert_eq!(env.read(STATE), before);
+}
+
+#[test]
+fn a_transcript_that_is_not_utf8_is_refused() {
+    let env = spec_env();
+    let before = env.read(STATE);
+    // A valid export whose first message text holds a byte that is not UTF-8.
+    let export = std::fs::read(fixture("frame/verify-export.json")).unwrap();
+    let at = export
+        .windows(9)
+        .position(|w| w == b"\"Verify S")
+        .expect("the fixture's first text")
+        + 1;
+    let broken = [&export[..at], b"\xff".as_slice(), &export[at..]].concat();
+    env.write("export.json", &broken);
+    let out = env.run(&["frame", "pop", "--transcript", "export.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(
+            "error: export.json: not an OpenCode session export: not UTF-8: invalid byte at line "
+        ),
+        "{stderr}"
+    );
+    assert_eq!(env.read(STATE), before);
+    assert!(!env.path(".opencode/flame/logs").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn directories_and_lock_files_linked_out_of_the_project_are_never_written_through() {
+    use std::os::unix::fs::symlink;
+    // Before, pop wrote its log through a logs/ link, and every write went through a linked
+    // .opencode/flame/ or a linked lock file.
+    let env = spec_env();
+    let outside = env.temp().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    symlink(&outside, env.path(".opencode/flame/logs")).unwrap();
+    let before = env.read(STATE);
+    let out = env.run(&["frame", "pop", "--summary", "Done"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        env.filter(&String::from_utf8_lossy(&out.stderr))
+            .replace(&outside.display().to_string(), "[OUTSIDE]"),
+        "error: [ROOT]/.opencode/flame/logs leads to [OUTSIDE], outside the project; refusing to \
+         write there\n"
+    );
+    assert_eq!(env.read(STATE), before);
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+
+    // The whole folder linked elsewhere: reads work, writes are refused.
+    let env = TestEnv::new();
+    let elsewhere = env.temp().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::copy(
+        fixture("frame/spec-example.json"),
+        elsewhere.join("state.json"),
+    )
+    .unwrap();
+    symlink(&elsewhere, env.path(".opencode/flame")).unwrap();
+    assert_eq!(env.ok(&["frame", "current"]), "fr_46s6jr410dd3\n");
+    let out = env.run(&["frame", "decision", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the project"));
+    let names: Vec<_> = std::fs::read_dir(&elsewhere)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["state.json"]);
+
+    // A lock file linked to a path that does not exist yet would be created there.
+    let env = spec_env();
+    let target = env.temp().join("created-by-ctx");
+    symlink(&target, env.path(".opencode/flame/state.json.lock")).unwrap();
+    assert_snapshot!(env.snap(&["frame", "decision", "nope"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/flame/state.json.lock is a symbolic link; refusing to use it as the lock
+    hint: remove the link; ctx creates the lock file itself
+    ");
+    assert!(!target.exists());
+}
+
 // ---- JSON documents ----
 
 /// Runs a command with --json and returns its document (TestEnv checks it against its schema).

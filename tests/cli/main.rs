@@ -2,8 +2,13 @@
 
 mod artifacts;
 mod common;
+mod concurrency;
 mod config;
+mod crash;
+mod flame_schema;
 mod frame;
 mod hooks;
+mod hostile;
 mod schema;
+mod snapshot;
 mod swarm;

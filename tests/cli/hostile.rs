@@ -1,0 +1,636 @@
+//! No panic, no write on hostile input: every file a command reads, corrupted in every way listed
+//! in `CORRUPTIONS`, against every command that reads it. Each case must end with exit 1 and an
+//! `error:` line naming the file, print no panic, and leave every file as it was.
+//!
+//! The table is meant to grow: a command group that reads a new file adds a `ReadFile` row to
+//! `files()`; a new command reading a known file goes into that row's `readers`.
+
+#![cfg(unix)]
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use crate::common::{TestEnv, fixture};
+use crate::snapshot::{Entry, changes, snapshot};
+
+/// How ctx parses a file, which decides which corruptions make sense for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    Json,
+    Toml,
+    /// Free text (a summary): only its encoding and size can be wrong.
+    Text,
+}
+
+/// A command run against the file under test.
+pub struct Reader {
+    pub args: &'static [&'static str],
+    /// Changes project files when it succeeds.
+    pub writes: bool,
+    /// Reads the file from standard input (`args` hold `-`): the corrupted bytes are piped in.
+    pub stdin: bool,
+}
+
+const fn reads(args: &'static [&'static str]) -> Reader {
+    Reader {
+        args,
+        writes: false,
+        stdin: false,
+    }
+}
+
+const fn writes(args: &'static [&'static str]) -> Reader {
+    Reader {
+        args,
+        writes: true,
+        stdin: false,
+    }
+}
+
+const fn from_stdin(args: &'static [&'static str]) -> Reader {
+    Reader {
+        args,
+        writes: true,
+        stdin: true,
+    }
+}
+
+/// A file that some command reads.
+pub struct ReadFile {
+    /// Relative to the project root, or to HOME when it starts with `~/`.
+    pub path: &'static str,
+    pub kind: Kind,
+    /// Content with which every reader and bystander succeeds (checked by a test of its own).
+    pub valid: fn() -> Vec<u8>,
+    /// Commands that read the file: each must refuse every corruption.
+    pub readers: Vec<Reader>,
+    /// Commands that do not read the file: each must succeed whatever the file holds.
+    pub bystanders: Vec<Reader>,
+    /// `state.json`: reading through a link that leaves the project is allowed, writing is
+    /// refused, and a dangling link reads as the empty state (flame.md §3.5).
+    pub store: bool,
+}
+
+/// The files of the `frame` group, each with the commands that read it.
+pub fn files() -> Vec<ReadFile> {
+    vec![
+        ReadFile {
+            path: ".opencode/flame/state.json",
+            kind: Kind::Json,
+            valid: || std::fs::read(fixture("frame/spec-example.json")).unwrap(),
+            readers: vec![
+                reads(&["frame", "tree"]),
+                reads(&["frame", "tree", "--json"]),
+                reads(&["frame", "show"]),
+                reads(&["frame", "current"]),
+                reads(&["frame", "log", "fr_yb6wk952swa0"]),
+                reads(&[
+                    "frame",
+                    "invalidate",
+                    "fr_yrst4chn5kn0",
+                    "--reason",
+                    "r",
+                    "--dry-run",
+                ]),
+                writes(&["frame", "push", "New goal"]),
+                writes(&["frame", "pop", "--summary", "Done"]),
+                writes(&["frame", "plan", "Later"]),
+                writes(&["frame", "activate", "fr_t78f603xzbcw"]),
+                writes(&["frame", "invalidate", "fr_yrst4chn5kn0", "--reason", "r"]),
+                writes(&["frame", "artifact", "a.rs"]),
+                writes(&["frame", "decision", "Keep it"]),
+                writes(&["frame", "import", "stack.json"]),
+            ],
+            bystanders: vec![],
+            store: true,
+        },
+        ReadFile {
+            path: "export.json",
+            kind: Kind::Json,
+            valid: || std::fs::read(fixture("frame/verify-export.json")).unwrap(),
+            readers: vec![
+                writes(&["frame", "pop", "--transcript", "export.json"]),
+                from_stdin(&["frame", "pop", "--transcript", "-"]),
+            ],
+            bystanders: vec![],
+            store: false,
+        },
+        ReadFile {
+            path: ".opencode/stack/state.json",
+            kind: Kind::Json,
+            valid: || std::fs::read(fixture("frame/stack-state.json")).unwrap(),
+            readers: vec![
+                writes(&["frame", "import"]),
+                writes(&["frame", "import", ".opencode/stack/state.json"]),
+            ],
+            bystanders: vec![],
+            store: false,
+        },
+        ReadFile {
+            path: "summary.txt",
+            kind: Kind::Text,
+            valid: || b"Done.\n".to_vec(),
+            readers: vec![
+                writes(&["frame", "pop", "--summary-file", "summary.txt"]),
+                from_stdin(&["frame", "pop", "--summary-file", "-"]),
+            ],
+            bystanders: vec![],
+            store: false,
+        },
+        // No `frame` command reads ctx's settings: whatever they hold, frame commands work.
+        ReadFile {
+            path: ".opencode/ctx.toml",
+            kind: Kind::Toml,
+            valid: || b"[frame.context]\ntotal = 4000\n".to_vec(),
+            readers: vec![],
+            bystanders: vec![reads(&["frame", "tree"]), writes(&["frame", "push", "x"])],
+            store: false,
+        },
+        ReadFile {
+            path: "~/.config/ctx/config.toml",
+            kind: Kind::Toml,
+            valid: || b"[frame.context]\ntotal = 4000\n".to_vec(),
+            readers: vec![],
+            bystanders: vec![reads(&["frame", "tree"]), writes(&["frame", "push", "x"])],
+            store: false,
+        },
+    ]
+}
+
+/// What a corruption puts where the file was.
+pub enum Content {
+    Bytes(Vec<u8>),
+    /// A sparse file of this many bytes: larger than any cap, yet free to create.
+    Sparse(u64),
+    Directory,
+    Fifo,
+    LinkToDirectory,
+    LinkDangling,
+    /// A link to a valid copy of the file outside the project.
+    LinkOutside,
+    LinkToDevZero,
+}
+
+pub struct Corruption {
+    pub name: &'static str,
+    pub make: fn(&ReadFile) -> Option<Content>,
+    /// Slow to read in a debug build: run against the first reader only.
+    pub costly: bool,
+}
+
+fn bytes(content: impl Into<Vec<u8>>) -> Option<Content> {
+    Some(Content::Bytes(content.into()))
+}
+
+/// `valid` with `insert` put after its first `"` (inside the first string), or at the start.
+fn spliced(valid: &[u8], insert: &[u8]) -> Vec<u8> {
+    let at = valid.iter().position(|&b| b == b'"').map_or(0, |i| i + 1);
+    [&valid[..at], insert, &valid[at..]].concat()
+}
+
+fn nested(open: &str, inner: &str, close: &str, depth: usize) -> Vec<u8> {
+    format!("{}{inner}{}", open.repeat(depth), close.repeat(depth)).into_bytes()
+}
+
+/// Noise from a fixed xorshift sequence, starting with a byte that is never UTF-8.
+fn binary() -> Vec<u8> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut out = vec![0xFF];
+    out.extend((0..4096).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x as u8
+    }));
+    out
+}
+
+pub const CORRUPTIONS: &[Corruption] = &[
+    Corruption {
+        name: "empty",
+        make: |f| (f.kind != Kind::Toml).then(|| Content::Bytes(Vec::new())),
+        costly: false,
+    },
+    Corruption {
+        name: "truncated",
+        make: |f| {
+            let valid = (f.valid)();
+            (f.kind != Kind::Text).then(|| Content::Bytes(valid[..valid.len() / 2].to_vec()))
+        },
+        costly: false,
+    },
+    Corruption {
+        name: "wrong types",
+        make: |f| match f.kind {
+            Kind::Json => bytes(
+                r#"{"version": "1", "frames": [], "rootFrameIDs": {}, "updatedAt": "x",
+                    "info": 1, "messages": "x"}"#,
+            ),
+            Kind::Toml => bytes("frame = \"context\"\n"),
+            Kind::Text => None,
+        },
+        costly: false,
+    },
+    Corruption {
+        name: "a scalar at the top",
+        make: |f| (f.kind == Kind::Json).then(|| Content::Bytes(b"42".to_vec())),
+        costly: false,
+    },
+    Corruption {
+        name: "10 000 nested arrays",
+        make: |f| match f.kind {
+            Kind::Json => bytes(nested("[", "", "]", 10_000)),
+            Kind::Toml => bytes([b"a = ".as_slice(), &nested("[", "", "]", 10_000)].concat()),
+            Kind::Text => None,
+        },
+        costly: false,
+    },
+    Corruption {
+        name: "10 000 nested objects",
+        make: |f| match f.kind {
+            Kind::Json => bytes(nested("{\"a\":", "1", "}", 10_000)),
+            Kind::Toml => bytes([b"a = ".as_slice(), &nested("{b = ", "1", "}", 10_000)].concat()),
+            Kind::Text => None,
+        },
+        costly: false,
+    },
+    Corruption {
+        name: "200 MB of whitespace",
+        // 14 s for one command in a debug build: the state only, which every command reads.
+        make: |f| f.store.then(|| Content::Bytes(vec![b' '; 200_000_000])),
+        costly: true,
+    },
+    Corruption {
+        name: "a 50 MB string",
+        make: |f| match f.kind {
+            Kind::Json => bytes(format!("{{\"frames\": \"{}\"}}", "a".repeat(50_000_000))),
+            Kind::Toml => bytes(format!("a = \"{}\"\n", "a".repeat(50_000_000))),
+            Kind::Text => None,
+        },
+        costly: true,
+    },
+    Corruption {
+        name: "larger than any cap (sparse 2 GiB)",
+        make: |_| Some(Content::Sparse(2 << 30)),
+        costly: false,
+    },
+    Corruption {
+        name: "binary",
+        make: |_| bytes(binary()),
+        costly: false,
+    },
+    Corruption {
+        name: "not UTF-8",
+        make: |f| bytes(spliced(&(f.valid)(), b"\xC3\x28")),
+        costly: false,
+    },
+    Corruption {
+        name: "NUL bytes",
+        make: |f| {
+            (f.kind != Kind::Text)
+                .then(|| Content::Bytes([b"\0".as_slice(), &(f.valid)()].concat()))
+        },
+        costly: false,
+    },
+    Corruption {
+        name: "NUL inside a string",
+        make: |f| (f.kind != Kind::Text).then(|| Content::Bytes(spliced(&(f.valid)(), b"\0"))),
+        costly: false,
+    },
+    Corruption {
+        name: "a directory",
+        make: |_| Some(Content::Directory),
+        costly: false,
+    },
+    Corruption {
+        name: "a symbolic link to a directory",
+        make: |_| Some(Content::LinkToDirectory),
+        costly: false,
+    },
+    Corruption {
+        name: "a dangling symbolic link",
+        make: |_| Some(Content::LinkDangling),
+        costly: false,
+    },
+    Corruption {
+        name: "a symbolic link out of the project",
+        make: |_| Some(Content::LinkOutside),
+        costly: false,
+    },
+    // Pipes and devices are legitimate for files named on the command line (`<(opencode export
+    // …)`), not for the state.
+    Corruption {
+        name: "a symbolic link to /dev/zero",
+        make: |f| f.store.then_some(Content::LinkToDevZero),
+        costly: false,
+    },
+    Corruption {
+        name: "a named pipe",
+        make: |f| f.store.then_some(Content::Fifo),
+        costly: false,
+    },
+];
+
+/// What a command must do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    /// Exit 1, an `error:` line naming the file, nothing written.
+    Refused,
+    /// Exit 0; only the state folder may change.
+    Works,
+    /// Exit 0 or 1 (an empty state has no current frame), nothing written.
+    NoWrite,
+}
+
+fn expectation(file: &ReadFile, content: &Content, reader: &Reader, bystander: bool) -> Expect {
+    if bystander {
+        return Expect::Works;
+    }
+    match content {
+        Content::LinkOutside if file.store && reader.writes => Expect::Refused,
+        Content::LinkOutside if file.store => Expect::Works,
+        Content::LinkOutside => Expect::Works,
+        Content::LinkDangling if file.store && !reader.writes => Expect::NoWrite,
+        _ => Expect::Refused,
+    }
+}
+
+fn location(env: &TestEnv, path: &str) -> PathBuf {
+    match path.strip_prefix("~/") {
+        Some(rest) => env.home.join(rest),
+        None => env.root.join(path),
+    }
+}
+
+/// A project where every file of the table holds valid content, plus `outside/` next to it.
+fn valid_env() -> TestEnv {
+    let env = TestEnv::new();
+    for file in files() {
+        let path = location(&env, file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, (file.valid)()).unwrap();
+    }
+    env.write(
+        "stack.json",
+        std::fs::read(fixture("frame/stack-state.json")).unwrap(),
+    );
+    env.write(
+        ".opencode/flame/logs/frame-fr_yb6wk952swa0.md",
+        "# Frame fr_yb6wk952swa0\n",
+    );
+    env
+}
+
+fn place(env: &TestEnv, file: &ReadFile, content: &Content) {
+    let path = location(env, file.path);
+    let outside = env.temp().join("outside");
+    std::fs::create_dir_all(outside.join("dir")).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    match content {
+        Content::Bytes(bytes) => std::fs::write(&path, bytes).unwrap(),
+        Content::Sparse(len) => std::fs::File::create(&path).unwrap().set_len(*len).unwrap(),
+        Content::Directory => std::fs::create_dir(&path).unwrap(),
+        Content::Fifo => {
+            let status = std::process::Command::new("mkfifo")
+                .arg(&path)
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+        Content::LinkToDirectory => std::os::unix::fs::symlink(outside.join("dir"), &path).unwrap(),
+        Content::LinkDangling => {
+            std::os::unix::fs::symlink(outside.join("nothing"), &path).unwrap()
+        }
+        Content::LinkOutside => {
+            let target = outside.join("valid");
+            std::fs::write(&target, (file.valid)()).unwrap();
+            std::os::unix::fs::symlink(&target, &path).unwrap();
+        }
+        Content::LinkToDevZero => std::os::unix::fs::symlink("/dev/zero", &path).unwrap(),
+    }
+}
+
+/// Runs `reader`, piping `stdin` when it reads standard input; a command still running after
+/// 30 s (blocked on a pipe, say) is killed, and reported by its missing exit code.
+fn run(env: &TestEnv, reader: &Reader, stdin: &[u8]) -> Output {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let mut child = env
+        .std_command()
+        .args(reader.args)
+        .stdin(if reader.stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    if let Some(mut pipe) = child.stdin.take() {
+        // ctx may stop reading early (a size cap): a broken pipe here is fine.
+        let _ = pipe.write_all(stdin);
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// Runs every corruption of `file` against its readers and bystanders; returns the failures.
+fn check_file(file: &ReadFile) -> Vec<String> {
+    let mut failures = Vec::new();
+    for corruption in CORRUPTIONS {
+        let Some(content) = (corruption.make)(file) else {
+            continue;
+        };
+        let env = valid_env();
+        place(&env, file, &content);
+        let commands = file
+            .readers
+            .iter()
+            .map(|r| (r, false))
+            .chain(file.bystanders.iter().map(|r| (r, true)));
+        for (index, (reader, bystander)) in commands.enumerate() {
+            if corruption.costly && index > 0 && !bystander {
+                continue;
+            }
+            let stdin = match (&content, reader.stdin) {
+                (Content::Bytes(bytes), true) => bytes.as_slice(),
+                (_, true) => continue,
+                (_, false) => &[],
+            };
+            let expect = expectation(file, &content, reader, bystander);
+            let before = snapshot(env.temp());
+            let out = run(&env, reader, stdin);
+            let after = snapshot(env.temp());
+            let case = format!(
+                "{} / {} / ctx {}",
+                file.path,
+                corruption.name,
+                reader.args.join(" ")
+            );
+            if let Err(why) = judge(file, reader, expect, &out, &before, &after) {
+                failures.push(format!("{case}: {why}\n{}", env.render(&out)));
+            }
+        }
+    }
+    failures
+}
+
+type Snapshot = std::collections::BTreeMap<PathBuf, crate::snapshot::Entry>;
+
+fn judge(
+    file: &ReadFile,
+    reader: &Reader,
+    expect: Expect,
+    out: &Output,
+    before: &Snapshot,
+    after: &Snapshot,
+) -> Result<(), String> {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
+        return Err("panicked".into());
+    }
+    if stderr.len() > 4096 {
+        return Err(format!("{} bytes on stderr", stderr.len()));
+    }
+    let code = out.status.code();
+    match expect {
+        Expect::Refused => {
+            if code != Some(1) {
+                return Err(format!("exit {code:?}, expected 1"));
+            }
+            let first = stderr.lines().next().unwrap_or("");
+            let name = if reader.stdin {
+                "<stdin>"
+            } else {
+                file.path.trim_start_matches("~/")
+            };
+            if !first.starts_with("error: ") || !first.contains(name) {
+                return Err(format!("the first stderr line does not name {name}"));
+            }
+        }
+        Expect::Works if code != Some(0) => return Err(format!("exit {code:?}, expected 0")),
+        Expect::NoWrite if !matches!(code, Some(0 | 1)) => {
+            return Err(format!("exit {code:?}, expected 0 or 1"));
+        }
+        _ => {}
+    }
+    let mut changed = changes(before, after);
+    // A writer creates the empty lock file before it reads the state (flame.md §2, §3.5 step 1).
+    let lock = PathBuf::from("project/.opencode/flame/state.json.lock");
+    if !before.contains_key(&lock) && after.get(&lock) == Some(&Entry::File(Vec::new())) {
+        changed.retain(|p| *p != lock);
+    }
+    if expect == Expect::Works && reader.writes {
+        // A command that may write changes the state folder, and nothing else.
+        changed.retain(|p| !p.starts_with("project/.opencode/flame"));
+    }
+    if changed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("changed {changed:?}"))
+    }
+}
+
+#[test]
+fn every_command_of_the_table_works_on_valid_files() {
+    for file in files() {
+        for reader in file.readers.iter().chain(&file.bystanders) {
+            let env = valid_env();
+            let stdin = if reader.stdin {
+                (file.valid)()
+            } else {
+                Vec::new()
+            };
+            let out = run(&env, reader, &stdin);
+            assert!(
+                out.status.success(),
+                "{}: ctx {}\n{}",
+                file.path,
+                reader.args.join(" "),
+                env.render(&out)
+            );
+        }
+    }
+}
+
+fn assert_file_survives_hostile_input(path: &str) {
+    let file = files().into_iter().find(|f| f.path == path).unwrap();
+    let failures = check_file(&file);
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn hostile_state_files() {
+    assert_file_survives_hostile_input(".opencode/flame/state.json");
+}
+
+#[test]
+fn hostile_transcripts() {
+    assert_file_survives_hostile_input("export.json");
+}
+
+#[test]
+fn hostile_import_sources() {
+    assert_file_survives_hostile_input(".opencode/stack/state.json");
+}
+
+#[test]
+fn hostile_summary_files() {
+    assert_file_survives_hostile_input("summary.txt");
+}
+
+#[test]
+fn hostile_project_settings() {
+    assert_file_survives_hostile_input(".opencode/ctx.toml");
+}
+
+#[test]
+fn hostile_user_settings() {
+    assert_file_survives_hostile_input("~/.config/ctx/config.toml");
+}
+
+/// Every row of the table has a test above.
+#[test]
+fn every_file_of_the_table_is_tested() {
+    let tested = [
+        ".opencode/flame/state.json",
+        "export.json",
+        ".opencode/stack/state.json",
+        "summary.txt",
+        ".opencode/ctx.toml",
+        "~/.config/ctx/config.toml",
+    ];
+    for file in files() {
+        assert!(tested.contains(&file.path), "{} has no test", file.path);
+    }
+}
