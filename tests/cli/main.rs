@@ -7,5 +7,6 @@ mod crash;
 mod frame;
 mod hooks;
 mod hostile;
+mod paths;
 mod schema;
 mod snapshot;
