@@ -9,6 +9,7 @@ mod flame_schema;
 mod frame;
 mod hooks;
 mod hostile;
+mod paths;
 mod schema;
 mod snapshot;
 mod swarm;

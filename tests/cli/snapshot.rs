@@ -28,6 +28,14 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Entry> {
     out
 }
 
+/// Like [`snapshot`], leaving out everything under `skip` (relative to `dir`).
+pub fn snapshot_except(dir: &Path, skip: &Path) -> BTreeMap<PathBuf, Entry> {
+    snapshot(dir)
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with(skip))
+        .collect()
+}
+
 fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
