@@ -334,4 +334,66 @@ mod tests {
             }
         }
     }
+
+    /// tests/fixtures/budget/tokens.json: 400 varied strings with counts from js-tiktoken.
+    fn fixture_cases() -> Vec<serde_json::Value> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/budget/tokens.json"
+        );
+        let text = std::fs::read_to_string(path).expect("fixture");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("fixture JSON");
+        doc["cases"].as_array().expect("cases").clone()
+    }
+
+    fn chunked(method: Method, text: &str, size: usize) -> u64 {
+        let mut counter = Counter::new(method, ContentClass::Prose);
+        let mut stream = Utf8Stream::default();
+        for chunk in text.as_bytes().chunks(size) {
+            stream.push(chunk, &mut |s| counter.feed(s));
+        }
+        stream.finish(&mut |s| counter.feed(s));
+        counter.finish()
+    }
+
+    #[test]
+    fn counts_equal_js_tiktoken_on_every_fixture() {
+        let cases = fixture_cases();
+        assert_eq!(cases.len(), 400);
+        for case in &cases {
+            let text = case["text"].as_str().unwrap();
+            let number = |key: &str| case[key].as_u64().unwrap();
+            assert_eq!(
+                Encoding::O200k.count(text),
+                number("o200k"),
+                "o200k {text:?}"
+            );
+            assert_eq!(
+                Encoding::Cl100k.count(text),
+                number("cl100k"),
+                "cl100k {text:?}"
+            );
+            assert_eq!(utf16_len(text), number("utf16"), "utf16 {text:?}");
+            assert_eq!(Method::Swarm.count(text), number("swarm"), "swarm {text:?}");
+            assert_eq!(
+                Method::OpenCode.count(text),
+                number("opencode"),
+                "opencode {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn streamed_counts_equal_js_tiktoken_whatever_the_chunk_size() {
+        for case in &fixture_cases() {
+            let text = case["text"].as_str().unwrap();
+            for (encoding, key) in [(Encoding::O200k, "o200k"), (Encoding::Cl100k, "cl100k")] {
+                let expected = case[key].as_u64().unwrap();
+                for size in [1, 2, 3, 7, 64] {
+                    let got = chunked(Method::Exact(encoding), text, size);
+                    assert_eq!(got, expected, "{key} by {size}: {text:?}");
+                }
+            }
+        }
+    }
 }
