@@ -2,4 +2,6 @@
 //! Everything here is pure; the directory walk and file reading live in `walk`.
 
 pub mod estimate;
+pub mod models;
+pub mod swarm_config;
 pub mod tokenize;
