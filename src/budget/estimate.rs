@@ -282,8 +282,8 @@ fn is_claude_47_or_later(name: &str) -> bool {
 }
 
 /// The estimate for content with this histogram.
-pub fn estimate(histogram: &Histogram, hint: ContentClass, family: Family) -> u64 {
-    let class = histogram.classify(Some(hint));
+pub fn estimate(histogram: &Histogram, hint: Option<ContentClass>, family: Family) -> u64 {
+    let class = histogram.classify(hint);
     let o200k: f64 = histogram
         .features()
         .iter()

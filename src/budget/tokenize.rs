@@ -65,7 +65,7 @@ impl Method {
 
     /// Tokens of one whole text (a message part, a small file).
     pub fn count(self, text: &str) -> u64 {
-        let mut counter = Counter::new(self, ContentClass::Prose);
+        let mut counter = Counter::new(self, None);
         counter.feed(text);
         counter.finish()
     }
@@ -93,7 +93,7 @@ const MAX_CARRY: usize = 1 << 20;
 /// Counts the tokens of a text that arrives in chunks.
 pub struct Counter {
     method: Method,
-    class: ContentClass,
+    class: Option<ContentClass>,
     tokens: u64,
     utf16: u64,
     /// The exact counter's last pre-tokenised piece, which the next chunk may extend.
@@ -102,8 +102,8 @@ pub struct Counter {
 }
 
 impl Counter {
-    /// `class` is used by the calibrated estimate only.
-    pub fn new(method: Method, class: ContentClass) -> Counter {
+    /// `class` (what the file name suggests) is used by the calibrated estimate only.
+    pub fn new(method: Method, class: Option<ContentClass>) -> Counter {
         Counter {
             method,
             class,
@@ -158,6 +158,11 @@ impl Counter {
         } else {
             self.carry.push_str(kept);
         }
+    }
+
+    /// Tokens counted so far (final pieces only; for progress reports).
+    pub fn tokens_so_far(&self) -> u64 {
+        self.tokens
     }
 
     /// The count of everything fed.
@@ -324,7 +329,7 @@ mod tests {
         for encoding in [Encoding::O200k, Encoding::Cl100k] {
             let whole = encoding.count(text);
             for size in [1, 2, 3, 5, 8, 13, 64] {
-                let mut counter = Counter::new(Method::Exact(encoding), ContentClass::Code);
+                let mut counter = Counter::new(Method::Exact(encoding), None);
                 let mut stream = Utf8Stream::default();
                 for chunk in text.as_bytes().chunks(size) {
                     stream.push(chunk, &mut |s| counter.feed(s));
@@ -347,7 +352,7 @@ mod tests {
     }
 
     fn chunked(method: Method, text: &str, size: usize) -> u64 {
-        let mut counter = Counter::new(method, ContentClass::Prose);
+        let mut counter = Counter::new(method, None);
         let mut stream = Utf8Stream::default();
         for chunk in text.as_bytes().chunks(size) {
             stream.push(chunk, &mut |s| counter.feed(s));

@@ -1,6 +1,7 @@
 //! Command-line definitions (clap derive) only: no behaviour lives here. These types also feed
 //! the completion scripts and man pages.
 
+pub mod budget;
 pub mod frame;
 
 use std::path::PathBuf;
@@ -64,6 +65,10 @@ pub enum Command {
     /// The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect
     #[command(subcommand)]
     Frame(frame::FrameCommand),
+
+    /// Token budgets: count files, directories, stdin and sessions against model limits
+    #[command(subcommand)]
+    Budget(budget::BudgetCommand),
 
     /// Print a shell completion script
     #[command(long_about = "\

@@ -1,5 +1,6 @@
 //! Command adapters: each turns parsed arguments into core calls and rendered output.
 
+pub mod budget;
 pub mod frame;
 pub mod generate;
 
@@ -40,6 +41,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
     };
     let result = match cli.command {
         Command::Frame(command) => frame::run(&mut ctx, command),
+        Command::Budget(command) => budget::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")
         }
