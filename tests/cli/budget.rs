@@ -1,5 +1,6 @@
 //! `ctx budget …`: counts, limits, verdicts, output formats, and every kind of bad input.
 
+use std::path::Path;
 use std::process::Command;
 
 use insta::assert_snapshot;
@@ -808,4 +809,89 @@ fn a_closed_stdout_is_a_quiet_success() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+// ---- the pre-commit hook ----
+
+fn git(env: &TestEnv, args: &[&str], extra_env: &[(&str, &str)]) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("ctx");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new("git");
+    cmd.args(args)
+        .current_dir(&env.root)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", &env.home)
+        .env("XDG_CONFIG_HOME", env.home.join(".config"))
+        .env("XDG_CACHE_HOME", env.home.join(".cache"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com");
+    for (key, value) in extra_env {
+        cmd.env(key, value);
+    }
+    cmd.output().expect("git runs")
+}
+
+#[test]
+fn pre_commit_hook_refuses_staged_files_over_the_budget() {
+    let env = TestEnv::new();
+    assert!(git(&env, &["init", "-q"], &[]).status.success());
+    let hook = Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/git-hooks/pre-commit");
+    std::fs::copy(hook, env.path(".git/hooks/pre-commit")).unwrap();
+    // Critical above 90 % of 200 tokens.
+    let limit = [("CTX_PRECOMMIT_LIMIT", "200")];
+
+    env.write("small.txt", "hello world\n");
+    git(&env, &["add", "small.txt"], &[]);
+    let out = git(&env, &["commit", "-q", "-m", "small"], &limit);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+
+    // The staged content counts, not the working tree's.
+    env.write("big.txt", "hello world ".repeat(100)); // 201 tokens
+    git(&env, &["add", "big.txt"], &[]);
+    env.write("big.txt", "");
+    let out = git(&env, &["commit", "-q", "-m", "big"], &limit);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("201 tokens, 100.5% of 200 context tokens"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("  big.txt "), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "ctx pre-commit: the staged files are over the token budget; commit refused.\n  \
+             Split the commit, or raise the limit (CTX_PRECOMMIT_LIMIT=N git commit ..., or [budget] limit\n  \
+             in .opencode/ctx.toml), or skip this check once with git commit --no-verify.\n"
+        ),
+        "{stderr}"
+    );
+
+    // Raising the limit lets it through; so does --no-verify.
+    let out = git(
+        &env,
+        &["commit", "-q", "-m", "big"],
+        &[("CTX_PRECOMMIT_LIMIT", "1000")],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    env.write("big2.txt", "hello world ".repeat(100));
+    git(&env, &["add", "big2.txt"], &[]);
+    let out = git(&env, &["commit", "-q", "--no-verify", "-m", "big2"], &limit);
+    assert!(out.status.success());
 }
