@@ -126,9 +126,12 @@ pub fn estimate(doc: &EstimateDoc, top: usize, width: usize) -> String {
             None => "no finished reply recorded".to_string(),
         };
         line(format!(
-            "session    {}: {} messages, {} tokens counted; {recorded}",
+            "session    {}, {} messages",
             session.id,
-            thousands(session.messages),
+            thousands(session.messages)
+        ));
+        line(format!(
+            "           {} tokens counted; {recorded}",
             thousands(session.tokens)
         ));
     }

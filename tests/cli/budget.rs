@@ -739,6 +739,14 @@ fn a_session_counts_what_is_sent_beside_what_opencode_recorded() {
     assert_eq!(session["totals"]["cache_read"], 18840);
     assert_eq!(session["messages"], 2);
     assert_eq!(doc["files"], 0);
+    let human = env.ok(&["budget", "estimate", "--session", export, "--top", "0"]);
+    assert!(
+        human.contains(
+            "session    ses_dfd5bccffffexnyIvr51bJROXM, 2 messages\n           \
+             70 tokens counted; OpenCode recorded 21,834 on the last reply\n"
+        ),
+        "{human}"
+    );
 
     // With the swarm tokenizer a session counts as opencode-swarm counts it: every non-empty
     // text part, ignored ones included.
