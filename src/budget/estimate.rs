@@ -112,16 +112,17 @@ impl Histogram {
                 }
             }
         }
-        // Runs without whitespace identify encoded data; memchr-like scanning is cheap enough.
+        // Runs without whitespace identify encoded data (branch-free: word boundaries are
+        // unpredictable).
+        let mut run = self.run;
+        let mut longest = self.longest_run;
         for &b in bytes {
-            if b.is_ascii_whitespace() {
-                self.longest_run = self.longest_run.max(self.run);
-                self.run = 0;
-            } else {
-                self.run += 1;
-            }
+            let whitespace = matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c');
+            run = (run + 1) * u64::from(!whitespace);
+            longest = longest.max(run);
         }
-        self.longest_run = self.longest_run.max(self.run);
+        self.run = run;
+        self.longest_run = longest;
     }
 
     pub fn bytes(&self) -> u64 {

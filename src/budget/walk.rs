@@ -175,13 +175,32 @@ pub fn count_stream(
     class: Option<ContentClass>,
     progress: &Progress,
 ) -> io::Result<Outcome> {
-    let mut buffer = vec![0u8; CHUNK];
+    // One buffer per thread, reused: a fresh 1 MiB buffer per small file would cost more than
+    // counting it.
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        if buffer.len() < CHUNK {
+            buffer.resize(CHUNK, 0);
+        }
+        count_with_buffer(&mut reader, buffer, method, class, progress)
+    })
+}
+
+fn count_with_buffer(
+    reader: &mut impl Read,
+    buffer: &mut [u8],
+    method: Method,
+    class: Option<ContentClass>,
+    progress: &Progress,
+) -> io::Result<Outcome> {
     let mut counter = Counter::new(method, class);
     let mut stream = Utf8Stream::default();
     let mut bytes = 0u64;
     let mut first = true;
     loop {
-        let n = read_full(&mut reader, &mut buffer)?;
+        let n = read_full(reader, buffer)?;
         if n == 0 {
             break;
         }
