@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect')
             [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
+            [CompletionResult]::new('budget', 'budget', [CompletionResultType]::ParameterValue, 'Token budgets: count files, directories, stdin and sessions against model limits')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -362,6 +363,69 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;swarm;help;help' {
             break
         }
+        'ctx;budget' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Count the tokens of files, directories, stdin or a session against a model''s context limit')
+            [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the model limits in effect and where each comes from')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;budget;estimate' {
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Also count an `opencode export <sessionID>` JSON file (''-'' for stdin): what the model is sent, beside the tokens OpenCode recorded; its model is the default --model')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model as provider/model or model [default: $CTX_BUDGET_MODEL, [budget] model in the settings, else the session''s model]')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Context window in tokens, overriding every other source of limits')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'How to count: o200k and cl100k count exactly as tiktoken; swarm is opencode-swarm''s ceil(utf16 x 0.33); opencode is OpenCode''s round(utf16 / 4); auto picks the exact encoding for OpenAI models (o200k without a model) and ctx''s calibrated estimate for others [default: $CTX_BUDGET_TOKENIZER, [budget] tokenizer, else auto]')
+            [CompletionResult]::new('--warn', '--warn', [CompletionResultType]::ParameterName, 'Warn threshold, a share of the context window [default: settings, opencode-swarm''s context_budget.warn_threshold, else 0.7]')
+            [CompletionResult]::new('--critical', '--critical', [CompletionResultType]::ParameterName, 'Critical threshold [default: settings, opencode-swarm''s context_budget.critical_threshold, else 0.9]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 3 when the level is warn and 4 when critical (warn), or 4 when critical only (critical)')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many of the largest files and folders human output lists')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave out paths matching GLOB (gitignore syntax; repeatable)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output: human (tables and a usage bar), json (one document), swarm (opencode-swarm''s warning line for the level, or nothing when ok) [default: human; json with --json]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--hidden', '--hidden', [CompletionResultType]::ParameterName, 'Include hidden files and directories (.git is never included)')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Do not apply .gitignore, .ignore and git''s exclude files')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;budget;models' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;budget;help' {
+            [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Count the tokens of files, directories, stdin or a session against a model''s context limit')
+            [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the model limits in effect and where each comes from')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;budget;help;estimate' {
+            break
+        }
+        'ctx;budget;help;models' {
+            break
+        }
+        'ctx;budget;help;help' {
+            break
+        }
         'ctx;config' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
@@ -398,6 +462,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;help' {
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect')
             [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
+            [CompletionResult]::new('budget', 'budget', [CompletionResultType]::ParameterValue, 'Token budgets: count files, directories, stdin and sessions against model limits')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -472,6 +537,17 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;swarm;history' {
+            break
+        }
+        'ctx;help;budget' {
+            [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Count the tokens of files, directories, stdin or a session against a model''s context limit')
+            [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the model limits in effect and where each comes from')
+            break
+        }
+        'ctx;help;budget;estimate' {
+            break
+        }
+        'ctx;help;budget;models' {
             break
         }
         'ctx;help;config' {

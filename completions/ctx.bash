@@ -16,6 +16,9 @@ _ctx() {
             ",$1")
                 cmd="ctx"
                 ;;
+            ctx,budget)
+                cmd="ctx__subcmd__budget"
+                ;;
             ctx,completions)
                 cmd="ctx__subcmd__completions"
                 ;;
@@ -33,6 +36,24 @@ _ctx() {
                 ;;
             ctx,swarm)
                 cmd="ctx__subcmd__swarm"
+                ;;
+            ctx__subcmd__budget,estimate)
+                cmd="ctx__subcmd__budget__subcmd__estimate"
+                ;;
+            ctx__subcmd__budget,help)
+                cmd="ctx__subcmd__budget__subcmd__help"
+                ;;
+            ctx__subcmd__budget,models)
+                cmd="ctx__subcmd__budget__subcmd__models"
+                ;;
+            ctx__subcmd__budget__subcmd__help,estimate)
+                cmd="ctx__subcmd__budget__subcmd__help__subcmd__estimate"
+                ;;
+            ctx__subcmd__budget__subcmd__help,help)
+                cmd="ctx__subcmd__budget__subcmd__help__subcmd__help"
+                ;;
+            ctx__subcmd__budget__subcmd__help,models)
+                cmd="ctx__subcmd__budget__subcmd__help__subcmd__models"
                 ;;
             ctx__subcmd__frame,activate)
                 cmd="ctx__subcmd__frame__subcmd__activate"
@@ -112,6 +133,9 @@ _ctx() {
             ctx__subcmd__frame__subcmd__help,tree)
                 cmd="ctx__subcmd__frame__subcmd__help__subcmd__tree"
                 ;;
+            ctx__subcmd__help,budget)
+                cmd="ctx__subcmd__help__subcmd__budget"
+                ;;
             ctx__subcmd__help,completions)
                 cmd="ctx__subcmd__help__subcmd__completions"
                 ;;
@@ -129,6 +153,12 @@ _ctx() {
                 ;;
             ctx__subcmd__help,swarm)
                 cmd="ctx__subcmd__help__subcmd__swarm"
+                ;;
+            ctx__subcmd__help__subcmd__budget,estimate)
+                cmd="ctx__subcmd__help__subcmd__budget__subcmd__estimate"
+                ;;
+            ctx__subcmd__help__subcmd__budget,models)
+                cmd="ctx__subcmd__help__subcmd__budget__subcmd__models"
                 ;;
             ctx__subcmd__help__subcmd__frame,activate)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__activate"
@@ -215,8 +245,182 @@ _ctx() {
 
     case "${cmd}" in
         ctx)
-            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm config completions generate-artifacts help"
+            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm budget config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__budget)
+            opts="-C -q -h --root --json --color --quiet --help estimate models help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__budget__subcmd__estimate)
+            opts="-C -q -h --session --model --limit --tokenizer --warn --critical --fail-on --top --hidden --no-ignore --exclude --format --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -W "auto o200k cl100k swarm opencode" -- "${cur}"))
+                    return 0
+                    ;;
+                --warn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --critical)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "never warn critical" -- "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json swarm" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__budget__subcmd__help)
+            opts="estimate models help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__budget__subcmd__help__subcmd__estimate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__budget__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__budget__subcmd__help__subcmd__models)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__budget__subcmd__models)
+            opts="-C -q -h --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -933,8 +1137,50 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help)
-            opts="frame swarm config completions generate-artifacts help"
+            opts="frame swarm budget config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__budget)
+            opts="estimate models"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__budget__subcmd__estimate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__budget__subcmd__models)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

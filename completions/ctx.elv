@@ -30,6 +30,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --version 'Print version'
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
             cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
+            cand budget 'Token budgets: count files, directories, stdin and sessions against model limits'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -320,6 +321,62 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;swarm;help;help'= {
         }
+        &'ctx;budget'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand estimate 'Count the tokens of files, directories, stdin or a session against a model''s context limit'
+            cand models 'List the model limits in effect and where each comes from'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;budget;estimate'= {
+            cand --session 'Also count an `opencode export <sessionID>` JSON file (''-'' for stdin): what the model is sent, beside the tokens OpenCode recorded; its model is the default --model'
+            cand --model 'Model as provider/model or model [default: $CTX_BUDGET_MODEL, [budget] model in the settings, else the session''s model]'
+            cand --limit 'Context window in tokens, overriding every other source of limits'
+            cand --tokenizer 'How to count: o200k and cl100k count exactly as tiktoken; swarm is opencode-swarm''s ceil(utf16 x 0.33); opencode is OpenCode''s round(utf16 / 4); auto picks the exact encoding for OpenAI models (o200k without a model) and ctx''s calibrated estimate for others [default: $CTX_BUDGET_TOKENIZER, [budget] tokenizer, else auto]'
+            cand --warn 'Warn threshold, a share of the context window [default: settings, opencode-swarm''s context_budget.warn_threshold, else 0.7]'
+            cand --critical 'Critical threshold [default: settings, opencode-swarm''s context_budget.critical_threshold, else 0.9]'
+            cand --fail-on 'Exit 3 when the level is warn and 4 when critical (warn), or 4 when critical only (critical)'
+            cand --top 'How many of the largest files and folders human output lists'
+            cand --exclude 'Leave out paths matching GLOB (gitignore syntax; repeatable)'
+            cand --format 'Output: human (tables and a usage bar), json (one document), swarm (opencode-swarm''s warning line for the level, or nothing when ok) [default: human; json with --json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --hidden 'Include hidden files and directories (.git is never included)'
+            cand --no-ignore 'Do not apply .gitignore, .ignore and git''s exclude files'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;budget;models'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;budget;help'= {
+            cand estimate 'Count the tokens of files, directories, stdin or a session against a model''s context limit'
+            cand models 'List the model limits in effect and where each comes from'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;budget;help;estimate'= {
+        }
+        &'ctx;budget;help;models'= {
+        }
+        &'ctx;budget;help;help'= {
+        }
         &'ctx;config'= {
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -353,6 +410,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help'= {
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
             cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
+            cand budget 'Token budgets: count files, directories, stdin and sessions against model limits'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -409,6 +467,14 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;swarm;agents'= {
         }
         &'ctx;help;swarm;history'= {
+        }
+        &'ctx;help;budget'= {
+            cand estimate 'Count the tokens of files, directories, stdin or a session against a model''s context limit'
+            cand models 'List the model limits in effect and where each comes from'
+        }
+        &'ctx;help;budget;estimate'= {
+        }
+        &'ctx;help;budget;models'= {
         }
         &'ctx;help;config'= {
         }

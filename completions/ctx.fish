@@ -34,6 +34,7 @@ complete -c ctx -n "__fish_ctx_needs_command" -s h -l help -d 'Print help (see m
 complete -c ctx -n "__fish_ctx_needs_command" -s V -l version -d 'Print version'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "swarm" -d 'opencode-swarm\'s plan and agents, read-only: status, plan, agents, history'
+complete -c ctx -n "__fish_ctx_needs_command" -f -a "budget" -d 'Token budgets: count files, directories, stdin and sessions against model limits'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "config" -d 'Show every setting with its value and where it comes from'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -239,6 +240,53 @@ complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcomman
 complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from help" -f -a "agents" -d 'The resolved agent roster'
 complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from help" -f -a "history" -d 'One row per phase with its task counts'
 complete -c ctx -n "__fish_ctx_using_subcommand swarm; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and not __fish_seen_subcommand_from estimate models help" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and not __fish_seen_subcommand_from estimate models help" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and not __fish_seen_subcommand_from estimate models help" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and not __fish_seen_subcommand_from estimate models help" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and not __fish_seen_subcommand_from estimate models help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and not __fish_seen_subcommand_from estimate models help" -f -a "estimate" -d 'Count the tokens of files, directories, stdin or a session against a model\'s context limit'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and not __fish_seen_subcommand_from estimate models help" -f -a "models" -d 'List the model limits in effect and where each comes from'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and not __fish_seen_subcommand_from estimate models help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l session -d 'Also count an `opencode export <sessionID>` JSON file (\'-\' for stdin): what the model is sent, beside the tokens OpenCode recorded; its model is the default --model' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l model -d 'Model as provider/model or model [default: $CTX_BUDGET_MODEL, [budget] model in the settings, else the session\'s model]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l limit -d 'Context window in tokens, overriding every other source of limits' -r
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l tokenizer -d 'How to count: o200k and cl100k count exactly as tiktoken; swarm is opencode-swarm\'s ceil(utf16 x 0.33); opencode is OpenCode\'s round(utf16 / 4); auto picks the exact encoding for OpenAI models (o200k without a model) and ctx\'s calibrated estimate for others [default: $CTX_BUDGET_TOKENIZER, [budget] tokenizer, else auto]' -r -f -a "auto\t''
+o200k\t''
+cl100k\t''
+swarm\t''
+opencode\t''"
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l warn -d 'Warn threshold, a share of the context window [default: settings, opencode-swarm\'s context_budget.warn_threshold, else 0.7]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l critical -d 'Critical threshold [default: settings, opencode-swarm\'s context_budget.critical_threshold, else 0.9]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l fail-on -d 'Exit 3 when the level is warn and 4 when critical (warn), or 4 when critical only (critical)' -r -f -a "never\t''
+warn\t''
+critical\t''"
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l top -d 'How many of the largest files and folders human output lists' -r
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l exclude -d 'Leave out paths matching GLOB (gitignore syntax; repeatable)' -r
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l format -d 'Output: human (tables and a usage bar), json (one document), swarm (opencode-swarm\'s warning line for the level, or nothing when ok) [default: human; json with --json]' -r -f -a "human\t''
+json\t''
+swarm\t''"
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l hidden -d 'Include hidden files and directories (.git is never included)'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l no-ignore -d 'Do not apply .gitignore, .ignore and git\'s exclude files'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from estimate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from models" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from models" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from models" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from models" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from models" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from help" -f -a "estimate" -d 'Count the tokens of files, directories, stdin or a session against a model\'s context limit'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from help" -f -a "models" -d 'List the model limits in effect and where each comes from'
+complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand config" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
 complete -c ctx -n "__fish_ctx_using_subcommand config" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
 always\t'Always colour, even in pipes'
@@ -260,12 +308,13 @@ never\t'Never colour'"
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "swarm" -d 'opencode-swarm\'s plan and agents, read-only: status, plan, agents, history'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "config" -d 'Show every setting with its value and where it comes from'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm config completions generate-artifacts help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "swarm" -d 'opencode-swarm\'s plan and agents, read-only: status, plan, agents, history'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "budget" -d 'Token budgets: count files, directories, stdin and sessions against model limits'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "config" -d 'Show every setting with its value and where it comes from'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "tree" -d 'Print the frame tree, roots and children in creation order, current frame marked'
@@ -282,3 +331,5 @@ complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "plan" -d 'The whole plan, or one phase'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "agents" -d 'The resolved agent roster'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "history" -d 'One row per phase with its task counts'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from budget" -f -a "estimate" -d 'Count the tokens of files, directories, stdin or a session against a model\'s context limit'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from budget" -f -a "models" -d 'List the model limits in effect and where each comes from'

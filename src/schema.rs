@@ -5,6 +5,7 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Serialize, Serializer};
 
+use crate::budget::doc as budget;
 use crate::commands::config;
 use crate::frame::doc as frame;
 use crate::swarm::doc as swarm;
@@ -59,6 +60,8 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<swarm::PlanDoc>("swarm-plan"),
         document::<swarm::AgentsDoc>("swarm-agents"),
         document::<swarm::HistoryDoc>("swarm-history"),
+        document::<budget::EstimateDoc>("budget-estimate"),
+        document::<budget::ModelsDoc>("budget-models"),
         document::<config::ConfigDoc>("config"),
     ]
 }

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::project::{Config, Source, lookup_dotted};
+use crate::swarm::config::ContextBudget;
 
 /// The values a setting accepts.
 #[derive(Debug, Clone, Copy)]
@@ -62,8 +63,33 @@ pub struct Def {
     pub default: &'static str,
     /// Another tool's variable honoured just above the default (Flame's budgets).
     pub fallback_env: Option<&'static str>,
+    /// The value of opencode-swarm's `context_budget` honoured just above the default.
+    pub swarm_key: Option<SwarmKey>,
     /// What the setting does, one line.
     pub about: &'static str,
+}
+
+/// A value of opencode-swarm's `context_budget` that stands in for a ctx setting.
+#[derive(Debug, Clone, Copy)]
+pub enum SwarmKey {
+    WarnThreshold,
+    CriticalThreshold,
+}
+
+impl SwarmKey {
+    fn name(self) -> &'static str {
+        match self {
+            SwarmKey::WarnThreshold => "warn_threshold",
+            SwarmKey::CriticalThreshold => "critical_threshold",
+        }
+    }
+
+    fn read(self, budget: &ContextBudget) -> Option<f64> {
+        match self {
+            SwarmKey::WarnThreshold => budget.warn_threshold,
+            SwarmKey::CriticalThreshold => budget.critical_threshold,
+        }
+    }
 }
 
 pub const FRAME_CONTEXT_TOTAL: Def = Def {
@@ -71,6 +97,7 @@ pub const FRAME_CONTEXT_TOTAL: Def = Def {
     env: "CTX_FRAME_CONTEXT_TOTAL",
     kind: Kind::Count,
     default: "4000",
+    swarm_key: None,
     fallback_env: Some("FLAME_TOKEN_BUDGET_TOTAL"),
     about: "token budget of the whole <flame-context> (ctx compact render --for frame)",
 };
@@ -80,6 +107,7 @@ pub const FRAME_CONTEXT_ANCESTORS: Def = Def {
     env: "CTX_FRAME_CONTEXT_ANCESTORS",
     kind: Kind::Count,
     default: "1500",
+    swarm_key: None,
     fallback_env: Some("FLAME_TOKEN_BUDGET_ANCESTORS"),
     about: "token budget of the ancestors section of <flame-context>",
 };
@@ -89,6 +117,7 @@ pub const FRAME_CONTEXT_SIBLINGS: Def = Def {
     env: "CTX_FRAME_CONTEXT_SIBLINGS",
     kind: Kind::Count,
     default: "1500",
+    swarm_key: None,
     fallback_env: Some("FLAME_TOKEN_BUDGET_SIBLINGS"),
     about: "token budget of the siblings and related frames in <flame-context>",
 };
@@ -98,6 +127,7 @@ pub const FRAME_CONTEXT_CURRENT: Def = Def {
     env: "CTX_FRAME_CONTEXT_CURRENT",
     kind: Kind::Count,
     default: "800",
+    swarm_key: None,
     fallback_env: Some("FLAME_TOKEN_BUDGET_CURRENT"),
     about: "token budget of the current frame in <flame-context>",
 };
@@ -108,8 +138,63 @@ pub const FRAME_CONTEXT_TOKENIZER: Def = Def {
     kind: Kind::Choice(&["flame", "o200k", "cl100k", "opencode", "swarm"]),
     default: "\"flame\"",
     fallback_env: None,
+    swarm_key: None,
     about: "how <flame-context> budgets count tokens (flame = ceil(UTF-16 units / 4))",
 };
+
+pub const BUDGET_MODEL: Def = Def {
+    key: "budget.model",
+    env: "CTX_BUDGET_MODEL",
+    kind: Kind::Text,
+    default: "\"\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "model budget estimate counts for without --model (empty: a session's own, else none)",
+};
+
+pub const BUDGET_TOKENIZER: Def = Def {
+    key: "budget.tokenizer",
+    env: "CTX_BUDGET_TOKENIZER",
+    kind: Kind::Choice(&["auto", "o200k", "cl100k", "swarm", "opencode"]),
+    default: "\"auto\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "how budget estimate counts tokens without --tokenizer",
+};
+
+pub const BUDGET_LIMIT: Def = Def {
+    key: "budget.limit",
+    env: "CTX_BUDGET_LIMIT",
+    kind: Kind::Count,
+    default: "0",
+    fallback_env: None,
+    swarm_key: None,
+    about: "context limit of any model [budget.model_limits] does not name (0: none)",
+};
+
+pub const BUDGET_WARN: Def = Def {
+    key: "budget.warn",
+    env: "CTX_BUDGET_WARN",
+    kind: Kind::Fraction,
+    default: "0.7",
+    fallback_env: None,
+    swarm_key: Some(SwarmKey::WarnThreshold),
+    about: "share of the usable context at which budget estimate warns",
+};
+
+pub const BUDGET_CRITICAL: Def = Def {
+    key: "budget.critical",
+    env: "CTX_BUDGET_CRITICAL",
+    kind: Kind::Fraction,
+    default: "0.9",
+    fallback_env: None,
+    swarm_key: Some(SwarmKey::CriticalThreshold),
+    about: "share of the usable context at which budget estimate is critical",
+};
+
+/// Tables of free-form keys that are settings too (model ids to token counts), read by their
+/// command rather than through a `Def`.
+pub const TABLES: &[&str] = &["budget.model_limits"];
 
 /// Every file-backed setting, in the order `ctx config` lists them.
 pub const ALL: &[&Def] = &[
@@ -118,6 +203,11 @@ pub const ALL: &[&Def] = &[
     &FRAME_CONTEXT_SIBLINGS,
     &FRAME_CONTEXT_CURRENT,
     &FRAME_CONTEXT_TOKENIZER,
+    &BUDGET_MODEL,
+    &BUDGET_TOKENIZER,
+    &BUDGET_LIMIT,
+    &BUDGET_WARN,
+    &BUDGET_CRITICAL,
 ];
 
 /// A setting's value and where it came from (`detail`: the file or variable).
@@ -152,9 +242,15 @@ impl Resolved {
     }
 }
 
-/// Resolves `def`: `flag` when given, else the environment, the files, the fallback variable,
-/// the default. A value of the wrong kind is an error naming where it came from.
-pub fn resolve(config: &Config, def: &Def, flag: Option<toml::Value>) -> Result<Resolved> {
+/// Resolves `def`: `flag` when given, else the environment, the files, opencode-swarm's
+/// `context_budget` (`swarm`, for settings that name a key of it), the fallback variable, the
+/// default. A value of the wrong kind is an error naming where it came from.
+pub fn resolve(
+    config: &Config,
+    def: &Def,
+    flag: Option<toml::Value>,
+    swarm: Option<&ContextBudget>,
+) -> Result<Resolved> {
     if let Some(value) = flag {
         let value = def.kind.check(&value).ok_or_else(|| {
             Error::usage(format!("{}: expected {}", def.key, def.kind.expected()))
@@ -188,6 +284,15 @@ pub fn resolve(config: &Config, def: &Def, flag: Option<toml::Value>) -> Result<
             value,
             source,
             detail: Some(file.path.display().to_string()),
+        });
+    }
+    if let (Some(key), Some(budget)) = (def.swarm_key, swarm)
+        && let Some(value) = key.read(budget)
+    {
+        return Ok(Resolved {
+            value: toml::Value::Float(value),
+            source: Source::Swarm,
+            detail: Some(format!("context_budget.{}", key.name())),
         });
     }
     if let Some(var) = def.fallback_env
@@ -249,10 +354,10 @@ fn collect_unknown(table: &toml::Table, prefix: &str, unknown: &mut Vec<String>)
         } else {
             format!("{prefix}.{key}")
         };
-        let is_setting = ALL.iter().any(|def| def.key == path);
-        let is_section = ALL
-            .iter()
-            .any(|def| def.key.starts_with(&path) && def.key[path.len()..].starts_with('.'));
+        let keys = || ALL.iter().map(|def| def.key).chain(TABLES.iter().copied());
+        let is_setting = keys().any(|key| key == path);
+        let is_section =
+            keys().any(|key| key.starts_with(&path) && key[path.len()..].starts_with('.'));
         match value {
             toml::Value::Table(inner) if is_section && !is_setting => {
                 collect_unknown(inner, &path, unknown)
@@ -290,9 +395,10 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_found_at_any_depth() {
-        let table: toml::Table = "[frame.context]\ntotal = 1\ntotl = 2\n[budget]\nx = 1\n"
-            .parse()
-            .unwrap();
-        assert_eq!(unknown_keys(&table), ["budget", "frame.context.totl"]);
+        let table: toml::Table =
+            "[frame.context]\ntotal = 1\ntotl = 2\n[budget]\nx = 1\n[budget.model_limits]\nm = 9\n"
+                .parse()
+                .unwrap();
+        assert_eq!(unknown_keys(&table), ["budget.x", "frame.context.totl"]);
     }
 }

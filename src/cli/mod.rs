@@ -1,6 +1,7 @@
 //! Command-line definitions (clap derive) only: no behaviour lives here. These types also feed
 //! the completion scripts and man pages.
 
+pub mod budget;
 pub mod frame;
 pub mod swarm;
 
@@ -109,6 +110,10 @@ pub enum Command {
     /// opencode-swarm's plan and agents, read-only: status, plan, agents, history
     #[command(subcommand)]
     Swarm(swarm::SwarmCommand),
+
+    /// Token budgets: count files, directories, stdin and sessions against model limits
+    #[command(subcommand)]
+    Budget(budget::BudgetCommand),
 
     /// Show every setting with its value and where it comes from
     #[command(long_about = "\

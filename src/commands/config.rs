@@ -89,11 +89,20 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
                 })?,
         ],
     };
+    let swarm = if selected.iter().any(|def| def.swarm_key.is_some()) {
+        let loaded = crate::swarm::files::read_config(&ctx.project.root);
+        for warning in &loaded.warnings {
+            ctx.out.warn(warning);
+        }
+        loaded.config.context_budget
+    } else {
+        None
+    };
     let rows: Vec<Row> = selected
         .into_iter()
         .map(|def| Row {
             def,
-            resolved: settings::resolve(config, def, None),
+            resolved: settings::resolve(config, def, None, swarm.as_ref()),
         })
         .collect();
 

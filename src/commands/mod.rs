@@ -1,5 +1,6 @@
 //! Command adapters: each turns parsed arguments into core calls and rendered output.
 
+pub mod budget;
 pub mod config;
 pub mod frame;
 pub mod generate;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Frame(command) => frame::run(&mut ctx, command),
         Command::Swarm(command) => swarm::run(&mut ctx, command),
         Command::Config { key } => config::run(&mut ctx, &cli.global, key.as_deref()),
+        Command::Budget(command) => budget::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")
         }

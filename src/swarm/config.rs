@@ -38,24 +38,35 @@ impl Default for Hooks {
     }
 }
 
-/// `context_budget`, defaults filled in.
-#[derive(Debug, Clone, PartialEq)]
+/// `context_budget` as written: an absent key is `None` (the plugin then uses its default,
+/// given by the accessors).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContextBudget {
-    pub enabled: bool,
-    pub warn_threshold: f64,
-    pub critical_threshold: f64,
-    /// `model_limits` in file order; `{"default": 128000}` when the key is absent.
-    pub model_limits: Vec<(String, f64)>,
+    pub enabled: Option<bool>,
+    pub warn_threshold: Option<f64>,
+    pub critical_threshold: Option<f64>,
+    /// `model_limits` in file order.
+    pub model_limits: Option<Vec<(String, f64)>>,
 }
 
-impl Default for ContextBudget {
-    fn default() -> Self {
-        ContextBudget {
-            enabled: true,
-            warn_threshold: 0.7,
-            critical_threshold: 0.9,
-            model_limits: vec![("default".to_string(), 128_000.0)],
-        }
+impl ContextBudget {
+    pub const DEFAULT_WARN: f64 = 0.7;
+    pub const DEFAULT_CRITICAL: f64 = 0.9;
+    pub const DEFAULT_LIMIT: f64 = 128_000.0;
+
+    pub fn enabled(&self) -> bool {
+        self.enabled.unwrap_or(true)
+    }
+
+    /// The written limit for the first of `keys` present, then for `default`: the key and limit.
+    pub fn written_limit(&self, keys: &[&str]) -> Option<(&str, f64)> {
+        let limits = self.model_limits.as_deref()?;
+        keys.iter().copied().chain(["default"]).find_map(|key| {
+            limits
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(k, v)| (k.as_str(), *v))
+        })
     }
 }
 
@@ -71,10 +82,6 @@ pub struct SwarmConfig {
 impl SwarmConfig {
     pub fn hooks(&self) -> Hooks {
         self.hooks.clone().unwrap_or_default()
-    }
-
-    pub fn context_budget(&self) -> ContextBudget {
-        self.context_budget.clone().unwrap_or_default()
     }
 }
 
@@ -127,31 +134,28 @@ pub fn parse(text: &str) -> Result<SwarmConfig, String> {
     let context_budget = match root.get("context_budget") {
         None => None,
         Some(Value::Object(b)) => {
-            let defaults = ContextBudget::default();
             let in_budget = |e: String| format!("context_budget.{e}");
             let model_limits = match b.get("model_limits") {
-                None => defaults.model_limits,
-                Some(Value::Object(limits)) => limits
-                    .iter()
-                    .map(|(k, v)| match v.as_f64() {
-                        Some(n) if n >= 1000.0 && v.is_number() => Ok((k.clone(), n)),
-                        _ => Err(format!(
-                            "context_budget.model_limits.{k} must be a number of at least 1000"
-                        )),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
+                None => None,
+                Some(Value::Object(limits)) => Some(
+                    limits
+                        .iter()
+                        .map(|(k, v)| match v.as_f64() {
+                            Some(n) if n >= 1000.0 && v.is_number() => Ok((k.clone(), n)),
+                            _ => Err(format!(
+                                "context_budget.model_limits.{k} must be a number of at least 1000"
+                            )),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
                 Some(_) => return Err("context_budget.model_limits must be an object".into()),
             };
             Some(ContextBudget {
-                enabled: optional_bool(b, "enabled")
-                    .map_err(in_budget)?
-                    .unwrap_or(true),
+                enabled: optional_bool(b, "enabled").map_err(in_budget)?,
                 warn_threshold: optional_number(b, "warn_threshold", 0.0, 1.0)
-                    .map_err(in_budget)?
-                    .unwrap_or(defaults.warn_threshold),
+                    .map_err(in_budget)?,
                 critical_threshold: optional_number(b, "critical_threshold", 0.0, 1.0)
-                    .map_err(in_budget)?
-                    .unwrap_or(defaults.critical_threshold),
+                    .map_err(in_budget)?,
                 model_limits,
             })
         }

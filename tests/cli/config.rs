@@ -20,6 +20,11 @@ fn defaults_when_nothing_is_configured() {
     frame.context.siblings = 1500      # default
     frame.context.current = 800        # default
     frame.context.tokenizer = "flame"  # default
+    budget.model = ""                  # default
+    budget.tokenizer = "auto"          # default
+    budget.limit = 0                   # default
+    budget.warn = 0.7                  # default
+    budget.critical = 0.9              # default
     --- stderr
     "#);
 }
@@ -135,6 +140,11 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     frame.context.siblings = 1500      # default
     frame.context.current = 800        # default
     frame.context.tokenizer = "flame"  # default
+    budget.model = ""                  # default
+    budget.tokenizer = "auto"          # default
+    budget.limit = 0                   # default
+    budget.warn = 0.7                  # default
+    budget.critical = 0.9              # default
     --- stderr
     error: [ROOT]/.opencode/ctx.toml: frame.context.total must be a non-negative integer
     "#);
@@ -170,4 +180,48 @@ fn unknown_keys_and_broken_files_are_reported() {
     --- stderr
     error: [ROOT]/.opencode/ctx.toml: not UTF-8 text
     ");
+}
+
+#[test]
+fn budget_thresholds_fall_back_to_opencode_swarm_below_ctx_files() {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/opencode-swarm.json",
+        r#"{"context_budget": {"warn_threshold": 0.5, "critical_threshold": 0.8}}"#,
+    );
+    env.write(".opencode/ctx.toml", "[budget]\ncritical = 0.95\n");
+    let out = env.run(&["config", "--json"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let setting = |key: &str| {
+        let found = doc["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["key"] == key)
+            .unwrap()
+            .clone();
+        (
+            found["value"].clone(),
+            found["source"].clone(),
+            found["detail"].clone(),
+        )
+    };
+    assert_eq!(
+        setting("budget.warn"),
+        (
+            0.5.into(),
+            "opencode-swarm".into(),
+            "context_budget.warn_threshold".into()
+        )
+    );
+    assert_eq!(setting("budget.critical").1, "project");
+    assert_eq!(setting("budget.critical").0, 0.95);
+    // `[budget.model_limits]` is a known table, not a typo.
+    env.write(
+        ".opencode/ctx.toml",
+        "[budget]\nwarn = 0.6\n[budget.model_limits]\n\"my/model\" = 64000\n",
+    );
+    let out = env.run(&["config", "budget.warn"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0.6\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

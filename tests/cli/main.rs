@@ -1,6 +1,7 @@
 //! Integration tests: the `ctx` binary run on real files in temporary directories.
 
 mod artifacts;
+mod budget;
 mod common;
 mod concurrency;
 mod config;

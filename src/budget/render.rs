@@ -1,0 +1,272 @@
+//! Human output of `ctx budget`: a summary, a usage bar, the largest files and folders.
+
+use std::collections::BTreeMap;
+
+use super::doc::{EstimateDoc, ModelsDoc};
+use crate::output::fit_width;
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Bytes for people: `512 B`, `1.5 KB`, `12.3 MB` (powers of 1000).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if n < 1000 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64;
+    let mut unit = "B";
+    for u in UNITS {
+        if value < 1000.0 {
+            break;
+        }
+        value /= 1000.0;
+        unit = u;
+    }
+    format!("{value:.1} {unit}")
+}
+
+fn percent(share: f64) -> String {
+    if share.is_finite() {
+        format!("{:.1}%", share * 100.0)
+    } else {
+        "∞%".to_string()
+    }
+}
+
+/// `[#####-----]` of `width` cells inside the brackets, `!` past 100 %.
+fn bar(usage: f64, width: usize) -> String {
+    let filled = if usage.is_finite() {
+        ((usage.clamp(0.0, 1.0) * width as f64).round() as usize).min(width)
+    } else {
+        width
+    };
+    let fill = if usage > 1.0 { '!' } else { '#' };
+    let mut out = String::from("[");
+    out.extend(std::iter::repeat_n(fill, filled));
+    out.extend(std::iter::repeat_n('-', width - filled));
+    out.push(']');
+    out
+}
+
+/// What the tokenizer name means, for people.
+fn tokenizer_note(doc: &EstimateDoc) -> String {
+    let what = match doc.tokenizer.as_str() {
+        "o200k" | "cl100k" => "OpenAI BPE, as tiktoken".to_string(),
+        "swarm" => "opencode-swarm's ceil(utf16 x 0.33)".to_string(),
+        "opencode" => "OpenCode's round(utf16 / 4)".to_string(),
+        other => format!(
+            "calibrated for {} models",
+            other.strip_prefix("estimate:").unwrap_or(other)
+        ),
+    };
+    let exact = if doc.exact { "exact" } else { "an estimate" };
+    format!("{}: {exact} ({what})", doc.tokenizer)
+}
+
+/// The whole human report, lines of at most `width` columns (`width` ≥ 40).
+pub fn estimate(doc: &EstimateDoc, top: usize, width: usize) -> String {
+    let width = width.max(40);
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&fit_width(&text, width, "…"));
+        out.push('\n');
+    };
+    let model = doc.model.as_deref().unwrap_or("no model");
+    line(format!(
+        "{} tokens, {} of {} context tokens ({model}): {}",
+        thousands(doc.total_tokens),
+        percent(doc.usage),
+        thousands(doc.limit.context),
+        doc.level
+    ));
+    let bar_width = width.saturating_sub(36).clamp(10, 50);
+    line(format!(
+        "{} warn {} critical {}",
+        bar(doc.usage, bar_width),
+        percent(doc.thresholds.warn),
+        percent(doc.thresholds.critical)
+    ));
+    line(format!("tokenizer  {}", tokenizer_note(doc)));
+    let mut limit = format!("limit      {} context", thousands(doc.limit.context));
+    if let Some(input) = doc.limit.input {
+        limit.push_str(&format!(", {} input", thousands(input)));
+    }
+    if let Some(output) = doc.limit.output {
+        limit.push_str(&format!(", {} output", thousands(output)));
+    }
+    limit.push_str(&format!(
+        " ({}); compacts at {}",
+        doc.limit.source,
+        thousands(doc.limit.usable)
+    ));
+    line(limit);
+    let mut inputs = format!(
+        "inputs     {} files, {}",
+        thousands(doc.files),
+        human_bytes(doc.bytes)
+    );
+    if !doc.skipped.is_empty() {
+        inputs.push_str(&format!("; {} skipped", doc.skipped.len()));
+    }
+    line(inputs);
+    if let Some(session) = &doc.session {
+        let recorded = match session.recorded_tokens {
+            Some(n) => format!("OpenCode recorded {} on the last reply", thousands(n)),
+            None => "no finished reply recorded".to_string(),
+        };
+        line(format!(
+            "session    {}, {} messages",
+            session.id,
+            thousands(session.messages)
+        ));
+        line(format!(
+            "           {} tokens counted; {recorded}",
+            thousands(session.tokens)
+        ));
+    }
+
+    let number_width = 11;
+    let table = |title: &str, rows: &[(String, u64, u64)], out: &mut String| {
+        if rows.is_empty() {
+            return;
+        }
+        let path_width = width.saturating_sub(2 + 2 * (number_width + 1));
+        out.push('\n');
+        out.push_str(&format!(
+            "{title:<pw$} {:>nw$} {:>nw$}\n",
+            "tokens",
+            "bytes",
+            pw = path_width + 2,
+            nw = number_width
+        ));
+        for (path, tokens, bytes) in rows.iter().take(top) {
+            let path = fit_width(path, path_width, "…");
+            let pad =
+                path_width.saturating_sub(unicode_width::UnicodeWidthStr::width(path.as_str()));
+            out.push_str(&format!(
+                "  {path}{} {:>nw$} {:>nw$}\n",
+                " ".repeat(pad),
+                thousands(*tokens),
+                human_bytes(*bytes),
+                nw = number_width
+            ));
+        }
+        if rows.len() > top {
+            out.push_str(&format!("  … {} more\n", rows.len() - top));
+        }
+    };
+    if top > 0 {
+        let files: Vec<_> = doc
+            .items
+            .iter()
+            .map(|i| (i.path.clone(), i.tokens, i.bytes))
+            .collect();
+        table("largest files", &files, &mut out);
+        let folders = folders(doc);
+        if folders.len() > 1 {
+            table("largest folders", &folders, &mut out);
+        }
+    }
+    if !doc.skipped.is_empty() {
+        out.push_str("\nskipped\n");
+        for skipped in doc.skipped.iter().take(top.max(1)) {
+            let text = format!("  {}: {}", skipped.path, skipped.reason);
+            out.push_str(&fit_width(&text, width, "…"));
+            out.push('\n');
+        }
+        if doc.skipped.len() > top.max(1) {
+            out.push_str(&format!("  … {} more\n", doc.skipped.len() - top.max(1)));
+        }
+    }
+    out
+}
+
+/// Token and byte totals of every folder holding counted files, largest first.
+fn folders(doc: &EstimateDoc) -> Vec<(String, u64, u64)> {
+    let mut totals: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for item in &doc.items {
+        let mut path = item.path.as_str();
+        while let Some(cut) = path.rfind('/') {
+            path = &path[..cut];
+            if path.is_empty() {
+                break;
+            }
+            let entry = totals.entry(format!("{path}/")).or_default();
+            entry.0 += item.tokens;
+            entry.1 += item.bytes;
+        }
+    }
+    let mut rows: Vec<_> = totals.into_iter().map(|(p, (t, b))| (p, t, b)).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    rows
+}
+
+/// `ctx budget models` for people: one group per provider and source.
+pub fn models(doc: &ModelsDoc, width: usize) -> String {
+    let width = width.max(60);
+    let model_width = width - 2 - 4 * 10;
+    let opt = |n: Option<u64>| n.map_or("-".to_string(), thousands);
+    let mut out = format!(
+        "{:<mw$} {:>9} {:>9} {:>9} {:>9}\n",
+        "model",
+        "context",
+        "input",
+        "output",
+        "compacts",
+        mw = model_width + 2
+    );
+    let mut group = String::new();
+    for row in doc.models.iter().chain([&doc.default]) {
+        let (provider, id) = row.model.split_once('/').unwrap_or(("", &row.model));
+        let header = if provider.is_empty() {
+            format!("({})", row.source)
+        } else {
+            format!("{provider} ({})", row.source)
+        };
+        if header != group {
+            out.push_str(&header);
+            out.push('\n');
+            group = header;
+        }
+        let id = fit_width(id, model_width, "…");
+        let pad = model_width.saturating_sub(unicode_width::UnicodeWidthStr::width(id.as_str()));
+        out.push_str(&format!(
+            "  {id}{} {:>9} {:>9} {:>9} {:>9}\n",
+            " ".repeat(pad),
+            thousands(row.context),
+            opt(row.input),
+            opt(row.output),
+            thousands(row.usable),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(human_bytes(999), "999 B");
+        assert_eq!(human_bytes(1500), "1.5 KB");
+        assert_eq!(human_bytes(2_000_000_000), "2.0 GB");
+        assert_eq!(bar(0.5, 10), "[#####-----]");
+        assert_eq!(bar(1.5, 4), "[!!!!]");
+    }
+}

@@ -1,0 +1,133 @@
+//! `ctx budget …` arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+#[derive(Debug, Subcommand)]
+pub enum BudgetCommand {
+    /// Count the tokens of files, directories, stdin or a session against a model's context limit
+    #[command(long_about = "\
+Count the tokens of files, directories (walked with .gitignore/.ignore rules),
+standard input ('-') and/or an OpenCode session export (--session), and compare
+the total with a model's context window.
+
+With no PATH and no --session, the working directory is counted. Binary files
+(a NUL byte in the first 8000 bytes) and unreadable files are skipped and listed;
+files that are not UTF-8 are counted as lossily decoded text.
+
+usage = tokens / context window; the level is critical when usage > --critical,
+warn when usage > --warn (strict comparisons), else ok.
+
+Limits come from, in order: --limit; ctx's settings ($CTX_BUDGET_LIMIT,
+[budget] model_limits / limit in .opencode/ctx.toml, then the user config.toml);
+opencode-swarm's context_budget.model_limits (exact model key, then \"default\");
+OpenCode's models.dev cache ($XDG_CACHE_HOME/opencode/models.json); ctx's
+built-in table; 128000.
+
+Exit codes: 0, or with --fail-on: 3 when the level is warn, 4 when critical.")]
+    Estimate(EstimateArgs),
+
+    /// List the model limits in effect and where each comes from
+    #[command(long_about = "\
+List every model whose limits ctx knows, with its context window, input and
+output limits, the point where OpenCode would compact a session on it, and the
+source of the numbers: ctx's settings, opencode-swarm's context_budget, OpenCode's
+models.dev cache or ctx's built-in table. --json prints one JSON document.")]
+    Models,
+}
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// Files and directories to count, '-' for standard input [default: the working directory
+    /// when no --session is given]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Also count an `opencode export <sessionID>` JSON file ('-' for stdin): what the model is
+    /// sent, beside the tokens OpenCode recorded; its model is the default --model
+    #[arg(long, value_name = "PATH")]
+    pub session: Option<PathBuf>,
+
+    /// Model as provider/model or model [default: $CTX_BUDGET_MODEL, [budget] model in the
+    /// settings, else the session's model]
+    #[arg(long, value_name = "ID")]
+    pub model: Option<String>,
+
+    /// Context window in tokens, overriding every other source of limits
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+
+    /// How to count: o200k and cl100k count exactly as tiktoken; swarm is opencode-swarm's
+    /// ceil(utf16 x 0.33); opencode is OpenCode's round(utf16 / 4); auto picks the exact encoding
+    /// for OpenAI models (o200k without a model) and ctx's calibrated estimate for others
+    /// [default: $CTX_BUDGET_TOKENIZER, [budget] tokenizer, else auto]
+    #[arg(long, value_name = "NAME", value_enum)]
+    pub tokenizer: Option<TokenizerArg>,
+
+    /// Warn threshold, a share of the context window [default: settings, opencode-swarm's
+    /// context_budget.warn_threshold, else 0.7]
+    #[arg(long, value_name = "F", value_parser = parse_share)]
+    pub warn: Option<f64>,
+
+    /// Critical threshold [default: settings, opencode-swarm's
+    /// context_budget.critical_threshold, else 0.9]
+    #[arg(long, value_name = "F", value_parser = parse_share)]
+    pub critical: Option<f64>,
+
+    /// Exit 3 when the level is warn and 4 when critical (warn), or 4 when critical only
+    /// (critical)
+    #[arg(long, value_name = "LEVEL", value_enum, default_value_t = FailOn::Never)]
+    pub fail_on: FailOn,
+
+    /// How many of the largest files and folders human output lists
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+
+    /// Include hidden files and directories (.git is never included)
+    #[arg(long)]
+    pub hidden: bool,
+
+    /// Do not apply .gitignore, .ignore and git's exclude files
+    #[arg(long)]
+    pub no_ignore: bool,
+
+    /// Leave out paths matching GLOB (gitignore syntax; repeatable)
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Output: human (tables and a usage bar), json (one document), swarm (opencode-swarm's
+    /// warning line for the level, or nothing when ok) [default: human; json with --json]
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    pub format: Option<Format>,
+}
+
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(n) if (0.0..=1.0).contains(&n) => Ok(n),
+        _ => Err("expected a number from 0 to 1".to_string()),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TokenizerArg {
+    Auto,
+    O200k,
+    Cl100k,
+    Swarm,
+    Opencode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Never,
+    Warn,
+    Critical,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Swarm,
+}
