@@ -4,6 +4,7 @@
 pub mod budget;
 pub mod cli;
 pub mod commands;
+pub mod compact;
 pub mod error;
 pub mod frame;
 pub mod json;

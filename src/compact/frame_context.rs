@@ -1,0 +1,867 @@
+//! The `<flame-context>` XML (flame.md §9): which frames around the current one are shown, under
+//! per-section token budgets whose total is enforced, with word-boundary cuts and full escaping.
+//! Pure: the state, the current frame and the settings in, a string out.
+
+use std::borrow::Cow;
+
+use crate::error::{Error, Result};
+use crate::frame::state::{Frame, State, Status, TreeIndex};
+
+/// Token budgets per section (flame.md §9.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budgets {
+    pub total: u64,
+    pub ancestors: u64,
+    pub siblings: u64,
+    pub current: u64,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets {
+            total: 4000,
+            ancestors: 1500,
+            siblings: 1500,
+            current: 800,
+        }
+    }
+}
+
+/// How a piece of text is costed in tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Estimator {
+    /// Flame's `ceil(UTF-16 code units / 4)`.
+    #[default]
+    Flame,
+    /// OpenCode's `Math.round(UTF-16 code units / 4)`.
+    OpenCode,
+    /// opencode-swarm's `Math.ceil(UTF-16 code units × 0.33)`.
+    Swarm,
+}
+
+impl Estimator {
+    pub const NAMES: [&'static str; 3] = ["flame", "opencode", "swarm"];
+
+    pub fn parse(name: &str) -> Option<Estimator> {
+        match name {
+            "flame" => Some(Estimator::Flame),
+            "opencode" => Some(Estimator::OpenCode),
+            "swarm" => Some(Estimator::Swarm),
+            _ => None,
+        }
+    }
+
+    pub fn estimate(self, text: &str) -> u64 {
+        let units = utf16_len(text) as u64;
+        match self {
+            Estimator::Flame => units.div_ceil(4),
+            // Math.round rounds halves up.
+            Estimator::OpenCode => (units + 2) / 4,
+            // The same double arithmetic as JavaScript, so results match at every length.
+            Estimator::Swarm => (units as f64 * 0.33).ceil() as u64,
+        }
+    }
+}
+
+/// Everything that decides the document besides the state.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Settings {
+    pub budgets: Budgets,
+    pub estimator: Estimator,
+}
+
+/// The rendered document, the sum of its piece costs, and what selection charged to the total
+/// budget (worst-case metadata and wrappers included): `cost ≤ charged ≤ total`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    pub xml: String,
+    pub cost: u64,
+    pub charged: u64,
+}
+
+const TRUNCATED: &str = " [truncated]";
+const MORE_DECISIONS: &str = " [more decisions omitted]";
+
+pub fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// Escapes text or an attribute value (flame.md §9.3); characters XML 1.0 forbids become U+FFFD.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    let needs = |c: char| matches!(c, '&' | '<' | '>' | '"' | '\'') || forbidden(c);
+    if !text.chars().any(needs) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if forbidden(c) => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn forbidden(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}')
+}
+
+/// `cut(text, fits, indicator)` of flame.md §9.5: the whole text when it fits, else the longest
+/// prefix that fits with the indicator, pulled back to the last space in its final fifth.
+/// Returns the text and whether it was cut; `None` when not even the bare indicator fits.
+fn cut<'t>(
+    text: &'t str,
+    indicator: &str,
+    fits: impl Fn(&str) -> bool,
+) -> Option<(Cow<'t, str>, bool)> {
+    if fits(text) {
+        return Some((Cow::Borrowed(text), false));
+    }
+    let with = |end: usize| format!("{}{indicator}", &text[..end]);
+    if !fits(indicator) {
+        return None;
+    }
+    // Char boundaries of the proper prefixes; fitting is monotone in the prefix length.
+    let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    let (mut lo, mut hi) = (0usize, bounds.len() - 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(&with(bounds[mid])) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let mut prefix = &text[..bounds[lo]];
+    if let Some(space) = prefix.rfind(' ') {
+        let at = utf16_len(&prefix[..space]);
+        if at * 5 > utf16_len(prefix) * 4 {
+            prefix = &prefix[..space];
+        }
+    }
+    Some((Cow::Owned(format!("{prefix}{indicator}")), true))
+}
+
+fn truncated_attr(cut: bool) -> &'static str {
+    if cut { " truncated=\"true\"" } else { "" }
+}
+
+/// One `<name>text</name>` line at `indent` spaces.
+fn element(indent: usize, name: &str, text: &str, was_cut: bool) -> String {
+    format!(
+        "{:indent$}<{name}{}>{}</{name}>\n",
+        "",
+        truncated_attr(was_cut),
+        escape(text)
+    )
+}
+
+/// The budgets left: the total and one section's.
+struct Room<'a> {
+    total: &'a mut i64,
+    section: &'a mut i64,
+}
+
+impl Room<'_> {
+    fn left(&self) -> i64 {
+        (*self.total).min(*self.section)
+    }
+    fn charge(&mut self, cost: u64) {
+        *self.total -= cost as i64;
+        *self.section -= cost as i64;
+    }
+}
+
+/// A section of frames (ancestors, completed siblings, related) being filled.
+struct Section<'s> {
+    candidates: usize,
+    /// The wrapper's worst-case cost, charged with the first frame shown.
+    wrapper_cost: u64,
+    budget: u64,
+    shown: Vec<(usize, String)>,
+    est: &'s dyn Fn(&str) -> u64,
+}
+
+impl Section<'_> {
+    /// Tries candidate `key` (its rendering given a summary); returns whether it was shown.
+    fn offer(
+        &mut self,
+        key: usize,
+        frame: &Frame<'_>,
+        sibling_of: Option<&str>,
+        room: &mut Room<'_>,
+    ) {
+        let wrapper = if self.shown.is_empty() {
+            self.wrapper_cost
+        } else {
+            0
+        };
+        let left = room.left() - wrapper as i64;
+        if left < 0 {
+            return;
+        }
+        let left = left as u64;
+        let est = self.est;
+        let piece = |summary: Option<(&str, bool)>| frame_piece(frame, sibling_of, summary);
+        let rendered = match frame.summary() {
+            None => Some(piece(None)).filter(|p| est(p) <= left),
+            Some(summary) => {
+                let cap = self.budget * 35 / 100;
+                cut(summary, TRUNCATED, |cand| {
+                    est(cand) <= cap && est(&piece(Some((cand, true)))) <= left
+                })
+                .map(|(text, was_cut)| piece(Some((&text, was_cut))))
+            }
+        };
+        if let Some(text) = rendered {
+            room.charge(est(&text) + wrapper);
+            self.shown.push((key, text));
+        }
+    }
+
+    fn omitted(&self) -> usize {
+        self.candidates - self.shown.len()
+    }
+}
+
+/// A `<frame>` element of the ancestors, siblings or related section (four spaces in).
+fn frame_piece(
+    frame: &Frame<'_>,
+    sibling_of: Option<&str>,
+    summary: Option<(&str, bool)>,
+) -> String {
+    let mut out = format!(
+        "    <frame id=\"{}\" status=\"{}\"",
+        escape(frame.id),
+        frame.status()
+    );
+    if let Some(of) = sibling_of {
+        out.push_str(&format!(" sibling-of=\"{}\"", escape(of)));
+    }
+    out.push_str(">\n");
+    out.push_str(&element(6, "goal", frame.goal(), false));
+    if let Some((text, was_cut)) = summary {
+        out.push_str(&element(6, "summary", text, was_cut));
+    }
+    let artifacts: Vec<&str> = frame.artifacts().collect();
+    if !artifacts.is_empty() {
+        out.push_str(&element(6, "artifacts", &artifacts.join(", "), false));
+    }
+    if let Some(log) = frame.log_path() {
+        out.push_str(&element(6, "log", log, false));
+    }
+    out.push_str("    </frame>\n");
+    out
+}
+
+fn wrapper_open(name: &str, count: usize, extra: &str, omitted: usize) -> String {
+    let mut out = format!("  <{name} count=\"{count}\"");
+    if omitted > 0 {
+        out.push_str(&format!(" {extra}=\"{omitted}\""));
+    }
+    out.push_str(">\n");
+    out
+}
+
+fn wrapper(name: &str, count: usize, extra: &str, omitted: usize) -> String {
+    format!("{}  </{name}>\n", wrapper_open(name, count, extra, omitted))
+}
+
+fn metadata(budgets: &Budgets, truncation: Option<(usize, usize, usize)>) -> String {
+    let mut out = format!(
+        "  <metadata>\n    <budget total=\"{}\" ancestors=\"{}\" siblings=\"{}\" current=\"{}\" />\n",
+        budgets.total, budgets.ancestors, budgets.siblings, budgets.current
+    );
+    if let Some((a, s, r)) = truncation {
+        out.push_str(&format!(
+            "    <truncation ancestors-omitted=\"{a}\" siblings-filtered=\"{s}\" related-omitted=\"{r}\" />\n"
+        ));
+    }
+    out.push_str("  </metadata>\n");
+    out
+}
+
+/// Completed children of `parent` other than `except`, newest `updatedAt` first, ties later in
+/// tree order first.
+fn completed_siblings<'a>(
+    state: &'a State,
+    index: &TreeIndex<'a>,
+    parent: &str,
+    except: &str,
+) -> Vec<Frame<'a>> {
+    let mut found: Vec<(usize, Frame<'a>)> = index
+        .children(parent)
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| **id != except)
+        .filter_map(|(pos, id)| state.frame(id).map(|f| (pos, f)))
+        .filter(|(_, f)| f.status() == Status::Completed)
+        .collect();
+    found.sort_by(|(pa, a), (pb, b)| b.updated_at().cmp(&a.updated_at()).then_with(|| pb.cmp(pa)));
+    found.into_iter().map(|(_, f)| f).collect()
+}
+
+/// Renders the frame context of `current` (flame.md §9.2–§9.6).
+pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rendered> {
+    let budgets = settings.budgets;
+    let estimator = settings.estimator;
+    let est = move |text: &str| estimator.estimate(text);
+    let frame = state
+        .frame(current)
+        .ok_or_else(|| Error::failure(format!("no frame matches '{current}'")))?;
+    let index = TreeIndex::new(state);
+
+    // Candidates of every section.
+    let mut chain: Vec<Frame<'_>> = Vec::new(); // parent first
+    let mut cursor = frame.parent().and_then(|p| state.frame(p));
+    while let Some(f) = cursor {
+        chain.push(f);
+        cursor = f.parent().and_then(|p| state.frame(p));
+    }
+    let siblings: Vec<Frame<'_>> = match chain.first() {
+        Some(parent) => completed_siblings(state, &index, parent.id, current),
+        None => Vec::new(),
+    };
+    let mut related: Vec<(Frame<'_>, &str)> = Vec::new();
+    for pair in chain.windows(2) {
+        let (x, x_parent) = (pair[0], pair[1]);
+        for f in completed_siblings(state, &index, x_parent.id, x.id) {
+            related.push((f, x.id));
+        }
+    }
+    let planned: Vec<Frame<'_>> = index
+        .children(current)
+        .iter()
+        .filter_map(|id| state.frame(id))
+        .filter(|f| f.status() == Status::Planned)
+        .collect();
+
+    // Step 1: the envelope, worst-case metadata and the current frame's wrapper.
+    let envelope_open = format!("<flame-context session=\"{}\">\n", escape(current));
+    let envelope_close = "</flame-context>";
+    let current_open = format!(
+        "  <current-frame id=\"{}\" status=\"{}\">\n",
+        escape(current),
+        frame.status()
+    );
+    let current_close = "  </current-frame>\n";
+    let envelope_cost = est(&format!("{envelope_open}{envelope_close}"));
+    let worst_metadata = est(&metadata(
+        &budgets,
+        Some((chain.len(), siblings.len(), related.len())),
+    ));
+    let current_wrapper_cost = est(&format!("{current_open}{current_close}"));
+    let mut total =
+        budgets.total as i64 - (envelope_cost + worst_metadata + current_wrapper_cost) as i64;
+    let mut k_left = budgets.current as i64 - current_wrapper_cost as i64;
+    let mut a_left = budgets.ancestors as i64;
+    let mut s_left = budgets.siblings as i64;
+
+    // Step 2: the goal, the only place a goal is ever cut.
+    let goal_room = total.min(k_left);
+    let goal = cut(frame.goal(), TRUNCATED, |cand| {
+        goal_room >= 0 && est(&element(4, "goal", cand, true)) <= goal_room as u64
+    });
+    let Some((goal_text, goal_cut)) = goal else {
+        let smallest = est(&element(4, "goal", frame.goal(), false))
+            .min(est(&element(4, "goal", TRUNCATED, true)));
+        let fixed = envelope_cost + worst_metadata + current_wrapper_cost;
+        return Err(if fixed + smallest > budgets.total {
+            Error::failure(format!(
+                "the frame context needs at least {} tokens; the budget is {}",
+                fixed + smallest,
+                budgets.total
+            ))
+        } else {
+            Error::failure(format!(
+                "the current frame needs at least {} tokens; its budget is {}",
+                current_wrapper_cost + smallest,
+                budgets.current
+            ))
+        });
+    };
+    let goal_piece = element(4, "goal", &goal_text, goal_cut);
+    let goal_cost = est(&goal_piece);
+    total -= goal_cost as i64;
+    k_left -= goal_cost as i64;
+
+    let section_wrapper = |name: &str, extra: &str, n: usize| est(&wrapper(name, n, extra, n));
+    let mut ancestors = Section {
+        candidates: chain.len(),
+        wrapper_cost: section_wrapper("ancestors", "omitted", chain.len()),
+        budget: budgets.ancestors,
+        shown: Vec::new(),
+        est: &est,
+    };
+
+    // Step 3: the parent.
+    if let Some(parent) = chain.first() {
+        let mut room = Room {
+            total: &mut total,
+            section: &mut a_left,
+        };
+        ancestors.offer(0, parent, None, &mut room);
+    }
+
+    // Step 4: the rest of the current frame, charged to K and T.
+    let mut current_pieces: Vec<(String, u64)> = vec![(goal_piece, goal_cost)];
+    {
+        let mut room = Room {
+            total: &mut total,
+            section: &mut k_left,
+        };
+        let mut add = |piece: Option<String>, room: &mut Room<'_>| {
+            if let Some(piece) = piece {
+                let cost = est(&piece);
+                room.charge(cost);
+                current_pieces.push((piece, cost));
+            }
+        };
+        let fits_room = |piece: &str, room: &Room<'_>| {
+            let left = room.left();
+            left >= 0 && est(piece) <= left as u64
+        };
+        let artifacts: Vec<&str> = frame.artifacts().collect();
+        if !artifacts.is_empty() {
+            let joined = artifacts.join(", ");
+            let piece = cut(&joined, TRUNCATED, |cand| {
+                fits_room(&element(4, "artifacts", cand, true), &room)
+            })
+            .map(|(text, c)| element(4, "artifacts", &text, c));
+            add(piece, &mut room);
+        }
+        let decisions: Vec<&str> = frame.decisions().collect();
+        if !decisions.is_empty() {
+            let joined = decisions.join("; ");
+            let cap = budgets.current / 2;
+            let piece = cut(&joined, MORE_DECISIONS, |cand| {
+                est(cand) <= cap && fits_room(&element(4, "decisions", cand, true), &room)
+            })
+            .map(|(text, c)| element(4, "decisions", &text, c));
+            add(piece, &mut room);
+        }
+        if let Some(summary) = frame.summary() {
+            let cap = budgets.current * 2 / 5;
+            let piece = cut(summary, TRUNCATED, |cand| {
+                est(cand) <= cap && fits_room(&element(4, "summary", cand, true), &room)
+            })
+            .map(|(text, c)| element(4, "summary", &text, c));
+            add(piece, &mut room);
+        }
+        if let Some(log) = frame.log_path() {
+            let piece = element(4, "log", log, false);
+            let piece = fits_room(&piece, &room).then_some(piece);
+            add(piece, &mut room);
+        }
+        if !planned.is_empty() {
+            let wrapper_cost = est(&planned_wrapper(planned.len(), planned.len()));
+            let mut shown: Vec<String> = Vec::new();
+            let mut shown_cost = 0;
+            for child in &planned {
+                let piece = planned_piece(child);
+                let cost = est(&piece);
+                let extra = if shown.is_empty() { wrapper_cost } else { 0 };
+                let left = room.left() - extra as i64;
+                if left < 0 || cost > left as u64 {
+                    break;
+                }
+                room.charge(cost + extra);
+                shown.push(piece);
+                shown_cost += cost;
+            }
+            if !shown.is_empty() {
+                let (open, close) = planned_wrapper_lines(shown.len(), planned.len() - shown.len());
+                let cost = shown_cost + est(&format!("{open}{close}"));
+                current_pieces.push((format!("{open}{}{close}", shown.concat()), cost));
+            }
+        }
+    }
+
+    // Step 5: the other ancestors: the root, then the rest nearest first.
+    if chain.len() > 1 {
+        let mut order: Vec<usize> = vec![chain.len() - 1];
+        order.extend(1..chain.len() - 1);
+        for i in order {
+            let mut room = Room {
+                total: &mut total,
+                section: &mut a_left,
+            };
+            ancestors.offer(i, &chain[i], None, &mut room);
+        }
+    }
+
+    // Steps 6–7: completed siblings, then related frames, sharing S.
+    let mut sibling_section = Section {
+        candidates: siblings.len(),
+        wrapper_cost: section_wrapper("completed-siblings", "filtered", siblings.len()),
+        budget: budgets.siblings,
+        shown: Vec::new(),
+        est: &est,
+    };
+    for (i, sibling) in siblings.iter().enumerate() {
+        let mut room = Room {
+            total: &mut total,
+            section: &mut s_left,
+        };
+        sibling_section.offer(i, sibling, None, &mut room);
+    }
+    let mut related_section = Section {
+        candidates: related.len(),
+        wrapper_cost: section_wrapper("related", "omitted", related.len()),
+        budget: budgets.siblings,
+        shown: Vec::new(),
+        est: &est,
+    };
+    for (i, (f, of)) in related.iter().enumerate() {
+        let mut room = Room {
+            total: &mut total,
+            section: &mut s_left,
+        };
+        related_section.offer(i, f, Some(of), &mut room);
+    }
+
+    // Assembly, in document order, summing the real pieces' costs.
+    let (a, s, r) = (
+        ancestors.omitted(),
+        sibling_section.omitted(),
+        related_section.omitted(),
+    );
+    let meta = metadata(&budgets, (a + s + r > 0).then_some((a, s, r)));
+    let mut xml = String::with_capacity(4096);
+    let mut cost = envelope_cost + est(&meta);
+    xml.push_str(&envelope_open);
+    xml.push_str(&meta);
+    // Ancestors print root first, parent last: descending chain position.
+    ancestors.shown.sort_by_key(|x| std::cmp::Reverse(x.0));
+    sibling_section.shown.sort_by_key(|x| x.0);
+    related_section.shown.sort_by_key(|x| x.0);
+    for (section, name, extra) in [
+        (&ancestors, "ancestors", "omitted"),
+        (&sibling_section, "completed-siblings", "filtered"),
+        (&related_section, "related", "omitted"),
+    ] {
+        if section.shown.is_empty() {
+            continue;
+        }
+        let open = wrapper_open(name, section.shown.len(), extra, section.omitted());
+        let close = format!("  </{name}>\n");
+        cost += est(&format!("{open}{close}"));
+        xml.push_str(&open);
+        for (_, piece) in &section.shown {
+            cost += est(piece);
+            xml.push_str(piece);
+        }
+        xml.push_str(&close);
+    }
+    cost += current_wrapper_cost;
+    xml.push_str(&current_open);
+    for (piece, piece_cost) in &current_pieces {
+        cost += piece_cost;
+        xml.push_str(piece);
+    }
+    xml.push_str(current_close);
+    xml.push_str(envelope_close);
+    let charged = (budgets.total as i64 - total) as u64;
+    debug_assert!(cost <= charged && charged <= budgets.total);
+    Ok(Rendered { xml, cost, charged })
+}
+
+fn planned_wrapper_lines(count: usize, omitted: usize) -> (String, &'static str) {
+    let mut open = format!("    <planned-children count=\"{count}\"");
+    if omitted > 0 {
+        open.push_str(&format!(" omitted=\"{omitted}\""));
+    }
+    open.push_str(">\n");
+    (open, "    </planned-children>\n")
+}
+
+fn planned_wrapper(count: usize, omitted: usize) -> String {
+    let (open, close) = planned_wrapper_lines(count, omitted);
+    format!("{open}{close}")
+}
+
+fn planned_piece(frame: &Frame<'_>) -> String {
+    format!(
+        "      <frame id=\"{}\" status=\"planned\">\n{}      </frame>\n",
+        escape(frame.id),
+        element(8, "goal", frame.goal(), false)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::state;
+
+    const SPEC: &str = include_str!("../../tests/fixtures/frame/spec-example.json");
+    const CURRENT: &str = "fr_46s6jr410dd3";
+
+    fn spec_state() -> State {
+        state::parse(SPEC).unwrap()
+    }
+
+    fn with_total(total: u64) -> Settings {
+        Settings {
+            budgets: Budgets {
+                total,
+                ..Budgets::default()
+            },
+            estimator: Estimator::Flame,
+        }
+    }
+
+    /// flame.md §9.7, byte for byte.
+    const SPEC_XML: &str = r#"<flame-context session="fr_46s6jr410dd3">
+  <metadata>
+    <budget total="4000" ancestors="1500" siblings="1500" current="800" />
+  </metadata>
+  <ancestors count="2">
+    <frame id="ses_dfd84297fffeStZsxnTSWsbCBp" status="in_progress">
+      <goal>Build the billing service</goal>
+    </frame>
+    <frame id="fr_432cf1xmwcej" status="in_progress">
+      <goal>Handle Stripe webhooks</goal>
+    </frame>
+  </ancestors>
+  <completed-siblings count="1">
+    <frame id="fr_z05xht5gmej1" status="completed">
+      <goal>Verify webhook signatures</goal>
+      <summary>Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.</summary>
+      <artifacts>src/billing/webhook/verify.rs</artifacts>
+      <log>logs/frame-fr_z05xht5gmej1.md</log>
+    </frame>
+  </completed-siblings>
+  <related count="1">
+    <frame id="fr_yb6wk952swa0" status="completed" sibling-of="fr_432cf1xmwcej">
+      <goal>Implement the invoice model</goal>
+      <summary>Added Invoice and LineItem with integer-cent amounts, a Postgres migration and 14 unit tests; totals are computed on read, never stored.</summary>
+      <artifacts>src/billing/invoice.rs, migrations/0003_invoices.sql</artifacts>
+      <log>logs/frame-fr_yb6wk952swa0.md</log>
+    </frame>
+  </related>
+  <current-frame id="fr_46s6jr410dd3" status="in_progress">
+    <goal>Handle refund events</goal>
+    <artifacts>src/billing/webhook/refund.rs</artifacts>
+    <decisions>Refunds add a negative line item; invoices are never edited; Ignore refunds for unknown charges and log them</decisions>
+    <planned-children count="1">
+      <frame id="fr_t78f603xzbcw" status="planned">
+        <goal>Partial refunds</goal>
+      </frame>
+    </planned-children>
+  </current-frame>
+</flame-context>"#;
+
+    #[test]
+    fn the_spec_example_renders_exactly() {
+        let out = render(&spec_state(), CURRENT, &Settings::default()).unwrap();
+        assert_eq!(out.xml, SPEC_XML);
+        assert_eq!(
+            out.charged, 490,
+            "flame.md §9.7 gives the sum of piece costs"
+        );
+        assert_eq!(out.cost, 457);
+    }
+
+    #[test]
+    fn a_300_token_budget_drops_the_sibling_and_the_related_frame() {
+        let out = render(&spec_state(), CURRENT, &with_total(300)).unwrap();
+        assert!(out.cost <= 300);
+        assert!(out.xml.contains(
+            "<truncation ancestors-omitted=\"0\" siblings-filtered=\"1\" related-omitted=\"1\" />"
+        ));
+        assert!(!out.xml.contains("<completed-siblings"));
+        assert!(!out.xml.contains("<related"));
+        assert!(out.xml.contains("<ancestors count=\"2\">"));
+        assert!(out.xml.contains("<planned-children count=\"1\">"));
+    }
+
+    #[test]
+    fn a_200_token_budget_also_drops_the_root_and_the_planned_children() {
+        let out = render(&spec_state(), CURRENT, &with_total(200)).unwrap();
+        assert!(out.cost <= 200);
+        assert!(out.xml.contains("<ancestors count=\"1\" omitted=\"1\">"));
+        assert!(
+            out.xml.contains(
+                "<truncation ancestors-omitted=\"1\" siblings-filtered=\"1\" related-omitted=\"1\" />"
+            ),
+            "{}",
+            out.xml
+        );
+        assert!(out.xml.contains("<frame id=\"fr_432cf1xmwcej\""));
+        assert!(!out.xml.contains("ses_dfd84297fffeStZsxnTSWsbCBp"));
+        assert!(!out.xml.contains("<planned-children"));
+    }
+
+    #[test]
+    fn a_100_token_budget_keeps_only_the_metadata_and_the_goal() {
+        let out = render(&spec_state(), CURRENT, &with_total(100)).unwrap();
+        assert_eq!(
+            out.xml,
+            r#"<flame-context session="fr_46s6jr410dd3">
+  <metadata>
+    <budget total="100" ancestors="1500" siblings="1500" current="800" />
+    <truncation ancestors-omitted="2" siblings-filtered="1" related-omitted="1" />
+  </metadata>
+  <current-frame id="fr_46s6jr410dd3" status="in_progress">
+    <goal>Handle refund events</goal>
+  </current-frame>
+</flame-context>"#
+        );
+        assert!(out.cost <= 100);
+    }
+
+    #[test]
+    fn a_budget_too_small_for_the_goal_is_an_error() {
+        let err = render(&spec_state(), CURRENT, &with_total(40)).unwrap_err();
+        assert_eq!(
+            err.message,
+            "the frame context needs at least 91 tokens; the budget is 40"
+        );
+    }
+
+    #[test]
+    fn the_worked_cut_example() {
+        let summary = "Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.";
+        assert_eq!(summary.len(), 134);
+        let est = |s: &str| Estimator::Flame.estimate(s);
+        let (text, was_cut) = cut(summary, TRUNCATED, |c| est(c) <= 20).unwrap();
+        assert!(was_cut);
+        assert_eq!(
+            text,
+            "Signatures are checked with the endpoint secret and a 5-minute [truncated]"
+        );
+        assert_eq!(est(&text), 19);
+        let (whole, was_cut) = cut("short", TRUNCATED, |c| est(c) <= 20).unwrap();
+        assert_eq!((whole.as_ref(), was_cut), ("short", false));
+        assert!(cut(summary, TRUNCATED, |c| est(c) <= 2).is_none());
+    }
+
+    #[test]
+    fn cutting_never_splits_a_character_and_keeps_words_when_close() {
+        let est = |s: &str| Estimator::Flame.estimate(s);
+        // No space in the last fifth: the cut falls inside the word.
+        let long = "é".repeat(100);
+        let (text, _) = cut(&long, "…", |c| est(c) <= 5).unwrap();
+        assert_eq!(text, format!("{}…", "é".repeat(19)));
+        // Astral characters are two UTF-16 units and never split.
+        let long = "😀".repeat(50);
+        let (text, _) = cut(&long, "…", |c| est(c) <= 3).unwrap();
+        assert_eq!(text, format!("{}…", "😀".repeat(5)));
+    }
+
+    #[test]
+    fn escaping_covers_markup_quotes_and_forbidden_characters() {
+        assert_eq!(
+            escape("a<b & \"c\" 'd' ]]> e\u{1}\u{b}\u{fffe}\n\tf"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos; ]]&gt; e\u{fffd}\u{fffd}\u{fffd}\n\tf"
+        );
+        assert!(matches!(escape("plain"), Cow::Borrowed("plain")));
+    }
+
+    fn one_frame_state(goal: &str, decisions: &[&str], summary: &str) -> State {
+        let mut frame = serde_json::json!({
+            "sessionID": "fr_a", "status": "in_progress", "goal": goal,
+            "createdAt": 1, "updatedAt": 1, "artifacts": [], "decisions": decisions,
+        });
+        if !summary.is_empty() {
+            frame["compactionSummary"] = summary.into();
+        }
+        let doc = serde_json::json!({
+            "version": 1, "frames": {"fr_a": frame}, "activeFrameID": "fr_a",
+            "rootFrameIDs": ["fr_a"], "updatedAt": 1,
+        });
+        state::parse(&doc.to_string()).unwrap()
+    }
+
+    #[test]
+    fn hostile_text_is_escaped_in_every_element() {
+        let state = one_frame_state("Fix <b> & \"q\" ]]>\nline two", &["a<b", "c&d"], "x\u{0}y");
+        let out = render(&state, "fr_a", &Settings::default()).unwrap();
+        assert_eq!(
+            out.xml,
+            "<flame-context session=\"fr_a\">
+  <metadata>
+    <budget total=\"4000\" ancestors=\"1500\" siblings=\"1500\" current=\"800\" />
+  </metadata>
+  <current-frame id=\"fr_a\" status=\"in_progress\">
+    <goal>Fix &lt;b&gt; &amp; &quot;q&quot; ]]&gt;
+line two</goal>
+    <decisions>a&lt;b; c&amp;d</decisions>
+    <summary>x\u{fffd}y</summary>
+  </current-frame>
+</flame-context>"
+        );
+    }
+
+    #[test]
+    fn long_text_is_cut_at_a_word_and_the_total_holds() {
+        let words = "lorem ipsum dolor sit amet ".repeat(4000); // 108 000 bytes
+        let current_part = |xml: &str| {
+            let start = xml.find("  <current-frame").unwrap();
+            let end = xml.find("</flame-context>").unwrap();
+            Estimator::Flame.estimate(&xml[start..end])
+        };
+        // A huge goal takes all of K; nothing else of the current frame fits.
+        let state = one_frame_state(&words, &[&words, "second"], &words);
+        let out = render(&state, "fr_a", &Settings::default()).unwrap();
+        assert!(current_part(&out.xml) <= 800);
+        assert!(out.xml.contains("<goal truncated=\"true\">lorem ipsum"));
+        let goal = out.xml.split("<goal truncated=\"true\">").nth(1).unwrap();
+        let goal = goal.split("</goal>").next().unwrap();
+        assert!(!out.xml.contains("<decisions"));
+        // A short goal leaves room for decisions (cap K/2) and the summary (cap 2K/5).
+        let state = one_frame_state("Short", &[&words, "second"], &words);
+        let goal = goal.to_string();
+        let goal = goal.as_str();
+        let out = render(&state, "fr_a", &Settings::default()).unwrap();
+        assert!(current_part(&out.xml) <= 800);
+        let decisions = out
+            .xml
+            .split("<decisions truncated=\"true\">")
+            .nth(1)
+            .unwrap();
+        let decisions = decisions.split("</decisions>").next().unwrap();
+        assert!(
+            decisions.ends_with(" [more decisions omitted]"),
+            "{decisions}"
+        );
+        assert!(Estimator::Flame.estimate(decisions) <= 400);
+        let summary = out
+            .xml
+            .split("<summary truncated=\"true\">")
+            .nth(1)
+            .unwrap();
+        let summary = summary.split("</summary>").next().unwrap();
+        assert!(summary.ends_with(" [truncated]") && Estimator::Flame.estimate(summary) <= 320);
+        for cut_text in [goal, decisions, summary] {
+            let words_before: &str = cut_text.rsplit_once(" [").unwrap().0;
+            let last = words_before.rsplit(' ').next().unwrap();
+            assert!(
+                ["lorem", "ipsum", "dolor", "sit", "amet"].contains(&last),
+                "{last}"
+            );
+        }
+        for budget in [60, 90, 150, 400, 4000] {
+            if let Ok(out) = render(&state, "fr_a", &with_total(budget)) {
+                assert!(out.charged <= budget, "{budget}: {}", out.charged);
+                assert!(Estimator::Flame.estimate(&out.xml) <= budget);
+            }
+        }
+    }
+
+    #[test]
+    fn estimators() {
+        assert_eq!(Estimator::Flame.estimate(""), 0);
+        assert_eq!(Estimator::Flame.estimate("a"), 1);
+        assert_eq!(Estimator::OpenCode.estimate("a"), 0);
+        assert_eq!(Estimator::OpenCode.estimate("ab"), 1);
+        assert_eq!(Estimator::OpenCode.estimate("abcdefghij"), 3);
+        assert_eq!(Estimator::Swarm.estimate("abc"), 1);
+        assert_eq!(Estimator::Swarm.estimate(&"a".repeat(100)), 33);
+    }
+}

@@ -1,0 +1,4 @@
+//! What goes back into the model's context (cli.md, `ctx compact`): the `<flame-context>` XML,
+//! the completion notice of a finished frame, and message-list injection.
+
+pub mod frame_context;
