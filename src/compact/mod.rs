@@ -1,4 +1,6 @@
 //! What goes back into the model's context (cli.md, `ctx compact`): the `<flame-context>` XML,
 //! the completion notice of a finished frame, and message-list injection.
 
+pub mod doc;
 pub mod frame_context;
+pub mod notice;
