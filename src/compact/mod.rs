@@ -3,4 +3,5 @@
 
 pub mod doc;
 pub mod frame_context;
+pub mod inject;
 pub mod notice;

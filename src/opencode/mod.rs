@@ -1,3 +1,4 @@
 //! What ctx knows of OpenCode (opencode.md): the session export it reads.
 
 pub mod export;
+pub mod id;

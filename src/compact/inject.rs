@@ -1,0 +1,389 @@
+//! Inserting rendered context into an OpenCode message list (cli.md, `ctx compact inject`): the
+//! `{"messages": [{"info": {…}, "parts": […]}, …]}` of `experimental.chat.messages.transform` in,
+//! the same shape out. Unknown keys and key order survive; the output document is built whole
+//! before a byte of it is written.
+
+use std::fmt;
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, Result};
+use crate::opencode::id::IdMinter;
+
+/// Where the context goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Position {
+    /// A new synthetic user message before all others.
+    Prepend,
+    /// A new synthetic user message after all others.
+    Append,
+    /// A synthetic text part appended to the last user message.
+    LastUser,
+    /// A synthetic text part appended to the last assistant message.
+    LastAssistant,
+    /// A new synthetic user message just before message ID.
+    Before(String),
+    /// A new synthetic user message just after message ID.
+    After(String),
+}
+
+impl Position {
+    /// Parses `prepend`, `append`, `last-user`, `last-assistant`, `before:ID`, `after:ID`.
+    pub fn parse(text: &str) -> std::result::Result<Position, String> {
+        let target = |id: &str| {
+            if id.is_empty() {
+                Err(format!("'{text}' names no message id"))
+            } else {
+                Ok(id.to_string())
+            }
+        };
+        match text {
+            "prepend" => Ok(Position::Prepend),
+            "append" => Ok(Position::Append),
+            "last-user" => Ok(Position::LastUser),
+            "last-assistant" => Ok(Position::LastAssistant),
+            _ => {
+                if let Some(id) = text.strip_prefix("before:") {
+                    target(id).map(Position::Before)
+                } else if let Some(id) = text.strip_prefix("after:") {
+                    target(id).map(Position::After)
+                } else {
+                    Err(format!(
+                        "'{text}' is not one of prepend, append, last-user, last-assistant, \
+                         before:MSGID, after:MSGID"
+                    ))
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Position::Prepend => f.write_str("prepend"),
+            Position::Append => f.write_str("append"),
+            Position::LastUser => f.write_str("last-user"),
+            Position::LastAssistant => f.write_str("last-assistant"),
+            Position::Before(id) => write!(f, "before:{id}"),
+            Position::After(id) => write!(f, "after:{id}"),
+        }
+    }
+}
+
+const SHAPE_HINT: &str = "expected {\"messages\": [{\"info\": {\"id\", \"role\", …}, \"parts\": […]}, …]}, \
+                          the output of OpenCode's experimental.chat.messages.transform";
+
+fn shape_error(what: impl fmt::Display) -> Error {
+    Error::failure(format!("the input is not an OpenCode message list: {what}"))
+        .with_hint(SHAPE_HINT)
+}
+
+/// Parses and checks the message list: every message an object with an object `info` holding
+/// string `id` and `role`, and an array `parts`.
+pub fn parse_messages(input: &str) -> Result<Value> {
+    let doc: Value = serde_json::from_str(input).map_err(|e| {
+        Error::failure(format!(
+            "the input is not JSON: {} at line {}, column {}",
+            describe(&e),
+            e.line(),
+            e.column()
+        ))
+        .with_hint(SHAPE_HINT)
+    })?;
+    let Some(messages) = doc.get("messages").filter(|_| doc.is_object()) else {
+        return Err(shape_error(if doc.is_object() {
+            "there is no \"messages\" key"
+        } else {
+            "the top level is not an object"
+        }));
+    };
+    let Some(messages) = messages.as_array() else {
+        return Err(shape_error("/messages is not an array"));
+    };
+    for (i, message) in messages.iter().enumerate() {
+        let Some(info) = message.get("info").and_then(Value::as_object) else {
+            return Err(shape_error(format!("/messages/{i}/info is not an object")));
+        };
+        for key in ["id", "role"] {
+            if !info.get(key).is_some_and(Value::is_string) {
+                return Err(shape_error(format!(
+                    "/messages/{i}/info/{key} is not a string"
+                )));
+            }
+        }
+        if !message.get("parts").is_some_and(Value::is_array) {
+            return Err(shape_error(format!("/messages/{i}/parts is not an array")));
+        }
+    }
+    Ok(doc)
+}
+
+/// serde_json's message without its own position suffix.
+fn describe(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+fn info(message: &Value) -> &Map<String, Value> {
+    message["info"]
+        .as_object()
+        .expect("checked by parse_messages")
+}
+
+fn role(message: &Value) -> &str {
+    info(message)["role"].as_str().unwrap_or("")
+}
+
+fn message_id(message: &Value) -> &str {
+    info(message)["id"].as_str().unwrap_or("")
+}
+
+/// The user message nearest to index `at` (an insertion point), earlier ones first on a tie.
+fn nearest_user(messages: &[Value], at: usize) -> Option<&Value> {
+    let users: Vec<usize> = (0..messages.len())
+        .filter(|&i| role(&messages[i]) == "user")
+        .collect();
+    users
+        .into_iter()
+        .min_by_key(|&i| {
+            if i < at {
+                (at - i - 1) * 2
+            } else {
+                (i - at) * 2 + 1
+            }
+        })
+        .map(|i| &messages[i])
+}
+
+/// The message nearest to `at` of any role, for its session id.
+fn nearest_any(messages: &[Value], at: usize) -> Option<&Value> {
+    if at > 0 {
+        messages.get(at - 1)
+    } else {
+        messages.first()
+    }
+}
+
+fn synthetic_part(
+    minter: &mut IdMinter,
+    now: i64,
+    session: &Value,
+    message: &str,
+    text: &str,
+) -> Value {
+    json!({
+        "id": minter.mint("prt", now),
+        "sessionID": session,
+        "messageID": message,
+        "type": "text",
+        "text": text,
+        "synthetic": true,
+    })
+}
+
+/// A new synthetic user message for insertion at index `at` (opencode.md §8.2).
+fn new_message(
+    messages: &[Value],
+    at: usize,
+    text: &str,
+    minter: &mut IdMinter,
+    now: i64,
+) -> Result<Value> {
+    let user = nearest_user(messages, at);
+    let session = user
+        .or_else(|| nearest_any(messages, at))
+        .and_then(|m| info(m).get("sessionID"))
+        .cloned()
+        .ok_or_else(|| {
+            Error::failure("no message carries a sessionID to copy into the new message")
+        })?;
+    let id = minter.mint("msg", now);
+    let mut info = Map::new();
+    info.insert("id".into(), Value::String(id.clone()));
+    info.insert("sessionID".into(), session.clone());
+    info.insert("role".into(), Value::String("user".into()));
+    info.insert("time".into(), json!({ "created": now }));
+    if let Some(user) = user.map(self::info) {
+        for key in ["agent", "model"] {
+            if let Some(value) = user.get(key) {
+                info.insert(key.into(), value.clone());
+            }
+        }
+    }
+    let part = synthetic_part(minter, now, &session, &id, text);
+    Ok(json!({ "info": Value::Object(info), "parts": [part] }))
+}
+
+/// The index of the message with id `id`.
+fn position_of(messages: &[Value], id: &str) -> Result<usize> {
+    messages
+        .iter()
+        .position(|m| message_id(m) == id)
+        .ok_or_else(|| Error::failure(format!("no message has id '{id}'")))
+}
+
+/// Inserts `text` at `at` into the message list `doc` (already checked by [`parse_messages`]).
+pub fn inject(
+    mut doc: Value,
+    at: &Position,
+    text: &str,
+    minter: &mut IdMinter,
+    now: i64,
+) -> Result<Value> {
+    let messages = doc["messages"]
+        .as_array_mut()
+        .expect("checked by parse_messages");
+    match at {
+        Position::Prepend | Position::Append | Position::Before(_) | Position::After(_) => {
+            let index = match at {
+                Position::Prepend => 0,
+                Position::Append => messages.len(),
+                Position::Before(id) => position_of(messages, id)?,
+                Position::After(id) => position_of(messages, id)? + 1,
+                _ => unreachable!("matched above"),
+            };
+            let message = new_message(messages, index, text, minter, now)?;
+            messages.insert(index, message);
+        }
+        Position::LastUser | Position::LastAssistant => {
+            let wanted = if *at == Position::LastUser {
+                "user"
+            } else {
+                "assistant"
+            };
+            let target = messages
+                .iter_mut()
+                .rev()
+                .find(|m| role(m) == wanted)
+                .ok_or_else(|| Error::failure(format!("there is no {wanted} message to add to")))?;
+            let session = info(target)
+                .get("sessionID")
+                .cloned()
+                .unwrap_or(Value::Null);
+            let id = message_id(target).to_string();
+            let part = synthetic_part(minter, now, &session, &id, text);
+            target["parts"]
+                .as_array_mut()
+                .expect("checked by parse_messages")
+                .push(part);
+        }
+    }
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: i64 = 1795346761241;
+
+    fn minter() -> IdMinter {
+        IdMinter::with_tail(|| *b"ABCDEFGHIJKLMN")
+    }
+
+    const LIST: &str = r#"{"messages":[{"info":{"role":"user","id":"msg_1","sessionID":"ses_1","agent":"build","model":{"providerID":"mock","modelID":"mock-1"},"x-extra":1},"parts":[{"id":"prt_1","type":"text","text":"hi","zzz":[3,2,1]}]},{"info":{"id":"msg_2","sessionID":"ses_1","role":"assistant","cost":0.02034},"parts":[]}],"extra":true}"#;
+
+    fn run(at: &str) -> Result<String> {
+        let doc = parse_messages(LIST)?;
+        let at = Position::parse(at).map_err(Error::failure)?;
+        inject(doc, &at, "CTX", &mut minter(), NOW).map(|v| v.to_string())
+    }
+
+    const NEW_USER: &str = r#"{"info":{"id":"msg_2030186190013456789ABCDEFG","sessionID":"ses_1","role":"user","time":{"created":1795346761241},"agent":"build","model":{"providerID":"mock","modelID":"mock-1"}},"parts":[{"id":"prt_2030186190023456789ABCDEFG","sessionID":"ses_1","messageID":"msg_2030186190013456789ABCDEFG","type":"text","text":"CTX","synthetic":true}]}"#;
+
+    #[test]
+    fn prepend_and_append_add_a_synthetic_user_message() {
+        let user = &LIST[r#"{"messages":["#.len()..LIST.find(r#",{"info":{"id":"msg_2""#).unwrap()];
+        let assistant = r#"{"info":{"id":"msg_2","sessionID":"ses_1","role":"assistant","cost":0.02034},"parts":[]}"#;
+        assert_eq!(
+            run("prepend").unwrap(),
+            format!(r#"{{"messages":[{NEW_USER},{user},{assistant}],"extra":true}}"#)
+        );
+        assert_eq!(
+            run("append").unwrap(),
+            format!(r#"{{"messages":[{user},{assistant},{NEW_USER}],"extra":true}}"#)
+        );
+        assert_eq!(run("before:msg_2").unwrap(), run("after:msg_1").unwrap());
+        assert_eq!(run("after:msg_2").unwrap(), run("append").unwrap());
+        assert_eq!(run("before:msg_1").unwrap(), run("prepend").unwrap());
+    }
+
+    #[test]
+    fn last_user_and_last_assistant_append_a_part() {
+        let out = run("last-user").unwrap();
+        assert!(out.contains(r#"{"id":"prt_1","type":"text","text":"hi","zzz":[3,2,1]},{"id":"prt_2030186190013456789ABCDEFG","sessionID":"ses_1","messageID":"msg_1","type":"text","text":"CTX","synthetic":true}]"#), "{out}");
+        let out = run("last-assistant").unwrap();
+        assert!(out.contains(r#""cost":0.02034},"parts":[{"id":"prt_2030186190013456789ABCDEFG","sessionID":"ses_1","messageID":"msg_2","type":"text","text":"CTX","synthetic":true}]}"#), "{out}");
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        let err = |input: &str| parse_messages(input).unwrap_err().message;
+        assert_eq!(
+            err("{\"messages\": [}"),
+            "the input is not JSON: expected value at line 1, column 15"
+        );
+        assert_eq!(
+            err("[]"),
+            "the input is not an OpenCode message list: the top level is not an object"
+        );
+        assert_eq!(
+            err("{}"),
+            "the input is not an OpenCode message list: there is no \"messages\" key"
+        );
+        assert_eq!(
+            err(r#"{"messages":[{"info":{"id":"m","role":"user"}}]}"#),
+            "the input is not an OpenCode message list: /messages/0/parts is not an array"
+        );
+        assert_eq!(
+            err(r#"{"messages":[{"info":{"role":"user"},"parts":[]}]}"#),
+            "the input is not an OpenCode message list: /messages/0/info/id is not a string"
+        );
+        assert_eq!(
+            run("before:msg_9").unwrap_err().message,
+            "no message has id 'msg_9'"
+        );
+        let only_assistant = parse_messages(
+            r#"{"messages":[{"info":{"id":"m","role":"assistant","sessionID":"s"},"parts":[]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            inject(
+                only_assistant.clone(),
+                &Position::LastUser,
+                "x",
+                &mut minter(),
+                NOW
+            )
+            .unwrap_err()
+            .message,
+            "there is no user message to add to"
+        );
+        // Without a user message the session id still comes from a neighbour; agent/model are left out.
+        let out = inject(only_assistant, &Position::Append, "x", &mut minter(), NOW).unwrap();
+        assert_eq!(out["messages"][1]["info"]["sessionID"], "s");
+        assert!(out["messages"][1]["info"].get("agent").is_none());
+        let empty = parse_messages(r#"{"messages":[]}"#).unwrap();
+        assert!(inject(empty, &Position::Prepend, "x", &mut minter(), NOW).is_err());
+    }
+
+    #[test]
+    fn positions_parse_and_print() {
+        for text in [
+            "prepend",
+            "append",
+            "last-user",
+            "last-assistant",
+            "before:msg_1",
+            "after:m",
+        ] {
+            assert_eq!(Position::parse(text).unwrap().to_string(), text);
+        }
+        assert!(Position::parse("before:").is_err());
+        assert!(Position::parse("middle").is_err());
+    }
+}
