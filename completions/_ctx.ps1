@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect')
             [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
             [CompletionResult]::new('budget', 'budget', [CompletionResultType]::ParameterValue, 'Token budgets: count files, directories, stdin and sessions against model limits')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'What goes back into the model: compaction context, frame context XML, notices, injection')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -426,6 +427,85 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;budget;help;help' {
             break
         }
+        'ctx;compact' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render context for OpenCode''s compaction and system hooks')
+            [CompletionResult]::new('notice', 'notice', [CompletionResultType]::ParameterValue, 'Print the completion notice of a popped frame, for its parent''s session')
+            [CompletionResult]::new('inject', 'inject', [CompletionResultType]::ParameterValue, 'Insert rendered context into an OpenCode message list read from stdin')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;compact;render' {
+            [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]')
+            [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text, or json with --json]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;compact;notice' {
+            [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The popped frame: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: json]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;compact;inject' {
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Where the context goes: prepend, append, last-user, last-assistant, before:MSGID, after:MSGID')
+            [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]')
+            [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;compact;help' {
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render context for OpenCode''s compaction and system hooks')
+            [CompletionResult]::new('notice', 'notice', [CompletionResultType]::ParameterValue, 'Print the completion notice of a popped frame, for its parent''s session')
+            [CompletionResult]::new('inject', 'inject', [CompletionResultType]::ParameterValue, 'Insert rendered context into an OpenCode message list read from stdin')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;compact;help;render' {
+            break
+        }
+        'ctx;compact;help;notice' {
+            break
+        }
+        'ctx;compact;help;inject' {
+            break
+        }
+        'ctx;compact;help;help' {
+            break
+        }
         'ctx;config' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
@@ -463,6 +543,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect')
             [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
             [CompletionResult]::new('budget', 'budget', [CompletionResultType]::ParameterValue, 'Token budgets: count files, directories, stdin and sessions against model limits')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'What goes back into the model: compaction context, frame context XML, notices, injection')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -548,6 +629,21 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;budget;models' {
+            break
+        }
+        'ctx;help;compact' {
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render context for OpenCode''s compaction and system hooks')
+            [CompletionResult]::new('notice', 'notice', [CompletionResultType]::ParameterValue, 'Print the completion notice of a popped frame, for its parent''s session')
+            [CompletionResult]::new('inject', 'inject', [CompletionResultType]::ParameterValue, 'Insert rendered context into an OpenCode message list read from stdin')
+            break
+        }
+        'ctx;help;compact;render' {
+            break
+        }
+        'ctx;help;compact;notice' {
+            break
+        }
+        'ctx;help;compact;inject' {
             break
         }
         'ctx;help;config' {

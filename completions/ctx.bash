@@ -19,6 +19,9 @@ _ctx() {
             ctx,budget)
                 cmd="ctx__subcmd__budget"
                 ;;
+            ctx,compact)
+                cmd="ctx__subcmd__compact"
+                ;;
             ctx,completions)
                 cmd="ctx__subcmd__completions"
                 ;;
@@ -54,6 +57,30 @@ _ctx() {
                 ;;
             ctx__subcmd__budget__subcmd__help,models)
                 cmd="ctx__subcmd__budget__subcmd__help__subcmd__models"
+                ;;
+            ctx__subcmd__compact,help)
+                cmd="ctx__subcmd__compact__subcmd__help"
+                ;;
+            ctx__subcmd__compact,inject)
+                cmd="ctx__subcmd__compact__subcmd__inject"
+                ;;
+            ctx__subcmd__compact,notice)
+                cmd="ctx__subcmd__compact__subcmd__notice"
+                ;;
+            ctx__subcmd__compact,render)
+                cmd="ctx__subcmd__compact__subcmd__render"
+                ;;
+            ctx__subcmd__compact__subcmd__help,help)
+                cmd="ctx__subcmd__compact__subcmd__help__subcmd__help"
+                ;;
+            ctx__subcmd__compact__subcmd__help,inject)
+                cmd="ctx__subcmd__compact__subcmd__help__subcmd__inject"
+                ;;
+            ctx__subcmd__compact__subcmd__help,notice)
+                cmd="ctx__subcmd__compact__subcmd__help__subcmd__notice"
+                ;;
+            ctx__subcmd__compact__subcmd__help,render)
+                cmd="ctx__subcmd__compact__subcmd__help__subcmd__render"
                 ;;
             ctx__subcmd__frame,activate)
                 cmd="ctx__subcmd__frame__subcmd__activate"
@@ -136,6 +163,9 @@ _ctx() {
             ctx__subcmd__help,budget)
                 cmd="ctx__subcmd__help__subcmd__budget"
                 ;;
+            ctx__subcmd__help,compact)
+                cmd="ctx__subcmd__help__subcmd__compact"
+                ;;
             ctx__subcmd__help,completions)
                 cmd="ctx__subcmd__help__subcmd__completions"
                 ;;
@@ -159,6 +189,15 @@ _ctx() {
                 ;;
             ctx__subcmd__help__subcmd__budget,models)
                 cmd="ctx__subcmd__help__subcmd__budget__subcmd__models"
+                ;;
+            ctx__subcmd__help__subcmd__compact,inject)
+                cmd="ctx__subcmd__help__subcmd__compact__subcmd__inject"
+                ;;
+            ctx__subcmd__help__subcmd__compact,notice)
+                cmd="ctx__subcmd__help__subcmd__compact__subcmd__notice"
+                ;;
+            ctx__subcmd__help__subcmd__compact,render)
+                cmd="ctx__subcmd__help__subcmd__compact__subcmd__render"
                 ;;
             ctx__subcmd__help__subcmd__frame,activate)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__activate"
@@ -245,7 +284,7 @@ _ctx() {
 
     case "${cmd}" in
         ctx)
-            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm budget config completions generate-artifacts help"
+            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm budget compact config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -425,6 +464,228 @@ _ctx() {
                 return 0
             fi
             case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact)
+            opts="-C -q -h --root --json --color --quiet --help render notice inject help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact__subcmd__help)
+            opts="render notice inject help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact__subcmd__help__subcmd__inject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact__subcmd__help__subcmd__notice)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact__subcmd__help__subcmd__render)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact__subcmd__inject)
+            opts="-C -q -h --at --for --frame --max-tokens --agent --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
+                    COMPREPLY=($(compgen -W "swarm system frame" -- "${cur}"))
+                    return 0
+                    ;;
+                --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact__subcmd__notice)
+            opts="-C -q -h --frame --format --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__compact__subcmd__render)
+            opts="-C -q -h --for --frame --max-tokens --agent --format --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --for)
+                    COMPREPLY=($(compgen -W "swarm system frame" -- "${cur}"))
+                    return 0
+                    ;;
+                --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json xml" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1137,7 +1398,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help)
-            opts="frame swarm budget config completions generate-artifacts help"
+            opts="frame swarm budget compact config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1179,6 +1440,62 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__budget__subcmd__models)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__compact)
+            opts="render notice inject"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__compact__subcmd__inject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__compact__subcmd__notice)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__compact__subcmd__render)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
             cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
             cand budget 'Token budgets: count files, directories, stdin and sessions against model limits'
+            cand compact 'What goes back into the model: compaction context, frame context XML, notices, injection'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -377,6 +378,76 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;budget;help;help'= {
         }
+        &'ctx;compact'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand render 'Render context for OpenCode''s compaction and system hooks'
+            cand notice 'Print the completion notice of a popped frame, for its parent''s session'
+            cand inject 'Insert rendered context into an OpenCode message list read from stdin'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;compact;render'= {
+            cand --for 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]'
+            cand --frame 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --max-tokens 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]'
+            cand --agent 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]'
+            cand --format 'Output format [default: text, or json with --json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;compact;notice'= {
+            cand --frame 'The popped frame: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --format 'Output format [default: json]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;compact;inject'= {
+            cand --at 'Where the context goes: prepend, append, last-user, last-assistant, before:MSGID, after:MSGID'
+            cand --for 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]'
+            cand --frame 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --max-tokens 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]'
+            cand --agent 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;compact;help'= {
+            cand render 'Render context for OpenCode''s compaction and system hooks'
+            cand notice 'Print the completion notice of a popped frame, for its parent''s session'
+            cand inject 'Insert rendered context into an OpenCode message list read from stdin'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;compact;help;render'= {
+        }
+        &'ctx;compact;help;notice'= {
+        }
+        &'ctx;compact;help;inject'= {
+        }
+        &'ctx;compact;help;help'= {
+        }
         &'ctx;config'= {
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -411,6 +482,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand frame 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
             cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
             cand budget 'Token budgets: count files, directories, stdin and sessions against model limits'
+            cand compact 'What goes back into the model: compaction context, frame context XML, notices, injection'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -475,6 +547,17 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;budget;estimate'= {
         }
         &'ctx;help;budget;models'= {
+        }
+        &'ctx;help;compact'= {
+            cand render 'Render context for OpenCode''s compaction and system hooks'
+            cand notice 'Print the completion notice of a popped frame, for its parent''s session'
+            cand inject 'Insert rendered context into an OpenCode message list read from stdin'
+        }
+        &'ctx;help;compact;render'= {
+        }
+        &'ctx;help;compact;notice'= {
+        }
+        &'ctx;help;compact;inject'= {
         }
         &'ctx;help;config'= {
         }

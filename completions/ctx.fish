@@ -35,6 +35,7 @@ complete -c ctx -n "__fish_ctx_needs_command" -s V -l version -d 'Print version'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "swarm" -d 'opencode-swarm\'s plan and agents, read-only: status, plan, agents, history'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "budget" -d 'Token budgets: count files, directories, stdin and sessions against model limits'
+complete -c ctx -n "__fish_ctx_needs_command" -f -a "compact" -d 'What goes back into the model: compaction context, frame context XML, notices, injection'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "config" -d 'Show every setting with its value and where it comes from'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -287,6 +288,61 @@ complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcomma
 complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from help" -f -a "estimate" -d 'Count the tokens of files, directories, stdin or a session against a model\'s context limit'
 complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from help" -f -a "models" -d 'List the model limits in effect and where each comes from'
 complete -c ctx -n "__fish_ctx_using_subcommand budget; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -f -a "render" -d 'Render context for OpenCode\'s compaction and system hooks'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -f -a "notice" -d 'Print the completion notice of a popped frame, for its parent\'s session'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -f -a "inject" -d 'Insert rendered context into an OpenCode message list read from stdin'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and not __fish_seen_subcommand_from render notice inject help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l for -d 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]' -r -f -a "swarm\t'opencode-swarm\'s compaction entries ([SWARM PLAN], [SWARM DECISIONS], [SWARM TASKS], [SWARM PATTERNS]) from .swarm/'
+system\t'opencode-swarm\'s system-enhancer entries ([SWARM CONTEXT] …)'
+frame\t'The <flame-context> XML of the current frame'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l frame -d 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l max-tokens -d 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context\'s own total, 4000 unless configured]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l agent -d 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l format -d 'Output format [default: text, or json with --json]' -r -f -a "text\t'The entries separated by a blank line, then one newline'
+json\t'The output object of OpenCode\'s hook: {"context": [...]}, or {"system": [...]} for --for system alone'
+xml\t'The <flame-context> document alone, then one newline'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from notice" -l frame -d 'The popped frame: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from notice" -l format -d 'Output format [default: json]' -r -f -a "json\t'The session.prompt body {"parts": [...]}'
+text\t'The visible line, a blank line, and the hint'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from notice" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from notice" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from notice" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from notice" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from notice" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l at -d 'Where the context goes: prepend, append, last-user, last-assistant, before:MSGID, after:MSGID' -r
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l for -d 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]' -r -f -a "swarm\t'opencode-swarm\'s compaction entries ([SWARM PLAN], [SWARM DECISIONS], [SWARM TASKS], [SWARM PATTERNS]) from .swarm/'
+system\t'opencode-swarm\'s system-enhancer entries ([SWARM CONTEXT] …)'
+frame\t'The <flame-context> XML of the current frame'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l frame -d 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l max-tokens -d 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context\'s own total, 4000 unless configured]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l agent -d 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from help" -f -a "render" -d 'Render context for OpenCode\'s compaction and system hooks'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from help" -f -a "notice" -d 'Print the completion notice of a popped frame, for its parent\'s session'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from help" -f -a "inject" -d 'Insert rendered context into an OpenCode message list read from stdin'
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand config" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
 complete -c ctx -n "__fish_ctx_using_subcommand config" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
 always\t'Always colour, even in pipes'
@@ -308,13 +364,14 @@ never\t'Never colour'"
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
 complete -c ctx -n "__fish_ctx_using_subcommand generate-artifacts" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "swarm" -d 'opencode-swarm\'s plan and agents, read-only: status, plan, agents, history'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "budget" -d 'Token budgets: count files, directories, stdin and sessions against model limits'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "config" -d 'Show every setting with its value and where it comes from'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget config completions generate-artifacts help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget compact config completions generate-artifacts help" -f -a "frame" -d 'The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget compact config completions generate-artifacts help" -f -a "swarm" -d 'opencode-swarm\'s plan and agents, read-only: status, plan, agents, history'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget compact config completions generate-artifacts help" -f -a "budget" -d 'Token budgets: count files, directories, stdin and sessions against model limits'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget compact config completions generate-artifacts help" -f -a "compact" -d 'What goes back into the model: compaction context, frame context XML, notices, injection'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget compact config completions generate-artifacts help" -f -a "config" -d 'Show every setting with its value and where it comes from'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget compact config completions generate-artifacts help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget compact config completions generate-artifacts help" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and not __fish_seen_subcommand_from frame swarm budget compact config completions generate-artifacts help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "tree" -d 'Print the frame tree, roots and children in creation order, current frame marked'
@@ -333,3 +390,6 @@ complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "history" -d 'One row per phase with its task counts'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from budget" -f -a "estimate" -d 'Count the tokens of files, directories, stdin or a session against a model\'s context limit'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from budget" -f -a "models" -d 'List the model limits in effect and where each comes from'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from compact" -f -a "render" -d 'Render context for OpenCode\'s compaction and system hooks'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from compact" -f -a "notice" -d 'Print the completion notice of a popped frame, for its parent\'s session'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from compact" -f -a "inject" -d 'Insert rendered context into an OpenCode message list read from stdin'

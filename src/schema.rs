@@ -7,6 +7,7 @@ use serde::{Serialize, Serializer};
 
 use crate::budget::doc as budget;
 use crate::commands::config;
+use crate::compact::doc as compact;
 use crate::frame::doc as frame;
 use crate::swarm::doc as swarm;
 
@@ -62,6 +63,8 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<swarm::HistoryDoc>("swarm-history"),
         document::<budget::EstimateDoc>("budget-estimate"),
         document::<budget::ModelsDoc>("budget-models"),
+        document::<compact::RenderOutput>("compact-render"),
+        document::<compact::PromptBody>("compact-notice"),
         document::<config::ConfigDoc>("config"),
     ]
 }

@@ -2,6 +2,7 @@
 //! the completion scripts and man pages.
 
 pub mod budget;
+pub mod compact;
 pub mod frame;
 pub mod swarm;
 
@@ -114,6 +115,10 @@ pub enum Command {
     /// Token budgets: count files, directories, stdin and sessions against model limits
     #[command(subcommand)]
     Budget(budget::BudgetCommand),
+
+    /// What goes back into the model: compaction context, frame context XML, notices, injection
+    #[command(subcommand)]
+    Compact(compact::CompactCommand),
 
     /// Show every setting with its value and where it comes from
     #[command(long_about = "\

@@ -541,13 +541,9 @@ fn swarm_would_warn(swarm: Option<&ContextBudget>, session: Option<&SessionView>
     }
 }
 
-/// opencode-swarm's `context_budget` from its merged configuration; an ignored file is a warning.
+/// opencode-swarm's `context_budget` from its merged configuration.
 fn swarm_context_budget(ctx: &Context) -> Option<ContextBudget> {
-    let loaded = crate::swarm::files::read_config(&ctx.project.root);
-    for warning in &loaded.warnings {
-        ctx.out.warn(warning);
-    }
-    loaded.config.context_budget
+    super::swarm::load_config(ctx).context_budget
 }
 
 fn list_models(ctx: &mut Context) -> Result<ExitCode> {

@@ -90,11 +90,7 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
         ],
     };
     let swarm = if selected.iter().any(|def| def.swarm_key.is_some()) {
-        let loaded = crate::swarm::files::read_config(&ctx.project.root);
-        for warning in &loaded.warnings {
-            ctx.out.warn(warning);
-        }
-        loaded.config.context_budget
+        super::swarm::load_config(ctx).context_budget
     } else {
         None
     };

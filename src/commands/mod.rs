@@ -1,6 +1,7 @@
 //! Command adapters: each turns parsed arguments into core calls and rendered output.
 
 pub mod budget;
+pub mod compact;
 pub mod config;
 pub mod frame;
 pub mod generate;
@@ -46,6 +47,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Swarm(command) => swarm::run(&mut ctx, command),
         Command::Config { key } => config::run(&mut ctx, &cli.global, key.as_deref()),
         Command::Budget(command) => budget::run(&mut ctx, command),
+        Command::Compact(command) => compact::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")
         }

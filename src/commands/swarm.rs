@@ -8,7 +8,7 @@ use crate::cli::swarm::{FormatArg, SwarmCommand, SwarmFormat};
 use crate::error::{ExitCode, Result};
 use crate::output::Style;
 use crate::schema::Version;
-use crate::swarm::config::Agent;
+use crate::swarm::config::{Agent, SwarmConfig};
 use crate::swarm::doc::{
     AgentDoc, AgentsDoc, Counts, HistoryDoc, PhaseCounts, PhaseDoc, PlanDoc, StatusDoc,
 };
@@ -34,7 +34,7 @@ fn format_of(ctx: &Context, arg: &FormatArg) -> SwarmFormat {
 }
 
 /// Reads `.swarm/`, noting on stderr a plan.json that could not be used.
-fn read_files(ctx: &Context) -> SwarmFiles {
+pub(super) fn read_files(ctx: &Context) -> SwarmFiles {
     let dir = ctx.project.swarm_dir();
     let files = files::read_swarm_dir(&dir);
     if let Some(problem) = &files.plan_json_problem {
@@ -46,12 +46,17 @@ fn read_files(ctx: &Context) -> SwarmFiles {
     files
 }
 
-fn roster(ctx: &Context) -> Vec<Agent> {
+/// opencode-swarm's merged config; each ignored file is a warning on stderr.
+pub(super) fn load_config(ctx: &Context) -> SwarmConfig {
     let loaded = files::read_config(&ctx.project.root);
     for warning in &loaded.warnings {
         ctx.out.warn(warning);
     }
-    crate::swarm::config::roster(&loaded.config)
+    loaded.config
+}
+
+fn roster(ctx: &Context) -> Vec<Agent> {
+    crate::swarm::config::roster(&load_config(ctx))
 }
 
 /// The structured plan behind the human and JSON views.

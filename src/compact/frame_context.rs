@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use crate::budget::tokenize::{self, Encoding, Method};
 use crate::error::{Error, Result};
 use crate::frame::state::{Frame, State, Status, TreeIndex};
 
@@ -27,7 +28,7 @@ impl Default for Budgets {
     }
 }
 
-/// How a piece of text is costed in tokens.
+/// How a piece of text is costed in tokens (the `frame.context.tokenizer` setting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Estimator {
     /// Flame's `ceil(UTF-16 code units / 4)`.
@@ -37,28 +38,28 @@ pub enum Estimator {
     OpenCode,
     /// opencode-swarm's `Math.ceil(UTF-16 code units × 0.33)`.
     Swarm,
+    /// An exact OpenAI encoding.
+    Exact(Encoding),
 }
 
 impl Estimator {
-    pub const NAMES: [&'static str; 3] = ["flame", "opencode", "swarm"];
-
     pub fn parse(name: &str) -> Option<Estimator> {
         match name {
             "flame" => Some(Estimator::Flame),
             "opencode" => Some(Estimator::OpenCode),
             "swarm" => Some(Estimator::Swarm),
+            "o200k" => Some(Estimator::Exact(Encoding::O200k)),
+            "cl100k" => Some(Estimator::Exact(Encoding::Cl100k)),
             _ => None,
         }
     }
 
     pub fn estimate(self, text: &str) -> u64 {
-        let units = utf16_len(text) as u64;
         match self {
-            Estimator::Flame => units.div_ceil(4),
-            // Math.round rounds halves up.
-            Estimator::OpenCode => (units + 2) / 4,
-            // The same double arithmetic as JavaScript, so results match at every length.
-            Estimator::Swarm => (units as f64 * 0.33).ceil() as u64,
+            Estimator::Flame => tokenize::utf16_len(text).div_ceil(4),
+            Estimator::OpenCode => Method::OpenCode.count(text),
+            Estimator::Swarm => Method::Swarm.count(text),
+            Estimator::Exact(encoding) => encoding.count(text),
         }
     }
 }
@@ -81,10 +82,6 @@ pub struct Rendered {
 
 const TRUNCATED: &str = " [truncated]";
 const MORE_DECISIONS: &str = " [more decisions omitted]";
-
-pub fn utf16_len(text: &str) -> usize {
-    text.chars().map(char::len_utf16).sum()
-}
 
 /// Escapes text or an attribute value (flame.md §9.3); characters XML 1.0 forbids become U+FFFD.
 pub fn escape(text: &str) -> Cow<'_, str> {
@@ -139,8 +136,8 @@ fn cut<'t>(
     }
     let mut prefix = &text[..bounds[lo]];
     if let Some(space) = prefix.rfind(' ') {
-        let at = utf16_len(&prefix[..space]);
-        if at * 5 > utf16_len(prefix) * 4 {
+        let at = tokenize::utf16_len(&prefix[..space]);
+        if at * 5 > tokenize::utf16_len(prefix) * 4 {
             prefix = &prefix[..space];
         }
     }

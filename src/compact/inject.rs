@@ -82,6 +82,9 @@ fn shape_error(what: impl fmt::Display) -> Error {
 /// Parses and checks the message list: every message an object with an object `info` holding
 /// string `id` and `role`, and an array `parts`.
 pub fn parse_messages(input: &str) -> Result<Value> {
+    if input.trim().is_empty() {
+        return Err(Error::failure("the input is empty").with_hint(SHAPE_HINT));
+    }
     let doc: Value = serde_json::from_str(input).map_err(|e| {
         Error::failure(format!(
             "the input is not JSON: {} at line {}, column {}",

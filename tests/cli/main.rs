@@ -3,6 +3,7 @@
 mod artifacts;
 mod budget;
 mod common;
+mod compact;
 mod concurrency;
 mod config;
 mod crash;

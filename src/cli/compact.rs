@@ -1,0 +1,148 @@
+//! `ctx compact …` arguments.
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use crate::compact::inject::Position;
+
+/// A source of context entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum SourceArg {
+    /// opencode-swarm's compaction entries ([SWARM PLAN], [SWARM DECISIONS], [SWARM TASKS],
+    /// [SWARM PATTERNS]) from .swarm/
+    Swarm,
+    /// opencode-swarm's system-enhancer entries ([SWARM CONTEXT] …)
+    System,
+    /// The <flame-context> XML of the current frame
+    Frame,
+}
+
+/// Output formats of `compact render`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RenderFormat {
+    /// The entries separated by a blank line, then one newline
+    Text,
+    /// The output object of OpenCode's hook: {"context": [...]}, or {"system": [...]} for
+    /// --for system alone
+    Json,
+    /// The <flame-context> document alone, then one newline
+    Xml,
+}
+
+/// Output formats of `compact notice`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NoticeFormat {
+    /// The session.prompt body {"parts": [...]}
+    Json,
+    /// The visible line, a blank line, and the hint
+    Text,
+}
+
+/// What to render, shared by `render` and `inject`.
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// A source of entries; repeat for several. Entries always come in the order swarm, system,
+    /// frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a
+    /// current frame; system only when asked for]
+    #[arg(long = "for", value_enum, value_name = "SOURCE")]
+    pub sources: Vec<SourceArg>,
+
+    /// The frame whose context is rendered: a full id or a unique prefix of at least 4
+    /// characters [default: $CTX_FRAME, else activeFrameID in state.json]
+    #[arg(long = "frame", value_name = "ID")]
+    pub frame: Option<String>,
+
+    /// Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry
+    /// plus one per separating blank line. Swarm and system entries are kept, in order, while
+    /// they fit; the frame context gets the rest as its total budget [default: no cap beyond
+    /// the frame context's own total, 4000 unless configured]
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+
+    /// The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry
+    /// [default: none, so no such entry]
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+}
+
+fn parse_position(text: &str) -> Result<Position, String> {
+    Position::parse(text)
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CompactCommand {
+    /// Render context for OpenCode's compaction and system hooks
+    #[command(long_about = "\
+Render the context that goes back into the model: opencode-swarm's compaction
+entries (--for swarm), its system-enhancer entries (--for system) and the
+<flame-context> XML of the current frame (--for frame).
+
+--format json prints exactly the output object of OpenCode's
+experimental.session.compacting hook, {\"context\": [...]} (for --for system
+alone, the experimental.chat.system.transform object {\"system\": [...]}), so a
+plugin can push its entries as they are. --format text prints the entries
+separated by a blank line; --format xml the frame context alone.
+
+With --for frame and no current frame, this fails; when the sources are
+defaulted, a missing source is skipped and nothing at all prints nothing
+(or {\"context\": []}). Reads only; never writes a file.")]
+    Render {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Output format [default: text, or json with --json]
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<RenderFormat>,
+    },
+
+    /// Print the completion notice of a popped frame, for its parent's session
+    #[command(long_about = "\
+Print the two-part completion notice of a popped frame as the body of an
+OpenCode session.prompt call:
+
+  {\"parts\": [{\"type\": \"text\", \"text\": VISIBLE},
+             {\"type\": \"text\", \"text\": HINT, \"synthetic\": true}]}
+
+VISIBLE is one short line for people: the frame's abbreviated id, status and
+goal (ending in \" [hint attached]\" when CTX_DEV=1 or NODE_ENV=development).
+HINT is for the model: while sibling frames are still in_progress it names
+them and says to wait for them or continue, without leaving them unfinished;
+when none are left it lists the finished siblings and says to read their logs
+with `ctx frame log ID`.
+
+The frame must have been popped (or invalidated). Reads only.")]
+    Notice {
+        /// The popped frame: a full id or a unique prefix of at least 4 characters
+        /// [default: $CTX_FRAME, else activeFrameID in state.json]
+        #[arg(long = "frame", value_name = "ID")]
+        frame: Option<String>,
+        /// Output format [default: json]
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<NoticeFormat>,
+    },
+
+    /// Insert rendered context into an OpenCode message list read from stdin
+    #[command(long_about = "\
+Read {\"messages\": [{\"info\": {...}, \"parts\": [...]}, ...]} (the output of
+OpenCode's experimental.chat.messages.transform hook) on standard input, insert
+the rendered context (the entries of `ctx compact render`, separated by a blank
+line) and print the same shape on one line.
+
+WHERE:
+  prepend, append     a new synthetic user message first or last
+  last-user           a synthetic text part appended to the last user message
+  last-assistant      the same on the last assistant message
+  before:MSGID        a new synthetic user message just before message MSGID
+  after:MSGID         ... just after it
+
+New messages copy sessionID, agent and model from the nearest user message;
+new ids follow OpenCode's format (msg_/prt_ + time-based hex + random tail).
+Unknown keys and key order are kept. When nothing renders, the input is
+printed unchanged. Bad input or a missing target prints nothing and exits 1.")]
+    Inject {
+        /// Where the context goes: prepend, append, last-user, last-assistant, before:MSGID,
+        /// after:MSGID
+        #[arg(long, value_name = "WHERE", value_parser = parse_position)]
+        at: Position,
+        #[command(flatten)]
+        sources: SourceArgs,
+    },
+}

@@ -1,0 +1,278 @@
+//! `ctx compact …`: what goes back into the model's context (cli.md), rendered from the frame
+//! tree and opencode-swarm's files.
+
+use std::io::Read;
+
+use serde::Serialize;
+
+use super::Context;
+use crate::cli::compact::{CompactCommand, NoticeFormat, RenderFormat, SourceArg, SourceArgs};
+use crate::compact::doc::{CompactingOutput, SystemOutput};
+use crate::compact::frame_context::{self, Budgets, Estimator, Settings};
+use crate::compact::inject::{self, Position};
+use crate::compact::notice;
+use crate::error::{Error, ExitCode, Result};
+use crate::frame::ops::{self, Selector};
+use crate::frame::state::{SCHEMA_VERSION, State};
+use crate::frame::store::Store;
+use crate::opencode::id::IdMinter;
+use crate::settings;
+use crate::swarm::markdown;
+
+/// Message lists larger than this are not what OpenCode sends.
+const MAX_MESSAGES_BYTES: u64 = 1 << 30;
+
+pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
+    match command {
+        CompactCommand::Render { sources, format } => render(ctx, &sources, format)?,
+        CompactCommand::Notice { frame, format } => notice(ctx, frame, format)?,
+        CompactCommand::Inject { at, sources } => inject(ctx, &at, &sources)?,
+    }
+    Ok(ExitCode::Success)
+}
+
+/// The entries of each source, in output order.
+#[derive(Default)]
+struct Entries {
+    swarm: Vec<String>,
+    system: Vec<String>,
+    frame: Option<String>,
+}
+
+impl Entries {
+    fn all(self) -> Vec<String> {
+        let mut all = self.swarm;
+        all.extend(self.system);
+        all.extend(self.frame);
+        all
+    }
+}
+
+/// The requested sources, deduplicated, in output order; `None` when defaulted.
+fn requested(args: &SourceArgs) -> Option<Vec<SourceArg>> {
+    if args.sources.is_empty() {
+        return None;
+    }
+    let mut sources = args.sources.clone();
+    sources.sort_unstable();
+    sources.dedup();
+    Some(sources)
+}
+
+fn selector(flag: Option<&str>) -> Selector {
+    Selector {
+        flag: flag.map(str::to_string),
+        env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
+    }
+}
+
+fn load_state(ctx: &Context) -> Result<State> {
+    let store = Store::new(&ctx.project.root);
+    let state = store.load()?;
+    if state.version() > SCHEMA_VERSION {
+        ctx.out.warn(&format!(
+            "{} has version {}; showing what this ctx understands",
+            store.path().display(),
+            state.version()
+        ));
+    }
+    Ok(state)
+}
+
+/// Renders the requested (or every existing) source.
+fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries> {
+    let explicit = requested(args);
+    let wants = |source: SourceArg| match &explicit {
+        Some(list) => list.contains(&source),
+        None => source != SourceArg::System && (!only_frame || source == SourceArg::Frame),
+    };
+    let mut entries = Entries::default();
+    if wants(SourceArg::Swarm) || wants(SourceArg::System) {
+        let files = super::swarm::read_files(ctx);
+        let plan = files.plan.as_ref().map(|p| p.text.as_str());
+        let context = files.context.as_deref();
+        if plan.is_some() || context.is_some() {
+            let config = super::swarm::load_config(ctx);
+            if wants(SourceArg::Swarm) {
+                entries.swarm = markdown::compaction_entries(plan, context, &config);
+            }
+            if wants(SourceArg::System) {
+                entries.system =
+                    markdown::system_entries(plan, context, &config, args.agent.as_deref());
+            }
+        }
+    }
+    let mut settings = frame_settings(ctx)?;
+    if let Some(cap) = args.max_tokens {
+        settings.budgets.total = fit_to_cap(ctx, &mut entries, cap);
+    }
+    if wants(SourceArg::Frame) {
+        let state = load_state(ctx)?;
+        let selector = selector(args.frame.as_deref());
+        let current = if explicit.is_some() || only_frame {
+            Some(ops::require_current(&state, &selector)?)
+        } else {
+            ops::current(&state, &selector)?
+        };
+        if let Some(current) = current {
+            match frame_context::render(&state, &current, &settings) {
+                Ok(rendered) => entries.frame = Some(rendered.xml),
+                // A defaulted source that does not fit under --max-tokens is left out, so that a
+                // plugin still gets the other entries.
+                Err(err) if explicit.is_none() && !only_frame && args.max_tokens.is_some() => {
+                    ctx.out
+                        .warn(&format!("{}; the frame context is left out", err.message));
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// Keeps the swarm and system entries that fit under `cap` (in order) and returns what is left
+/// for the frame context.
+fn fit_to_cap(ctx: &Context, entries: &mut Entries, cap: u64) -> u64 {
+    let est = |text: &str| Estimator::Flame.estimate(text);
+    let mut left = cap;
+    let mut kept = 0usize;
+    for list in [&mut entries.swarm, &mut entries.system] {
+        list.retain(|entry| {
+            let cost = est(entry) + u64::from(kept > 0);
+            if cost <= left {
+                left -= cost;
+                kept += 1;
+                true
+            } else {
+                let head: String = entry.chars().take(24).collect();
+                ctx.out.warn(&format!(
+                    "--max-tokens {cap} leaves no room for the entry '{head}…'; left out"
+                ));
+                false
+            }
+        });
+    }
+    left.saturating_sub(u64::from(kept > 0))
+}
+
+/// The frame context settings (flame.md §9.1), through the settings registry: `CTX_*` variables,
+/// ctx.toml, the user config, Flame's `FLAME_TOKEN_BUDGET_*`, defaults.
+fn frame_settings(ctx: &Context) -> Result<Settings> {
+    let config = ctx.project.config()?;
+    let count = |def| settings::resolve(config, def, None, None).map(|r| r.count());
+    let budgets = Budgets {
+        total: count(&settings::FRAME_CONTEXT_TOTAL)?,
+        ancestors: count(&settings::FRAME_CONTEXT_ANCESTORS)?,
+        siblings: count(&settings::FRAME_CONTEXT_SIBLINGS)?,
+        current: count(&settings::FRAME_CONTEXT_CURRENT)?,
+    };
+    let tokenizer = settings::resolve(config, &settings::FRAME_CONTEXT_TOKENIZER, None, None)?;
+    let estimator =
+        Estimator::parse(tokenizer.text()).expect("the setting's choices are the estimator names");
+    Ok(Settings { budgets, estimator })
+}
+
+fn print_json<T: Serialize>(ctx: &mut Context, doc: &T) -> Result<()> {
+    let mut text = serde_json::to_string(doc).map_err(|e| Error::failure(e.to_string()))?;
+    text.push('\n');
+    ctx.out.write(&text)
+}
+
+fn render(ctx: &mut Context, args: &SourceArgs, format: Option<RenderFormat>) -> Result<()> {
+    let format = match format {
+        Some(format) => format,
+        None if ctx.out.json => RenderFormat::Json,
+        None => RenderFormat::Text,
+    };
+    let explicit = requested(args);
+    if format == RenderFormat::Xml
+        && explicit
+            .as_ref()
+            .is_some_and(|list| list.iter().any(|s| *s != SourceArg::Frame))
+    {
+        return Err(Error::usage(
+            "--format xml prints the frame context only; drop --for swarm and --for system",
+        ));
+    }
+    let entries = gather(ctx, args, format == RenderFormat::Xml)?;
+    match format {
+        RenderFormat::Xml => {
+            let xml = entries.frame.unwrap_or_default();
+            ctx.out.line(&xml)
+        }
+        RenderFormat::Json if explicit.as_deref() == Some(&[SourceArg::System]) => print_json(
+            ctx,
+            &SystemOutput {
+                system: entries.system,
+            },
+        ),
+        RenderFormat::Json => print_json(
+            ctx,
+            &CompactingOutput {
+                context: entries.all(),
+                prompt: None,
+            },
+        ),
+        RenderFormat::Text => {
+            let all = entries.all();
+            if all.is_empty() {
+                Ok(())
+            } else {
+                ctx.out.line(&all.join("\n\n"))
+            }
+        }
+    }
+}
+
+fn notice(ctx: &mut Context, frame: Option<String>, format: Option<NoticeFormat>) -> Result<()> {
+    let state = load_state(ctx)?;
+    let id = ops::require_current(&state, &selector(frame.as_deref()))?;
+    let dev = std::env::var("CTX_DEV").is_ok_and(|v| v == "1" || v == "true")
+        || std::env::var("NODE_ENV").is_ok_and(|v| v == "development");
+    let notice = notice::notice(&state, &id, dev)?;
+    match format.unwrap_or(NoticeFormat::Json) {
+        NoticeFormat::Json => print_json(ctx, &notice.body()),
+        NoticeFormat::Text => ctx
+            .out
+            .line(&format!("{}\n\n{}", notice.visible, notice.hint)),
+    }
+}
+
+fn read_stdin() -> Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_MESSAGES_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            Error::failure(format!(
+                "cannot read standard input: {}",
+                crate::error::describe_io(&e)
+            ))
+        })?;
+    if bytes.len() as u64 > MAX_MESSAGES_BYTES {
+        return Err(Error::failure(
+            "standard input holds more than 1 GiB; that is not a message list",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::failure(format!(
+            "the input is not UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs) -> Result<()> {
+    let input = read_stdin()?;
+    let doc = inject::parse_messages(&input)?;
+    let text = gather(ctx, args, false)?.all().join("\n\n");
+    if text.is_empty() {
+        return ctx.out.write(&input);
+    }
+    // The whole document exists before its first byte is written.
+    let doc = inject::inject(doc, at, &text, &mut IdMinter::new(), ctx.now)?;
+    let mut out = serde_json::to_string(&doc).map_err(|e| Error::failure(e.to_string()))?;
+    out.push('\n');
+    ctx.out.write(&out)
+}
