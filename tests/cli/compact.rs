@@ -864,3 +864,21 @@ fn render_max_tokens_keeps_every_source_that_fits() {
     error: the frame context needs at least 91 tokens; the budget is 88
     ");
 }
+
+#[test]
+fn render_system_with_an_agent_adds_its_activity() {
+    let env = swarm_env();
+    let context = env.read(".swarm/context.md");
+    env.write(
+        ".swarm/context.md",
+        format!("{context}\n## Agent Activity\n- read: 3 calls\n"),
+    );
+    let without = env.ok(&["compact", "render", "--for", "system"]);
+    assert!(!without.contains("[SWARM AGENT CONTEXT]"));
+    assert_snapshot!(env.snap(&["compact", "render", "--for", "system", "--agent", "paid_coder", "--json"]), @r#"
+    exit: 0
+    --- stdout
+    {"system":["[SWARM CONTEXT] Current phase: Phase 2:  [IN PROGRESS]","[SWARM CONTEXT] Current task: - [ ] 2.2: Port search (depends: 2.1) ← CURRENT","[SWARM CONTEXT] Key decisions: - **Static export**: no server to run\n- **Keep old URLs**: inbound links","[SWARM AGENT CONTEXT] Recent tool activity for review context:\n- read: 3 calls"]}
+    --- stderr
+    "#);
+}
