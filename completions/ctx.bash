@@ -660,7 +660,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__compact__subcmd__render)
-            opts="-C -q -h --for --frame --max-tokens --agent --format --root --json --color --quiet --help"
+            opts="-C -q -h --for --frame --max-tokens --agent --format --prompt --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -684,6 +684,10 @@ _ctx() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json xml" -- "${cur}"))
+                    return 0
+                    ;;
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --root)

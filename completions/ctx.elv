@@ -398,6 +398,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --max-tokens 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]'
             cand --agent 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]'
             cand --format 'Output format [default: text, or json with --json]'
+            cand --prompt 'Add "prompt": TEXT to the JSON output; OpenCode then uses TEXT instead of its default compaction prompt and ignores "context" [default: no prompt key; json format only]'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'

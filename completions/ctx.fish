@@ -308,6 +308,7 @@ complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcomm
 complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l format -d 'Output format [default: text, or json with --json]' -r -f -a "text\t'The entries separated by a blank line, then one newline'
 json\t'The output object of OpenCode\'s hook: {"context": [...]}, or {"system": [...]} for --for system alone'
 xml\t'The <flame-context> document alone, then one newline'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l prompt -d 'Add "prompt": TEXT to the JSON output; OpenCode then uses TEXT instead of its default compaction prompt and ignores "context" [default: no prompt key; json format only]' -r
 complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -s C -l root -d 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]' -r -F
 complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from render" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
 always\t'Always colour, even in pipes'

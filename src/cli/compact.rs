@@ -91,6 +91,10 @@ defaulted, a missing source is skipped and nothing at all prints nothing
         /// Output format [default: text, or json with --json]
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<RenderFormat>,
+        /// Add "prompt": TEXT to the JSON output; OpenCode then uses TEXT instead of its default
+        /// compaction prompt and ignores "context" [default: no prompt key; json format only]
+        #[arg(long, value_name = "TEXT")]
+        prompt: Option<String>,
     },
 
     /// Print the completion notice of a popped frame, for its parent's session

@@ -24,7 +24,11 @@ const MAX_MESSAGES_BYTES: u64 = 1 << 30;
 
 pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
     match command {
-        CompactCommand::Render { sources, format } => render(ctx, &sources, format)?,
+        CompactCommand::Render {
+            sources,
+            format,
+            prompt,
+        } => render(ctx, &sources, format, prompt)?,
         CompactCommand::Notice { frame, format } => notice(ctx, frame, format)?,
         CompactCommand::Inject { at, sources } => inject(ctx, &at, &sources)?,
     }
@@ -178,12 +182,25 @@ fn print_json<T: Serialize>(ctx: &mut Context, doc: &T) -> Result<()> {
     ctx.out.write(&text)
 }
 
-fn render(ctx: &mut Context, args: &SourceArgs, format: Option<RenderFormat>) -> Result<()> {
+fn render(
+    ctx: &mut Context,
+    args: &SourceArgs,
+    format: Option<RenderFormat>,
+    prompt: Option<String>,
+) -> Result<()> {
     let format = match format {
         Some(format) => format,
         None if ctx.out.json => RenderFormat::Json,
         None => RenderFormat::Text,
     };
+    if prompt.is_some() && format != RenderFormat::Json {
+        return Err(Error::usage(
+            "--prompt goes into the JSON output only; add --format json",
+        ));
+    }
+    if prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
+        return Err(Error::failure("--prompt must not be empty"));
+    }
     let explicit = requested(args);
     if format == RenderFormat::Xml
         && explicit
@@ -210,7 +227,7 @@ fn render(ctx: &mut Context, args: &SourceArgs, format: Option<RenderFormat>) ->
             ctx,
             &CompactingOutput {
                 context: entries.all(),
-                prompt: None,
+                prompt,
             },
         ),
         RenderFormat::Text => {

@@ -882,3 +882,37 @@ fn render_system_with_an_agent_adds_its_activity() {
     --- stderr
     "#);
 }
+
+#[test]
+fn render_json_with_a_prompt() {
+    let env = spec_env();
+    let out = env.run(&[
+        "compact",
+        "render",
+        "--for",
+        "frame",
+        "--json",
+        "--max-tokens",
+        "100",
+        "--prompt",
+        "Summarize <all> of it",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("{\"context\":[\"<flame-context"), "{text}");
+    assert!(
+        text.ends_with("</flame-context>\"],\"prompt\":\"Summarize <all> of it\"}\n"),
+        "{text}"
+    );
+    assert_snapshot!(env.snap(&["compact", "render", "--prompt", "x"]), @"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: --prompt goes into the JSON output only; add --format json
+    ");
+    assert_snapshot!(env.snap(&["compact", "render", "--json", "--prompt", " "]), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: --prompt must not be empty
+    ");
+}
