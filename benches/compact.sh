@@ -43,9 +43,18 @@ json.dump({"messages": messages}, open(sys.argv[1], "w"))
 PY
 echo "message list: $(wc -c <"$work/messages.json") bytes"
 
-hyperfine --warmup 20 --min-runs 100 \
+hyperfine --warmup 20 --min-runs 100 --export-json "$work/render.json" \
     -n "render (swarm + frame, json)" "$ctx -C examples/demo compact render --format json" \
     -n "render (frame, xml)" "$ctx -C examples/demo compact render --for frame --format xml"
-hyperfine --warmup 5 --min-runs 30 \
+hyperfine --warmup 5 --min-runs 30 --export-json "$work/inject.json" \
     -n "inject 2 MB (last-user)" "$ctx -C examples/demo compact inject --at last-user < $work/messages.json" \
     -n "inject 2 MB (append)" "$ctx -C examples/demo compact inject --at append < $work/messages.json"
+
+echo
+echo "medians (hyperfine's own shell start-up correction applied):"
+python3 - "$work/render.json" "$work/inject.json" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["results"]:
+        print(f"  {r['command']}: {r['median'] * 1000:.2f} ms median, {r['mean'] * 1000:.2f} ms mean")
+PY

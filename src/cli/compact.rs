@@ -128,7 +128,8 @@ The frame must have been popped (or invalidated). Reads only.")]
 Read {\"messages\": [{\"info\": {...}, \"parts\": [...]}, ...]} (the output of
 OpenCode's experimental.chat.messages.transform hook) on standard input, insert
 the rendered context (the entries of `ctx compact render`, separated by a blank
-line) and print the same shape on one line.
+line) and print the same shape. Messages that do not change are copied byte for
+byte; the others are written as compact JSON.
 
 WHERE:
   prepend, append     a new synthetic user message first or last

@@ -282,14 +282,13 @@ fn read_stdin() -> Result<String> {
 
 fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs) -> Result<()> {
     let input = read_stdin()?;
-    let doc = inject::parse_messages(&input)?;
+    let list = inject::parse_messages(&input)?;
     let text = gather(ctx, args, false)?.all().join("\n\n");
     if text.is_empty() {
         return ctx.out.write(&input);
     }
     // The whole document exists before its first byte is written.
-    let doc = inject::inject(doc, at, &text, &mut IdMinter::new(), ctx.now)?;
-    let mut out = serde_json::to_string(&doc).map_err(|e| Error::failure(e.to_string()))?;
+    let mut out = inject::inject(&list, at, &text, &mut IdMinter::new(), ctx.now)?;
     out.push('\n');
     ctx.out.write(&out)
 }

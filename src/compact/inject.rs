@@ -1,10 +1,15 @@
 //! Inserting rendered context into an OpenCode message list (cli.md, `ctx compact inject`): the
 //! `{"messages": [{"info": {…}, "parts": […]}, …]}` of `experimental.chat.messages.transform` in,
-//! the same shape out. Unknown keys and key order survive; the output document is built whole
-//! before a byte of it is written.
+//! the same shape out. Only the top level and each message's `info` are parsed: messages that do
+//! not change are copied byte for byte (unknown keys, key order and number spellings included),
+//! which also keeps a 2 MB history fast. The output document is built whole before a byte of it
+//! is written.
 
 use std::fmt;
 
+use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
@@ -79,13 +84,66 @@ fn shape_error(what: impl fmt::Display) -> Error {
         .with_hint(SHAPE_HINT)
 }
 
+/// A parsed message list. Only what injection needs is parsed: the top-level keys, and each
+/// message's `info`; parts stay raw text and are written back byte for byte.
+pub struct MessageList<'a> {
+    /// Top-level members in order (a repeated key keeps its first position and its last value,
+    /// as JavaScript's parser does).
+    top: Vec<(String, &'a RawValue)>,
+    messages: Vec<Message<'a>>,
+}
+
+struct Message<'a> {
+    raw: &'a RawValue,
+    info: Map<String, Value>,
+}
+
+/// One message, as far as injection looks into it.
+#[derive(Deserialize)]
+struct MessageHead<'a> {
+    #[serde(borrow)]
+    info: Option<&'a RawValue>,
+    #[serde(borrow)]
+    parts: Option<&'a RawValue>,
+}
+
+/// The top-level object's members, in order, values unparsed.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Members<'a>, M::Error> {
+                let mut members: Vec<(String, &'a RawValue)> = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
+                    match members.iter_mut().find(|(k, _)| *k == key) {
+                        Some(slot) => slot.1 = value,
+                        None => members.push((key, value)),
+                    }
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+fn starts_with(raw: &RawValue, byte: u8) -> bool {
+    raw.get().as_bytes().first() == Some(&byte)
+}
+
 /// Parses and checks the message list: every message an object with an object `info` holding
 /// string `id` and `role`, and an array `parts`.
-pub fn parse_messages(input: &str) -> Result<Value> {
+pub fn parse_messages(input: &str) -> Result<MessageList<'_>> {
     if input.trim().is_empty() {
         return Err(Error::failure("the input is empty").with_hint(SHAPE_HINT));
     }
-    let doc: Value = serde_json::from_str(input).map_err(|e| {
+    let syntax = |e: serde_json::Error| {
         Error::failure(format!(
             "the input is not JSON: {} at line {}, column {}",
             describe(&e),
@@ -93,20 +151,30 @@ pub fn parse_messages(input: &str) -> Result<Value> {
             e.column()
         ))
         .with_hint(SHAPE_HINT)
-    })?;
-    let Some(messages) = doc.get("messages").filter(|_| doc.is_object()) else {
-        return Err(shape_error(if doc.is_object() {
-            "there is no \"messages\" key"
-        } else {
-            "the top level is not an object"
-        }));
     };
-    let Some(messages) = messages.as_array() else {
+    // The whole text is checked first, so that a syntax error is reported as such and not as
+    // a shape error.
+    let whole: &RawValue = serde_json::from_str(input).map_err(syntax)?;
+    if !starts_with(whole, b'{') {
+        return Err(shape_error("the top level is not an object"));
+    }
+    let Members(top) = serde_json::from_str(whole.get()).map_err(syntax)?;
+    let Some((_, raw_messages)) = top.iter().find(|(k, _)| k == "messages") else {
+        return Err(shape_error("there is no \"messages\" key"));
+    };
+    if !starts_with(raw_messages, b'[') {
         return Err(shape_error("/messages is not an array"));
-    };
-    for (i, message) in messages.iter().enumerate() {
-        let Some(info) = message.get("info").and_then(Value::as_object) else {
-            return Err(shape_error(format!("/messages/{i}/info is not an object")));
+    }
+    let raw_items: Vec<&RawValue> = serde_json::from_str(raw_messages.get()).map_err(syntax)?;
+    let mut messages = Vec::with_capacity(raw_items.len());
+    for (i, raw) in raw_items.into_iter().enumerate() {
+        if !starts_with(raw, b'{') {
+            return Err(shape_error(format!("/messages/{i} is not an object")));
+        }
+        let head: MessageHead<'_> = serde_json::from_str(raw.get()).map_err(syntax)?;
+        let info = match head.info.filter(|r| starts_with(r, b'{')) {
+            Some(info) => serde_json::from_str::<Map<String, Value>>(info.get()).map_err(syntax)?,
+            None => return Err(shape_error(format!("/messages/{i}/info is not an object"))),
         };
         for key in ["id", "role"] {
             if !info.get(key).is_some_and(Value::is_string) {
@@ -115,11 +183,12 @@ pub fn parse_messages(input: &str) -> Result<Value> {
                 )));
             }
         }
-        if !message.get("parts").is_some_and(Value::is_array) {
+        if !head.parts.is_some_and(|p| starts_with(p, b'[')) {
             return Err(shape_error(format!("/messages/{i}/parts is not an array")));
         }
+        messages.push(Message { raw, info });
     }
-    Ok(doc)
+    Ok(MessageList { top, messages })
 }
 
 /// serde_json's message without its own position suffix.
@@ -131,27 +200,19 @@ fn describe(err: &serde_json::Error) -> String {
     }
 }
 
-fn info(message: &Value) -> &Map<String, Value> {
-    message["info"]
-        .as_object()
-        .expect("checked by parse_messages")
-}
-
-fn role(message: &Value) -> &str {
-    info(message)["role"].as_str().unwrap_or("")
-}
-
-fn message_id(message: &Value) -> &str {
-    info(message)["id"].as_str().unwrap_or("")
+impl Message<'_> {
+    fn role(&self) -> &str {
+        self.info["role"].as_str().unwrap_or("")
+    }
+    fn id(&self) -> &str {
+        self.info["id"].as_str().unwrap_or("")
+    }
 }
 
 /// The user message nearest to index `at` (an insertion point), earlier ones first on a tie.
-fn nearest_user(messages: &[Value], at: usize) -> Option<&Value> {
-    let users: Vec<usize> = (0..messages.len())
-        .filter(|&i| role(&messages[i]) == "user")
-        .collect();
-    users
-        .into_iter()
+fn nearest_user<'m, 'a>(messages: &'m [Message<'a>], at: usize) -> Option<&'m Message<'a>> {
+    (0..messages.len())
+        .filter(|&i| messages[i].role() == "user")
         .min_by_key(|&i| {
             if i < at {
                 (at - i - 1) * 2
@@ -163,7 +224,7 @@ fn nearest_user(messages: &[Value], at: usize) -> Option<&Value> {
 }
 
 /// The message nearest to `at` of any role, for its session id.
-fn nearest_any(messages: &[Value], at: usize) -> Option<&Value> {
+fn nearest_any<'m, 'a>(messages: &'m [Message<'a>], at: usize) -> Option<&'m Message<'a>> {
     if at > 0 {
         messages.get(at - 1)
     } else {
@@ -190,16 +251,16 @@ fn synthetic_part(
 
 /// A new synthetic user message for insertion at index `at` (opencode.md §8.2).
 fn new_message(
-    messages: &[Value],
+    messages: &[Message<'_>],
     at: usize,
     text: &str,
     minter: &mut IdMinter,
     now: i64,
-) -> Result<Value> {
+) -> Result<String> {
     let user = nearest_user(messages, at);
     let session = user
         .or_else(|| nearest_any(messages, at))
-        .and_then(|m| info(m).get("sessionID"))
+        .and_then(|m| m.info.get("sessionID"))
         .cloned()
         .ok_or_else(|| {
             Error::failure("no message carries a sessionID to copy into the new message")
@@ -210,36 +271,49 @@ fn new_message(
     info.insert("sessionID".into(), session.clone());
     info.insert("role".into(), Value::String("user".into()));
     info.insert("time".into(), json!({ "created": now }));
-    if let Some(user) = user.map(self::info) {
+    if let Some(user) = user {
         for key in ["agent", "model"] {
-            if let Some(value) = user.get(key) {
+            if let Some(value) = user.info.get(key) {
                 info.insert(key.into(), value.clone());
             }
         }
     }
     let part = synthetic_part(minter, now, &session, &id, text);
-    Ok(json!({ "info": Value::Object(info), "parts": [part] }))
+    Ok(json!({ "info": Value::Object(info), "parts": [part] }).to_string())
 }
 
 /// The index of the message with id `id`.
-fn position_of(messages: &[Value], id: &str) -> Result<usize> {
+fn position_of(messages: &[Message<'_>], id: &str) -> Result<usize> {
     messages
         .iter()
-        .position(|m| message_id(m) == id)
+        .position(|m| m.id() == id)
         .ok_or_else(|| Error::failure(format!("no message has id '{id}'")))
 }
 
-/// Inserts `text` at `at` into the message list `doc` (already checked by [`parse_messages`]).
+/// `message` with `part` appended to its parts: only this message is parsed whole.
+fn with_part(message: &Message<'_>, part: Value) -> Result<String> {
+    let mut value: Value = serde_json::from_str(message.raw.get())
+        .map_err(|e| Error::failure(format!("the input is not JSON: {e}")))?;
+    value["parts"]
+        .as_array_mut()
+        .expect("checked by parse_messages")
+        .push(part);
+    Ok(value.to_string())
+}
+
+/// The message list with `text` inserted at `at`, as compact JSON text. Messages that do not
+/// change are copied byte for byte.
 pub fn inject(
-    mut doc: Value,
+    list: &MessageList<'_>,
     at: &Position,
     text: &str,
     minter: &mut IdMinter,
     now: i64,
-) -> Result<Value> {
-    let messages = doc["messages"]
-        .as_array_mut()
-        .expect("checked by parse_messages");
+) -> Result<String> {
+    let messages = &list.messages;
+    // The changed message (an index into `messages`, or a new one before index `insert_at`).
+    let mut replace: Option<(usize, String)> = None;
+    let mut insert: Option<(usize, String)> = None;
     match at {
         Position::Prepend | Position::Append | Position::Before(_) | Position::After(_) => {
             let index = match at {
@@ -249,8 +323,7 @@ pub fn inject(
                 Position::After(id) => position_of(messages, id)? + 1,
                 _ => unreachable!("matched above"),
             };
-            let message = new_message(messages, index, text, minter, now)?;
-            messages.insert(index, message);
+            insert = Some((index, new_message(messages, index, text, minter, now)?));
         }
         Position::LastUser | Position::LastAssistant => {
             let wanted = if *at == Position::LastUser {
@@ -258,24 +331,59 @@ pub fn inject(
             } else {
                 "assistant"
             };
-            let target = messages
-                .iter_mut()
-                .rev()
-                .find(|m| role(m) == wanted)
+            let index = messages
+                .iter()
+                .rposition(|m| m.role() == wanted)
                 .ok_or_else(|| Error::failure(format!("there is no {wanted} message to add to")))?;
-            let session = info(target)
-                .get("sessionID")
-                .cloned()
-                .unwrap_or(Value::Null);
-            let id = message_id(target).to_string();
-            let part = synthetic_part(minter, now, &session, &id, text);
-            target["parts"]
-                .as_array_mut()
-                .expect("checked by parse_messages")
-                .push(part);
+            let target = &messages[index];
+            let session = target.info.get("sessionID").cloned().unwrap_or(Value::Null);
+            let part = synthetic_part(minter, now, &session, target.id(), text);
+            replace = Some((index, with_part(target, part)?));
         }
     }
-    Ok(doc)
+
+    let size = list
+        .top
+        .iter()
+        .map(|(k, v)| k.len() + v.get().len() + 4)
+        .sum::<usize>();
+    let mut out = String::with_capacity(size + text.len() * 2 + 1024);
+    out.push('{');
+    for (n, (key, value)) in list.top.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(key.clone()).to_string());
+        out.push(':');
+        if key != "messages" {
+            out.push_str(value.get());
+            continue;
+        }
+        out.push('[');
+        let mut first = true;
+        let mut item = |out: &mut String, text: &str| {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(text);
+        };
+        for (i, message) in messages.iter().enumerate() {
+            if let Some((_, new)) = insert.as_ref().filter(|(at, _)| *at == i) {
+                item(&mut out, new);
+            }
+            match replace.as_ref().filter(|(at, _)| *at == i) {
+                Some((_, changed)) => item(&mut out, changed),
+                None => item(&mut out, message.raw.get()),
+            }
+        }
+        if let Some((_, new)) = insert.as_ref().filter(|(at, _)| *at == messages.len()) {
+            item(&mut out, new);
+        }
+        out.push(']');
+    }
+    out.push('}');
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -291,9 +399,9 @@ mod tests {
     const LIST: &str = r#"{"messages":[{"info":{"role":"user","id":"msg_1","sessionID":"ses_1","agent":"build","model":{"providerID":"mock","modelID":"mock-1"},"x-extra":1},"parts":[{"id":"prt_1","type":"text","text":"hi","zzz":[3,2,1]}]},{"info":{"id":"msg_2","sessionID":"ses_1","role":"assistant","cost":0.02034},"parts":[]}],"extra":true}"#;
 
     fn run(at: &str) -> Result<String> {
-        let doc = parse_messages(LIST)?;
+        let list = parse_messages(LIST)?;
         let at = Position::parse(at).map_err(Error::failure)?;
-        inject(doc, &at, "CTX", &mut minter(), NOW).map(|v| v.to_string())
+        inject(&list, &at, "CTX", &mut minter(), NOW)
     }
 
     const NEW_USER: &str = r#"{"info":{"id":"msg_2030186190013456789ABCDEFG","sessionID":"ses_1","role":"user","time":{"created":1795346761241},"agent":"build","model":{"providerID":"mock","modelID":"mock-1"}},"parts":[{"id":"prt_2030186190023456789ABCDEFG","sessionID":"ses_1","messageID":"msg_2030186190013456789ABCDEFG","type":"text","text":"CTX","synthetic":true}]}"#;
@@ -325,7 +433,10 @@ mod tests {
 
     #[test]
     fn bad_input_is_refused() {
-        let err = |input: &str| parse_messages(input).unwrap_err().message;
+        let err = |input: &str| match parse_messages(input) {
+            Ok(_) => panic!("accepted {input}"),
+            Err(e) => e.message,
+        };
         assert_eq!(
             err("{\"messages\": [}"),
             "the input is not JSON: expected value at line 1, column 15"
@@ -350,13 +461,12 @@ mod tests {
             run("before:msg_9").unwrap_err().message,
             "no message has id 'msg_9'"
         );
-        let only_assistant = parse_messages(
-            r#"{"messages":[{"info":{"id":"m","role":"assistant","sessionID":"s"},"parts":[]}]}"#,
-        )
-        .unwrap();
+        let text =
+            r#"{"messages":[{"info":{"id":"m","role":"assistant","sessionID":"s"},"parts":[]}]}"#;
+        let only_assistant = parse_messages(text).unwrap();
         assert_eq!(
             inject(
-                only_assistant.clone(),
+                &only_assistant,
                 &Position::LastUser,
                 "x",
                 &mut minter(),
@@ -367,11 +477,12 @@ mod tests {
             "there is no user message to add to"
         );
         // Without a user message the session id still comes from a neighbour; agent/model are left out.
-        let out = inject(only_assistant, &Position::Append, "x", &mut minter(), NOW).unwrap();
+        let out = inject(&only_assistant, &Position::Append, "x", &mut minter(), NOW).unwrap();
+        let out: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(out["messages"][1]["info"]["sessionID"], "s");
         assert!(out["messages"][1]["info"].get("agent").is_none());
         let empty = parse_messages(r#"{"messages":[]}"#).unwrap();
-        assert!(inject(empty, &Position::Prepend, "x", &mut minter(), NOW).is_err());
+        assert!(inject(&empty, &Position::Prepend, "x", &mut minter(), NOW).is_err());
     }
 
     #[test]

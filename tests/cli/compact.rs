@@ -747,7 +747,11 @@ fn inject_positions_agree() {
 #[test]
 fn inject_keeps_unknown_keys_and_their_order() {
     let env = spec_env();
-    let out = inject(&env, "append", &messages());
+    // Compact input, as OpenCode's plugin sends it (JSON.stringify).
+    let compact = serde_json::from_slice::<Value>(&messages())
+        .unwrap()
+        .to_string();
+    let out = inject(&env, "append", compact.as_bytes());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.starts_with(
@@ -757,6 +761,19 @@ fn inject_keeps_unknown_keys_and_their_order() {
     );
     assert!(text.contains("\"x-unknown\":[1,2.5,null]"));
     assert!(text.ends_with("],\"zeta\":\"kept\"}\n"));
+    // Messages that do not change are copied byte for byte, whatever their layout and numbers.
+    let input =
+        br#"{"messages": [ {"info": {"id": "m1", "role": "user", "sessionID": "s", "n": 1.50e0},
+        "parts": [ ]} ], "z": 1.0}"#;
+    let out = inject(&env, "append", input);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "{\"messages\":[{\"info\": {\"id\": \"m1\", \"role\": \"user\", \"sessionID\": \"s\", \"n\": 1.50e0},\n        \"parts\": [ ]},{\"info\":{\"id\":\"msg_"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("}]}],\"z\":1.0}\n"), "{text}");
 }
 
 #[test]
