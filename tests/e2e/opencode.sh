@@ -19,8 +19,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 project=$work/project sandbox=$work/sandbox
 mkdir -p "$sandbox/requests" "$project/.swarm" "$project/.opencode/plugin" "$project/.opencode/command"
-cp "$repo/tests/fixtures/swarm/example1-plan.md" "$project/.swarm/plan.md"
-cp "$repo/tests/fixtures/swarm/example3-context.md" "$project/.swarm/context.md"
+cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
+cp "$repo/tests/fixtures/swarm/example-3.context.md" "$project/.swarm/context.md"
 cp "$repo/integrations/opencode/plugin/ctx.js" "$project/.opencode/plugin/"
 cp "$repo/integrations/opencode/command/"*.md "$project/.opencode/command/"
 
