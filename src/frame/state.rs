@@ -195,9 +195,27 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// Whether `bytes` hold JSON whitespace only. Eight bytes at a time: a hostile file can be
+/// hundreds of megabytes of spaces, and `str::trim` decodes every character.
+fn is_blank(bytes: &[u8]) -> bool {
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let word = u64::from_ne_bytes(word.try_into().expect("chunks of eight"));
+        if word != SPACES && !word.to_ne_bytes().iter().all(|b| is_json_space(*b)) {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|b| is_json_space(*b))
+}
+
+fn is_json_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// Parses and validates the text of a state file (BOM already removed).
 pub fn parse(text: &str) -> Result<State, Invalid> {
-    if text.trim().is_empty() {
+    if is_blank(text.as_bytes()) {
         return Err(Invalid {
             message: "the file is empty".into(),
             empty: true,
@@ -554,6 +572,19 @@ impl<'a> TreeIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_means_json_whitespace_only() {
+        assert!(is_blank(b""));
+        assert!(is_blank(" \t\r\n".repeat(9).as_bytes()));
+        assert!(!is_blank(format!("{}x", " ".repeat(16)).as_bytes()));
+        assert!(!is_blank(
+            format!("{}{{}}{}", " ".repeat(8), " ".repeat(7)).as_bytes()
+        ));
+        // Unicode spaces are not JSON whitespace: such a file is invalid JSON, not empty.
+        assert!(!is_blank("\u{a0}".as_bytes()));
+        assert!(!is_blank(b"\x0c"));
+    }
 
     fn frame_json(id: &str, extra: &str) -> String {
         format!(
