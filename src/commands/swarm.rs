@@ -33,15 +33,11 @@ fn format_of(ctx: &Context, arg: &FormatArg) -> SwarmFormat {
     }
 }
 
-/// Reads `.swarm/`, noting on stderr a plan.json that could not be used.
+/// Reads the plan from `.swarm/`, noting on stderr each file there that could not be used.
 fn read_files(ctx: &Context) -> SwarmFiles {
-    let dir = ctx.project.swarm_dir();
-    let files = files::read_swarm_dir(&dir);
-    if let Some(problem) = &files.plan_json_problem {
-        ctx.out.note(&format!(
-            "{}: {problem}; reading plan.md instead",
-            dir.join("plan.json").display()
-        ));
+    let files = files::read_plan(&ctx.project.swarm_dir());
+    for note in &files.notes {
+        ctx.out.note(note);
     }
     files
 }
