@@ -203,6 +203,18 @@ fn new_table(ctx: &Context, header: &[&str]) -> Table {
     table
 }
 
+/// Cells longer than this are cut, with `…`: comfy-table overflows on a cell 64 K columns wide,
+/// and a name that long is unreadable in a table anyway.
+const MAX_CELL_CHARS: usize = 256;
+
+/// A cell for text from a file (a phase name, an agent or model name).
+fn text_cell(text: &str) -> Cell {
+    match text.char_indices().nth(MAX_CELL_CHARS) {
+        Some((cut, _)) => Cell::new(format!("{}…", &text[..cut])),
+        None => Cell::new(text),
+    }
+}
+
 fn phase_table(ctx: &Context, plan: &Plan) -> String {
     let mut table = new_table(ctx, &["#", "Phase", "Status", "Done", "Progress"]);
     for phase in &plan.phases {
@@ -211,7 +223,7 @@ fn phase_table(ctx: &Context, plan: &Plan) -> String {
         let marker = if current { "→ " } else { "" };
         table.add_row(vec![
             Cell::new(format!("{marker}{}", phase.number)).set_alignment(CellAlignment::Right),
-            Cell::new(if phase.name.is_empty() {
+            text_cell(if phase.name.is_empty() {
                 "-"
             } else {
                 &phase.name
@@ -337,8 +349,8 @@ fn agents(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
             let mut table = new_table(ctx, &["Agent", "Model", "Temp", "Access"]);
             for agent in &roster {
                 table.add_row(vec![
-                    Cell::new(&agent.name),
-                    Cell::new(&agent.model),
+                    text_cell(&agent.name),
+                    text_cell(&agent.model),
                     Cell::new(
                         agent
                             .temperature

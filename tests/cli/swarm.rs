@@ -336,6 +336,32 @@ fn a_huge_plan_is_read_whole() {
     );
 }
 
+/// A phase name 70 000 characters long once made comfy-table overflow (a panic in debug builds):
+/// human tables cut such cells at 256 characters.
+#[test]
+fn a_phase_name_too_long_for_a_table_is_cut() {
+    let name = "a".repeat(70_000);
+    let env = env_with_plan(&format!("## Phase 1: {name} [IN PROGRESS]\n- [ ] 1.1: x\n"));
+    for command in ["status", "history"] {
+        let out = env.run(&["swarm", command]);
+        assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        // The table's lines: from its header on.
+        let cell: String = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with('#'))
+            .filter(|l| l.contains('a'))
+            .map(|l| {
+                l.split_whitespace()
+                    .find(|w| w.starts_with('a'))
+                    .unwrap_or("")
+            })
+            .collect();
+        assert!(cell.ends_with("a…"), "{command}: {stdout}");
+        assert_eq!(cell.chars().count(), 257, "{command}");
+    }
+}
+
 #[test]
 fn odd_headings_and_task_lines() {
     let plan = "Phase: 3 [COMPLETE] | Updated: x\n##  Phase 1 [IN PROGRESS]\n## phase 2: lower [in progress]\n  - [ ] indented\n- [X] capital\n- [x]no space\n- [ ]\n---\n## Phase 2: again [IN PROGRESS]\n- [ ] later\n";
