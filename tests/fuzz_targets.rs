@@ -16,7 +16,7 @@ const DEFAULT_ITERATIONS: usize = 10_000;
 /// A debug build is slow; past this many seconds a target stops early and says so.
 const DEFAULT_SECONDS: u64 = 15;
 
-/// Bytes that matter to JSON parsers.
+/// Bytes that matter to the parsers: JSON tokens and keys, markdown line starts.
 const TOKENS: &[&[u8]] = &[
     b"{",
     b"}",
@@ -56,6 +56,26 @@ const TOKENS: &[&[u8]] = &[
     b"\"tool\"",
     b"\"title\"",
     b"\"results\"",
+    // opencode-swarm's files: plan.md and context.md lines, plan.json and config keys.
+    b"## Phase ",
+    b"- [x] ",
+    b"- [ ] ",
+    b"- [BLOCKED] ",
+    b" [IN PROGRESS]",
+    b" [COMPLETE]",
+    b"\n---\n",
+    b"\r",
+    b"\xe2\x80\xa8",
+    b"## Decisions\n",
+    b"## Agent Activity\n",
+    b"\"schema_version\"",
+    b"\"current_phase\"",
+    b"\"phases\"",
+    b"\"tasks\"",
+    b"\"agents\"",
+    b"\"swarms\"",
+    b"\"hooks\"",
+    b"\"temperature\"",
 ];
 
 struct Rng(u64);
@@ -195,4 +215,24 @@ fn fuzz_export() {
 #[test]
 fn fuzz_import() {
     run("import", targets::import);
+}
+
+#[test]
+fn fuzz_plan_md() {
+    run("plan_md", targets::plan_md);
+}
+
+#[test]
+fn fuzz_plan_json() {
+    run("plan_json", targets::plan_json);
+}
+
+#[test]
+fn fuzz_context_md() {
+    run("context_md", targets::context_md);
+}
+
+#[test]
+fn fuzz_swarm_config() {
+    run("swarm_config", targets::swarm_config);
 }

@@ -6,6 +6,9 @@ use ctxkit::frame::state::{self, State};
 use ctxkit::frame::{import as frame_import, log};
 use ctxkit::json;
 use ctxkit::opencode::export::Export;
+use ctxkit::swarm::doc::{Counts, StatusDoc};
+use ctxkit::swarm::text::len16;
+use ctxkit::swarm::{config as swarm_config_file, extract, markdown, model, plan_json};
 
 /// flame.md §3.3's example state: the tree fuzzed exports and imports are applied to.
 const SPEC_STATE: &str = include_str!("../../tests/fixtures/frame/spec-example.json");
@@ -92,4 +95,146 @@ pub fn import(data: &[u8]) {
     for id in &outcome.imported {
         assert!(again.frame(id).is_some(), "imported frame {id} missing");
     }
+}
+
+/// A `.swarm/` file's text as ctx reads it (swarm.md §1.1): one BOM stripped, invalid UTF-8
+/// replaced; `None` when empty, which is the same as absent.
+fn swarm_text(data: &[u8]) -> Option<String> {
+    let bytes = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
+    (!bytes.is_empty()).then(|| String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// Every reader of a plan text, markdown (§8) and structured, with the properties the spec
+/// fixes: `plan` is the text verbatim, one phase starts with its heading, counts add up, caps
+/// hold.
+fn check_plan_text(text: &str) {
+    assert_eq!(
+        markdown::plan(Some(text), None),
+        text,
+        "plan without an argument is not the text verbatim"
+    );
+    assert_eq!(
+        markdown::plan(Some(text), Some("x")),
+        text,
+        "plan NaN is the text"
+    );
+    for arg in ["1", "2", "-0"] {
+        let phase = markdown::plan(Some(text), Some(arg));
+        assert!(
+            phase.starts_with("## Phase ") || phase.ends_with(" not found in plan."),
+            "plan {arg}: {phase:?}"
+        );
+    }
+    let status = markdown::status(Some(text), 7);
+    assert!(status.starts_with("## Swarm Status\n\n**Current Phase**: "));
+    assert!(status.ends_with("\n**Agents**: 7 registered"));
+    let (done, open) = markdown::count_checkboxes(text);
+    assert!(status.contains(&format!("**Tasks**: {done}/{} complete", done + open)));
+    let history = markdown::history(Some(text));
+    assert!(history == "No history available." || history.starts_with("## Swarm History\n"));
+    if let Some(tasks) = extract::incomplete_tasks(text, 500) {
+        assert!(len16(&tasks) <= 503, "E3 over its cap");
+    }
+    let _ = (extract::current_task(text), extract::current_phase(text));
+    let plan = model::from_markdown(text);
+    check_plan_model(&plan);
+}
+
+fn check_plan_model(plan: &model::Plan) {
+    let all = Counts::of(plan.tasks());
+    assert!(all.completed <= all.total && all.blocked <= all.total);
+    if let Some(current) = plan.current_phase() {
+        assert!(plan.phases.iter().any(|p| p.number == current.number));
+    }
+    let doc = StatusDoc::new(Some("plan.md"), Some(plan), 7);
+    assert_eq!(doc.phases.len(), plan.phases.len());
+}
+
+/// `.swarm/plan.md`: every markdown and structured reader, with the properties of
+/// [`check_plan_text`].
+pub fn plan_md(data: &[u8]) {
+    let Some(text) = swarm_text(data) else { return };
+    check_plan_text(&text);
+}
+
+/// `.swarm/plan.json` (swarm.md §4): validation never panics; a usable plan derives a markdown
+/// `D` that every plan.md reader accepts, and the structured plan keeps every phase and task.
+pub fn plan_json(data: &[u8]) {
+    let Some(text) = swarm_text(data) else { return };
+    let Ok(plan) = plan_json::parse(&text) else {
+        return;
+    };
+    assert!(!plan.phases.is_empty() && plan.current_phase >= 1);
+    let derived = plan_json::derive_markdown(&plan, Some(1_772_443_800_000));
+    assert!(
+        derived.starts_with("# ") && derived.ends_with('\n'),
+        "{derived:?}"
+    );
+    assert_eq!(
+        derived,
+        plan_json::derive_markdown(&plan, Some(1_772_443_800_000)),
+        "D is not deterministic"
+    );
+    check_plan_text(&derived);
+    let structured = model::from_json(&plan);
+    assert_eq!(
+        structured.phases.len(),
+        plan.phases.len(),
+        "a phase was lost"
+    );
+    for (phase, json) in structured.phases.iter().zip(&plan.phases) {
+        assert_eq!(phase.tasks.len(), json.tasks.len(), "a task was lost");
+    }
+    check_plan_model(&structured);
+}
+
+/// `.swarm/context.md` (swarm.md §7.4–7.5, §9–10): the extractors never panic and respect their
+/// caps; entries come only from sections that exist.
+pub fn context_md(data: &[u8]) {
+    let Some(text) = swarm_text(data) else { return };
+    for (entry, cap) in [
+        (extract::decisions(&text, 500), 500),
+        (extract::patterns(&text, 500), 500),
+        (extract::decisions(&text, 200), 200),
+        (extract::agent_activity(&text, "paid_coder", 300), 300),
+        (extract::agent_activity(&text, "reviewer", 50), 50),
+        (extract::agent_activity(&text, "x", 2000), 2000),
+    ] {
+        if let Some(entry) = entry {
+            assert!(len16(&entry) <= cap + 3, "an extract over its cap of {cap}");
+        }
+    }
+    if !text.contains("## Decisions") {
+        assert_eq!(extract::decisions(&text, 500), None);
+    }
+    let config = swarm_config_file::SwarmConfig::default();
+    let compaction = markdown::compaction_entries(None, Some(&text), &config);
+    assert!(compaction.len() <= 2);
+    let system = markdown::system_entries(None, Some(&text), &config, Some("coder"));
+    assert!(system.len() <= 2);
+}
+
+/// opencode-swarm's config (swarm.md §6): validation never panics; a valid file merged with
+/// nothing is itself, and its roster holds at most seven agents per swarm, each within range.
+pub fn swarm_config(data: &[u8]) {
+    // The plugin does not strip a BOM here (§6.2).
+    let text = String::from_utf8_lossy(data);
+    let Ok(config) = swarm_config_file::parse(&text) else {
+        return;
+    };
+    assert_eq!(swarm_config_file::merge(None, Some(config.clone())), config);
+    assert_eq!(swarm_config_file::merge(Some(config.clone()), None), config);
+    let hooks = config.hooks();
+    assert!((50.0..=2000.0).contains(&hooks.agent_awareness_max_chars));
+    let roster = swarm_config_file::roster(&config);
+    let swarms = config.swarms.as_ref().map_or(0, Vec::len).max(1);
+    assert!(roster.len() <= 7 * swarms, "{} agents", roster.len());
+    for agent in &roster {
+        assert!(!agent.name.is_empty() && !agent.model.is_empty());
+        if let Some(t) = agent.temperature {
+            assert!((0.0..=2.0).contains(&t), "temperature {t}");
+        }
+    }
+    let listed = markdown::agents(&roster);
+    assert!(listed == "No agents registered." || listed.starts_with("## Registered Agents\n\n"));
 }

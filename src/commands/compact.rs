@@ -92,7 +92,7 @@ fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries>
     };
     let mut entries = Entries::default();
     if wants(SourceArg::Swarm) || wants(SourceArg::System) {
-        let files = super::swarm::read_files(ctx);
+        let files = super::swarm::read_files_with_context(ctx);
         let plan = files.plan.as_ref().map(|p| p.text.as_str());
         let context = files.context.as_deref();
         if plan.is_some() || context.is_some() {

@@ -1,6 +1,8 @@
 //! `ctx swarm …`: reads `.swarm/` and opencode-swarm's config, prints markdown, human or JSON.
 //! Nothing here opens a file for writing.
 
+use unicode_width::UnicodeWidthStr;
+
 use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 
 use super::Context;
@@ -33,15 +35,20 @@ fn format_of(ctx: &Context, arg: &FormatArg) -> SwarmFormat {
     }
 }
 
-/// Reads `.swarm/`, noting on stderr a plan.json that could not be used.
-pub(super) fn read_files(ctx: &Context) -> SwarmFiles {
-    let dir = ctx.project.swarm_dir();
-    let files = files::read_swarm_dir(&dir);
-    if let Some(problem) = &files.plan_json_problem {
-        ctx.out.note(&format!(
-            "{}: {problem}; reading plan.md instead",
-            dir.join("plan.json").display()
-        ));
+/// Reads the plan from `.swarm/`, noting on stderr each file there that could not be used.
+fn read_files(ctx: &Context) -> SwarmFiles {
+    noted(ctx, files::read_plan(&ctx.project.swarm_dir()))
+}
+
+/// Reads the plan and context.md from `.swarm/`, noting on stderr each file that could not be
+/// used.
+pub(super) fn read_files_with_context(ctx: &Context) -> SwarmFiles {
+    noted(ctx, files::read_swarm_dir(&ctx.project.swarm_dir()))
+}
+
+fn noted(ctx: &Context, files: SwarmFiles) -> SwarmFiles {
+    for note in &files.notes {
+        ctx.out.note(note);
     }
     files
 }
@@ -96,30 +103,38 @@ fn status(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
                 return no_plan(ctx);
             };
             let mut out = String::new();
-            let title = plan.title.as_deref().unwrap_or("Swarm plan");
-            let source = source_name(&files).unwrap_or("");
+            let source = format!("(.swarm/{})", source_name(&files).unwrap_or(""));
+            let title = fit(
+                ctx,
+                plan.title.as_deref().unwrap_or("Swarm plan"),
+                2 + source.width(),
+            );
             out.push_str(&format!(
                 "{}  {}\n",
-                ctx.out.paint(Style::Bold, title),
-                ctx.out.paint(Style::Dim, &format!("(.swarm/{source})"))
+                ctx.out.paint(Style::Bold, &title),
+                ctx.out.paint(Style::Dim, &source)
             ));
             match plan.current_phase() {
                 Some(phase) => {
                     let counts = Counts::of(phase.tasks.iter());
-                    let name = if phase.name.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", {}", phase.name)
-                    };
-                    out.push_str(&format!(
-                        "Current: phase {} of {}{name} ({}): {}/{} tasks done{}\n",
-                        phase.number,
-                        plan.phases.len(),
+                    let head = format!("Current: phase {} of {}", phase.number, plan.phases.len());
+                    let tail = format!(
+                        " ({}): {}/{} tasks done{}",
                         status_word(phase.status),
                         counts.completed,
                         counts.total,
                         blocked_suffix(counts.blocked)
-                    ));
+                    );
+                    let name = if phase.name.is_empty() {
+                        String::new()
+                    } else {
+                        fit(
+                            ctx,
+                            &format!(", {}", phase.name),
+                            head.width() + tail.width(),
+                        )
+                    };
+                    out.push_str(&format!("{head}{name}{tail}\n"));
                 }
                 None => out.push_str("Current: no phase in progress\n"),
             }
@@ -148,7 +163,8 @@ fn status(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
                         .as_deref()
                         .map(|i| format!("{i} "))
                         .unwrap_or_default();
-                    out.push_str(&format!("  {id}{}\n", task.text));
+                    out.push_str(&fit(ctx, &format!("  {id}{}", task.text), 0));
+                    out.push('\n');
                 }
             }
             ctx.out.write(&out)?;
@@ -212,6 +228,24 @@ fn new_table(ctx: &Context, header: &[&str]) -> Table {
     table
 }
 
+/// `text` cut with `…` to fit the output width once `reserved` columns are taken by the rest of
+/// its line: human output stays within the terminal (80 columns in pipes).
+fn fit(ctx: &Context, text: &str, reserved: usize) -> String {
+    crate::output::fit_width(text, ctx.out.width.saturating_sub(reserved), "…")
+}
+
+/// Cells longer than this are cut, with `…`: comfy-table overflows on a cell 64 K columns wide,
+/// and a name that long is unreadable in a table anyway.
+const MAX_CELL_CHARS: usize = 256;
+
+/// A cell for text from a file (a phase name, an agent or model name).
+fn text_cell(text: &str) -> Cell {
+    match text.char_indices().nth(MAX_CELL_CHARS) {
+        Some((cut, _)) => Cell::new(format!("{}…", &text[..cut])),
+        None => Cell::new(text),
+    }
+}
+
 fn phase_table(ctx: &Context, plan: &Plan) -> String {
     let mut table = new_table(ctx, &["#", "Phase", "Status", "Done", "Progress"]);
     for phase in &plan.phases {
@@ -220,7 +254,7 @@ fn phase_table(ctx: &Context, plan: &Plan) -> String {
         let marker = if current { "→ " } else { "" };
         table.add_row(vec![
             Cell::new(format!("{marker}{}", phase.number)).set_alignment(CellAlignment::Right),
-            Cell::new(if phase.name.is_empty() {
+            text_cell(if phase.name.is_empty() {
                 "-"
             } else {
                 &phase.name
@@ -290,13 +324,14 @@ fn plan(ctx: &mut Context, phase: Option<&str>, format: FormatArg) -> Result<Exi
             out.push('\n');
         }
         let counts = Counts::of(phase.tasks.iter());
-        out.push_str(&format!(
-            "{}  {} {}/{}\n",
-            ctx.out.paint(Style::Bold, &phase_title(phase)),
+        let tail = format!(
+            "  {} {}/{}",
             status_word(phase.status),
             counts.completed,
             counts.total
-        ));
+        );
+        let title = fit(ctx, &phase_title(phase), tail.width());
+        out.push_str(&format!("{}{tail}\n", ctx.out.paint(Style::Bold, &title)));
         for task in &phase.tasks {
             let (mark, style) = match task.status {
                 TaskStatus::Completed => ("[x]", Style::Green),
@@ -316,10 +351,17 @@ fn plan(ctx: &mut Context, phase: Option<&str>, format: FormatArg) -> Result<Exi
             if !task.depends.is_empty() {
                 extra.push_str(&format!(" after {}", task.depends.join(", ")));
             }
+            // The text keeps at least half the room; the size and dependencies get the rest.
+            let room = ctx.out.width.saturating_sub(6);
+            let text = fit(
+                ctx,
+                &format!("{id}{}", task.text),
+                6 + extra.width().min(room / 2),
+            );
+            let extra = fit(ctx, &extra, 6 + text.width());
             let line = format!(
-                "  {} {id}{}{}",
+                "  {} {text}{}",
                 ctx.out.paint(style, mark),
-                task.text,
                 ctx.out.paint(Style::Dim, &extra)
             );
             out.push_str(&line);
@@ -346,8 +388,8 @@ fn agents(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
             let mut table = new_table(ctx, &["Agent", "Model", "Temp", "Access"]);
             for agent in &roster {
                 table.add_row(vec![
-                    Cell::new(&agent.name),
-                    Cell::new(&agent.model),
+                    text_cell(&agent.name),
+                    text_cell(&agent.model),
                     Cell::new(
                         agent
                             .temperature

@@ -1,18 +1,68 @@
 //! Reading `.swarm/` files the way opencode-swarm does (swarm.md §1.1): any failure is *absent*,
-//! one BOM is stripped, invalid UTF-8 is replaced, and empty text is the same as absent. Nothing
-//! here ever opens a file for writing.
+//! one BOM is stripped, invalid UTF-8 is replaced, and empty text is the same as absent. A file
+//! that exists but cannot be read (a directory, a pipe, a device, one larger than any plan) is
+//! absent too, with a note saying why. Nothing here ever opens a file for writing.
 
+use std::io::{self, Read};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
-/// A `.swarm/` file's text, or `None` when it is absent, unreadable or empty.
-pub fn read_text(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
+use crate::error::describe_io;
+
+/// `.swarm/` files larger than this are absent rather than read into memory: far beyond any plan
+/// an agent writes, and a string the plugin itself could not hold.
+const MAX_SWARM_BYTES: u64 = 512 << 20;
+
+/// A file's bytes; `Ok(None)` when it does not exist (a dangling link included), `Err` saying why
+/// a file that exists cannot be read. Only regular files are opened: opening a named pipe would
+/// wait for a writer forever, and a device can be endless.
+fn read_bytes(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, String> {
+    let too_large = || format!("larger than {} MiB", cap >> 20);
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(describe_io(&e)),
+    };
+    if meta.is_dir() {
+        return Err("is a directory".into());
+    }
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > cap {
+        return Err(too_large());
+    }
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(describe_io(&e)),
+    };
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| describe_io(&e))?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large());
+    }
+    Ok(Some(bytes))
+}
+
+/// A `.swarm/` file's text: `Ok(None)` when it is absent or empty, `Err` saying why a file that
+/// exists cannot be read (which the plugin treats as absent too).
+pub fn read_swarm_file(path: &Path) -> Result<Option<String>, String> {
+    let Some(bytes) = read_bytes(path, MAX_SWARM_BYTES)? else {
+        return Ok(None);
+    };
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     if bytes.is_empty() {
-        return None;
+        return Ok(None);
     }
-    Some(String::from_utf8_lossy(bytes).into_owned())
+    Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
+}
+
+/// A `.swarm/` file's text, or `None` when it is absent, unreadable or empty.
+pub fn read_text(path: &Path) -> Option<String> {
+    read_swarm_file(path).ok().flatten()
 }
 
 /// The file's modification time in milliseconds since the epoch, when it can be read.
@@ -49,42 +99,79 @@ pub struct Plan {
     pub json: Option<plan_json::PlanJson>,
 }
 
-/// What `.swarm/` holds, plus why a present plan.json was not usable (for a note on stderr).
+/// What `.swarm/` holds, plus a note for each file that was there but could not be used (a
+/// plan.json that is not usable, a plan.md or context.md that cannot be read).
 pub struct SwarmFiles {
     pub plan: Option<Plan>,
+    /// `None` from [`read_plan`], which does not read context.md.
     pub context: Option<String>,
-    pub plan_json_problem: Option<String>,
+    pub notes: Vec<String>,
 }
 
-pub fn read_swarm_dir(dir: &Path) -> SwarmFiles {
-    let mut plan_json_problem = None;
+/// The plan text (swarm.md §2); context.md is not read.
+pub fn read_plan(dir: &Path) -> SwarmFiles {
+    let mut notes = Vec::new();
     let json_path = dir.join("plan.json");
     let mut plan = None;
-    if let Some(text) = read_text(&json_path) {
-        match plan_json::parse(&text) {
-            Ok(parsed) => {
-                let markdown = plan_json::derive_markdown(&parsed, modified_ms(&json_path));
-                plan = Some(Plan {
-                    text: markdown,
-                    source: PlanSource::PlanJson,
-                    json: Some(parsed),
-                });
-            }
-            Err(reason) => plan_json_problem = Some(reason),
+    let json = read_swarm_file(&json_path).and_then(|text| match text {
+        Some(text) => plan_json::parse(&text).map(Some),
+        None => Ok(None),
+    });
+    match json {
+        Ok(Some(parsed)) => {
+            let markdown = plan_json::derive_markdown(&parsed, modified_ms(&json_path));
+            plan = Some(Plan {
+                text: markdown,
+                source: PlanSource::PlanJson,
+                json: Some(parsed),
+            });
         }
+        Ok(None) => {}
+        Err(reason) => notes.push(format!(
+            "{}: {reason}; reading plan.md instead",
+            json_path.display()
+        )),
     }
     if plan.is_none() {
-        plan = read_text(&dir.join("plan.md")).map(|text| Plan {
-            text,
-            source: PlanSource::PlanMd,
-            json: None,
-        });
+        let md_path = dir.join("plan.md");
+        plan = match read_swarm_file(&md_path) {
+            Ok(text) => text.map(|text| Plan {
+                text,
+                source: PlanSource::PlanMd,
+                json: None,
+            }),
+            Err(reason) => {
+                notes.push(unreadable(&md_path, &reason));
+                None
+            }
+        };
     }
     SwarmFiles {
         plan,
-        context: read_text(&dir.join("context.md")),
-        plan_json_problem,
+        context: None,
+        notes,
     }
+}
+
+/// The plan text and context.md.
+pub fn read_swarm_dir(dir: &Path) -> SwarmFiles {
+    let mut files = read_plan(dir);
+    let context_path = dir.join("context.md");
+    files.context = match read_swarm_file(&context_path) {
+        Ok(text) => text,
+        Err(reason) => {
+            files.notes.push(unreadable(&context_path, &reason));
+            None
+        }
+    };
+    files
+}
+
+fn unreadable(path: &Path, reason: &str) -> String {
+    format!(
+        "{}: {reason}; read as absent, as opencode-swarm does",
+        path.display()
+    )
 }
 
 /// Config files larger than this are ignored rather than read into memory. opencode-swarm 4.3.0
@@ -105,19 +192,13 @@ pub fn read_config(root: &Path) -> LoadedConfig {
         .map(|dir| dir.join("opencode").join("opencode-swarm.json"));
     let project_path = root.join(".opencode").join("opencode-swarm.json");
     let mut read = |path: &Path| -> Option<SwarmConfig> {
-        let meta = std::fs::metadata(path).ok()?;
-        let problem = if meta.is_dir() {
-            "is a directory".to_string()
-        } else if meta.len() > MAX_CONFIG_BYTES {
-            format!("too large ({} bytes)", meta.len())
-        } else {
-            match std::fs::read(path) {
-                Ok(bytes) => match config::parse(&String::from_utf8_lossy(&bytes)) {
-                    Ok(config) => return Some(config),
-                    Err(reason) => reason,
-                },
-                Err(e) => crate::error::describe_io(&e),
-            }
+        let problem = match read_bytes(path, MAX_CONFIG_BYTES) {
+            Ok(None) => return None,
+            Ok(Some(bytes)) => match config::parse(&String::from_utf8_lossy(&bytes)) {
+                Ok(config) => return Some(config),
+                Err(reason) => reason,
+            },
+            Err(reason) => reason,
         };
         warnings.push(format!(
             "{}: {problem}; ignored, as opencode-swarm ignores it",
@@ -130,5 +211,89 @@ pub fn read_config(root: &Path) -> LoadedConfig {
     LoadedConfig {
         config: config::merge(user, project),
         warnings,
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// Each of these used to hang (a pipe), exhaust memory (`/dev/zero`, 2 GiB) or be read whole.
+    #[test]
+    fn files_that_cannot_be_read_are_absent_with_a_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name);
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(path("fifo"))
+            .status()
+            .unwrap();
+        assert!(fifo.success());
+        std::os::unix::fs::symlink("/dev/zero", path("zero")).unwrap();
+        std::os::unix::fs::symlink(path("nothing"), path("dangling")).unwrap();
+        std::fs::create_dir(path("dir")).unwrap();
+        std::fs::File::create(path("huge"))
+            .unwrap()
+            .set_len(MAX_SWARM_BYTES + 1)
+            .unwrap();
+        std::fs::write(path("bom"), b"\xef\xbb\xbf").unwrap();
+        std::fs::write(path("latin1"), b"caf\xe9").unwrap();
+        assert_eq!(
+            read_swarm_file(&path("fifo")),
+            Err("not a regular file".into())
+        );
+        assert_eq!(
+            read_swarm_file(&path("zero")),
+            Err("not a regular file".into())
+        );
+        assert_eq!(read_swarm_file(&path("dir")), Err("is a directory".into()));
+        assert_eq!(
+            read_swarm_file(&path("huge")),
+            Err("larger than 512 MiB".into())
+        );
+        assert_eq!(read_swarm_file(&path("dangling")), Ok(None));
+        assert_eq!(read_swarm_file(&path("missing")), Ok(None));
+        assert_eq!(read_swarm_file(&path("bom")), Ok(None));
+        assert_eq!(
+            read_swarm_file(&path("latin1")),
+            Ok(Some("caf\u{fffd}".into()))
+        );
+        assert_eq!(read_text(&path("fifo")), None);
+    }
+
+    #[test]
+    fn config_files_that_cannot_be_read_are_ignored_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(".opencode/opencode-swarm.json");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &config).unwrap();
+        // The user file of the machine running the tests may add a warning of its own.
+        let warnings = read_config(dir.path()).warnings;
+        assert!(
+            warnings.iter().any(|w| w.ends_with(
+                ".opencode/opencode-swarm.json: not a regular file; ignored, as opencode-swarm ignores it"
+            )),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn read_plan_leaves_context_md_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("plan.md"), "# P\n").unwrap();
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("context.md"))
+            .status()
+            .unwrap();
+        assert!(fifo.success());
+        let files = read_plan(dir.path());
+        assert!(files.notes.is_empty());
+        assert_eq!(files.plan.unwrap().text, "# P\n");
+        let files = read_swarm_dir(dir.path());
+        assert_eq!(files.context, None);
+        assert!(
+            files.notes[0].ends_with(
+                "context.md: not a regular file; read as absent, as opencode-swarm does"
+            )
+        );
     }
 }

@@ -229,13 +229,8 @@ fn match_heading(text: &str, start: usize) -> Option<(HeadingParts, usize)> {
         let number = js_parse_int(num).unwrap_or(0);
         return Some(((number, name, "PENDING", true), text.len()));
     }
-    // The rest of the line the name starts on.
-    let line_end = text[pos..]
-        .find(is_t)
-        .map_or(text.len(), |offset| pos + offset);
-    let line = &text[pos..line_end];
-    let (name_len, status, after_name) = shortest_name(line);
-    let name = trim(&line[..name_len]).to_string();
+    let (name_len, status, after_name) = shortest_name(&text[pos..]);
+    let name = trim(&text[pos..pos + name_len]).to_string();
     // R: the whitespace run after the name and tag, across line breaks.
     let r_start = pos + after_name;
     let r_len = text[r_start..].len() - text[r_start..].trim_start_matches(is_w).len();
@@ -252,27 +247,30 @@ fn match_heading(text: &str, start: usize) -> Option<(HeadingParts, usize)> {
     Some(((number, name, status, false), end))
 }
 
-/// The shortest non-empty name at the start of `line` after which the rest is whitespace, or
-/// whitespace, a status tag and whitespace. Returns the name's length, the status, and where the
-/// name (and tag) end.
-fn shortest_name(line: &str) -> (usize, &'static str, usize) {
-    for (i, c) in line.char_indices() {
+/// The shortest non-empty name at the start of `text` (within its first line) after which come
+/// whitespace, a status tag and whitespace up to a line end, or whitespace up to a line end. The
+/// whitespace before the tag may span lines (the plugin's `\s*`), and for one name the tag is
+/// tried first. Returns the name's length, the status, and where the name (and tag) end.
+fn shortest_name(text: &str) -> (usize, &'static str, usize) {
+    let line_len = text.find(is_t).unwrap_or(text.len());
+    // `\s*$`: only whitespace up to the next line break or the end of the text.
+    let ends_line = |s: &str| s.chars().take_while(|c| !is_t(*c)).all(is_w);
+    for (i, c) in text[..line_len].char_indices() {
         let name_end = i + c.len_utf8();
-        let rest = &line[name_end..];
-        if rest.chars().all(is_w) {
-            return (name_end, "PENDING", name_end);
-        }
+        let rest = &text[name_end..];
         let after_space = rest.trim_start_matches(is_w);
         for (tag, status) in TAGS {
             if let Some(after_tag) = after_space.strip_prefix(tag)
-                && after_tag.chars().all(is_w)
+                && ends_line(after_tag)
             {
-                let tag_end = line.len() - after_tag.len();
-                return (name_end, status, tag_end);
+                return (name_end, status, text.len() - after_tag.len());
             }
         }
+        if ends_line(rest) {
+            return (name_end, "PENDING", name_end);
+        }
     }
-    (line.len(), "PENDING", line.len())
+    (line_len, "PENDING", line_len)
 }
 
 /// Counts the column-0 checkboxes under a heading (§8.5 step 4).
@@ -417,6 +415,27 @@ mod tests {
             history_rows("## Phase 007: Z [in progress]\n- [ ] x")[0].name,
             "Z [in progress]"
         );
+    }
+
+    /// The plugin's `\s*` before the tag spans lines: a tag alone on a later line is the
+    /// heading's status, and the match (two lines) is then no line of the text, so its tasks
+    /// show `-`. Checked against the plugin's regex run under Node.
+    #[test]
+    fn history_tags_on_a_later_line() {
+        let rows = history_rows("## Phase 6: tag below\n[COMPLETE]\n- [x] 6.1: done\n");
+        assert_eq!(
+            (rows[0].name.as_str(), rows[0].status, rows[0].tasks),
+            ("tag below", "COMPLETE", None)
+        );
+        let rows = history_rows("## Phase 2: a\n\n\t[IN PROGRESS]  \n## Phase 3: b\n- [ ] x\n");
+        assert_eq!(
+            (rows[0].name.as_str(), rows[0].status),
+            ("a", "IN PROGRESS")
+        );
+        assert_eq!((rows[1].name.as_str(), rows[1].tasks), ("b", Some((0, 1))));
+        // Not the last token of its line: no tag, and the heading keeps its tasks.
+        let rows = history_rows("## Phase 4: c\n[COMPLETE] later\n- [x] a\n");
+        assert_eq!((rows[0].status, rows[0].tasks), ("PENDING", Some((1, 1))));
     }
 
     #[test]

@@ -1,6 +1,11 @@
 //! No panic, no write on hostile input: every file a command reads, corrupted in every way listed
 //! in `CORRUPTIONS`, against every command that reads it. Each case must end with exit 1 and an
-//! `error:` line naming the file, print no panic, and leave every file as it was.
+//! `error:` line naming the file, print no panic, and leave every file as it was (bytes and
+//! modification time).
+//!
+//! Files that are only advisory, opencode-swarm's `.swarm/` files and config (swarm.md §1.1, §4.2,
+//! §6.2), are never an error: each such row states the exact outcome of every case instead (exit
+//! 0, and the note or warning on stderr, or none).
 //!
 //! The table is meant to grow: a command group that reads a new file adds a `ReadFile` row to
 //! `files()`; a new command reading a known file goes into that row's `readers`.
@@ -11,7 +16,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 use crate::common::{TestEnv, fixture};
-use crate::snapshot::{Entry, changes, snapshot};
+use crate::snapshot::{Entry, changes, modified_changes, modified_times, snapshot};
 
 /// How ctx parses a file, which decides which corruptions make sense for it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -20,6 +25,8 @@ pub enum Kind {
     Toml,
     /// Free text (a summary): only its encoding and size can be wrong.
     Text,
+    /// Line-based markdown (`.swarm/plan.md`): free text whose lines matter.
+    Markdown,
 }
 
 /// A command run against the file under test.
@@ -69,6 +76,21 @@ pub struct ReadFile {
     /// `state.json`: reading through a link that leaves the project is allowed, writing is
     /// refused, and a dangling link reads as the empty state (flame.md §3.5).
     pub store: bool,
+    /// Files of the valid project removed for this row (a valid plan.json hides plan.md).
+    pub absent: &'static [&'static str],
+    /// The "wrong types" content, when the generic one would be valid for this file.
+    pub wrong_types: Option<&'static str>,
+    /// For an advisory file: the exact outcome of a corruption (by name) for a reader. Such a
+    /// file is also fed pipes and devices, since nothing names it on the command line.
+    pub advisory: Option<fn(&str, &Reader) -> Outcome>,
+}
+
+/// The exact outcome of a case on an advisory file: an exit code and the stderr lines, with
+/// `[ROOT]` and `[HOME]` for the temporary paths and `…` matching any text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub code: i32,
+    pub stderr: Vec<String>,
 }
 
 /// The files of the `frame` group, each with the commands that read it.
@@ -103,6 +125,9 @@ pub fn files() -> Vec<ReadFile> {
             ],
             bystanders: vec![],
             store: true,
+            absent: &[],
+            wrong_types: None,
+            advisory: None,
         },
         ReadFile {
             path: "export.json",
@@ -114,6 +139,9 @@ pub fn files() -> Vec<ReadFile> {
             ],
             bystanders: vec![],
             store: false,
+            absent: &[],
+            wrong_types: None,
+            advisory: None,
         },
         ReadFile {
             path: ".opencode/stack/state.json",
@@ -125,6 +153,9 @@ pub fn files() -> Vec<ReadFile> {
             ],
             bystanders: vec![],
             store: false,
+            absent: &[],
+            wrong_types: None,
+            advisory: None,
         },
         ReadFile {
             path: "summary.txt",
@@ -136,6 +167,9 @@ pub fn files() -> Vec<ReadFile> {
             ],
             bystanders: vec![],
             store: false,
+            absent: &[],
+            wrong_types: None,
+            advisory: None,
         },
         // No `frame` command reads ctx's settings: whatever they hold, frame commands work.
         ReadFile {
@@ -145,6 +179,9 @@ pub fn files() -> Vec<ReadFile> {
             readers: vec![],
             bystanders: vec![reads(&["frame", "tree"]), writes(&["frame", "push", "x"])],
             store: false,
+            absent: &[],
+            wrong_types: None,
+            advisory: None,
         },
         ReadFile {
             path: "~/.config/ctx/config.toml",
@@ -153,8 +190,216 @@ pub fn files() -> Vec<ReadFile> {
             readers: vec![],
             bystanders: vec![reads(&["frame", "tree"]), writes(&["frame", "push", "x"])],
             store: false,
+            absent: &[],
+            wrong_types: None,
+            advisory: None,
+        },
+        // opencode-swarm's files: advisory, read by `ctx swarm`, never written.
+        ReadFile {
+            path: ".swarm/plan.md",
+            kind: Kind::Markdown,
+            valid: || std::fs::read(fixture("swarm/example-1.plan.md")).unwrap(),
+            readers: swarm_commands(),
+            bystanders: vec![],
+            store: false,
+            absent: &[".swarm/plan.json"],
+            wrong_types: None,
+            advisory: Some(plan_md_outcome),
+        },
+        ReadFile {
+            path: ".swarm/plan.json",
+            kind: Kind::Json,
+            valid: || std::fs::read(fixture("swarm/example-2.plan.json")).unwrap(),
+            readers: swarm_commands(),
+            bystanders: vec![],
+            store: false,
+            absent: &[],
+            wrong_types: Some(
+                r#"{"schema_version": "1.0.0", "title": "T", "swarm": "default",
+                    "current_phase": "2", "phases": [{"id": 1, "name": "P", "tasks": {}}]}"#,
+            ),
+            advisory: Some(plan_json_outcome),
+        },
+        ReadFile {
+            path: ".swarm/context.md",
+            kind: Kind::Markdown,
+            valid: || std::fs::read(demo("examples/demo/.swarm/context.md")).unwrap(),
+            readers: swarm_commands(),
+            bystanders: vec![],
+            store: false,
+            absent: &[],
+            wrong_types: None,
+            advisory: Some(|_, _| quiet()),
+        },
+        ReadFile {
+            path: ".opencode/opencode-swarm.json",
+            kind: Kind::Json,
+            valid: || SWARM_CONFIG.to_vec(),
+            readers: swarm_commands(),
+            bystanders: vec![],
+            store: false,
+            absent: &[],
+            wrong_types: Some(CONFIG_WRONG_TYPES),
+            advisory: Some(|corruption, reader| {
+                config_outcome("[ROOT]/.opencode/opencode-swarm.json", corruption, reader)
+            }),
+        },
+        ReadFile {
+            path: "~/.config/opencode/opencode-swarm.json",
+            kind: Kind::Json,
+            valid: || SWARM_CONFIG.to_vec(),
+            readers: swarm_commands(),
+            bystanders: vec![],
+            store: false,
+            absent: &[],
+            wrong_types: Some(CONFIG_WRONG_TYPES),
+            advisory: Some(|corruption, reader| {
+                config_outcome(
+                    "[HOME]/.config/opencode/opencode-swarm.json",
+                    corruption,
+                    reader,
+                )
+            }),
         },
     ]
+}
+
+fn demo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+const SWARM_CONFIG: &[u8] =
+    br#"{"agents": {"coder": {"model": "openai/gpt-5"}}, "hooks": {"compaction": true}}"#;
+
+const CONFIG_WRONG_TYPES: &str = r#"{"agents": {"coder": {"temperature": "hot"}}}"#;
+
+/// Every `ctx swarm` command in every format; each reads the plan, the config, or both.
+fn swarm_commands() -> Vec<Reader> {
+    const COMMANDS: &[&[&str]] = &[
+        &["swarm", "status", "--format", "human"],
+        &["swarm", "status", "--format", "markdown"],
+        &["swarm", "status", "--format", "json"],
+        &["swarm", "plan", "--format", "human"],
+        &["swarm", "plan", "--format", "markdown"],
+        &["swarm", "plan", "--format", "json"],
+        &["swarm", "plan", "2", "--format", "markdown"],
+        &["swarm", "agents", "--format", "human"],
+        &["swarm", "agents", "--format", "markdown"],
+        &["swarm", "agents", "--format", "json"],
+        &["swarm", "history", "--format", "human"],
+        &["swarm", "history", "--format", "markdown"],
+        &["swarm", "history", "--format", "json"],
+    ];
+    COMMANDS.iter().map(|args| reads(args)).collect()
+}
+
+fn quiet() -> Outcome {
+    Outcome {
+        code: 0,
+        stderr: Vec::new(),
+    }
+}
+
+fn succeeds_with(lines: impl IntoIterator<Item = String>) -> Outcome {
+    Outcome {
+        code: 0,
+        stderr: lines.into_iter().collect(),
+    }
+}
+
+/// Why a present `.swarm/` or config file cannot be read at all, whatever it holds.
+fn unreadable(corruption: &str, cap: &str) -> Option<String> {
+    match corruption {
+        "a directory" | "a symbolic link to a directory" => Some("is a directory".into()),
+        "a symbolic link to /dev/zero" | "a named pipe" => Some("not a regular file".into()),
+        "larger than any cap (sparse 2 GiB)" => Some(format!("larger than {cap}")),
+        _ => None,
+    }
+}
+
+/// Human views say how a plan comes to exist when there is none.
+const NO_PLAN_NOTE: &str =
+    "opencode-swarm's architect writes .swarm/plan.md once a swarm starts planning";
+
+/// plan.md (no plan.json): any text is a plan, whatever it holds; a file that cannot be read is
+/// absent, with a note (swarm.md §1.1). `agents` never reads it.
+fn plan_md_outcome(corruption: &str, reader: &Reader) -> Outcome {
+    if reader.args[1] == "agents" {
+        return quiet();
+    }
+    let problem = unreadable(corruption, "512 MiB");
+    let absent = problem.is_some() || matches!(corruption, "empty" | "a dangling symbolic link");
+    let human = reader.args.last() == Some(&"human");
+    succeeds_with(
+        problem
+            .map(|why| {
+                format!("[ROOT]/.swarm/plan.md: {why}; read as absent, as opencode-swarm does")
+            })
+            .into_iter()
+            .chain((absent && human).then(|| NO_PLAN_NOTE.to_string())),
+    )
+}
+
+/// plan.json (plan.md valid): unusable means plan.md, with a note saying why (swarm.md §4.2);
+/// empty or missing means plan.md without one. `agents` never reads it.
+fn plan_json_outcome(corruption: &str, reader: &Reader) -> Outcome {
+    if reader.args[1] == "agents" {
+        return quiet();
+    }
+    let why = match corruption {
+        "empty" | "a dangling symbolic link" | "a symbolic link out of the project" => {
+            return quiet();
+        }
+        "wrong types" => "current_phase must be an integer of at least 1".to_string(),
+        "a scalar at the top" => "the top level is not an object".to_string(),
+        // The splice renames the first key, so schema_version is missing.
+        "a 50 MB string" | "not UTF-8" => "schema_version must be the string \"1.0.0\"".to_string(),
+        other => unreadable(other, "512 MiB").unwrap_or_else(|| "not JSON: …".to_string()),
+    };
+    succeeds_with([format!(
+        "[ROOT]/.swarm/plan.json: {why}; reading plan.md instead"
+    )])
+}
+
+/// A config file: invalid means ignored as a whole, with a warning (swarm.md §6.2); `plan` and
+/// `history` never read it.
+fn config_outcome(path: &str, corruption: &str, reader: &Reader) -> Outcome {
+    if matches!(reader.args[1], "plan" | "history") {
+        return quiet();
+    }
+    let why = match corruption {
+        // The splice renames the first key, `agents`, which is then unknown and dropped.
+        "not UTF-8" | "a dangling symbolic link" | "a symbolic link out of the project" => {
+            return quiet();
+        }
+        "wrong types" => "agents.coder.temperature must be a number from 0 to 2".to_string(),
+        "a scalar at the top" => "the top level is not an object".to_string(),
+        "a 50 MB string" => "larger than 16 MiB".to_string(),
+        other => unreadable(other, "16 MiB").unwrap_or_else(|| "not JSON: …".to_string()),
+    };
+    succeeds_with([format!(
+        "warning: {path}: {why}; ignored, as opencode-swarm ignores it"
+    )])
+}
+
+/// `line` matches `pattern`, in which `…` stands for any text.
+fn matches_pattern(pattern: &str, line: &str) -> bool {
+    let mut parts = pattern.split('…');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = line.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
 }
 
 /// What a corruption puts where the file was.
@@ -221,13 +466,14 @@ pub const CORRUPTIONS: &[Corruption] = &[
     },
     Corruption {
         name: "wrong types",
-        make: |f| match f.kind {
-            Kind::Json => bytes(
+        make: |f| match (f.kind, f.wrong_types) {
+            (_, Some(content)) => bytes(content),
+            (Kind::Json, None) => bytes(
                 r#"{"version": "1", "frames": [], "rootFrameIDs": {}, "updatedAt": "x",
                     "info": 1, "messages": "x"}"#,
             ),
-            Kind::Toml => bytes("frame = \"context\"\n"),
-            Kind::Text => None,
+            (Kind::Toml, None) => bytes("frame = \"context\"\n"),
+            (Kind::Text | Kind::Markdown, None) => None,
         },
         costly: false,
     },
@@ -241,6 +487,7 @@ pub const CORRUPTIONS: &[Corruption] = &[
         make: |f| match f.kind {
             Kind::Json => bytes(nested("[", "", "]", 10_000)),
             Kind::Toml => bytes([b"a = ".as_slice(), &nested("[", "", "]", 10_000)].concat()),
+            Kind::Markdown => bytes(nested("> ", "- [ ] 1.1: deep\n", "", 10_000)),
             Kind::Text => None,
         },
         costly: false,
@@ -250,6 +497,12 @@ pub const CORRUPTIONS: &[Corruption] = &[
         make: |f| match f.kind {
             Kind::Json => bytes(nested("{\"a\":", "1", "}", 10_000)),
             Kind::Toml => bytes([b"a = ".as_slice(), &nested("{b = ", "1", "}", 10_000)].concat()),
+            Kind::Markdown => bytes(
+                (0..10_000)
+                    .map(|depth| format!("{}- [x] {depth}\n", " ".repeat(depth % 64)))
+                    .collect::<String>()
+                    .replace("- [x] 0\n", "## Phase 1 [IN PROGRESS]\n"),
+            ),
             Kind::Text => None,
         },
         costly: false,
@@ -265,6 +518,10 @@ pub const CORRUPTIONS: &[Corruption] = &[
         make: |f| match f.kind {
             Kind::Json => bytes(format!("{{\"frames\": \"{}\"}}", "a".repeat(50_000_000))),
             Kind::Toml => bytes(format!("a = \"{}\"\n", "a".repeat(50_000_000))),
+            Kind::Markdown => bytes(format!(
+                "## Phase 1: {} [IN PROGRESS]\n",
+                "a".repeat(50_000_000)
+            )),
             Kind::Text => None,
         },
         costly: true,
@@ -318,21 +575,21 @@ pub const CORRUPTIONS: &[Corruption] = &[
         costly: false,
     },
     // Pipes and devices are legitimate for files named on the command line (`<(opencode export
-    // …)`), not for the state.
+    // …)`), not for the state or opencode-swarm's files, which sit at fixed places.
     Corruption {
         name: "a symbolic link to /dev/zero",
-        make: |f| f.store.then_some(Content::LinkToDevZero),
+        make: |f| (f.store || f.advisory.is_some()).then_some(Content::LinkToDevZero),
         costly: false,
     },
     Corruption {
         name: "a named pipe",
-        make: |f| f.store.then_some(Content::Fifo),
+        make: |f| (f.store || f.advisory.is_some()).then_some(Content::Fifo),
         costly: false,
     },
 ];
 
 /// What a command must do.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Expect {
     /// Exit 1, an `error:` line naming the file, nothing written.
     Refused,
@@ -340,11 +597,22 @@ enum Expect {
     Works,
     /// Exit 0 or 1 (an empty state has no current frame), nothing written.
     NoWrite,
+    /// An advisory file: exactly this exit code and these stderr lines, nothing written.
+    Exactly(Outcome),
 }
 
-fn expectation(file: &ReadFile, content: &Content, reader: &Reader, bystander: bool) -> Expect {
+fn expectation(
+    file: &ReadFile,
+    corruption: &str,
+    content: &Content,
+    reader: &Reader,
+    bystander: bool,
+) -> Expect {
     if bystander {
         return Expect::Works;
+    }
+    if let Some(outcome) = file.advisory {
+        return Expect::Exactly(outcome(corruption, reader));
     }
     match content {
         Content::LinkOutside if file.store && reader.writes => Expect::Refused,
@@ -362,10 +630,14 @@ fn location(env: &TestEnv, path: &str) -> PathBuf {
     }
 }
 
-/// A project where every file of the table holds valid content, plus `outside/` next to it.
-fn valid_env() -> TestEnv {
+/// A project where every file of the table holds valid content, except those `row` wants absent,
+/// plus `outside/` next to it.
+fn valid_env(row: &ReadFile) -> TestEnv {
     let env = TestEnv::new();
     for file in files() {
+        if row.absent.contains(&file.path) {
+            continue;
+        }
         let path = location(&env, file.path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, (file.valid)()).unwrap();
@@ -411,7 +683,7 @@ fn place(env: &TestEnv, file: &ReadFile, content: &Content) {
 }
 
 /// Runs `reader`, piping `stdin` when it reads standard input; a command still running after
-/// 30 s (blocked on a pipe, say) is killed, and reported by its missing exit code.
+/// 120 s (blocked on a pipe, say) is killed, and reported by its missing exit code.
 fn run(env: &TestEnv, reader: &Reader, stdin: &[u8]) -> Output {
     use std::io::{Read, Write};
     use std::process::Stdio;
@@ -441,7 +713,9 @@ fn run(env: &TestEnv, reader: &Reader, stdin: &[u8]) -> Output {
         // ctx may stop reading early (a size cap): a broken pipe here is fine.
         let _ = pipe.write_all(stdin);
     }
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // Generous: the 200 MB case takes 14 s in a debug build on an idle machine, and CI machines
+    // are not idle. Only a hung command waits this long.
+    let deadline = Instant::now() + Duration::from_secs(120);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
@@ -462,11 +736,12 @@ fn run(env: &TestEnv, reader: &Reader, stdin: &[u8]) -> Output {
 /// Runs every corruption of `file` against its readers and bystanders; returns the failures.
 fn check_file(file: &ReadFile) -> Vec<String> {
     let mut failures = Vec::new();
+    let mut cases = 0;
     for corruption in CORRUPTIONS {
         let Some(content) = (corruption.make)(file) else {
             continue;
         };
-        let env = valid_env();
+        let env = valid_env(file);
         place(&env, file, &content);
         let commands = file
             .readers
@@ -482,35 +757,49 @@ fn check_file(file: &ReadFile) -> Vec<String> {
                 (_, true) => continue,
                 (_, false) => &[],
             };
-            let expect = expectation(file, &content, reader, bystander);
+            cases += 1;
+            let expect = expectation(file, corruption.name, &content, reader, bystander);
             let before = snapshot(env.temp());
+            let times = modified_times(env.temp());
             let out = run(&env, reader, stdin);
             let after = snapshot(env.temp());
+            let mut touched = changes(&before, &after);
+            touched.extend(modified_changes(&times, &modified_times(env.temp())));
+            touched.sort();
+            touched.dedup();
             let case = format!(
                 "{} / {} / ctx {}",
                 file.path,
                 corruption.name,
                 reader.args.join(" ")
             );
-            if let Err(why) = judge(file, reader, expect, &out, &before, &after) {
+            let stderr = env.filter(&String::from_utf8_lossy(&out.stderr));
+            if let Err(why) = judge(
+                file, reader, expect, &out, &stderr, touched, &before, &after,
+            ) {
                 failures.push(format!("{case}: {why}\n{}", env.render(&out)));
             }
         }
     }
+    eprintln!("{}: {cases} cases", file.path);
     failures
 }
 
 type Snapshot = std::collections::BTreeMap<PathBuf, crate::snapshot::Entry>;
 
+/// `changed`: the paths whose entry or modification time differs between `before` and `after`;
+/// `stderr` has the temporary paths replaced.
+#[allow(clippy::too_many_arguments)]
 fn judge(
     file: &ReadFile,
     reader: &Reader,
     expect: Expect,
     out: &Output,
+    stderr: &str,
+    mut changed: Vec<PathBuf>,
     before: &Snapshot,
     after: &Snapshot,
 ) -> Result<(), String> {
-    let stderr = String::from_utf8_lossy(&out.stderr);
     if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
         return Err("panicked".into());
     }
@@ -518,7 +807,7 @@ fn judge(
         return Err(format!("{} bytes on stderr", stderr.len()));
     }
     let code = out.status.code();
-    match expect {
+    match &expect {
         Expect::Refused => {
             if code != Some(1) {
                 return Err(format!("exit {code:?}, expected 1"));
@@ -537,9 +826,22 @@ fn judge(
         Expect::NoWrite if !matches!(code, Some(0 | 1)) => {
             return Err(format!("exit {code:?}, expected 0 or 1"));
         }
+        Expect::Exactly(outcome) => {
+            if code != Some(outcome.code) {
+                return Err(format!("exit {code:?}, expected {}", outcome.code));
+            }
+            let lines: Vec<&str> = stderr.lines().collect();
+            if lines.len() != outcome.stderr.len()
+                || !lines
+                    .iter()
+                    .zip(&outcome.stderr)
+                    .all(|(line, pattern)| matches_pattern(pattern, line))
+            {
+                return Err(format!("stderr is not {:?}", outcome.stderr));
+            }
+        }
         _ => {}
     }
-    let mut changed = changes(before, after);
     // A writer creates the empty lock file before it reads the state (flame.md §2, §3.5 step 1).
     let lock = PathBuf::from("project/.opencode/flame/state.json.lock");
     if !before.contains_key(&lock) && after.get(&lock) == Some(&Entry::File(Vec::new())) {
@@ -560,15 +862,17 @@ fn judge(
 fn every_command_of_the_table_works_on_valid_files() {
     for file in files() {
         for reader in file.readers.iter().chain(&file.bystanders) {
-            let env = valid_env();
+            let env = valid_env(&file);
             let stdin = if reader.stdin {
                 (file.valid)()
             } else {
                 Vec::new()
             };
             let out = run(&env, reader, &stdin);
+            // Valid advisory files leave nothing to say.
+            let quiet = file.advisory.is_none() || out.stderr.is_empty();
             assert!(
-                out.status.success(),
+                out.status.success() && quiet,
                 "{}: ctx {}\n{}",
                 file.path,
                 reader.args.join(" "),
@@ -619,6 +923,43 @@ fn hostile_user_settings() {
     assert_file_survives_hostile_input("~/.config/ctx/config.toml");
 }
 
+#[test]
+fn hostile_swarm_plans() {
+    assert_file_survives_hostile_input(".swarm/plan.md");
+}
+
+#[test]
+fn hostile_swarm_plan_json() {
+    assert_file_survives_hostile_input(".swarm/plan.json");
+}
+
+#[test]
+fn hostile_swarm_context() {
+    assert_file_survives_hostile_input(".swarm/context.md");
+}
+
+#[test]
+fn hostile_swarm_project_config() {
+    assert_file_survives_hostile_input(".opencode/opencode-swarm.json");
+}
+
+#[test]
+fn hostile_swarm_user_config() {
+    assert_file_survives_hostile_input("~/.config/opencode/opencode-swarm.json");
+}
+
+#[test]
+fn stderr_patterns() {
+    assert!(matches_pattern(
+        "a: not JSON: …; b",
+        "a: not JSON: EOF at 1; b"
+    ));
+    assert!(matches_pattern("exact", "exact"));
+    assert!(!matches_pattern("exact", "exact and more"));
+    assert!(!matches_pattern("a…b", "a"));
+    assert!(!matches_pattern("a…b…c", "a c b"));
+}
+
 /// Every row of the table has a test above.
 #[test]
 fn every_file_of_the_table_is_tested() {
@@ -629,6 +970,11 @@ fn every_file_of_the_table_is_tested() {
         "summary.txt",
         ".opencode/ctx.toml",
         "~/.config/ctx/config.toml",
+        ".swarm/plan.md",
+        ".swarm/plan.json",
+        ".swarm/context.md",
+        ".opencode/opencode-swarm.json",
+        "~/.config/opencode/opencode-swarm.json",
     ];
     for file in files() {
         assert!(tested.contains(&file.path), "{} has no test", file.path);

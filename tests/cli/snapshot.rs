@@ -76,6 +76,39 @@ fn inode(_: &std::fs::Metadata) -> u64 {
     0
 }
 
+/// The modification time of every regular file under `dir` (not following symbolic links): a
+/// rewrite with the same bytes shows here, not in [`snapshot`].
+pub fn modified_times(dir: &Path) -> BTreeMap<PathBuf, std::time::SystemTime> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                stack.extend(entries.flatten().map(|e| e.path()));
+            }
+        } else if meta.is_file() {
+            let relative = path.strip_prefix(dir).unwrap().to_path_buf();
+            out.insert(relative, meta.modified().unwrap());
+        }
+    }
+    out
+}
+
+/// The files whose modification time differs (or that are gone) between two records.
+pub fn modified_changes(
+    before: &BTreeMap<PathBuf, std::time::SystemTime>,
+    after: &BTreeMap<PathBuf, std::time::SystemTime>,
+) -> Vec<PathBuf> {
+    before
+        .iter()
+        .filter(|(p, t)| after.get(*p) != Some(t))
+        .map(|(p, _)| p.clone())
+        .collect()
+}
+
 /// The paths whose entry differs between two snapshots.
 pub fn changes(
     before: &BTreeMap<PathBuf, Entry>,
