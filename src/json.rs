@@ -359,12 +359,7 @@ impl<'a> Parser<'a> {
         let mut out = String::new();
         loop {
             let start = self.pos;
-            while let Some(&b) = self.bytes.get(self.pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos = string_stop(self.bytes, self.pos);
             // The run starts and stops at ASCII bytes, so both ends are character boundaries.
             out.push_str(&self.text[start..self.pos]);
             match self.peek() {
@@ -739,6 +734,7 @@ fn number_end(bytes: &[u8], pos: usize) -> Option<usize> {
 fn canonical_string_end(bytes: &[u8], pos: usize) -> Option<usize> {
     let mut at = pos + 1;
     loop {
+        at = string_stop(bytes, at);
         match *bytes.get(at)? {
             b'"' => return Some(at + 1),
             b'\\' => match *bytes.get(at + 1)? {
@@ -767,6 +763,33 @@ fn canonical_string_end(bytes: &[u8], pos: usize) -> Option<usize> {
             _ => at += 1,
         }
     }
+}
+
+/// The position of the first `"`, `\\` or control character at or after `at` (the length of
+/// `bytes` when there is none). Strings are most of a state's text, so this looks at 8 bytes at a
+/// time: a byte-wise test flags the bytes that match, and the lowest flag is always a true match
+/// (a false flag can only sit above a true one, from the borrow of the subtraction).
+pub fn string_stop(bytes: &[u8], mut at: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let hits = zero_bytes(word ^ (ONES * u64::from(b'"')))
+            | zero_bytes(word ^ (ONES * u64::from(b'\\')))
+            | (word.wrapping_sub(ONES * 0x20) & !word & HIGH);
+        if hits != 0 {
+            return at + (hits.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return at;
+        }
+        at += 1;
+    }
+    at
 }
 
 /// `JSON.stringify(value, null, 2)`.
@@ -1003,6 +1026,25 @@ mod tests {
                 parse_lazy(bad, "frames").unwrap_err(),
                 parse(bad).unwrap_err()
             );
+        }
+    }
+
+    #[test]
+    fn string_stop_finds_the_first_special_byte() {
+        let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+        for len in 0..24 {
+            for at in 0..len {
+                for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                    // Bytes around the borrow edges (0x21, 0x5d, 0x80, 0xff) before the stop.
+                    let mut bytes: Vec<u8> = (0..len)
+                        .map(|i| [0x21, 0x5d, 0x80, 0xff, b'a'][i % 5])
+                        .collect();
+                    bytes[at] = stop;
+                    let expected = bytes.iter().position(|&b| special(b)).unwrap();
+                    assert_eq!(string_stop(&bytes, 0), expected, "{bytes:?}");
+                }
+            }
+            assert_eq!(string_stop(&vec![b'a'; len], 0), len);
         }
     }
 }

@@ -452,10 +452,10 @@ fn scan_frame(source: &str, id: &str, range: Range<usize>) -> Option<Fields> {
 fn string_end(bytes: &[u8], pos: usize) -> usize {
     let mut at = pos + 1;
     loop {
+        at = json::string_stop(bytes, at);
         match bytes[at] {
             b'"' => return at + 1,
-            b'\\' => at += 2,
-            _ => at += 1,
+            _ => at += 2,
         }
     }
 }
