@@ -807,20 +807,23 @@ impl State {
 }
 
 /// The frames in tree order (flame.md §1): children of each frame and the roots (true roots and
-/// orphans), each list by `createdAt`, ties by position in `frames`.
+/// orphans), each list by `createdAt`, ties by position in `frames`. Built by frame position, so
+/// that an index costs one id lookup per frame.
 pub struct TreeIndex<'a> {
     pub roots: Vec<&'a str>,
-    children: HashMap<&'a str, Vec<&'a str>>,
+    state: &'a State,
+    /// The children of the frame at each position of `frames`.
+    children: Vec<Vec<&'a str>>,
 }
 
 impl<'a> TreeIndex<'a> {
     pub fn new(state: &'a State) -> TreeIndex<'a> {
         let mut roots: Vec<(i64, usize, &str)> = Vec::new();
-        let mut children: HashMap<&str, Vec<(i64, usize, &str)>> = HashMap::new();
+        let mut children: Vec<Vec<(i64, usize, &str)>> = vec![Vec::new(); state.len()];
         for (pos, frame) in state.frames().enumerate() {
             let key = (frame.created_at(), pos, frame.id);
-            match frame.parent().filter(|p| state.frame(p).is_some()) {
-                Some(parent) => children.entry(parent).or_default().push(key),
+            match frame.parent().and_then(|p| state.index.get(p)) {
+                Some(&parent) => children[parent].push(key),
                 None => roots.push(key),
             }
         }
@@ -830,12 +833,16 @@ impl<'a> TreeIndex<'a> {
         };
         TreeIndex {
             roots: order(roots),
-            children: children.into_iter().map(|(k, v)| (k, order(v))).collect(),
+            state,
+            children: children.into_iter().map(order).collect(),
         }
     }
 
     pub fn children(&self, id: &str) -> &[&'a str] {
-        self.children.get(id).map_or(&[], Vec::as_slice)
+        self.state
+            .index
+            .get(id)
+            .map_or(&[], |&at| self.children[at].as_slice())
     }
 
     /// `id` and its descendants in pre-order.
