@@ -204,7 +204,7 @@ impl TreePrinter<'_, '_> {
         let lead = connector.unwrap_or("");
         let fixed = [prefix, lead, icon, abbrev, marker]
             .iter()
-            .map(|piece| piece.width())
+            .map(|piece| width(piece))
             .sum::<usize>()
             + 4;
         let room = self.options.width.saturating_sub(fixed);
@@ -213,7 +213,7 @@ impl TreePrinter<'_, '_> {
         for piece in [prefix, lead, icon, " "] {
             line.push_str(piece);
         }
-        if goal.width() <= room {
+        if width(goal) <= room {
             line.push_str(goal);
         } else {
             line.push_str(&fit_width(goal, room, self.glyphs.ellipsis));
@@ -302,6 +302,16 @@ fn wrap_legend(head: &str, items: &[String], width: usize) -> String {
     }
     out.push('\n');
     out
+}
+
+/// The display width of `text`; printable ASCII, the usual case, is one column a byte, without
+/// the Unicode tables.
+fn width(text: &str) -> usize {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        text.len()
+    } else {
+        text.width()
+    }
 }
 
 fn one_line(text: &str) -> String {
