@@ -372,7 +372,11 @@ fn load_frame(source: &str, id: String, value: json::Lazy) -> Result<Slot, Inval
     };
     validate_frame(&id, &value)?;
     let Json::Object(object) = value else {
-        unreachable!("validate_frame accepts objects only")
+        // validate_frame refuses anything but an object; this only keeps the function total.
+        return Err(Invalid::new(format!(
+            "/frames/{} must be an object",
+            pointer(&id)
+        )));
     };
     Ok(Slot {
         id,
