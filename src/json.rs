@@ -2,9 +2,15 @@
 //! order, numbers keep their exact text, and the writer produces what JavaScript's
 //! `JSON.stringify(value, null, 2)` does. serde_json's `Value` would need a hash map per object and
 //! an allocation per number; on a state of 10 000 frames this model parses several times faster.
+//!
+//! [`parse_lazy`] goes further for the one large object of a document (the frames of a state):
+//! a member whose text is already exactly what the writer would produce is not built into a
+//! [`Json`] at all but kept as its range of the text, so that an unchanged member costs one scan
+//! to read and one copy to write.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::ops::Range;
 
 /// Nesting deeper than this is refused (as serde_json does), so hostile input cannot exhaust the stack.
 pub const MAX_DEPTH: usize = 128;
@@ -195,30 +201,73 @@ pub struct SyntaxError {
 /// Parses one JSON document; anything but whitespace after it is an error. Duplicate keys: the
 /// last value wins, at the first key's position (as JavaScript's `JSON.parse`).
 pub fn parse(text: &str) -> Result<Json, SyntaxError> {
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
-    parser.skip_ws();
-    let value = parser.value(0)?;
-    parser.skip_ws();
-    if parser.pos < parser.bytes.len() {
-        return Err(parser.error("trailing characters after the document"));
-    }
-    Ok(value)
+    let mut parser = Parser::new(text, None);
+    parser.document()
+}
+
+/// A member value of an object read by [`parse_lazy`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lazy {
+    /// The value's range in the text, which is exactly what [`write_value`] writes for it at the
+    /// member's level: copying the range equals parsing and re-writing the value.
+    Raw(Range<usize>),
+    /// Any other value (other layout, escapes the writer does not use, duplicate keys), parsed.
+    Parsed(Json),
+}
+
+/// The members of the object [`parse_lazy`] was asked for, in order, with duplicate keys merged as
+/// [`parse`] merges them; `index` maps each key to its position.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LazyObject {
+    pub members: Vec<(String, Lazy)>,
+    pub index: HashMap<String, usize>,
+}
+
+/// [`parse`], except that when the document is an object whose member `key` is an object, that
+/// member is returned as a [`LazyObject`] and left as `null` in the document (the placeholder keeps
+/// its position). The same text is accepted and rejected, with the same errors, as by [`parse`].
+pub fn parse_lazy<'a>(
+    text: &'a str,
+    key: &'a str,
+) -> Result<(Json, Option<LazyObject>), SyntaxError> {
+    let mut parser = Parser::new(text, Some(key));
+    let value = parser.document()?;
+    Ok((value, parser.lazy))
 }
 
 struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// The top-level member to read lazily, and what was read for it (the last occurrence wins).
+    lazy_key: Option<&'a str>,
+    lazy: Option<LazyObject>,
 }
 
 /// Objects with more members than this get a hash index while parsing to find duplicate keys.
 const LINEAR_DEDUP_LIMIT: usize = 32;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(text: &'a str, lazy_key: Option<&'a str>) -> Parser<'a> {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            lazy_key,
+            lazy: None,
+        }
+    }
+
+    fn document(&mut self) -> Result<Json, SyntaxError> {
+        self.skip_ws();
+        let value = self.value(0)?;
+        self.skip_ws();
+        if self.pos < self.bytes.len() {
+            return Err(self.error("trailing characters after the document"));
+        }
+        Ok(value)
+    }
+
     fn error(&self, message: &'static str) -> SyntaxError {
         let consumed = &self.bytes[..self.pos.min(self.bytes.len())];
         let line = consumed.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -310,12 +359,7 @@ impl Parser<'_> {
         let mut out = String::new();
         loop {
             let start = self.pos;
-            while let Some(&b) = self.bytes.get(self.pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos = string_stop(self.bytes, self.pos);
             // The run starts and stops at ASCII bytes, so both ends are character boundaries.
             out.push_str(&self.text[start..self.pos]);
             match self.peek() {
@@ -442,7 +486,17 @@ impl Parser<'_> {
             }
             self.pos += 1;
             self.skip_ws();
-            let value = self.value(depth)?;
+            let value = if depth == 1 && self.lazy_key == Some(key.as_str()) {
+                if self.peek() == Some(b'{') {
+                    self.lazy = Some(self.lazy_object(depth + 1)?);
+                    Json::Null
+                } else {
+                    self.lazy = None;
+                    self.value(depth)?
+                }
+            } else {
+                self.value(depth)?
+            };
             let existing = match &mut index {
                 Some(index) => index.get(&key).copied(),
                 None => object.position(&key),
@@ -479,6 +533,265 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    /// [`Parser::object`] for the lazily read object at `depth`: each member value is kept as
+    /// its text when that text is canonical, else parsed. Whitespace, separators and errors are
+    /// handled exactly as in `object`, and a value that is not canonical goes through
+    /// [`Parser::value`] from its first byte, so every error is the one `parse` reports.
+    fn lazy_object(&mut self, depth: usize) -> Result<LazyObject, SyntaxError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        self.pos += 1;
+        let mut object = LazyObject::default();
+        // Member values sit one level deeper than the object, which is at `depth - 1`.
+        let level = depth;
+        let mut keys = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(object);
+        }
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b'"') => {}
+                None => return Err(self.error("unexpected end of input inside an object")),
+                Some(_) => return Err(self.error("expected a string key")),
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.error("expected ':' after a key"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let start = self.pos;
+            let value = match canonical_end(self.bytes, start, level, &mut keys) {
+                Some(end) => {
+                    self.pos = end;
+                    Lazy::Raw(start..end)
+                }
+                None => Lazy::Parsed(self.value(depth)?),
+            };
+            match object.index.get(&key) {
+                Some(&at) => object.members[at].1 = value,
+                None => {
+                    object.index.insert(key.clone(), object.members.len());
+                    object.members.push((key, value));
+                }
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(object);
+                }
+                None => return Err(self.error("unexpected end of input inside an object")),
+                Some(_) => return Err(self.error("expected ',' or '}'")),
+            }
+        }
+    }
+}
+
+/// Canonical text nested deeper than this is left to the full parser (whose limit is higher).
+const CANONICAL_MAX_LEVEL: usize = 32;
+/// Canonical objects with more members than this are left to the full parser, which finds
+/// duplicate keys with a hash index instead of comparing every pair.
+const CANONICAL_MAX_KEYS: usize = 32;
+
+/// Where the JSON value starting at `pos` ends, when its text is valid and exactly what
+/// [`write_value`] writes for it at indentation `level`: two-space indents, `": "` after keys,
+/// `[]` and `{}` when empty, strings escaped as [`write_string`] escapes them, no duplicate keys.
+/// Numbers count as canonical because the model keeps their text. `None` for anything else,
+/// invalid text included: the caller then runs the full parser, which reports the error.
+/// `keys` is scratch space for duplicate detection (the key spans of the enclosing objects).
+pub fn canonical_end(
+    bytes: &[u8],
+    pos: usize,
+    level: usize,
+    keys: &mut Vec<Range<usize>>,
+) -> Option<usize> {
+    match *bytes.get(pos)? {
+        b'"' => canonical_string_end(bytes, pos),
+        b't' => literal_end(bytes, pos, b"true"),
+        b'f' => literal_end(bytes, pos, b"false"),
+        b'n' => literal_end(bytes, pos, b"null"),
+        b'-' | b'0'..=b'9' => number_end(bytes, pos),
+        b'[' if bytes.get(pos + 1) == Some(&b']') => Some(pos + 2),
+        b'{' if bytes.get(pos + 1) == Some(&b'}') => Some(pos + 2),
+        _ if level >= CANONICAL_MAX_LEVEL => None,
+        b'[' => {
+            let mut at = pos + 1;
+            loop {
+                at = indent_end(bytes, at, level + 1)?;
+                at = canonical_end(bytes, at, level + 1, keys)?;
+                match *bytes.get(at)? {
+                    b',' => at += 1,
+                    b'\n' => {
+                        at = indent_end(bytes, at, level)?;
+                        return (bytes.get(at) == Some(&b']')).then_some(at + 1);
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        b'{' => {
+            let base = keys.len();
+            let end = canonical_object_end(bytes, pos, level, keys);
+            keys.truncate(base);
+            end
+        }
+        _ => None,
+    }
+}
+
+/// [`canonical_end`] for a non-empty object; pushes its keys on `keys` (the caller truncates).
+fn canonical_object_end(
+    bytes: &[u8],
+    pos: usize,
+    level: usize,
+    keys: &mut Vec<Range<usize>>,
+) -> Option<usize> {
+    let base = keys.len();
+    let mut at = pos + 1;
+    loop {
+        at = indent_end(bytes, at, level + 1)?;
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        let key_end = canonical_string_end(bytes, at)?;
+        let key = at + 1..key_end - 1;
+        // Canonical escaping is one-to-one, so equal keys have equal text.
+        if keys.len() - base >= CANONICAL_MAX_KEYS
+            || keys[base..]
+                .iter()
+                .any(|k| bytes[k.clone()] == bytes[key.clone()])
+        {
+            return None;
+        }
+        keys.push(key);
+        at = key_end;
+        if bytes.get(at..at + 2) != Some(b": ") {
+            return None;
+        }
+        at = canonical_end(bytes, at + 2, level + 1, keys)?;
+        match *bytes.get(at)? {
+            b',' => at += 1,
+            b'\n' => {
+                at = indent_end(bytes, at, level)?;
+                return (bytes.get(at) == Some(&b'}')).then_some(at + 1);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// After a newline and `level` two-space indents at `pos`.
+fn indent_end(bytes: &[u8], pos: usize, level: usize) -> Option<usize> {
+    let end = pos + 1 + 2 * level;
+    let run = bytes.get(pos..end)?;
+    (run[0] == b'\n' && run[1..].iter().all(|&b| b == b' ')).then_some(end)
+}
+
+fn literal_end(bytes: &[u8], pos: usize, word: &[u8]) -> Option<usize> {
+    bytes[pos..].starts_with(word).then_some(pos + word.len())
+}
+
+/// The end of a number with the grammar [`Parser::number`] accepts.
+fn number_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    let digits = |at: usize| {
+        let n = bytes[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        (n > 0).then_some(at + n)
+    };
+    let mut at = pos;
+    if bytes.get(at) == Some(&b'-') {
+        at += 1;
+    }
+    at = if bytes.get(at) == Some(&b'0') {
+        at + 1
+    } else {
+        digits(at)?
+    };
+    if bytes.get(at) == Some(&b'.') {
+        at = digits(at + 1)?;
+    }
+    if let Some(b'e' | b'E') = bytes.get(at) {
+        at += 1;
+        if let Some(b'+' | b'-') = bytes.get(at) {
+            at += 1;
+        }
+        at = digits(at)?;
+    }
+    Some(at)
+}
+
+/// The end of the string at `pos` when it is escaped exactly as [`write_string`] escapes.
+fn canonical_string_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    let mut at = pos + 1;
+    loop {
+        at = string_stop(bytes, at);
+        match *bytes.get(at)? {
+            b'"' => return Some(at + 1),
+            b'\\' => match *bytes.get(at + 1)? {
+                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+                b'u' => {
+                    // Only control characters without a short escape are written as \u00xx.
+                    let hex = bytes.get(at + 2..at + 6)?;
+                    let low = match hex[3] {
+                        d @ b'0'..=b'9' => d - b'0',
+                        d @ b'a'..=b'f' => d - b'a' + 10,
+                        _ => return None,
+                    };
+                    let code = match (hex[0], hex[1], hex[2]) {
+                        (b'0', b'0', b'0') => low,
+                        (b'0', b'0', b'1') => 16 + low,
+                        _ => return None,
+                    };
+                    if matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                        return None;
+                    }
+                    at += 6;
+                }
+                _ => return None,
+            },
+            0..=0x1f => return None,
+            _ => at += 1,
+        }
+    }
+}
+
+/// The position of the first `"`, `\\` or control character at or after `at` (the length of
+/// `bytes` when there is none). Strings are most of a state's text, so this looks at 8 bytes at a
+/// time: a byte-wise test flags the bytes that match, and the lowest flag is always a true match
+/// (a false flag can only sit above a true one, from the borrow of the subtraction).
+pub fn string_stop(bytes: &[u8], mut at: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let hits = zero_bytes(word ^ (ONES * u64::from(b'"')))
+            | zero_bytes(word ^ (ONES * u64::from(b'\\')))
+            | (word.wrapping_sub(ONES * 0x20) & !word & HIGH);
+        if hits != 0 {
+            return at + (hits.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return at;
+        }
+        at += 1;
+    }
+    at
+}
+
 /// `JSON.stringify(value, null, 2)`.
 pub fn to_pretty_string(value: &Json) -> String {
     let mut out = String::with_capacity(4096);
@@ -494,14 +807,16 @@ pub fn object_to_pretty_string(object: &Object, size_hint: usize) -> String {
     out
 }
 
-fn indent(out: &mut String, level: usize) {
+/// A newline and `level` two-space indents.
+pub fn indent(out: &mut String, level: usize) {
     out.push('\n');
     for _ in 0..level {
         out.push_str("  ");
     }
 }
 
-fn write_value(out: &mut String, value: &Json, level: usize) {
+/// `value` as `JSON.stringify(…, null, 2)` writes it when nested `level` deep.
+pub fn write_value(out: &mut String, value: &Json, level: usize) {
     match value {
         Json::Null => out.push_str("null"),
         Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -524,7 +839,8 @@ fn write_value(out: &mut String, value: &Json, level: usize) {
     }
 }
 
-fn write_object(out: &mut String, object: &Object, level: usize) {
+/// [`write_value`] for an object.
+pub fn write_object(out: &mut String, object: &Object, level: usize) {
     if object.is_empty() {
         out.push_str("{}");
         return;
@@ -639,5 +955,96 @@ mod tests {
     #[test]
     fn lone_surrogates_become_replacement_characters() {
         assert_eq!(parse(r#""\ud800x""#).unwrap(), Json::str("\u{FFFD}x"));
+    }
+
+    #[test]
+    fn canonical_text_is_the_writer_layout_only() {
+        let end = |text: &str, level| canonical_end(text.as_bytes(), 0, level, &mut Vec::new());
+        let written = "{\n  \"a\": [\n    1.50,\n    \"x\\u0001\\n\\\"é\"\n  ],\n  \"b\": {},\n  \"c\": []\n}";
+        assert_eq!(end(written, 0), Some(written.len()));
+        // Nested at level 1, the same object needs its lines indented once more.
+        assert_eq!(end(written, 1), None);
+        assert_eq!(
+            end(&written.replace('\n', "\n  "), 1),
+            Some(written.len() + 14)
+        );
+        // Followed by more text: the value's own end.
+        assert_eq!(end("\"a\",\n", 0), Some(3));
+        for other in [
+            "{\"a\": 1}",
+            "{\n  \"a\":1\n}",
+            "{\n  \"a\": 1 \n}",
+            "{\n   \"a\": 1\n}",
+            "{\n  \"a\": 1,\n  \"a\": 2\n}",
+            "[ ]",
+            "[\n]",
+            "\"\\/\"",
+            "\"\\u00e9\"",
+            "\"\\u000a\"",
+            "\"\\u001F\"",
+            "\"\\ud83d\\ude00\"",
+            "\"a\u{1}\"",
+            "\"open",
+            "01",
+            "-",
+            "tru",
+        ] {
+            let end = end(other, 0);
+            assert!(end.is_none() || other == "01", "{other:?}: {end:?}");
+        }
+        // A number's end is where its grammar ends; what follows is the caller's business.
+        assert_eq!(end("01", 0), Some(1));
+    }
+
+    #[test]
+    fn lazy_parse_keeps_canonical_members_as_text() {
+        let text = "{\n  \"frames\": {\n    \"a\": {\n      \"k\": [\n        1\n      ]\n    },\n    \"b\": {\"k\": 1},\n    \"a\": \"again\"\n  },\n  \"x\": 1\n}";
+        let (doc, lazy) = parse_lazy(text, "frames").unwrap();
+        let lazy = lazy.unwrap();
+        assert_eq!(
+            doc.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["frames", "x"]
+        );
+        // The duplicate `a` keeps the first position and takes the last value.
+        assert_eq!(lazy.members.len(), 2);
+        let Lazy::Raw(range) = &lazy.members[0].1 else {
+            panic!("{:?}", lazy.members[0]);
+        };
+        assert_eq!(&text[range.clone()], "\"again\"");
+        assert_eq!(
+            lazy.members[1].1,
+            Lazy::Parsed(parse("{\"k\": 1}").unwrap())
+        );
+        assert_eq!(lazy.index["b"], 1);
+        // Errors are those of `parse`, wherever they are.
+        for bad in [
+            "{\"frames\": {\"a\": [1,]}}",
+            "{\"frames\": {\"a\": 1 \"b\"}}",
+            "{\"frames\": {",
+        ] {
+            assert_eq!(
+                parse_lazy(bad, "frames").unwrap_err(),
+                parse(bad).unwrap_err()
+            );
+        }
+    }
+
+    #[test]
+    fn string_stop_finds_the_first_special_byte() {
+        let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+        for len in 0..24 {
+            for at in 0..len {
+                for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                    // Bytes around the borrow edges (0x21, 0x5d, 0x80, 0xff) before the stop.
+                    let mut bytes: Vec<u8> = (0..len)
+                        .map(|i| [0x21, 0x5d, 0x80, 0xff, b'a'][i % 5])
+                        .collect();
+                    bytes[at] = stop;
+                    let expected = bytes.iter().position(|&b| special(b)).unwrap();
+                    assert_eq!(string_stop(&bytes, 0), expected, "{bytes:?}");
+                }
+            }
+            assert_eq!(string_stop(&vec![b'a'; len], 0), len);
+        }
     }
 }

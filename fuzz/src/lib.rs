@@ -32,14 +32,21 @@ pub fn json(data: &[u8]) {
     assert_eq!(json::to_pretty_string(&again), written);
 }
 
-/// `state.json` validation (flame.md §3.4): never panics; a valid state written out is valid
-/// again and writes the same bytes.
+/// `state.json` validation (flame.md §3.4): never panics; a valid state is written exactly as the
+/// JSON model writes the whole document (unchanged frames are copied from the text they were read
+/// from), and written out it is valid again and writes the same bytes.
 pub fn state(data: &[u8]) {
     let Some(text) = text(data) else { return };
     let Ok(state) = state::parse(text) else {
         return;
     };
     let written = state.to_text();
+    let model = json::parse(text).expect("a valid state is valid JSON");
+    assert_eq!(
+        written,
+        json::to_pretty_string(&model) + "\n",
+        "the rewrite differs from the model's"
+    );
     let again = state::parse(&written).expect("ctx reads the state it writes");
     assert_eq!(again.to_text(), written, "rewriting a state changed it");
     assert_eq!(again.len(), state.len(), "a rewrite lost frames");

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use unicode_width::UnicodeWidthStr;
+
 use super::id;
 use super::state::{Frame, State, Status, TreeIndex};
 use crate::output::fit_width;
@@ -190,7 +192,6 @@ impl TreePrinter<'_, '_> {
         let status = frame.status();
         *self.counts.entry(status).or_default() += 1;
         *self.total += 1;
-        let lead = format!("{prefix}{}", connector.unwrap_or(""));
         let abbrev = self.abbrev.get(id).copied().unwrap_or(id);
         let marker = if self.options.current == Some(id) {
             self.glyphs.current
@@ -198,17 +199,28 @@ impl TreePrinter<'_, '_> {
             ""
         };
         let icon = icon(status, self.options.ascii);
-        let fixed = format!("{lead}{icon}  ({abbrev}){marker}");
-        let room = self
-            .options
-            .width
-            .saturating_sub(unicode_width::UnicodeWidthStr::width(fixed.as_str()));
-        let goal = fit_width(
-            frame.goal().lines().next().unwrap_or(""),
-            room,
-            self.glyphs.ellipsis,
-        );
-        let line = format!("{lead}{icon} {goal} ({abbrev}){marker}");
+        // The line is `{prefix}{connector}{icon} {goal} ({abbrev}){marker}`; the goal gets the room
+        // the other pieces leave (none of them combines with its neighbour, so widths add up).
+        let lead = connector.unwrap_or("");
+        let fixed = [prefix, lead, icon, abbrev, marker]
+            .iter()
+            .map(|piece| width(piece))
+            .sum::<usize>()
+            + 4;
+        let room = self.options.width.saturating_sub(fixed);
+        let goal = frame.goal().lines().next().unwrap_or("");
+        let mut line = String::with_capacity(prefix.len() + goal.len() + 64);
+        for piece in [prefix, lead, icon, " "] {
+            line.push_str(piece);
+        }
+        if width(goal) <= room {
+            line.push_str(goal);
+        } else {
+            line.push_str(&fit_width(goal, room, self.glyphs.ellipsis));
+        }
+        for piece in [" (", abbrev, ")", marker] {
+            line.push_str(piece);
+        }
         self.out.push_str(&(self.options.paint)(status, &line));
         self.out.push('\n');
 
@@ -266,7 +278,6 @@ impl TreePrinter<'_, '_> {
 /// `head` followed by the items joined with ", ", wrapped after a comma so that no line is wider
 /// than `width`; continuation lines are aligned under the first item.
 fn wrap_legend(head: &str, items: &[String], width: usize) -> String {
-    use unicode_width::UnicodeWidthStr;
     let indent = " ".repeat(head.width());
     let mut out = head.to_string();
     let mut line_width = head.width();
@@ -291,6 +302,16 @@ fn wrap_legend(head: &str, items: &[String], width: usize) -> String {
     }
     out.push('\n');
     out
+}
+
+/// The display width of `text`; printable ASCII, the usual case, is one column a byte, without
+/// the Unicode tables.
+fn width(text: &str) -> usize {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        text.len()
+    } else {
+        text.width()
+    }
 }
 
 fn one_line(text: &str) -> String {

@@ -2,8 +2,10 @@
 //! order-preserving edits. The JSON document itself is the source of truth, so unknown keys and
 //! key order survive every rewrite.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Range;
 
 use crate::json::{self, Json, Object};
 
@@ -101,32 +103,120 @@ pub const KNOWN_FRAME_KEYS: [&str; 13] = [
 ];
 
 /// A validated state document.
-/// A validated state document.
+///
+/// A state of 10 000 frames is 4.5 MB, and a command reads a few frames and changes one or two: so
+/// each frame is kept as its range of the text it was read from for as long as it is unchanged and
+/// laid out exactly as ctx writes it, and is written back by copying that range. The fields every
+/// listing reads are extracted once at load; the frame's JSON object is built only when something
+/// else is asked for or the frame is edited.
 #[derive(Debug, Clone)]
 pub struct State {
+    /// The text the state was read from (empty for a new state).
+    source: String,
+    /// The top-level members in file order; the value of `frames` is a placeholder: the frames
+    /// themselves are in `frames`.
     doc: Object,
+    /// The members of `frames`, in file order.
+    frames: Vec<Slot>,
     /// Position of each frame in `frames`: lookups by id are the hot path of every command.
     index: HashMap<String, usize>,
-    /// Length of the text the state was read from, to size the rewrite's buffer once.
-    source_len: usize,
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    id: String,
+    /// The frame's text in `State::source` while it is unchanged and exactly what the writer would
+    /// produce for it; `None` once edited, or when the file laid it out differently.
+    raw: Option<Range<usize>>,
+    /// The frame's object: set at load when `raw` is `None`, else built on first use.
+    object: OnceCell<Object>,
+    fields: Fields,
+}
+
+/// What the tree and the transitions read of every frame.
+#[derive(Debug, Clone)]
+struct Fields {
+    parent: Option<Text>,
+    status: Status,
+    goal: Text,
+    created_at: i64,
+}
+
+/// A string of a frame: a range of `State::source` (no escapes in it), or decoded.
+#[derive(Debug, Clone)]
+enum Text {
+    Source(Range<usize>),
+    Owned(Box<str>),
+}
+
+impl Text {
+    fn get<'a>(&'a self, source: &'a str) -> &'a str {
+        match self {
+            Text::Source(range) => &source[range.clone()],
+            Text::Owned(text) => text,
+        }
+    }
+
+    fn owned(text: &str) -> Text {
+        Text::Owned(text.into())
+    }
+}
+
+impl Fields {
+    /// The fields of a frame object, with the defaults the accessors have always had.
+    fn of(map: &Object) -> Fields {
+        Fields {
+            parent: non_null(map, "parentSessionID")
+                .and_then(Json::as_str)
+                .map(Text::owned),
+            status: non_null(map, "status")
+                .and_then(Json::as_str)
+                .and_then(Status::parse)
+                .unwrap_or(Status::Planned),
+            goal: Text::owned(non_null(map, "goal").and_then(Json::as_str).unwrap_or("")),
+            created_at: non_null(map, "createdAt").and_then(as_millis).unwrap_or(0),
+        }
+    }
+}
+
+impl Slot {
+    /// The frame's object, built from its text on first use.
+    fn object(&self, source: &str) -> &Object {
+        self.object.get_or_init(|| {
+            let text = self.raw.clone().map_or("", |range| &source[range]);
+            match json::parse(text) {
+                Ok(Json::Object(object)) => object,
+                // Unreachable: a frame kept as text was validated as an object at load.
+                _ => Object::new(),
+            }
+        })
+    }
 }
 
 /// A read-only view of one validated frame.
 #[derive(Clone, Copy)]
 pub struct Frame<'a> {
     pub id: &'a str,
-    map: &'a Object,
+    slot: &'a Slot,
+    source: &'a str,
 }
-
 fn non_null<'a>(map: &'a Object, key: &str) -> Option<&'a Json> {
     map.get(key).filter(|v| !v.is_null())
 }
 
 /// The integer part of a JSON number (flame.md §3.4: fractions read as their integer part).
 fn as_millis(value: &Json) -> Option<i64> {
-    value.as_i64().or_else(|| {
-        value
-            .as_f64()
+    match value {
+        Json::Number(text) => millis(text),
+        _ => None,
+    }
+}
+
+/// [`as_millis`] of a number's text.
+fn millis(text: &str) -> Option<i64> {
+    text.parse::<i64>().ok().or_else(|| {
+        text.parse::<f64>()
+            .ok()
             .filter(|f| f.is_finite())
             .map(|f| f.trunc() as i64)
     })
@@ -141,55 +231,51 @@ fn strings(value: Option<&Json>) -> impl Iterator<Item = &str> {
 }
 
 impl<'a> Frame<'a> {
+    /// The frame's object, for the fields the tree does not need.
+    fn map(&self) -> &'a Object {
+        self.slot.object(self.source)
+    }
     pub fn parent(&self) -> Option<&'a str> {
-        non_null(self.map, "parentSessionID").and_then(Json::as_str)
+        self.slot.fields.parent.as_ref().map(|p| p.get(self.source))
     }
     pub fn status(&self) -> Status {
-        // Validated on load.
-        non_null(self.map, "status")
-            .and_then(Json::as_str)
-            .and_then(Status::parse)
-            .unwrap_or(Status::Planned)
+        self.slot.fields.status
     }
     pub fn goal(&self) -> &'a str {
-        non_null(self.map, "goal")
-            .and_then(Json::as_str)
-            .unwrap_or("")
+        self.slot.fields.goal.get(self.source)
     }
     pub fn created_at(&self) -> i64 {
-        non_null(self.map, "createdAt")
-            .and_then(as_millis)
-            .unwrap_or(0)
+        self.slot.fields.created_at
     }
     pub fn updated_at(&self) -> i64 {
-        non_null(self.map, "updatedAt")
+        non_null(self.map(), "updatedAt")
             .and_then(as_millis)
             .unwrap_or(0)
     }
     pub fn artifacts(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        strings(non_null(self.map, "artifacts"))
+        strings(non_null(self.map(), "artifacts"))
     }
     pub fn decisions(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        strings(non_null(self.map, "decisions"))
+        strings(non_null(self.map(), "decisions"))
     }
     pub fn planned_children(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        strings(non_null(self.map, "plannedChildren"))
+        strings(non_null(self.map(), "plannedChildren"))
     }
     pub fn summary(&self) -> Option<&'a str> {
-        non_null(self.map, "compactionSummary").and_then(Json::as_str)
+        non_null(self.map(), "compactionSummary").and_then(Json::as_str)
     }
     pub fn log_path(&self) -> Option<&'a str> {
-        non_null(self.map, "logPath").and_then(Json::as_str)
+        non_null(self.map(), "logPath").and_then(Json::as_str)
     }
     pub fn invalidation_reason(&self) -> Option<&'a str> {
-        non_null(self.map, "invalidationReason").and_then(Json::as_str)
+        non_null(self.map(), "invalidationReason").and_then(Json::as_str)
     }
     pub fn invalidated_at(&self) -> Option<i64> {
-        non_null(self.map, "invalidatedAt").and_then(as_millis)
+        non_null(self.map(), "invalidatedAt").and_then(as_millis)
     }
     /// Keys ctx does not know, in file order.
     pub fn extra(&self) -> impl Iterator<Item = (&'a str, &'a Json)> + use<'a> {
-        self.map
+        self.map()
             .iter()
             .filter(|(k, _)| !KNOWN_FRAME_KEYS.contains(k))
     }
@@ -215,13 +301,18 @@ fn is_json_space(byte: u8) -> bool {
 
 /// Parses and validates the text of a state file (BOM already removed).
 pub fn parse(text: &str) -> Result<State, Invalid> {
+    parse_owned(text.to_string())
+}
+
+/// [`parse`], keeping `text` (unchanged frames are written back from it).
+pub fn parse_owned(text: String) -> Result<State, Invalid> {
     if is_blank(text.as_bytes()) {
         return Err(Invalid {
             message: "the file is empty".into(),
             empty: true,
         });
     }
-    let value = json::parse(text).map_err(|e| {
+    let (value, frames) = json::parse_lazy(&text, "frames").map_err(|e| {
         Invalid::new(format!(
             "invalid JSON at line {}, column {}: {}",
             e.line, e.column, e.message
@@ -230,23 +321,20 @@ pub fn parse(text: &str) -> Result<State, Invalid> {
     let Json::Object(doc) = value else {
         return Err(Invalid::new("the top level must be a JSON object"));
     };
-    validate(&doc)?;
-    let index = frames_of(&doc)
-        .keys()
-        .enumerate()
-        .map(|(i, id)| (id.to_string(), i))
-        .collect();
+    // `parse_lazy` returns the frames exactly when the document's `frames` is an object.
+    validate_top(&doc, frames.is_some())?;
+    let frames = frames.unwrap_or_default();
+    let mut slots = Vec::with_capacity(frames.members.len());
+    for (id, value) in frames.members {
+        slots.push(load_frame(&text, id, value)?);
+    }
+    check_acyclic(&text, &slots, &frames.index)?;
     Ok(State {
+        source: text,
         doc,
-        index,
-        source_len: text.len(),
+        frames: slots,
+        index: frames.index,
     })
-}
-
-fn frames_of(doc: &Object) -> &Object {
-    doc.get("frames")
-        .and_then(Json::as_object)
-        .expect("validated: frames is an object")
 }
 
 /// A JSON pointer token (RFC 6901).
@@ -254,15 +342,16 @@ fn pointer(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-fn validate(doc: &Object) -> Result<(), Invalid> {
+/// The checks of the top-level members, in the order their messages have always come.
+fn validate_top(doc: &Object, frames_is_object: bool) -> Result<(), Invalid> {
     match doc.get("version") {
         Some(v) if v.as_i64().is_some_and(|n| n >= 1) => {}
         Some(_) => return Err(Invalid::new("/version must be an integer of at least 1")),
         None => return Err(Invalid::new("/version is missing")),
     }
-    let Some(Json::Object(frames)) = doc.get("frames") else {
+    if !frames_is_object {
         return Err(Invalid::new("/frames must be an object"));
-    };
+    }
     match doc.get("rootFrameIDs") {
         Some(Json::Array(items)) if items.iter().all(Json::is_string) => {}
         _ => return Err(Invalid::new("/rootFrameIDs must be an array of strings")),
@@ -275,21 +364,206 @@ fn validate(doc: &Object) -> Result<(), Invalid> {
         Some(Json::Number(_)) => {}
         _ => return Err(Invalid::new("/updatedAt must be a number")),
     }
-    for (key, frame) in frames.iter() {
-        validate_frame(key, frame)?;
-    }
-    check_acyclic(frames)
+    Ok(())
 }
 
-fn check_acyclic(frames: &Object) -> Result<(), Invalid> {
-    let position: HashMap<&str, usize> = frames.keys().enumerate().map(|(i, id)| (id, i)).collect();
+/// Validates one frame and makes its slot: from its text when that is canonical and of the usual
+/// shape ([`scan_frame`]), else from its parsed object, which [`validate_frame`] checks and which
+/// gives the error message when there is one.
+fn load_frame(source: &str, id: String, value: json::Lazy) -> Result<Slot, Invalid> {
+    let (raw, value) = match value {
+        json::Lazy::Raw(range) => {
+            if id::id_problem(&id).is_none()
+                && let Some(fields) = scan_frame(source, &id, range.clone())
+            {
+                return Ok(Slot {
+                    id,
+                    raw: Some(range),
+                    object: OnceCell::new(),
+                    fields,
+                });
+            }
+            let parsed = json::parse(&source[range.clone()]).unwrap_or(Json::Null);
+            (Some(range), parsed)
+        }
+        json::Lazy::Parsed(value) => (None, value),
+    };
+    validate_frame(&id, &value)?;
+    let Json::Object(object) = value else {
+        // validate_frame refuses anything but an object; this only keeps the function total.
+        return Err(Invalid::new(format!(
+            "/frames/{} must be an object",
+            pointer(&id)
+        )));
+    };
+    Ok(Slot {
+        id,
+        raw,
+        fields: Fields::of(&object),
+        object: OnceCell::from(object),
+    })
+}
+
+/// The fields of a frame from its canonical text (see [`json::canonical_end`]) at level 2, when
+/// the frame passes every check of [`validate_frame`] with its fields in the usual forms; `None`
+/// sends the frame to the full path, which decides (and words any error) as it always has. The
+/// text is known to be valid JSON in the writer's layout, so members are found by that layout.
+fn scan_frame(source: &str, id: &str, range: Range<usize>) -> Option<Fields> {
+    const MEMBER_INDENT: &[u8] = b"\n      ";
+    let bytes = &source.as_bytes()[..range.end];
+    let mut at = range.start;
+    if bytes[at] != b'{' || bytes[at + 1] == b'}' {
+        return None;
+    }
+    at += 1;
+    let (mut session_id, mut status, mut goal, mut created_at, mut updated_at) =
+        (false, None, None, None, false);
+    let mut parent = None;
+    loop {
+        debug_assert!(bytes[at..].starts_with(MEMBER_INDENT));
+        let key_start = at + MEMBER_INDENT.len();
+        let key_end = string_end(bytes, key_start);
+        // Known keys have nothing to escape, so an escaped key is an extra one.
+        let key = &source[key_start + 1..key_end - 1];
+        let value = key_end + 2..value_end(bytes, key_end + 2);
+        let text = &source[value.clone()];
+        let first = bytes[value.start];
+        let is_string = first == b'"';
+        let is_number = first == b'-' || first.is_ascii_digit();
+        let is_null = first == b'n';
+        match key {
+            "sessionID" => {
+                session_id = text.len() == id.len() + 2 && &text[1..text.len() - 1] == id
+            }
+            "parentSessionID" if is_null => {}
+            "parentSessionID" if is_string => parent = Some(string_text(source, value.clone())),
+            "status" => status = Some(Status::parse(text.strip_prefix('"')?.strip_suffix('"')?)?),
+            "goal" if is_string => goal = Some(string_text(source, value.clone())),
+            "createdAt" if is_number => created_at = Some(millis(text).unwrap_or(0)),
+            "updatedAt" => updated_at = is_number,
+            "artifacts" | "decisions" | "plannedChildren"
+                if !(is_null || array_of_strings(bytes, value.clone())) =>
+            {
+                return None;
+            }
+            "compactionSummary" | "logPath" | "invalidationReason" if !(is_null || is_string) => {
+                return None;
+            }
+            "invalidatedAt" if !(is_null || is_number) => return None,
+            "parentSessionID" | "goal" | "createdAt" => return None,
+            _ => {}
+        }
+        at = value.end;
+        if bytes[at] != b',' {
+            break;
+        }
+        at += 1;
+    }
+    if !(session_id && updated_at) {
+        return None;
+    }
+    Some(Fields {
+        parent,
+        status: status?,
+        goal: goal?,
+        created_at: created_at?,
+    })
+}
+
+/// The end of the (valid) string starting at `pos`.
+fn string_end(bytes: &[u8], pos: usize) -> usize {
+    let mut at = pos + 1;
+    loop {
+        at = json::string_stop(bytes, at);
+        match bytes[at] {
+            b'"' => return at + 1,
+            _ => at += 2,
+        }
+    }
+}
+
+/// The end of the canonical value starting at `pos`: a scalar ends at the `,` or newline after
+/// it, a container at its matching bracket.
+fn value_end(bytes: &[u8], pos: usize) -> usize {
+    match bytes[pos] {
+        b'"' => string_end(bytes, pos),
+        b'[' | b'{' => {
+            let mut depth = 0usize;
+            let mut at = pos;
+            loop {
+                match bytes[at] {
+                    b'"' => {
+                        at = string_end(bytes, at);
+                        continue;
+                    }
+                    b'[' | b'{' => depth += 1,
+                    b']' | b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return at + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                at += 1;
+            }
+        }
+        _ => {
+            pos + bytes[pos..]
+                .iter()
+                .position(|&b| b == b',' || b == b'\n')
+                .unwrap_or(bytes.len() - pos)
+        }
+    }
+}
+
+/// Whether the canonical array at `range` holds strings only.
+fn array_of_strings(bytes: &[u8], range: Range<usize>) -> bool {
+    if bytes[range.start] != b'[' {
+        return false;
+    }
+    let mut at = range.start + 1;
+    while at + 1 < range.end {
+        // Past the newline and indent before the item.
+        while bytes[at] == b'\n' || bytes[at] == b' ' {
+            at += 1;
+        }
+        if bytes[at] != b'"' {
+            return false;
+        }
+        at = string_end(bytes, at);
+        if bytes[at] == b',' {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    true
+}
+
+/// The string at `range` (quotes included): its range of the source when it has no escape.
+fn string_text(source: &str, range: Range<usize>) -> Text {
+    let inner = range.start + 1..range.end - 1;
+    if source.as_bytes()[inner.clone()].contains(&b'\\') {
+        match json::parse(&source[range]) {
+            Ok(Json::String(text)) => Text::Owned(text.into()),
+            _ => Text::Owned("".into()),
+        }
+    } else {
+        Text::Source(inner)
+    }
+}
+
+fn check_acyclic(
+    source: &str,
+    frames: &[Slot],
+    index: &HashMap<String, usize>,
+) -> Result<(), Invalid> {
     let parent: Vec<Option<usize>> = frames
         .iter()
-        .map(|(_, f)| {
-            f.as_object()
-                .and_then(|f| non_null(f, "parentSessionID"))
-                .and_then(Json::as_str)
-                .and_then(|p| position.get(p).copied())
+        .map(|slot| {
+            let parent = slot.fields.parent.as_ref()?.get(source);
+            index.get(parent).copied()
         })
         .collect();
     // 0 = unvisited, 1 = on the path being walked, 2 = known to reach a root.
@@ -301,7 +575,7 @@ fn check_acyclic(frames: &Object) -> Result<(), Invalid> {
             match mark[at] {
                 2 => break,
                 1 => {
-                    let (id, _) = frames.entry_at(at).expect("index in range");
+                    let id = &frames[at].id;
                     return Err(Invalid::new(format!("frames form a cycle through {id}")));
                 }
                 _ => {}
@@ -389,13 +663,14 @@ impl State {
     pub fn empty() -> State {
         let mut doc = Object::new();
         doc.insert("version", Json::int(SCHEMA_VERSION));
-        doc.insert("frames", Json::Object(Object::new()));
+        doc.insert("frames", Json::Null);
         doc.insert("rootFrameIDs", Json::Array(Vec::new()));
         doc.insert("updatedAt", Json::int(0));
         State {
+            source: String::new(),
             doc,
+            frames: Vec::new(),
             index: HashMap::new(),
-            source_len: 0,
         }
     }
 
@@ -403,47 +678,30 @@ impl State {
         self.doc.get("version").and_then(Json::as_i64).unwrap_or(1)
     }
 
-    fn frames_map(&self) -> &Object {
-        frames_of(&self.doc)
-    }
-
-    fn frames_map_mut(&mut self) -> &mut Object {
-        self.doc
-            .get_mut("frames")
-            .and_then(Json::as_object_mut)
-            .expect("validated: frames is an object")
-    }
-
-    /// The object of frame `id`, for editing.
-    fn frame_mut(&mut self, id: &str) -> Option<&mut Object> {
-        let at = *self.index.get(id)?;
-        self.frames_map_mut().value_at_mut(at)?.as_object_mut()
+    fn view<'a>(&'a self, slot: &'a Slot) -> Frame<'a> {
+        Frame {
+            id: &slot.id,
+            slot,
+            source: &self.source,
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.frames_map().len()
+        self.frames.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.frames_map().is_empty()
+        self.frames.is_empty()
     }
 
     pub fn frame(&self, id: &str) -> Option<Frame<'_>> {
-        let (key, value) = self.frames_map().entry_at(*self.index.get(id)?)?;
-        Some(Frame {
-            id: key,
-            map: value.as_object()?,
-        })
+        let slot = self.frames.get(*self.index.get(id)?)?;
+        Some(self.view(slot))
     }
 
     /// Every frame, in file order.
     pub fn frames(&self) -> impl Iterator<Item = Frame<'_>> {
-        self.frames_map().iter().filter_map(|(id, v)| {
-            Some(Frame {
-                id,
-                map: v.as_object()?,
-            })
-        })
+        self.frames.iter().map(|slot| self.view(slot))
     }
 
     /// The stored `activeFrameID`, whether or not it names a frame.
@@ -456,8 +714,9 @@ impl State {
         if let Some((key, _)) = self.index.get_key_value(id) {
             return Some(key);
         }
-        self.frames_map()
-            .keys()
+        self.frames
+            .iter()
+            .map(|slot| slot.id.as_str())
             .find(|k| k.eq_ignore_ascii_case(id))
     }
 
@@ -484,54 +743,109 @@ impl State {
 
     /// Appends a new frame at the end of `frames`; the caller has checked that `id` is new.
     pub fn insert_frame(&mut self, id: &str, frame: Object) {
-        let frames = self.frames_map_mut();
-        let at = frames.len();
-        frames.push_new(id.to_string(), Json::Object(frame));
-        self.index.insert(id.to_string(), at);
+        self.index.insert(id.to_string(), self.frames.len());
+        self.frames.push(Slot {
+            id: id.to_string(),
+            raw: None,
+            fields: Fields::of(&frame),
+            object: OnceCell::from(frame),
+        });
+    }
+
+    /// Runs `change` on the object of frame `id`, which from then on is written from its object.
+    fn edit_frame(&mut self, id: &str, change: impl FnOnce(&mut Object)) {
+        let Some(&at) = self.index.get(id) else {
+            return;
+        };
+        let slot = &mut self.frames[at];
+        slot.object(&self.source);
+        slot.raw = None;
+        if let Some(object) = slot.object.get_mut() {
+            change(object);
+            slot.fields = Fields::of(object);
+        }
     }
 
     /// Sets `key` of frame `id` (in place when present, else appended).
     pub fn set_field(&mut self, id: &str, key: &str, value: Json) {
-        if let Some(frame) = self.frame_mut(id) {
-            frame.insert(key, value);
-        }
+        self.edit_frame(id, |frame| frame.insert(key, value));
     }
 
     /// Appends `item` to the string array `key` of frame `id`, creating the key at the end if
     /// absent (or null).
     pub fn append_to(&mut self, id: &str, key: &str, item: &str) {
-        if let Some(frame) = self.frame_mut(id) {
-            match frame.get_mut(key) {
-                Some(Json::Array(items)) => items.push(Json::str(item)),
-                _ => frame.insert(key, Json::strings([item])),
-            }
-        }
+        self.edit_frame(id, |frame| match frame.get_mut(key) {
+            Some(Json::Array(items)) => items.push(Json::str(item)),
+            _ => frame.insert(key, Json::strings([item])),
+        });
     }
 
-    /// The document as Flame writes it (`JSON.stringify(state, null, 2)`) plus one newline.
+    /// The document as Flame writes it (`JSON.stringify(state, null, 2)`) plus one newline: what
+    /// [`json::write_object`] writes for the whole document, except that each unchanged frame is
+    /// copied from the text it was read from (which is what writing its object would produce).
     pub fn to_text(&self) -> String {
-        let mut text =
-            json::object_to_pretty_string(&self.doc, self.source_len + self.source_len / 16);
-        text.push('\n');
-        text
+        let mut out = String::with_capacity(self.source.len() + self.source.len() / 16 + 4096);
+        out.push('{');
+        for (i, (key, value)) in self.doc.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            json::indent(&mut out, 1);
+            json::write_string(&mut out, key);
+            out.push_str(": ");
+            if key == "frames" {
+                self.write_frames(&mut out);
+            } else {
+                json::write_value(&mut out, value, 1);
+            }
+        }
+        json::indent(&mut out, 0);
+        out.push_str("}\n");
+        out
+    }
+
+    /// The `frames` object, at level 1.
+    fn write_frames(&self, out: &mut String) {
+        if self.frames.is_empty() {
+            out.push_str("{}");
+            return;
+        }
+        out.push('{');
+        for (i, slot) in self.frames.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            json::indent(out, 2);
+            json::write_string(out, &slot.id);
+            out.push_str(": ");
+            match &slot.raw {
+                Some(raw) => out.push_str(&self.source[raw.clone()]),
+                None => json::write_object(out, slot.object(&self.source), 2),
+            }
+        }
+        json::indent(out, 1);
+        out.push('}');
     }
 }
 
 /// The frames in tree order (flame.md §1): children of each frame and the roots (true roots and
-/// orphans), each list by `createdAt`, ties by position in `frames`.
+/// orphans), each list by `createdAt`, ties by position in `frames`. Built by frame position, so
+/// that an index costs one id lookup per frame.
 pub struct TreeIndex<'a> {
     pub roots: Vec<&'a str>,
-    children: HashMap<&'a str, Vec<&'a str>>,
+    state: &'a State,
+    /// The children of the frame at each position of `frames`.
+    children: Vec<Vec<&'a str>>,
 }
 
 impl<'a> TreeIndex<'a> {
     pub fn new(state: &'a State) -> TreeIndex<'a> {
         let mut roots: Vec<(i64, usize, &str)> = Vec::new();
-        let mut children: HashMap<&str, Vec<(i64, usize, &str)>> = HashMap::new();
+        let mut children: Vec<Vec<(i64, usize, &str)>> = vec![Vec::new(); state.len()];
         for (pos, frame) in state.frames().enumerate() {
             let key = (frame.created_at(), pos, frame.id);
-            match frame.parent().filter(|p| state.frame(p).is_some()) {
-                Some(parent) => children.entry(parent).or_default().push(key),
+            match frame.parent().and_then(|p| state.index.get(p)) {
+                Some(&parent) => children[parent].push(key),
                 None => roots.push(key),
             }
         }
@@ -541,12 +855,16 @@ impl<'a> TreeIndex<'a> {
         };
         TreeIndex {
             roots: order(roots),
-            children: children.into_iter().map(|(k, v)| (k, order(v))).collect(),
+            state,
+            children: children.into_iter().map(order).collect(),
         }
     }
 
     pub fn children(&self, id: &str) -> &[&'a str] {
-        self.children.get(id).map_or(&[], Vec::as_slice)
+        self.state
+            .index
+            .get(id)
+            .map_or(&[], |&at| self.children[at].as_slice())
     }
 
     /// `id` and its descendants in pre-order.

@@ -211,7 +211,7 @@ fn read_state(path: &Path) -> Result<Option<State>> {
             path.display()
         )));
     }
-    let bytes = match read_capped(path, MAX_STATE_BYTES) {
+    let mut bytes = match read_capped(path, MAX_STATE_BYTES) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.kind() == io::ErrorKind::FileTooLarge => {
@@ -223,15 +223,19 @@ fn read_state(path: &Path) -> Result<Option<State>> {
         }
         Err(e) => return Err(Error::io(path, "read", &e)),
     };
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let (line, column) = line_column(&bytes[..e.valid_up_to()]);
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    // The state keeps the text: unchanged frames are written back from it.
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let (line, column) = line_column(&bytes[..e.utf8_error().valid_up_to()]);
         Error::failure(format!(
             "{}: not UTF-8: invalid byte at line {line}, column {column}",
             path.display()
         ))
     })?;
-    state::parse(text).map(Some).map_err(|invalid| {
+    state::parse_owned(text).map(Some).map_err(|invalid| {
         let err = Error::failure(format!("{}: {}", path.display(), invalid.message));
         if invalid.empty {
             err.with_hint(
