@@ -1,12 +1,12 @@
 //! Prints, for every text file under the given directories, the features of ctx's calibrated
-//! estimate and the exact o200k_base count, as CSV. scripts/budget-calibrate.py fits the per-class
+//! estimate, the exact o200k_base count and ctx's current estimate, as CSV. scripts/budget-calibrate.py fits the per-class
 //! weights of src/budget/estimate.rs from this output.
 //!
 //!   cargo run --release --example budget_calibrate -- DIR... > features.csv
 
 use std::path::Path;
 
-use ctxkit::budget::estimate::{ContentClass, FEATURES, Histogram};
+use ctxkit::budget::estimate::{self, ContentClass, FEATURES, Family, Histogram};
 use ctxkit::budget::tokenize::Encoding;
 use rayon::prelude::*;
 
@@ -25,7 +25,7 @@ fn main() {
         }
     }
     let rows: Vec<String> = files.par_iter().filter_map(|path| row(path)).collect();
-    println!("path,class,bytes,o200k,{}", FEATURES.join(","));
+    println!("path,class,bytes,o200k,shipped,{}", FEATURES.join(","));
     for row in rows {
         println!("{row}");
     }
@@ -44,12 +44,15 @@ fn row(path: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(&bytes);
     let mut histogram = Histogram::default();
     histogram.add(text.as_bytes());
-    let class: ContentClass = histogram.classify(ContentClass::from_path(path));
+    let hint = ContentClass::from_path(path);
+    let class: ContentClass = histogram.classify(hint);
     let tokens = Encoding::O200k.count(&text);
+    // What ctx itself estimates today, so that the shipped weights are measured, not only a refit.
+    let shipped = estimate::estimate(&histogram, hint, Family::Other);
     let features: Vec<String> = histogram.features().iter().map(|f| f.to_string()).collect();
     let name = path.display().to_string().replace(',', "_");
     Some(format!(
-        "{name},{},{},{tokens},{}",
+        "{name},{},{},{tokens},{shipped},{}",
         class.name(),
         text.len(),
         features.join(",")

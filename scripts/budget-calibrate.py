@@ -2,8 +2,10 @@
 """Fits the per-class weights of ctx's calibrated token estimate (src/budget/estimate.rs).
 
 Input: the CSV that `cargo run --release --example budget_calibrate -- DIR...` prints (one row
-per text file: its content class, exact o200k_base count and character-class counts).
-Files whose path hashes to an even number train the fit; the others measure its error.
+per text file: its content class, exact o200k_base count, ctx's current estimate and
+character-class counts). Files whose path hashes to an even number train the fit; the others
+measure its error, and the error of the weights ctx ships (column `shipped`), which were fitted
+the same way: on held-out files both errors are out of sample.
 
     python3 scripts/budget-calibrate.py features.csv
 
@@ -32,6 +34,7 @@ def main(path):
                 continue
             rows.setdefault(r["class"], []).append(r)
     totals = [0.0, 0.0]
+    shipped_totals = [0.0, 0.0]
     for cls in ["prose", "code", "data", "lockfile", "encoded", "hex"]:
         data = rows.get(cls, [])
         if not data:
@@ -58,10 +61,18 @@ def main(path):
         print(f"  held-out per-file error: median {np.median(np.abs(rel)) * 100:.1f} %, "
               f"p90 {np.percentile(np.abs(rel), 90) * 100:.1f} %, "
               f"total {total * 100:+.2f} %")
+        shipped = np.array([float(r["shipped"]) for r in data])[test]
+        srel = (shipped - y[test]) / y[test]
+        print(f"  shipped weights, same files: median {np.median(np.abs(srel)) * 100:.1f} %, "
+              f"p90 {np.percentile(np.abs(srel), 90) * 100:.1f} %, "
+              f"total {(shipped.sum() - y[test].sum()) / y[test].sum() * 100:+.2f} %")
         totals[0] += pred.sum()
         totals[1] += y[test].sum()
+        shipped_totals[0] += shipped.sum()
+        shipped_totals[1] += y[test].sum()
         print("  ContentClass::%s => [%s]," % (cls.capitalize(), ", ".join(f"{c:.4f}" for c in coef)))
-    print(f"all held-out files: total {(totals[0] - totals[1]) / totals[1] * 100:+.2f} %")
+    print(f"all held-out files: total {(totals[0] - totals[1]) / totals[1] * 100:+.2f} %, "
+          f"shipped weights {(shipped_totals[0] - shipped_totals[1]) / shipped_totals[1] * 100:+.2f} %")
 
 
 if __name__ == "__main__":

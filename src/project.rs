@@ -10,6 +10,8 @@ use crate::error::{Error, Result};
 /// The project a command works on.
 pub struct Project {
     pub root: PathBuf,
+    /// The root as the user wrote it (`-C DIR`, `CTX_ROOT`), `None` when discovered.
+    pub given_root: Option<PathBuf>,
     config: OnceCell<Config>,
 }
 
@@ -36,12 +38,15 @@ impl Project {
                 discover_root(&cwd)
             }
         };
-        Ok(Project::at(root))
+        let mut project = Project::at(root);
+        project.given_root = explicit.map(Path::to_path_buf);
+        Ok(project)
     }
 
     pub fn at(root: PathBuf) -> Project {
         Project {
             root,
+            given_root: None,
             config: OnceCell::new(),
         }
     }

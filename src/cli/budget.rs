@@ -12,7 +12,8 @@ Count the tokens of files, directories (walked with .gitignore/.ignore rules),
 standard input ('-') and/or an OpenCode session export (--session), and compare
 the total with a model's context window.
 
-With no PATH and no --session, the working directory is counted. Binary files
+With no PATH and no --session, the project root given with -C/--root (or
+CTX_ROOT) is counted, else the working directory. Binary files
 (a NUL byte in the first 8000 bytes) and unreadable files are skipped and listed;
 files that are not UTF-8 are counted as lossily decoded text.
 
@@ -39,8 +40,8 @@ models.dev cache or ctx's built-in table. --json prints one JSON document.")]
 
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
-    /// Files and directories to count, '-' for standard input [default: the working directory
-    /// when no --session is given]
+    /// Files and directories to count, '-' for standard input [default without --session: the
+    /// -C/--root directory when given, else the working directory]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 

@@ -364,7 +364,8 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
     let mut skipped: Vec<Skipped> = Vec::new();
     let mut files_counted = 0u64;
     let paths: Vec<PathBuf> = if args.paths.is_empty() && args.session.is_none() {
-        vec![PathBuf::from(".")]
+        // `ctx -C DIR budget estimate` counts DIR, as it is written (paths stay relative).
+        vec![ctx.project.given_root.clone().unwrap_or_else(|| PathBuf::from("."))]
     } else {
         args.paths.clone()
     };

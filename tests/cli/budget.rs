@@ -548,6 +548,28 @@ fn stdin_is_counted_once() {
     ");
 }
 
+#[test]
+fn without_a_path_the_given_root_or_else_the_working_directory_is_counted() {
+    let env = TestEnv::new();
+    env.write("here.txt", "hello world\n");
+    env.write("sub/there.txt", "hello\n");
+    let counted = |args: &[&str]| {
+        let mut all = vec!["budget", "estimate", "--tokenizer", "o200k", "--json"];
+        all.extend_from_slice(args);
+        paths_of(&json_of(&env, &all), "items")
+    };
+    assert_eq!(counted(&[]), ["here.txt", "sub/there.txt"]);
+    assert_eq!(counted(&["-C", "sub"]), ["sub/there.txt"]);
+    let out = env
+        .ctx()
+        .args(["budget", "estimate", "--tokenizer", "o200k", "--json"])
+        .env("CTX_ROOT", "sub")
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(paths_of(&doc, "items"), ["sub/there.txt"]);
+}
+
 // ---- bad input ----
 
 #[test]
