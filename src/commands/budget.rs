@@ -365,7 +365,12 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
     let mut files_counted = 0u64;
     let paths: Vec<PathBuf> = if args.paths.is_empty() && args.session.is_none() {
         // `ctx -C DIR budget estimate` counts DIR, as it is written (paths stay relative).
-        vec![ctx.project.given_root.clone().unwrap_or_else(|| PathBuf::from("."))]
+        vec![
+            ctx.project
+                .given_root
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(".")),
+        ]
     } else {
         args.paths.clone()
     };

@@ -5,10 +5,11 @@
 //! which also keeps a 2 MB history fast. The output document is built whole before a byte of it
 //! is written.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{MapAccess, Visitor};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -84,52 +85,164 @@ fn shape_error(what: impl fmt::Display) -> Error {
         .with_hint(SHAPE_HINT)
 }
 
-/// A parsed message list. Only what injection needs is parsed: the top-level keys, and each
-/// message's `info`; parts stay raw text and are written back byte for byte.
+/// A parsed message list. Only what injection needs is parsed: the top-level keys, and the
+/// keys of each message's `info` that injection reads; parts stay raw text and are written back
+/// byte for byte.
 pub struct MessageList<'a> {
     /// Top-level members in order (a repeated key keeps its first position and its last value,
-    /// as JavaScript's parser does).
-    top: Vec<(String, &'a RawValue)>,
+    /// as JavaScript's parser does); `None` stands for `messages`.
+    top: Vec<(String, Option<&'a RawValue>)>,
     messages: Vec<Message<'a>>,
 }
 
 struct Message<'a> {
     raw: &'a RawValue,
+    /// The members of `info` named in [`INFO_KEYS`] that are present.
     info: Map<String, Value>,
 }
 
-/// One message, as far as injection looks into it.
-#[derive(Deserialize)]
-struct MessageHead<'a> {
-    #[serde(borrow)]
-    info: Option<&'a RawValue>,
-    #[serde(borrow)]
-    parts: Option<&'a RawValue>,
+/// What injection reads of a message's `info`: its identity, and what a new message copies.
+const INFO_KEYS: [&str; 5] = ["id", "role", "sessionID", "agent", "model"];
+
+/// An object key, borrowed from the input unless it holds escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        deserializer.deserialize_str(Visit)
+    }
 }
 
-/// The top-level object's members, in order, values unparsed.
-struct Members<'a>(Vec<(String, &'a RawValue)>);
+/// The members of an object whose keys are in `names`, unparsed, the last of a repeated key
+/// winning; the other members are skipped without being built.
+struct Pick<'n>(&'n [&'n str]);
 
-impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+impl<'de> DeserializeSeed<'de> for Pick<'_> {
+    type Value = Vec<Option<&'de RawValue>>;
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Pick<'_> {
+    type Value = Vec<Option<&'de RawValue>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut found = vec![None; self.0.len()];
+        while let Some(Key(key)) = map.next_key()? {
+            match self.0.iter().position(|name| *name == key) {
+                Some(i) => found[i] = Some(map.next_value()?),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The value of the top-level `messages`: its items unparsed, or a note that it is no array.
+enum Items<'a> {
+    Array(Vec<&'a RawValue>),
+    NotArray,
+}
+
+impl<'de> Deserialize<'de> for Items<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
-            type Value = Members<'a>;
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Items<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Items<'de>, S::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Items::Array(items))
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Items<'de>, M::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Items::NotArray)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Items<'de>, E> {
+                Ok(Items::NotArray)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Items<'de>, E> {
+                Ok(Items::NotArray)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Items<'de>, E> {
+                Ok(Items::NotArray)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Items<'de>, E> {
+                Ok(Items::NotArray)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Items<'de>, E> {
+                Ok(Items::NotArray)
+            }
+            fn visit_unit<E>(self) -> Result<Items<'de>, E> {
+                Ok(Items::NotArray)
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
+/// The top-level object: its members in order with `messages` parsed down to its items, in one
+/// pass over the text.
+struct Top<'a> {
+    members: Vec<(String, Option<&'a RawValue>)>,
+    messages: Option<Items<'a>>,
+}
+
+impl<'de> Deserialize<'de> for Top<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Top<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object")
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Members<'a>, M::Error> {
-                let mut members: Vec<(String, &'a RawValue)> = Vec::new();
-                while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
-                    match members.iter_mut().find(|(k, _)| *k == key) {
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Top<'de>, M::Error> {
+                let mut top = Top {
+                    members: Vec::new(),
+                    messages: None,
+                };
+                while let Some(Key(key)) = map.next_key()? {
+                    let value = if key == "messages" {
+                        top.messages = Some(map.next_value()?);
+                        None
+                    } else {
+                        Some(map.next_value()?)
+                    };
+                    match top.members.iter_mut().find(|(k, _)| *k == key) {
                         Some(slot) => slot.1 = value,
-                        None => members.push((key, value)),
+                        None => top.members.push((key.into_owned(), value)),
                     }
                 }
-                Ok(Members(members))
+                Ok(top)
             }
         }
-        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+        deserializer.deserialize_map(Visit)
     }
 }
 
@@ -137,12 +250,17 @@ fn starts_with(raw: &RawValue, byte: u8) -> bool {
     raw.get().as_bytes().first() == Some(&byte)
 }
 
+fn is_json_space(byte: &u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// Parses and checks the message list: every message an object with an object `info` holding
-/// string `id` and `role`, and an array `parts`.
+/// string `id` and `role`, and an array `parts`. The big parts are crossed twice (the top level,
+/// then each message) and never built.
 pub fn parse_messages(input: &str) -> Result<MessageList<'_>> {
-    if input.trim().is_empty() {
+    let Some(first) = input.as_bytes().iter().find(|b| !is_json_space(b)) else {
         return Err(Error::failure("the input is empty").with_hint(SHAPE_HINT));
-    }
+    };
     let syntax = |e: serde_json::Error| {
         Error::failure(format!(
             "the input is not JSON: {} at line {}, column {}",
@@ -152,30 +270,41 @@ pub fn parse_messages(input: &str) -> Result<MessageList<'_>> {
         ))
         .with_hint(SHAPE_HINT)
     };
-    // The whole text is checked first, so that a syntax error is reported as such and not as
-    // a shape error.
-    let whole: &RawValue = serde_json::from_str(input).map_err(syntax)?;
-    if !starts_with(whole, b'{') {
+    if *first != b'{' {
+        // A syntax error anywhere is reported as such, before the shape.
+        serde_json::from_str::<IgnoredAny>(input).map_err(syntax)?;
         return Err(shape_error("the top level is not an object"));
     }
-    let Members(top) = serde_json::from_str(whole.get()).map_err(syntax)?;
-    let Some((_, raw_messages)) = top.iter().find(|(k, _)| k == "messages") else {
-        return Err(shape_error("there is no \"messages\" key"));
+    let top: Top<'_> = serde_json::from_str(input).map_err(syntax)?;
+    let raw_items = match top.messages {
+        None => return Err(shape_error("there is no \"messages\" key")),
+        Some(Items::NotArray) => return Err(shape_error("/messages is not an array")),
+        Some(Items::Array(items)) => items,
     };
-    if !starts_with(raw_messages, b'[') {
-        return Err(shape_error("/messages is not an array"));
-    }
-    let raw_items: Vec<&RawValue> = serde_json::from_str(raw_messages.get()).map_err(syntax)?;
     let mut messages = Vec::with_capacity(raw_items.len());
     for (i, raw) in raw_items.into_iter().enumerate() {
         if !starts_with(raw, b'{') {
             return Err(shape_error(format!("/messages/{i} is not an object")));
         }
-        let head: MessageHead<'_> = serde_json::from_str(raw.get()).map_err(syntax)?;
-        let info = match head.info.filter(|r| starts_with(r, b'{')) {
-            Some(info) => serde_json::from_str::<Map<String, Value>>(info.get()).map_err(syntax)?,
-            None => return Err(shape_error(format!("/messages/{i}/info is not an object"))),
+        let head = Pick(&["info", "parts"])
+            .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
+            .map_err(syntax)?;
+        let (info, parts) = (head[0], head[1]);
+        let Some(info) = info.filter(|r| starts_with(r, b'{')) else {
+            return Err(shape_error(format!("/messages/{i}/info is not an object")));
         };
+        let picked = Pick(&INFO_KEYS)
+            .deserialize(&mut serde_json::Deserializer::from_str(info.get()))
+            .map_err(syntax)?;
+        let mut info = Map::new();
+        for (key, value) in INFO_KEYS.iter().zip(picked) {
+            if let Some(value) = value {
+                info.insert(
+                    key.to_string(),
+                    serde_json::from_str(value.get()).map_err(syntax)?,
+                );
+            }
+        }
         for key in ["id", "role"] {
             if !info.get(key).is_some_and(Value::is_string) {
                 return Err(shape_error(format!(
@@ -183,12 +312,15 @@ pub fn parse_messages(input: &str) -> Result<MessageList<'_>> {
                 )));
             }
         }
-        if !head.parts.is_some_and(|p| starts_with(p, b'[')) {
+        if !parts.is_some_and(|p| starts_with(p, b'[')) {
             return Err(shape_error(format!("/messages/{i}/parts is not an array")));
         }
         messages.push(Message { raw, info });
     }
-    Ok(MessageList { top, messages })
+    Ok(MessageList {
+        top: top.members,
+        messages,
+    })
 }
 
 /// serde_json's message without its own position suffix.
@@ -345,7 +477,8 @@ pub fn inject(
     let size = list
         .top
         .iter()
-        .map(|(k, v)| k.len() + v.get().len() + 4)
+        .map(|(k, v)| k.len() + v.map_or(0, |v| v.get().len()) + 4)
+        .chain(messages.iter().map(|m| m.raw.get().len() + 1))
         .sum::<usize>();
     let mut out = String::with_capacity(size + text.len() * 2 + 1024);
     out.push('{');
@@ -355,7 +488,7 @@ pub fn inject(
         }
         out.push_str(&Value::String(key.clone()).to_string());
         out.push(':');
-        if key != "messages" {
+        if let Some(value) = value {
             out.push_str(value.get());
             continue;
         }
@@ -485,6 +618,32 @@ mod tests {
         assert!(inject(&empty, &Position::Prepend, "x", &mut minter(), NOW).is_err());
     }
 
+    #[test]
+    fn repeated_and_escaped_keys_read_as_javascript_reads_them() {
+        let err = |input: &str| parse_messages(input).err().map(|e| e.message);
+        // The last of a repeated key wins, at every level; an escaped key is the key it spells.
+        let text = r#"{"messages":5,"mess\u0061ges":[{"info":{"id":"a","role":"assistant"},"parts":[],"info":{"id":"m","role":"user","role":"user","sessionID":"s"}}],"x":1,"x":2}"#;
+        let list = parse_messages(text).unwrap();
+        let out = inject(&list, &Position::LastUser, "CTX", &mut minter(), NOW).unwrap();
+        let out: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(out["messages"][0]["info"]["id"], "m");
+        assert_eq!(out["messages"][0]["parts"][0]["text"], "CTX");
+        assert_eq!(out["x"], 2);
+        // A syntax error behind a shape error is still reported as a syntax error.
+        assert_eq!(
+            err("[1, 2"),
+            Some("the input is not JSON: EOF while parsing a list at line 1, column 5".into())
+        );
+        assert_eq!(
+            err(r#"{"messages": {"a": }}"#),
+            Some("the input is not JSON: expected value at line 1, column 20".into())
+        );
+        assert_eq!(
+            err(r#"{"messages": 5}"#),
+            Some("the input is not an OpenCode message list: /messages is not an array".into())
+        );
+        assert_eq!(err(" \n\t"), Some("the input is empty".into()));
+    }
     #[test]
     fn positions_parse_and_print() {
         for text in [
