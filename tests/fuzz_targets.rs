@@ -213,6 +213,11 @@ fn fuzz_export() {
 }
 
 #[test]
+fn fuzz_messages() {
+    run("messages", targets::messages);
+}
+
+#[test]
 fn fuzz_import() {
     run("import", targets::import);
 }

@@ -2,10 +2,13 @@
 //! `fuzz_targets/` (nightly), and the main crate's `tests/fuzz_targets.rs` runs them on stable over
 //! the committed corpus and mutations of it. Each one panics only when a property breaks.
 
+use ctxkit::budget::session;
+use ctxkit::compact::inject::{self, Position};
 use ctxkit::frame::state::{self, State};
 use ctxkit::frame::{import as frame_import, log};
 use ctxkit::json;
 use ctxkit::opencode::export::Export;
+use ctxkit::opencode::id::IdMinter;
 use ctxkit::swarm::doc::{Counts, StatusDoc};
 use ctxkit::swarm::text::len16;
 use ctxkit::swarm::{config as swarm_config_file, extract, markdown, model, plan_json};
@@ -59,8 +62,8 @@ pub fn state(data: &[u8]) {
     }
 }
 
-/// OpenCode exports (`--transcript`): parsing never panics, and neither does writing a log
-/// with an accepted export.
+/// OpenCode exports (`--transcript`, `budget estimate --session`): parsing never panics, and
+/// neither does writing a log with an accepted export or viewing it as the model's input.
 pub fn export(data: &[u8]) {
     let Some(text) = text(data) else { return };
     let Ok(export) = Export::parse(text) else {
@@ -69,6 +72,11 @@ pub fn export(data: &[u8]) {
     for message in export.messages() {
         let _ = (message.role(), message.created());
     }
+    let view = session::view(&export);
+    assert!(
+        view.messages <= export.messages().count(),
+        "no message is invented"
+    );
     let log = log::render(
         &spec_state(),
         "fr_46s6jr410dd3",
@@ -244,4 +252,75 @@ pub fn swarm_config(data: &[u8]) {
     }
     let listed = markdown::agents(&roster);
     assert!(listed == "No agents registered." || listed.starts_with("## Registered Agents\n\n"));
+}
+
+/// OpenCode message lists (`compact inject`, opencode.md §8): parsing never panics; an accepted
+/// list takes the context at every position that exists, and the result is JSON holding every
+/// message of the input, unchanged ones byte for byte, plus the context exactly once.
+pub fn messages(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    let Ok(list) = inject::parse_messages(text) else {
+        return;
+    };
+    // A lone surrogate escape (`"\ud800"`) is JSON to JavaScript and to ctx, which copies it
+    // through, but not to serde_json's Value, which checks the properties below.
+    let Ok(input) = serde_json::from_str::<serde_json::Value>(text) else {
+        return;
+    };
+    let ids: Vec<String> = input["messages"]
+        .as_array()
+        .expect("accepted input has a messages array")
+        .iter()
+        .map(|m| {
+            m["info"]["id"]
+                .as_str()
+                .expect("ids are strings")
+                .to_string()
+        })
+        .collect();
+    let mut positions = vec![
+        Position::Prepend,
+        Position::Append,
+        Position::LastUser,
+        Position::LastAssistant,
+    ];
+    for id in ids.iter().take(2) {
+        positions.push(Position::Before(id.clone()));
+        positions.push(Position::After(id.clone()));
+    }
+    const CONTEXT: &str = "<ctx-fuzz-context/>";
+    for at in positions {
+        let mut minter = IdMinter::with_tail(|| *b"FUZZFUZZFUZZFZ");
+        let Ok(out) = inject::inject(&list, &at, CONTEXT, &mut minter, 1_795_343_600_000) else {
+            continue;
+        };
+        let value: serde_json::Value = serde_json::from_str(&out).expect("the output is JSON");
+        let messages = value["messages"]
+            .as_array()
+            .expect("messages stay an array");
+        let added = match at {
+            Position::LastUser | Position::LastAssistant => 0,
+            _ => 1,
+        };
+        assert_eq!(
+            messages.len(),
+            ids.len() + added,
+            "{at}: one message added at most"
+        );
+        assert_eq!(
+            occurrences(&value, CONTEXT),
+            1 + occurrences(&input, CONTEXT),
+            "{at}: the context is added once"
+        );
+    }
+}
+
+/// How often `needle` occurs in the strings of `value`.
+fn occurrences(value: &serde_json::Value, needle: &str) -> usize {
+    match value {
+        serde_json::Value::String(s) => s.matches(needle).count(),
+        serde_json::Value::Array(items) => items.iter().map(|v| occurrences(v, needle)).sum(),
+        serde_json::Value::Object(map) => map.values().map(|v| occurrences(v, needle)).sum(),
+        _ => 0,
+    }
 }

@@ -262,27 +262,29 @@ fn read_stdin() -> Result<String> {
         .take(MAX_MESSAGES_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| {
-            Error::failure(format!(
-                "cannot read standard input: {}",
-                crate::error::describe_io(&e)
-            ))
+            Error::failure(format!("cannot be read: {}", crate::error::describe_io(&e)))
         })?;
     if bytes.len() as u64 > MAX_MESSAGES_BYTES {
         return Err(Error::failure(
-            "standard input holds more than 1 GiB; that is not a message list",
+            "more than 1 GiB; that is not a message list",
         ));
     }
     String::from_utf8(bytes).map_err(|e| {
         Error::failure(format!(
-            "the input is not UTF-8 (invalid byte at offset {})",
+            "not UTF-8 (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
         ))
     })
 }
 
 fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs) -> Result<()> {
-    let input = read_stdin()?;
-    let list = inject::parse_messages(&input)?;
+    // The message list comes on standard input; its errors say so, as a file's name its path.
+    let from_stdin = |mut e: Error| {
+        e.message = format!("<stdin>: {}", e.message);
+        e
+    };
+    let input = read_stdin().map_err(from_stdin)?;
+    let list = inject::parse_messages(&input).map_err(from_stdin)?;
     let text = gather(ctx, args, false)?.all().join("\n\n");
     if text.is_empty() {
         return ctx.out.write(&input);

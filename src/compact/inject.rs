@@ -81,8 +81,7 @@ const SHAPE_HINT: &str = "expected {\"messages\": [{\"info\": {\"id\", \"role\",
                           the output of OpenCode's experimental.chat.messages.transform";
 
 fn shape_error(what: impl fmt::Display) -> Error {
-    Error::failure(format!("the input is not an OpenCode message list: {what}"))
-        .with_hint(SHAPE_HINT)
+    Error::failure(format!("not an OpenCode message list: {what}")).with_hint(SHAPE_HINT)
 }
 
 /// A parsed message list. Only what injection needs is parsed: the top-level keys, and the
@@ -259,11 +258,11 @@ fn is_json_space(byte: &u8) -> bool {
 /// then each message) and never built.
 pub fn parse_messages(input: &str) -> Result<MessageList<'_>> {
     let Some(first) = input.as_bytes().iter().find(|b| !is_json_space(b)) else {
-        return Err(Error::failure("the input is empty").with_hint(SHAPE_HINT));
+        return Err(Error::failure("empty").with_hint(SHAPE_HINT));
     };
     let syntax = |e: serde_json::Error| {
         Error::failure(format!(
-            "the input is not JSON: {} at line {}, column {}",
+            "not JSON: {} at line {}, column {}",
             describe(&e),
             e.line(),
             e.column()
@@ -425,7 +424,7 @@ fn position_of(messages: &[Message<'_>], id: &str) -> Result<usize> {
 /// `message` with `part` appended to its parts: only this message is parsed whole.
 fn with_part(message: &Message<'_>, part: Value) -> Result<String> {
     let mut value: Value = serde_json::from_str(message.raw.get())
-        .map_err(|e| Error::failure(format!("the input is not JSON: {e}")))?;
+        .map_err(|e| Error::failure(format!("not JSON: {e}")))?;
     value["parts"]
         .as_array_mut()
         .expect("checked by parse_messages")
@@ -572,23 +571,23 @@ mod tests {
         };
         assert_eq!(
             err("{\"messages\": [}"),
-            "the input is not JSON: expected value at line 1, column 15"
+            "not JSON: expected value at line 1, column 15"
         );
         assert_eq!(
             err("[]"),
-            "the input is not an OpenCode message list: the top level is not an object"
+            "not an OpenCode message list: the top level is not an object"
         );
         assert_eq!(
             err("{}"),
-            "the input is not an OpenCode message list: there is no \"messages\" key"
+            "not an OpenCode message list: there is no \"messages\" key"
         );
         assert_eq!(
             err(r#"{"messages":[{"info":{"id":"m","role":"user"}}]}"#),
-            "the input is not an OpenCode message list: /messages/0/parts is not an array"
+            "not an OpenCode message list: /messages/0/parts is not an array"
         );
         assert_eq!(
             err(r#"{"messages":[{"info":{"role":"user"},"parts":[]}]}"#),
-            "the input is not an OpenCode message list: /messages/0/info/id is not a string"
+            "not an OpenCode message list: /messages/0/info/id is not a string"
         );
         assert_eq!(
             run("before:msg_9").unwrap_err().message,
@@ -632,17 +631,17 @@ mod tests {
         // A syntax error behind a shape error is still reported as a syntax error.
         assert_eq!(
             err("[1, 2"),
-            Some("the input is not JSON: EOF while parsing a list at line 1, column 5".into())
+            Some("not JSON: EOF while parsing a list at line 1, column 5".into())
         );
         assert_eq!(
             err(r#"{"messages": {"a": }}"#),
-            Some("the input is not JSON: expected value at line 1, column 20".into())
+            Some("not JSON: expected value at line 1, column 20".into())
         );
         assert_eq!(
             err(r#"{"messages": 5}"#),
-            Some("the input is not an OpenCode message list: /messages is not an array".into())
+            Some("not an OpenCode message list: /messages is not an array".into())
         );
-        assert_eq!(err(" \n\t"), Some("the input is empty".into()));
+        assert_eq!(err(" \n\t"), Some("empty".into()));
     }
     #[test]
     fn positions_parse_and_print() {

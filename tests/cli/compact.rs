@@ -804,22 +804,22 @@ fn inject_bad_input() {
     exit: 1
     --- stdout
     --- stderr
-    error: the input is not JSON: expected ident at line 1, column 2
+    error: <stdin>: not JSON: expected ident at line 1, column 2
     hint: expected {"messages": [{"info": {"id", "role", …}, "parts": […]}, …]}, the output of OpenCode's experimental.chat.messages.transform
     exit: 1
     --- stdout
     --- stderr
-    error: the input is empty
+    error: <stdin>: empty
     hint: expected {"messages": [{"info": {"id", "role", …}, "parts": […]}, …]}, the output of OpenCode's experimental.chat.messages.transform
     exit: 1
     --- stdout
     --- stderr
-    error: the input is not an OpenCode message list: the top level is not an object
+    error: <stdin>: not an OpenCode message list: the top level is not an object
     hint: expected {"messages": [{"info": {"id", "role", …}, "parts": […]}, …]}, the output of OpenCode's experimental.chat.messages.transform
     exit: 1
     --- stdout
     --- stderr
-    error: the input is not an OpenCode message list: /messages/0/parts is not an array
+    error: <stdin>: not an OpenCode message list: /messages/0/parts is not an array
     hint: expected {"messages": [{"info": {"id", "role", …}, "parts": […]}, …]}, the output of OpenCode's experimental.chat.messages.transform
     exit: 1
     --- stdout

@@ -62,6 +62,23 @@ const fn from_stdin(args: &'static [&'static str]) -> Reader {
     }
 }
 
+const fn reads_stdin(args: &'static [&'static str]) -> Reader {
+    Reader {
+        args,
+        writes: false,
+        stdin: true,
+    }
+}
+
+/// Commands of the `budget` and `compact` groups that read ctx's settings.
+fn settings_readers() -> Vec<Reader> {
+    vec![
+        reads(&["budget", "estimate", "summary.txt"]),
+        reads(&["budget", "models"]),
+        reads(&["compact", "render", "--for", "frame"]),
+    ]
+}
+
 /// A file that some command reads.
 pub struct ReadFile {
     /// Relative to the project root, or to HOME when it starts with `~/`.
@@ -136,6 +153,8 @@ pub fn files() -> Vec<ReadFile> {
             readers: vec![
                 writes(&["frame", "pop", "--transcript", "export.json"]),
                 from_stdin(&["frame", "pop", "--transcript", "-"]),
+                reads(&["budget", "estimate", "--session", "export.json"]),
+                reads_stdin(&["budget", "estimate", "--session", "-"]),
             ],
             bystanders: vec![],
             store: false,
@@ -171,27 +190,47 @@ pub fn files() -> Vec<ReadFile> {
             wrong_types: None,
             advisory: None,
         },
+        // An OpenCode message list, only ever read from standard input.
+        ReadFile {
+            path: "messages.json",
+            kind: Kind::Json,
+            valid: || std::fs::read(fixture("compact/messages.json")).unwrap(),
+            readers: vec![
+                reads_stdin(&["compact", "inject", "--at", "last-user"]),
+                reads_stdin(&[
+                    "compact",
+                    "inject",
+                    "--at",
+                    "after:msg_203018619001aaaaaaaaaaaaaa",
+                ]),
+            ],
+            bystanders: vec![],
+            store: false,
+            absent: &[],
+            wrong_types: None,
+            advisory: None,
+        },
         // No `frame` command reads ctx's settings: whatever they hold, frame commands work.
         ReadFile {
             path: ".opencode/ctx.toml",
             kind: Kind::Toml,
             valid: || b"[frame.context]\ntotal = 4000\n".to_vec(),
-            readers: vec![],
+            readers: settings_readers(),
             bystanders: vec![reads(&["frame", "tree"]), writes(&["frame", "push", "x"])],
             store: false,
             absent: &[],
-            wrong_types: None,
+            wrong_types: Some(SETTINGS_WRONG_TYPES),
             advisory: None,
         },
         ReadFile {
             path: "~/.config/ctx/config.toml",
             kind: Kind::Toml,
             valid: || b"[frame.context]\ntotal = 4000\n".to_vec(),
-            readers: vec![],
+            readers: settings_readers(),
             bystanders: vec![reads(&["frame", "tree"]), writes(&["frame", "push", "x"])],
             store: false,
             absent: &[],
-            wrong_types: None,
+            wrong_types: Some(SETTINGS_WRONG_TYPES),
             advisory: None,
         },
         // opencode-swarm's files: advisory, read by `ctx swarm`, never written.
@@ -199,7 +238,7 @@ pub fn files() -> Vec<ReadFile> {
             path: ".swarm/plan.md",
             kind: Kind::Markdown,
             valid: || std::fs::read(fixture("swarm/example-1.plan.md")).unwrap(),
-            readers: swarm_commands(),
+            readers: swarm_file_readers(),
             bystanders: vec![],
             store: false,
             absent: &[".swarm/plan.json"],
@@ -210,7 +249,7 @@ pub fn files() -> Vec<ReadFile> {
             path: ".swarm/plan.json",
             kind: Kind::Json,
             valid: || std::fs::read(fixture("swarm/example-2.plan.json")).unwrap(),
-            readers: swarm_commands(),
+            readers: swarm_file_readers(),
             bystanders: vec![],
             store: false,
             absent: &[],
@@ -224,18 +263,18 @@ pub fn files() -> Vec<ReadFile> {
             path: ".swarm/context.md",
             kind: Kind::Markdown,
             valid: || std::fs::read(demo("examples/demo/.swarm/context.md")).unwrap(),
-            readers: swarm_commands(),
+            readers: swarm_file_readers(),
             bystanders: vec![],
             store: false,
             absent: &[],
             wrong_types: None,
-            advisory: Some(|_, _| quiet()),
+            advisory: Some(context_md_outcome),
         },
         ReadFile {
             path: ".opencode/opencode-swarm.json",
             kind: Kind::Json,
             valid: || SWARM_CONFIG.to_vec(),
-            readers: swarm_commands(),
+            readers: swarm_config_readers(),
             bystanders: vec![],
             store: false,
             absent: &[],
@@ -248,7 +287,7 @@ pub fn files() -> Vec<ReadFile> {
             path: "~/.config/opencode/opencode-swarm.json",
             kind: Kind::Json,
             valid: || SWARM_CONFIG.to_vec(),
-            readers: swarm_commands(),
+            readers: swarm_config_readers(),
             bystanders: vec![],
             store: false,
             absent: &[],
@@ -263,6 +302,10 @@ pub fn files() -> Vec<ReadFile> {
         },
     ]
 }
+
+/// A value of the wrong kind for a setting each settings reader reads.
+const SETTINGS_WRONG_TYPES: &str = "[budget]\nwarn = \"high\"\n[budget.model_limits]\n\"gpt-5\" = \"big\"\n\
+                                    [frame.context]\ntotal = \"many\"\nsiblings = \"many\"\n";
 
 fn demo(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -291,6 +334,21 @@ fn swarm_commands() -> Vec<Reader> {
         &["swarm", "history", "--format", "json"],
     ];
     COMMANDS.iter().map(|args| reads(args)).collect()
+}
+
+/// `swarm` commands, and the `compact` renders that read `.swarm/`.
+fn swarm_file_readers() -> Vec<Reader> {
+    let mut readers = swarm_commands();
+    readers.push(reads(&["compact", "render", "--for", "swarm"]));
+    readers.push(reads(&["compact", "render", "--for", "system", "--json"]));
+    readers
+}
+
+/// `swarm` commands, and `budget estimate`, which reads the thresholds of `context_budget`.
+fn swarm_config_readers() -> Vec<Reader> {
+    let mut readers = swarm_commands();
+    readers.push(reads(&["budget", "estimate", "summary.txt"]));
+    readers
 }
 
 fn quiet() -> Outcome {
@@ -359,6 +417,17 @@ fn plan_json_outcome(corruption: &str, reader: &Reader) -> Outcome {
     succeeds_with([format!(
         "[ROOT]/.swarm/plan.json: {why}; reading plan.md instead"
     )])
+}
+
+/// context.md: only `compact render` reads it; any text is context, and a file that cannot be
+/// read is absent, with a note (swarm.md §1.1).
+fn context_md_outcome(corruption: &str, reader: &Reader) -> Outcome {
+    if reader.args[0] != "compact" {
+        return quiet();
+    }
+    succeeds_with(unreadable(corruption, "512 MiB").map(|why| {
+        format!("[ROOT]/.swarm/context.md: {why}; read as absent, as opencode-swarm does")
+    }))
 }
 
 /// A config file: invalid means ignored as a whole, with a warning (swarm.md §6.2); `plan` and
@@ -619,6 +688,8 @@ fn expectation(
         Content::LinkOutside if file.store => Expect::Works,
         Content::LinkOutside => Expect::Works,
         Content::LinkDangling if file.store && !reader.writes => Expect::NoWrite,
+        // A settings file that is a dangling link is a settings file that is not there.
+        Content::LinkDangling if file.kind == Kind::Toml => Expect::Works,
         _ => Expect::Refused,
     }
 }
@@ -904,6 +975,11 @@ fn hostile_transcripts() {
 }
 
 #[test]
+fn hostile_message_lists() {
+    assert_file_survives_hostile_input("messages.json");
+}
+
+#[test]
 fn hostile_import_sources() {
     assert_file_survives_hostile_input(".opencode/stack/state.json");
 }
@@ -966,6 +1042,7 @@ fn every_file_of_the_table_is_tested() {
     let tested = [
         ".opencode/flame/state.json",
         "export.json",
+        "messages.json",
         ".opencode/stack/state.json",
         "summary.txt",
         ".opencode/ctx.toml",
