@@ -8,6 +8,7 @@ pub mod render;
 pub mod session;
 pub mod tokenize;
 pub mod verdict;
+pub mod vocab;
 pub mod walk;
 
 use estimate::Family;

@@ -2,9 +2,26 @@
 //! opencode-swarm's and OpenCode's length formulas, and ctx's calibrated estimate.
 //!
 //! Every method counts a stream of text pieces ([`Counter::feed`]) so that files of any size are
-//! counted in bounded memory. The BPE vocabularies are built on first use only.
+//! counted in bounded memory. The first bytes of a process are counted by [`vocab`]'s counter,
+//! which needs no start-up; `bpe-openai`'s vocabularies, faster per byte but tens of
+//! milliseconds to build, are built only when a process counts more.
+
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::estimate::{ContentClass, Family, Histogram};
+use super::vocab;
+
+/// How many bytes a process counts with [`vocab`] before building `bpe-openai`'s vocabulary:
+/// about where that build (40–100 ms) and the slower merging break even.
+const LIGHT_BYTES: i64 = 256 << 10;
+
+static LIGHT_LEFT: AtomicI64 = AtomicI64::new(LIGHT_BYTES);
+
+/// Whether `len` more bytes are still counted with [`vocab`].
+fn light(len: usize) -> bool {
+    let len = len as i64;
+    LIGHT_LEFT.load(Ordering::Relaxed) >= len && LIGHT_LEFT.fetch_sub(len, Ordering::Relaxed) >= len
+}
 
 /// An OpenAI BPE encoding, counted exactly as tiktoken does (special-token text counts as
 /// ordinary text, like tiktoken's `encode_ordinary`).
@@ -31,7 +48,22 @@ impl Encoding {
 
     /// Tokens of one whole text.
     pub fn count(self, text: &str) -> u64 {
-        self.tokenizer().count(text) as u64
+        if light(text.len()) {
+            vocab::split(self, text)
+                .map(|piece| self.count_piece(true, piece.as_bytes()))
+                .sum()
+        } else {
+            self.tokenizer().count(text) as u64
+        }
+    }
+
+    /// Tokens of one pre-tokenised piece; `light` when it was split by [`vocab::split`].
+    fn count_piece(self, light: bool, piece: &[u8]) -> u64 {
+        if light && piece.len() <= vocab::MAX_PIECE {
+            vocab::count_piece(self, piece) as u64
+        } else {
+            self.tokenizer().bpe.count(piece) as u64
+        }
     }
 }
 
@@ -128,7 +160,6 @@ impl Counter {
     /// The last two pieces of the text seen so far are kept back: more text can extend the last
     /// one, and can merge the one before into it (`" Don" "'"` becomes `" Don't"` in o200k).
     fn feed_exact(&mut self, encoding: Encoding, chunk: &str) {
-        let tokenizer = encoding.tokenizer();
         let owned;
         let text: &str = if self.carry.is_empty() {
             chunk
@@ -137,13 +168,27 @@ impl Counter {
             owned = std::mem::take(&mut self.carry);
             &owned
         };
+        if light(text.len()) {
+            self.feed_pieces(encoding, true, text, vocab::split(encoding, text));
+        } else {
+            self.feed_pieces(encoding, false, text, encoding.tokenizer().split(text));
+        }
+    }
+
+    fn feed_pieces<'t>(
+        &mut self,
+        encoding: Encoding,
+        light: bool,
+        text: &'t str,
+        pieces: impl Iterator<Item = &'t str>,
+    ) {
         // Byte offsets of the last two pieces' starts.
         let (mut older, mut newer): (Option<usize>, Option<usize>) = (None, None);
         let mut offset = 0;
-        for piece in tokenizer.split(text) {
+        for piece in pieces {
             if let Some(start) = older {
                 let done = &text[start..newer.unwrap_or(start)];
-                self.tokens += tokenizer.bpe.count(done.as_bytes()) as u64;
+                self.tokens += encoding.count_piece(light, done.as_bytes());
             }
             older = newer;
             newer = Some(offset);
