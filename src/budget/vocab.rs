@@ -73,6 +73,7 @@ pub const MAX_PIECE: usize = 256;
 /// Tokens of one pre-tokenised piece: 1 when the piece is a token, else the number of parts
 /// left by tiktoken's merge: repeatedly join the adjacent pair whose joined bytes have the lowest
 /// rank (the leftmost on a tie) until no joined pair is a token.
+///
 /// The work grows with the square of the piece's length: callers keep long pieces for
 /// `bpe-openai` ([`MAX_PIECE`]).
 pub fn count_piece(encoding: Encoding, piece: &[u8]) -> usize {
@@ -95,12 +96,12 @@ pub fn count_piece(encoding: Encoding, piece: &[u8]) -> usize {
         bounds[i].1 = rank_of(&bounds, i);
     }
     loop {
-        let (best, rank) = bounds[..bounds.len() - 1].iter().enumerate().fold(
-            (0, u32::MAX),
-            |(bi, br), (i, &(_, r))| {
-                if r < br { (i, r) } else { (bi, br) }
-            },
-        );
+        // `min_by_key` keeps the first of equal minima: the leftmost pair, as tiktoken.
+        let (best, &(_, rank)) = bounds[..bounds.len() - 1]
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, (_, rank))| *rank)
+            .expect("at least two parts");
         if rank == u32::MAX {
             break;
         }

@@ -2,7 +2,8 @@
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use super::Context;
@@ -269,19 +270,22 @@ fn read_export(path: &Path) -> Result<Export> {
 }
 
 /// Prints files, bytes and tokens so far on stderr while counting takes more than a moment —
-/// only when stderr is a terminal and not with -q.
+/// only when stderr is a terminal and not with -q. The reporter wakes the moment the work ends,
+/// so a quick count is not held up by it.
 fn with_progress<T>(enabled: bool, progress: &Progress, work: impl FnOnce() -> T) -> T {
     if !enabled {
         return work();
     }
-    let done = AtomicBool::new(false);
+    let (done, finished) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
-        scope.spawn(|| {
+        scope.spawn(move || {
             let start = Instant::now();
             let mut shown = false;
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
-                if start.elapsed() < Duration::from_millis(500) || done.load(Ordering::Relaxed) {
+            // Sent or dropped when the work ends; a timeout is a tick.
+            while let Err(RecvTimeoutError::Timeout) =
+                finished.recv_timeout(Duration::from_millis(100))
+            {
+                if start.elapsed() < PROGRESS_DELAY {
                     continue;
                 }
                 let line = format!(
@@ -298,10 +302,13 @@ fn with_progress<T>(enabled: bool, progress: &Progress, work: impl FnOnce() -> T
             }
         });
         let result = work();
-        done.store(true, Ordering::Relaxed);
+        drop(done);
         result
     })
 }
+
+/// How long a count runs before its progress is shown.
+const PROGRESS_DELAY: Duration = Duration::from_millis(500);
 
 fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
     let format = match args.format {

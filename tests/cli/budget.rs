@@ -570,6 +570,41 @@ fn without_a_path_the_given_root_or_else_the_working_directory_is_counted() {
     assert_eq!(paths_of(&doc, "items"), ["sub/there.txt"]);
 }
 
+/// `ctx budget estimate ARGS` with stdin a pipe that stays open for 1.5 s and stderr a terminal
+/// (script(1) gives it one); what the terminal showed.
+fn on_a_terminal(env: &TestEnv, args: &str) -> String {
+    let ctx = assert_cmd::cargo::cargo_bin("ctx");
+    let inner = format!(
+        "(printf hello; sleep 1.5) | '{}' budget estimate - --tokenizer o200k {args}",
+        ctx.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .current_dir(&env.root)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &env.home)
+        .env("LANG", "C.UTF-8")
+        .output()
+        .expect("script(1) from util-linux");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn progress_shows_on_a_terminal_only_and_not_with_quiet() {
+    let env = TestEnv::new();
+    let shown = on_a_terminal(&env, "");
+    assert!(shown.contains("counting: 0 files, 5 B, "), "{shown:?}");
+    // The progress line is erased before the report.
+    assert!(shown.contains("\r\x1b[2K1 tokens"), "{shown:?}");
+    let quiet = on_a_terminal(&env, "-q");
+    assert!(!quiet.contains("counting"), "{quiet:?}");
+    // In a pipe: never.
+    let out = env.run_stdin(&["budget", "estimate", "-"], b"hello");
+    assert!(out.stderr.is_empty(), "{out:?}");
+}
+
 // ---- bad input ----
 
 #[test]
