@@ -65,7 +65,7 @@ for t in o200k cl100k; do
 done
 
 cd "$work"
-args=(--warmup 1 --runs 5 --export-markdown "$work/tree.md")
+args=(--warmup 1 --runs 5 --export-json "$work/tree.json")
 cmds=("$ctx budget estimate tree --tokenizer o200k --json")
 if [ -x node/node_modules/.bin/repomix ]; then
   cmds+=("node/node_modules/.bin/repomix tree --token-count-encoding o200k_base --output repomix-out.xml --quiet")
@@ -77,8 +77,21 @@ if [ -n "$c2p" ]; then
 fi
 cmds+=("$ctx budget estimate tree --tokenizer auto --model claude-sonnet-4-5 --json")
 hyperfine "${args[@]}" "${cmds[@]}"
-cat "$work/tree.md"
 
-hyperfine --warmup 5 --runs 50 -N "$ctx budget estimate one.rs --tokenizer o200k --json" \
+hyperfine --warmup 5 --runs 50 -N --export-json "$work/one.json" \
+  "$ctx budget estimate one.rs --tokenizer o200k --json" \
   "$ctx budget estimate one.rs --tokenizer cl100k --json" \
   "$ctx budget estimate one.rs --tokenizer swarm --json"
+
+echo
+echo "medians:"
+python3 - "$work/tree.json" "$work/one.json" "$(find tree -type f -printf '%s\n' | awk '{s += $1} END {print s}')" <<'PY'
+import json, sys
+tree_bytes = int(sys.argv[3])
+for path in sys.argv[1:3]:
+    for r in json.load(open(path))["results"]:
+        line = f"  {r['median'] * 1000:9.1f} ms  {r['command']}"
+        if "--tokenizer auto" in r["command"]:
+            line += f"  ({tree_bytes / r['median'] / 1e6:.0f} MB/s)"
+        print(line)
+PY
