@@ -65,13 +65,15 @@ for t in o200k cl100k; do
 done
 
 cd "$work"
+[ -x node/node_modules/.bin/repomix ] && echo "repomix $(node/node_modules/.bin/repomix --version)"
+c2p="${CODE2PROMPT:-$(command -v code2prompt || true)}"
+[ -n "$c2p" ] && echo "$("$c2p" --version)"
 args=(--warmup 1 --runs 5 --export-json "$work/tree.json")
 cmds=("$ctx budget estimate tree --tokenizer o200k --json")
 if [ -x node/node_modules/.bin/repomix ]; then
   cmds+=("node/node_modules/.bin/repomix tree --token-count-encoding o200k_base --output repomix-out.xml --quiet")
 fi
 cmds+=("$ctx budget estimate tree --tokenizer cl100k --json")
-c2p="${CODE2PROMPT:-$(command -v code2prompt || true)}"
 if [ -n "$c2p" ]; then
   cmds+=("$c2p tree --encoding cl100k --output-file c2p-out.md")
 fi
