@@ -278,7 +278,7 @@ fn read_stdin() -> Result<String> {
 }
 
 fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs) -> Result<()> {
-    // The message list comes on standard input; its errors say so, as a file's name its path.
+    // Errors in the message list name `<stdin>`, as errors in a file name its path.
     let from_stdin = |mut e: Error| {
         e.message = format!("<stdin>: {}", e.message);
         e
