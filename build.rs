@@ -13,10 +13,12 @@ use std::path::Path;
 
 fn main() {
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR");
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     for name in ["o200k_base", "cl100k_base"] {
         let source = format!("data/tiktoken/{name}.tiktoken.gz");
         println!("cargo::rerun-if-changed={source}");
-        let gz = std::fs::read(&source).unwrap_or_else(|e| panic!("{source}: {e}"));
+        let gz = std::fs::read(Path::new(&root).join(&source))
+            .unwrap_or_else(|e| panic!("{source}: {e}"));
         let mut text = String::new();
         flate2::read::GzDecoder::new(gz.as_slice())
             .read_to_string(&mut text)
