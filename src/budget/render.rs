@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::doc::{EstimateDoc, ModelsDoc};
+use super::doc::{EstimateDoc, ItemDoc, ModelsDoc};
 use crate::output::fit_width;
 
 /// `1234567` → `1,234,567`.
@@ -173,7 +173,7 @@ pub fn estimate(doc: &EstimateDoc, top: usize, width: usize) -> String {
             .map(|i| (i.path.clone(), i.tokens, i.bytes))
             .collect();
         table("largest files", &files, &mut out);
-        let folders = folders(doc);
+        let folders = folders(&doc.items);
         if folders.len() > 1 {
             table("largest folders", &folders, &mut out);
         }
@@ -192,10 +192,12 @@ pub fn estimate(doc: &EstimateDoc, top: usize, width: usize) -> String {
     out
 }
 
-/// Token and byte totals of every folder holding counted files, largest first.
-fn folders(doc: &EstimateDoc) -> Vec<(String, u64, u64)> {
+/// Token and byte totals of every folder holding counted files, largest first. A folder whose
+/// files all sit in one subfolder lists that subfolder only by its own name: `src/billing/` with
+/// exactly the totals of `src/` says nothing new, and is left out.
+fn folders(items: &[ItemDoc]) -> Vec<(String, u64, u64)> {
     let mut totals: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    for item in &doc.items {
+    for item in items {
         let mut path = item.path.as_str();
         while let Some(cut) = path.rfind('/') {
             path = &path[..cut];
@@ -207,7 +209,18 @@ fn folders(doc: &EstimateDoc) -> Vec<(String, u64, u64)> {
             entry.1 += item.bytes;
         }
     }
-    let mut rows: Vec<_> = totals.into_iter().map(|(p, (t, b))| (p, t, b)).collect();
+    let parent_totals = |path: &str| {
+        let inner = path.trim_end_matches('/');
+        inner
+            .rfind('/')
+            .and_then(|cut| totals.get(&inner[..=cut]))
+            .copied()
+    };
+    let mut rows: Vec<_> = totals
+        .iter()
+        .filter(|(path, sums)| parent_totals(path) != Some(**sums))
+        .map(|(p, (t, b))| (p.clone(), *t, *b))
+        .collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     rows
 }
@@ -256,6 +269,35 @@ pub fn models(doc: &ModelsDoc, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folders_that_only_repeat_their_parent_are_left_out() {
+        let item = |path: &str, tokens| ItemDoc {
+            path: path.into(),
+            tokens,
+            bytes: tokens * 4,
+        };
+        let items = [
+            item("app/src/billing/a.rs", 50),
+            item("app/src/billing/webhook/b.rs", 30),
+            item("app/src/billing/webhook/c.rs", 20),
+            item("app/README.md", 10),
+            item("top.md", 5),
+        ];
+        let names: Vec<(String, u64)> = folders(&items)
+            .into_iter()
+            .map(|(path, tokens, _)| (path, tokens))
+            .collect();
+        // app/src/ and app/src/billing/ hold exactly what app/src/ holds: only app/src/ is listed.
+        assert_eq!(
+            names,
+            [
+                ("app/".to_string(), 110),
+                ("app/src/".to_string(), 100),
+                ("app/src/billing/webhook/".to_string(), 50),
+            ]
+        );
+    }
 
     #[test]
     fn numbers_for_people() {
