@@ -190,7 +190,7 @@ fn human_output_fits_80_columns() {
     for line in text.lines() {
         assert!(unicode_width::UnicodeWidthStr::width(line) <= 80, "{line}");
     }
-    assert_snapshot!(text, @r"
+    assert_snapshot!(text, @"
     exit: 0
     --- stdout
     207 tokens, 0.2% of 128,000 context tokens (no model): ok
@@ -208,8 +208,7 @@ fn human_output_fits_80_columns() {
     largest folders                                               tokens       bytes
       src/                                                           204       684 B
       src/deep/                                                        4         4 B
-      src/deep/very/                                                   4         4 B
-      … 10 more
+      src/deep/very/long/directory/name/that/keeps/going/an…           2         2 B
     --- stderr
     ");
 }
