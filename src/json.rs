@@ -9,6 +9,7 @@
 //! to read and one copy to write.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -220,8 +221,13 @@ pub enum Lazy {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LazyObject {
     pub members: Vec<(String, Lazy)>,
-    pub index: HashMap<String, usize>,
+    pub index: KeyIndex,
 }
+
+/// The position of each key of a large object. Keys come from files, so the hash is seeded per
+/// process; foldhash rather than the standard SipHash because hashing 10 000 frame ids was a
+/// tenth of reading a state.
+pub type KeyIndex = HashMap<String, usize, foldhash::fast::RandomState>;
 
 /// [`parse`], except that when the document is an object whose member `key` is an object, that
 /// member is returned as a [`LazyObject`] and left as `null` in the document (the placeholder keeps
@@ -230,30 +236,58 @@ pub fn parse_lazy<'a>(
     text: &'a str,
     key: &'a str,
 ) -> Result<(Json, Option<LazyObject>), SyntaxError> {
-    let mut parser = Parser::new(text, Some(key));
+    let bytes = text.as_bytes();
+    let mut keys = Vec::new();
+    parse_lazy_with(text, key, 0, &mut |_, start, level| {
+        canonical_end(bytes, start, level, &mut keys)
+    })
+}
+
+/// Decides which members of the lazily read object are kept as text: called with a member's key
+/// (unescaped), the position of its value and the value's indentation level, it returns where the
+/// value ends when its text is exactly what [`write_value`] writes for it at that level (as
+/// [`canonical_end`] decides, or more strictly), and `None` to have the value parsed.
+pub type MemberEnd<'m> = dyn FnMut(&str, usize, usize) -> Option<usize> + 'm;
+
+/// [`parse_lazy`] with the caller deciding which members stay text: a caller that knows what its
+/// members hold can check and read them in the same pass. Room for `expected` members is made
+/// at once: growing the index and the list of a large object step by step costs more than
+/// reserving room that stays unused (and untouched).
+pub fn parse_lazy_with<'a>(
+    text: &'a str,
+    key: &'a str,
+    expected: usize,
+    member_end: &'a mut MemberEnd<'_>,
+) -> Result<(Json, Option<LazyObject>), SyntaxError> {
+    let mut parser = Parser::new(text, Some((key, member_end)));
+    parser.lazy_expected = expected;
     let value = parser.document()?;
     Ok((value, parser.lazy))
 }
 
-struct Parser<'a> {
+struct Parser<'a, 'm> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    /// The top-level member to read lazily, and what was read for it (the last occurrence wins).
-    lazy_key: Option<&'a str>,
+    /// The top-level member to read lazily, with what decides which of its members stay text,
+    /// and what was read for it (the last occurrence wins).
+    lazy_key: Option<(&'a str, &'a mut MemberEnd<'m>)>,
+    /// How many members the lazily read object is expected to have.
+    lazy_expected: usize,
     lazy: Option<LazyObject>,
 }
 
 /// Objects with more members than this get a hash index while parsing to find duplicate keys.
 const LINEAR_DEDUP_LIMIT: usize = 32;
 
-impl<'a> Parser<'a> {
-    fn new(text: &'a str, lazy_key: Option<&'a str>) -> Parser<'a> {
+impl<'a, 'm> Parser<'a, 'm> {
+    fn new(text: &'a str, lazy_key: Option<(&'a str, &'a mut MemberEnd<'m>)>) -> Parser<'a, 'm> {
         Parser {
             text,
             bytes: text.as_bytes(),
             pos: 0,
             lazy_key,
+            lazy_expected: 0,
             lazy: None,
         }
     }
@@ -466,7 +500,7 @@ impl<'a> Parser<'a> {
         }
         self.pos += 1;
         let mut object = Object::new();
-        let mut index: Option<HashMap<String, usize>> = None;
+        let mut index: Option<KeyIndex> = None;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -486,7 +520,7 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
-            let value = if depth == 1 && self.lazy_key == Some(key.as_str()) {
+            let value = if depth == 1 && self.lazy_key.as_ref().is_some_and(|(k, _)| *k == key) {
                 if self.peek() == Some(b'{') {
                     self.lazy = Some(self.lazy_object(depth + 1)?);
                     Json::Null
@@ -533,7 +567,7 @@ impl<'a> Parser<'a> {
     }
 }
 
-impl Parser<'_> {
+impl Parser<'_, '_> {
     /// [`Parser::object`] for the lazily read object at `depth`: each member value is kept as
     /// its text when that text is canonical, else parsed. Whitespace, separators and errors are
     /// handled exactly as in `object`, and a value that is not canonical goes through
@@ -543,10 +577,12 @@ impl Parser<'_> {
             return Err(self.error("nested too deeply"));
         }
         self.pos += 1;
-        let mut object = LazyObject::default();
+        let mut object = LazyObject {
+            members: Vec::with_capacity(self.lazy_expected),
+            index: KeyIndex::with_capacity_and_hasher(self.lazy_expected, Default::default()),
+        };
         // Member values sit one level deeper than the object, which is at `depth - 1`.
         let level = depth;
-        let mut keys = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -567,18 +603,19 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let start = self.pos;
-            let value = match canonical_end(self.bytes, start, level, &mut keys) {
+            let member_end = &mut self.lazy_key.as_mut().expect("reading the lazy member").1;
+            let value = match member_end(&key, start, level) {
                 Some(end) => {
                     self.pos = end;
                     Lazy::Raw(start..end)
                 }
                 None => Lazy::Parsed(self.value(depth)?),
             };
-            match object.index.get(&key) {
-                Some(&at) => object.members[at].1 = value,
-                None => {
-                    object.index.insert(key.clone(), object.members.len());
-                    object.members.push((key, value));
+            match object.index.entry(key) {
+                Entry::Occupied(entry) => object.members[*entry.get()].1 = value,
+                Entry::Vacant(entry) => {
+                    object.members.push((entry.key().clone(), value));
+                    entry.insert(object.members.len() - 1);
                 }
             }
             self.skip_ws();
@@ -599,7 +636,7 @@ impl Parser<'_> {
 const CANONICAL_MAX_LEVEL: usize = 32;
 /// Canonical objects with more members than this are left to the full parser, which finds
 /// duplicate keys with a hash index instead of comparing every pair.
-const CANONICAL_MAX_KEYS: usize = 32;
+pub(crate) const CANONICAL_MAX_KEYS: usize = 32;
 
 /// Where the JSON value starting at `pos` ends, when its text is valid and exactly what
 /// [`write_value`] writes for it at indentation `level`: two-space indents, `": "` after keys,
@@ -689,18 +726,18 @@ fn canonical_object_end(
 }
 
 /// After a newline and `level` two-space indents at `pos`.
-fn indent_end(bytes: &[u8], pos: usize, level: usize) -> Option<usize> {
+pub(crate) fn indent_end(bytes: &[u8], pos: usize, level: usize) -> Option<usize> {
     let end = pos + 1 + 2 * level;
     let run = bytes.get(pos..end)?;
     (run[0] == b'\n' && run[1..].iter().all(|&b| b == b' ')).then_some(end)
 }
 
-fn literal_end(bytes: &[u8], pos: usize, word: &[u8]) -> Option<usize> {
+pub(crate) fn literal_end(bytes: &[u8], pos: usize, word: &[u8]) -> Option<usize> {
     bytes[pos..].starts_with(word).then_some(pos + word.len())
 }
 
 /// The end of a number with the grammar [`Parser::number`] accepts.
-fn number_end(bytes: &[u8], pos: usize) -> Option<usize> {
+pub(crate) fn number_end(bytes: &[u8], pos: usize) -> Option<usize> {
     let digits = |at: usize| {
         let n = bytes[at..]
             .iter()
@@ -731,7 +768,10 @@ fn number_end(bytes: &[u8], pos: usize) -> Option<usize> {
 }
 
 /// The end of the string at `pos` when it is escaped exactly as [`write_string`] escapes.
-fn canonical_string_end(bytes: &[u8], pos: usize) -> Option<usize> {
+pub(crate) fn canonical_string_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    if bytes.get(pos) != Some(&b'"') {
+        return None;
+    }
     let mut at = pos + 1;
     loop {
         at = string_stop(bytes, at);

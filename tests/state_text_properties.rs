@@ -294,3 +294,57 @@ fn duplicate_keys_in_a_frame_take_the_full_path() {
             .contains("\"status\": \"planned\",\n      \"goal\"")
     );
 }
+
+/// The verdict of the full parser on `text`: its syntax error, or what the frames' full
+/// validation (which a compact text always takes) decides and the model writes.
+fn full_path_outcome(text: &str) -> Result<String, String> {
+    match json::parse(text) {
+        Ok(model) => {
+            let compact = serde_json::to_string(&model.to_serde()).unwrap();
+            outcome(&compact).map(|_| model_text(&model))
+        }
+        Err(e) => Err(format!(
+            "invalid JSON at line {}, column {}: {}",
+            e.line, e.column, e.message
+        )),
+    }
+}
+
+/// Frames in the writer's layout are checked and read in one pass over their text. Every
+/// one-byte change of such a state, at every position, must be judged exactly as the full parser
+/// and validation judge it: the same error, or the model's rewrite. (A value missing its opening
+/// quote was once taken for a string.)
+#[test]
+fn every_one_byte_change_of_a_state_is_judged_as_the_full_parser_judges_it() {
+    let full = r#"{"sessionID": "fr_a", "parentSessionID": null, "status": "completed", "goal": "g\"é\n",
+        "createdAt": 1795338000000, "updatedAt": -1.5e3, "artifacts": ["a.rs", "b\\c"], "decisions": [],
+        "compactionSummary": "s", "logPath": "logs/frame-fr_a.md", "invalidationReason": null,
+        "invalidatedAt": 2, "plannedChildren": null, "x": {"k": [1, {}, []], "v": true}, "y": false}"#;
+    let other = r#"{"sessionID": "fr_b", "parentSessionID": "fr_a", "status": "invalidated", "goal": "",
+        "createdAt": 0, "updatedAt": 1, "artifacts": null, "decisions": ["d"],
+        "compactionSummary": null, "logPath": null, "invalidationReason": "r", "invalidatedAt": null,
+        "plannedChildren": ["p"]}"#;
+    let doc = format!(
+        r#"{{"version": 1, "frames": {{"fr_a": {full}, "fr_b": {other}}}, "activeFrameID": null, "rootFrameIDs": ["fr_a"], "updatedAt": 3}}"#
+    );
+    let text = json::to_pretty_string(&json::parse(&doc).unwrap()) + "\n";
+    assert!(outcome(&text).is_ok(), "{:?}", outcome(&text));
+    let mut checked = 0;
+    for (at, c) in text.char_indices() {
+        for with in [
+            "", "*", "\"", " ", "\n", ",", ":", "}", "]", "{", "n", "1", "\\", "é",
+        ] {
+            let changed = format!("{}{with}{}", &text[..at], &text[at + c.len_utf8()..]);
+            if changed.trim().is_empty() {
+                continue;
+            }
+            assert_eq!(
+                outcome(&changed),
+                full_path_outcome(&changed),
+                "after replacing byte {at} with {with:?}:\n{changed}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}

@@ -1,6 +1,6 @@
 //! `ctx frame …`: the frame tree from the shell (flame.md §4–§8).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::Context;
@@ -262,9 +262,9 @@ fn pop(
         store::write_atomically(
             &logs_dir,
             &log_file,
-            text.as_bytes(),
             mode,
             &format!("frame-{target}.md"),
+            |out| out.write_all(text.as_bytes()),
         )?;
         Ok((plan, true))
     })?;

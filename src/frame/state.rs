@@ -3,8 +3,8 @@
 //! key order survive every rewrite.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::fmt;
+use std::io;
 use std::ops::Range;
 
 use crate::json::{self, Json, Object};
@@ -119,7 +119,7 @@ pub struct State {
     /// The members of `frames`, in file order.
     frames: Vec<Slot>,
     /// Position of each frame in `frames`: lookups by id are the hot path of every command.
-    index: HashMap<String, usize>,
+    index: json::KeyIndex,
 }
 
 #[derive(Debug, Clone)]
@@ -299,6 +299,13 @@ fn is_json_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// Fewer bytes than a frame in the writer's layout usually takes (a bare one takes about 130,
+/// one as Flame or ctx leaves it 300 and more). Room is made for a state's length over this many
+/// frames, up to [`MAX_RESERVED_FRAMES`]; a state of smaller frames grows its lists a step or two.
+const SMALL_FRAME_BYTES: usize = 256;
+/// However large a file claims to be, no more room than this is made before its frames are seen.
+const MAX_RESERVED_FRAMES: usize = 1 << 17;
+
 /// Parses and validates the text of a state file (BOM already removed).
 pub fn parse(text: &str) -> Result<State, Invalid> {
     parse_owned(text.to_string())
@@ -312,21 +319,31 @@ pub fn parse_owned(text: String) -> Result<State, Invalid> {
             empty: true,
         });
     }
-    let (value, frames) = json::parse_lazy(&text, "frames").map_err(|e| {
-        Invalid::new(format!(
-            "invalid JSON at line {}, column {}: {}",
-            e.line, e.column, e.message
-        ))
-    })?;
+    // Frames in the writer's layout and of the usual shape are checked and read in the one pass
+    // that finds where they end; the fields read are kept by the position of the frame's text.
+    let expected = (text.len() / SMALL_FRAME_BYTES).min(MAX_RESERVED_FRAMES);
+    let mut scanned: Vec<(usize, Option<Fields>)> = Vec::with_capacity(expected);
+    let mut scan = |id: &str, start: usize, level: usize| {
+        let (end, fields) = scan_frame(&text, id, start, level)?;
+        scanned.push((start, Some(fields)));
+        Some(end)
+    };
+    let (value, frames) =
+        json::parse_lazy_with(&text, "frames", expected, &mut scan).map_err(|e| {
+            Invalid::new(format!(
+                "invalid JSON at line {}, column {}: {}",
+                e.line, e.column, e.message
+            ))
+        })?;
     let Json::Object(doc) = value else {
         return Err(Invalid::new("the top level must be a JSON object"));
     };
-    // `parse_lazy` returns the frames exactly when the document's `frames` is an object.
+    // `parse_lazy_with` returns the frames exactly when the document's `frames` is an object.
     validate_top(&doc, frames.is_some())?;
     let frames = frames.unwrap_or_default();
     let mut slots = Vec::with_capacity(frames.members.len());
     for (id, value) in frames.members {
-        slots.push(load_frame(&text, id, value)?);
+        slots.push(load_frame(&text, &mut scanned, id, value)?);
     }
     check_acyclic(&text, &slots, &frames.index)?;
     Ok(State {
@@ -367,15 +384,23 @@ fn validate_top(doc: &Object, frames_is_object: bool) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// Validates one frame and makes its slot: from its text when that is canonical and of the usual
-/// shape ([`scan_frame`]), else from its parsed object, which [`validate_frame`] checks and which
-/// gives the error message when there is one.
-fn load_frame(source: &str, id: String, value: json::Lazy) -> Result<Slot, Invalid> {
+/// Makes the slot of one frame: from what [`scan_frame`] read of its text when the frame was kept
+/// as text, else from its parsed object, which [`validate_frame`] checks and which gives the
+/// error message when there is one.
+fn load_frame(
+    source: &str,
+    scanned: &mut [(usize, Option<Fields>)],
+    id: String,
+    value: json::Lazy,
+) -> Result<Slot, Invalid> {
     let (raw, value) = match value {
         json::Lazy::Raw(range) => {
-            if id::id_problem(&id).is_none()
-                && let Some(fields) = scan_frame(source, &id, range.clone())
-            {
+            // Recorded in text order, once per frame kept as text.
+            let fields = scanned
+                .binary_search_by_key(&range.start, |(start, _)| *start)
+                .ok()
+                .and_then(|at| scanned[at].1.take());
+            if let Some(fields) = fields {
                 return Ok(Slot {
                     id,
                     raw: Some(range),
@@ -383,6 +408,7 @@ fn load_frame(source: &str, id: String, value: json::Lazy) -> Result<Slot, Inval
                     fields,
                 });
             }
+            // Not reached; should it be, the full path still gives the right answer.
             let parsed = json::parse(&source[range.clone()]).unwrap_or(Json::Null);
             (Some(range), parsed)
         }
@@ -404,161 +430,163 @@ fn load_frame(source: &str, id: String, value: json::Lazy) -> Result<Slot, Inval
     })
 }
 
-/// The fields of a frame from its canonical text (see [`json::canonical_end`]) at level 2, when
-/// the frame passes every check of [`validate_frame`] with its fields in the usual forms; `None`
-/// sends the frame to the full path, which decides (and words any error) as it always has. The
-/// text is known to be valid JSON in the writer's layout, so members are found by that layout.
-fn scan_frame(source: &str, id: &str, range: Range<usize>) -> Option<Fields> {
-    const MEMBER_INDENT: &[u8] = b"\n      ";
-    let bytes = &source.as_bytes()[..range.end];
-    let mut at = range.start;
-    if bytes[at] != b'{' || bytes[at + 1] == b'}' {
+/// Where the frame whose text starts at `pos` ends, and its fields, when that text is exactly
+/// what the writer writes for the frame at indentation `level` (as [`json::canonical_end`]
+/// decides) and the frame passes every check of [`validate_frame`] with its fields in their
+/// usual forms. `None` sends the frame to the full parser and [`validate_frame`], which decide
+/// (and word any error) as they always have. One pass: a state of 10 000 frames is 4.5 MB, and
+/// every command reads all of it.
+fn scan_frame(source: &str, id: &str, pos: usize, level: usize) -> Option<(usize, Fields)> {
+    let bytes = source.as_bytes();
+    if id::id_problem(id).is_some() || bytes.get(pos) != Some(&b'{') {
         return None;
     }
-    at += 1;
-    let (mut session_id, mut status, mut goal, mut created_at, mut updated_at) =
-        (false, None, None, None, false);
-    let mut parent = None;
-    loop {
-        debug_assert!(bytes[at..].starts_with(MEMBER_INDENT));
-        let key_start = at + MEMBER_INDENT.len();
-        let key_end = string_end(bytes, key_start);
-        // Known keys have nothing to escape, so an escaped key is an extra one.
-        let key = &source[key_start + 1..key_end - 1];
-        let value = key_end + 2..value_end(bytes, key_end + 2);
-        let text = &source[value.clone()];
-        let first = bytes[value.start];
-        let is_string = first == b'"';
-        let is_number = first == b'-' || first.is_ascii_digit();
-        let is_null = first == b'n';
-        match key {
-            "sessionID" => {
-                session_id = text.len() == id.len() + 2 && &text[1..text.len() - 1] == id
-            }
-            "parentSessionID" if is_null => {}
-            "parentSessionID" if is_string => parent = Some(string_text(source, value.clone())),
-            "status" => status = Some(Status::parse(text.strip_prefix('"')?.strip_suffix('"')?)?),
-            "goal" if is_string => goal = Some(string_text(source, value.clone())),
-            "createdAt" if is_number => created_at = Some(millis(text).unwrap_or(0)),
-            "updatedAt" => updated_at = is_number,
-            "artifacts" | "decisions" | "plannedChildren"
-                if !(is_null || array_of_strings(bytes, value.clone())) =>
-            {
-                return None;
-            }
-            "compactionSummary" | "logPath" | "invalidationReason" if !(is_null || is_string) => {
-                return None;
-            }
-            "invalidatedAt" if !(is_null || is_number) => return None,
-            "parentSessionID" | "goal" | "createdAt" => return None,
-            _ => {}
-        }
-        at = value.end;
-        if bytes[at] != b',' {
-            break;
-        }
-        at += 1;
-    }
-    if !(session_id && updated_at) {
-        return None;
-    }
-    Some(Fields {
-        parent,
-        status: status?,
-        goal: goal?,
-        created_at: created_at?,
-    })
-}
-
-/// The end of the (valid) string starting at `pos`.
-fn string_end(bytes: &[u8], pos: usize) -> usize {
+    let member_level = level + 1;
+    // Known keys have nothing to escape, so their text is the key itself and a key with an
+    // escape is an extra one; canonical escaping is one-to-one, so equal keys have equal text.
+    let mut seen = 0u16;
+    let mut extra_keys: Vec<&[u8]> = Vec::new();
+    let mut scratch = Vec::new();
+    let (mut session_id, mut updated_at) = (false, false);
+    let (mut parent, mut status, mut goal, mut created_at) = (None, None, None, None);
     let mut at = pos + 1;
-    loop {
-        at = json::string_stop(bytes, at);
-        match bytes[at] {
-            b'"' => return at + 1,
-            _ => at += 2,
+    for _ in 0..json::CANONICAL_MAX_KEYS {
+        at = json::indent_end(bytes, at, member_level)?;
+        if bytes.get(at) != Some(&b'"') {
+            return None;
         }
-    }
-}
-
-/// The end of the canonical value starting at `pos`: a scalar ends at the `,` or newline after
-/// it, a container at its matching bracket.
-fn value_end(bytes: &[u8], pos: usize) -> usize {
-    match bytes[pos] {
-        b'"' => string_end(bytes, pos),
-        b'[' | b'{' => {
-            let mut depth = 0usize;
-            let mut at = pos;
-            loop {
-                match bytes[at] {
-                    b'"' => {
-                        at = string_end(bytes, at);
-                        continue;
-                    }
-                    b'[' | b'{' => depth += 1,
-                    b']' | b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return at + 1;
-                        }
-                    }
-                    _ => {}
+        let key_end = json::canonical_string_end(bytes, at)?;
+        let key = &bytes[at + 1..key_end - 1];
+        at = key_end;
+        if bytes.get(at..at + 2) != Some(b": ") {
+            return None;
+        }
+        at += 2;
+        let known = KNOWN_FRAME_KEYS.iter().position(|k| k.as_bytes() == key);
+        match known {
+            Some(bit) if seen & (1 << bit) != 0 => return None,
+            Some(bit) => seen |= 1 << bit,
+            None if extra_keys.contains(&key) => return None,
+            None => extra_keys.push(key),
+        }
+        let value = at;
+        at = match known.map(|bit| KNOWN_FRAME_KEYS[bit]) {
+            Some("sessionID") => {
+                // An id has nothing to escape: the value must be the id in quotes.
+                let end = json::canonical_string_end(bytes, value)?;
+                session_id = &source[value + 1..end - 1] == id;
+                if !session_id {
+                    return None;
                 }
-                at += 1;
+                end
             }
-        }
-        _ => {
-            pos + bytes[pos..]
-                .iter()
-                .position(|&b| b == b',' || b == b'\n')
-                .unwrap_or(bytes.len() - pos)
+            Some("parentSessionID") => match *bytes.get(value)? {
+                b'n' => json::literal_end(bytes, value, b"null")?,
+                _ => {
+                    let (end, text) = string_value(source, value)?;
+                    parent = Some(text);
+                    end
+                }
+            },
+            Some("status") => {
+                let end = json::canonical_string_end(bytes, value)?;
+                status = Some(Status::parse(&source[value + 1..end - 1])?);
+                end
+            }
+            Some("goal") => {
+                let (end, text) = string_value(source, value)?;
+                goal = Some(text);
+                end
+            }
+            Some("createdAt") => {
+                let end = json::number_end(bytes, value)?;
+                created_at = Some(millis(&source[value..end]).unwrap_or(0));
+                end
+            }
+            Some("updatedAt") => {
+                updated_at = true;
+                json::number_end(bytes, value)?
+            }
+            Some("artifacts" | "decisions" | "plannedChildren") => match *bytes.get(value)? {
+                b'n' => json::literal_end(bytes, value, b"null")?,
+                _ => string_array_end(bytes, value, member_level)?,
+            },
+            Some("compactionSummary" | "logPath" | "invalidationReason") => {
+                match *bytes.get(value)? {
+                    b'n' => json::literal_end(bytes, value, b"null")?,
+                    _ => json::canonical_string_end(bytes, value)?,
+                }
+            }
+            Some("invalidatedAt") => match *bytes.get(value)? {
+                b'n' => json::literal_end(bytes, value, b"null")?,
+                _ => json::number_end(bytes, value)?,
+            },
+            _ => json::canonical_end(bytes, value, member_level, &mut scratch)?,
+        };
+        match *bytes.get(at)? {
+            b',' => at += 1,
+            b'\n' => {
+                at = json::indent_end(bytes, at, level)?;
+                if bytes.get(at) != Some(&b'}') || !(session_id && updated_at) {
+                    return None;
+                }
+                let fields = Fields {
+                    parent,
+                    status: status?,
+                    goal: goal?,
+                    created_at: created_at?,
+                };
+                return Some((at + 1, fields));
+            }
+            _ => return None,
         }
     }
+    None
 }
 
-/// Whether the canonical array at `range` holds strings only.
-fn array_of_strings(bytes: &[u8], range: Range<usize>) -> bool {
-    if bytes[range.start] != b'[' {
-        return false;
-    }
-    let mut at = range.start + 1;
-    while at + 1 < range.end {
-        // Past the newline and indent before the item.
-        while bytes[at] == b'\n' || bytes[at] == b' ' {
-            at += 1;
-        }
-        if bytes[at] != b'"' {
-            return false;
-        }
-        at = string_end(bytes, at);
-        if bytes[at] == b',' {
-            at += 1;
-        } else {
-            break;
-        }
-    }
-    true
-}
-
-/// The string at `range` (quotes included): its range of the source when it has no escape.
-fn string_text(source: &str, range: Range<usize>) -> Text {
-    let inner = range.start + 1..range.end - 1;
-    if source.as_bytes()[inner.clone()].contains(&b'\\') {
-        match json::parse(&source[range]) {
+/// The end of the canonical string at `pos`, and its text: its range of the source when it has
+/// no escape, else decoded.
+fn string_value(source: &str, pos: usize) -> Option<(usize, Text)> {
+    let end = json::canonical_string_end(source.as_bytes(), pos)?;
+    let inner = pos + 1..end - 1;
+    let text = if source.as_bytes()[inner.clone()].contains(&b'\\') {
+        match json::parse(&source[pos..end]) {
             Ok(Json::String(text)) => Text::Owned(text.into()),
-            _ => Text::Owned("".into()),
+            _ => return None,
         }
     } else {
         Text::Source(inner)
+    };
+    Some((end, text))
+}
+
+/// The end of the canonical array of strings at `pos`, at indentation `level`.
+fn string_array_end(bytes: &[u8], pos: usize, level: usize) -> Option<usize> {
+    if bytes.get(pos..pos + 2) == Some(b"[]") {
+        return Some(pos + 2);
+    }
+    if bytes.get(pos) != Some(&b'[') {
+        return None;
+    }
+    let mut at = pos + 1;
+    loop {
+        at = json::indent_end(bytes, at, level + 1)?;
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        at = json::canonical_string_end(bytes, at)?;
+        match *bytes.get(at)? {
+            b',' => at += 1,
+            b'\n' => {
+                at = json::indent_end(bytes, at, level)?;
+                return (bytes.get(at) == Some(&b']')).then_some(at + 1);
+            }
+            _ => return None,
+        }
     }
 }
 
-fn check_acyclic(
-    source: &str,
-    frames: &[Slot],
-    index: &HashMap<String, usize>,
-) -> Result<(), Invalid> {
+fn check_acyclic(source: &str, frames: &[Slot], index: &json::KeyIndex) -> Result<(), Invalid> {
     let parent: Vec<Option<usize>> = frames
         .iter()
         .map(|slot| {
@@ -670,7 +698,7 @@ impl State {
             source: String::new(),
             doc,
             frames: Vec::new(),
-            index: HashMap::new(),
+            index: json::KeyIndex::default(),
         }
     }
 
@@ -784,47 +812,62 @@ impl State {
     /// [`json::write_object`] writes for the whole document, except that each unchanged frame is
     /// copied from the text it was read from (which is what writing its object would produce).
     pub fn to_text(&self) -> String {
-        let mut out = String::with_capacity(self.source.len() + self.source.len() / 16 + 4096);
-        out.push('{');
-        for (i, (key, value)) in self.doc.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            json::indent(&mut out, 1);
-            json::write_string(&mut out, key);
-            out.push_str(": ");
-            if key == "frames" {
-                self.write_frames(&mut out);
-            } else {
-                json::write_value(&mut out, value, 1);
-            }
-        }
-        json::indent(&mut out, 0);
-        out.push_str("}\n");
-        out
+        let mut out = Vec::with_capacity(self.source.len() + self.source.len() / 16 + 4096);
+        self.write_text(&mut out)
+            .expect("writing to memory cannot fail");
+        String::from_utf8(out).expect("every piece written is UTF-8")
     }
 
-    /// The `frames` object, at level 1.
-    fn write_frames(&self, out: &mut String) {
-        if self.frames.is_empty() {
-            out.push_str("{}");
-            return;
+    /// [`State::to_text`] written to `out` piece by piece: a state of 10 000 frames is 4.5 MB, and
+    /// the writer need not hold a second copy of it.
+    pub fn write_text(&self, out: &mut impl io::Write) -> io::Result<()> {
+        // What is written between the copied frames collects here.
+        let mut pending = String::with_capacity(4096);
+        pending.push('{');
+        for (i, (key, value)) in self.doc.iter().enumerate() {
+            if i > 0 {
+                pending.push(',');
+            }
+            json::indent(&mut pending, 1);
+            json::write_string(&mut pending, key);
+            pending.push_str(": ");
+            if key == "frames" {
+                self.write_frames(out, &mut pending)?;
+            } else {
+                json::write_value(&mut pending, value, 1);
+            }
         }
-        out.push('{');
+        json::indent(&mut pending, 0);
+        pending.push_str("}\n");
+        out.write_all(pending.as_bytes())
+    }
+
+    /// The `frames` object, at level 1; what remains to be written is left in `pending`.
+    fn write_frames(&self, out: &mut impl io::Write, pending: &mut String) -> io::Result<()> {
+        if self.frames.is_empty() {
+            pending.push_str("{}");
+            return Ok(());
+        }
+        pending.push('{');
         for (i, slot) in self.frames.iter().enumerate() {
             if i > 0 {
-                out.push(',');
+                pending.push(',');
             }
-            json::indent(out, 2);
-            json::write_string(out, &slot.id);
-            out.push_str(": ");
+            json::indent(pending, 2);
+            json::write_string(pending, &slot.id);
+            pending.push_str(": ");
             match &slot.raw {
-                Some(raw) => out.push_str(&self.source[raw.clone()]),
-                None => json::write_object(out, slot.object(&self.source), 2),
+                Some(raw) => {
+                    out.write_all(pending.as_bytes())?;
+                    pending.clear();
+                    out.write_all(self.source[raw.clone()].as_bytes())?;
+                }
+                None => json::write_object(pending, slot.object(&self.source), 2),
             }
         }
-        json::indent(out, 1);
-        out.push('}');
+        json::indent(pending, 1);
+        pending.push('}');
+        Ok(())
     }
 }
 

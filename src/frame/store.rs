@@ -2,7 +2,7 @@
 //! under an exclusive lock on `state.json.lock`, through a synced temp file renamed into place.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -13,6 +13,8 @@ use crate::error::{Error, Result, describe_io};
 const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 /// Temp files older than this are left-overs of a killed writer.
 const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
+/// Writes reach the file in pieces of this size.
+const WRITE_BUFFER: usize = 256 << 10;
 /// A state file larger than this is refused instead of read into memory.
 const MAX_STATE_BYTES: u64 = 512 << 20;
 
@@ -83,13 +85,9 @@ impl Store {
         if changed {
             state.set_updated_at(now);
             let mode = existing_mode(&target);
-            write_atomically(
-                &target_dir,
-                &target,
-                state.to_text().as_bytes(),
-                mode,
-                STATE_FILE,
-            )?;
+            write_atomically(&target_dir, &target, mode, STATE_FILE, |out| {
+                state.write_text(out)
+            })?;
             remove_stale_temps(&target_dir, &format!(".{STATE_FILE}."));
             // Logs are written the same way by `pop` (`logs/.frame-<id>.md.<random>.tmp`).
             remove_stale_temps(&self.dir.join(LOGS_DIR), ".frame-");
@@ -293,14 +291,15 @@ pub fn existing_mode(path: &Path) -> Option<u32> {
     }
 }
 
-/// Writes `bytes` to `.<name>.<random>.tmp` in `dir`, syncs it, gives it `mode` (new files: 0644
-/// less the umask), renames it over `target` and syncs `dir`: a crash leaves the old or the new file.
+/// Writes what `contents` writes to `.<name>.<random>.tmp` in `dir`, syncs it, gives it `mode`
+/// (new files: 0644 less the umask), renames it over `target` and syncs `dir`: a crash leaves the
+/// old or the new file.
 pub fn write_atomically(
     dir: &Path,
     target: &Path,
-    bytes: &[u8],
     mode: Option<u32>,
     name: &str,
+    contents: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
 ) -> Result<()> {
     let mut suffix = [0u8; 8];
     getrandom::fill(&mut suffix)
@@ -315,8 +314,11 @@ pub fn write_atomically(
             use std::os::unix::fs::OpenOptionsExt;
             options.mode(0o644);
         }
-        let mut file = options.open(&temp)?;
-        file.write_all(bytes)?;
+        let file = options.open(&temp)?;
+        let mut out = BufWriter::with_capacity(WRITE_BUFFER, &file);
+        contents(&mut out)?;
+        out.flush()?;
+        drop(out);
         #[cfg(unix)]
         if let Some(mode) = mode {
             use std::os::unix::fs::PermissionsExt;
