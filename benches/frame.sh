@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process timings of `ctx frame`: `tree` on the demo project, and `push` + `pop` on a state of
-# 10 000 frames. Usage: benches/frame.sh [--export DIR]  (needs hyperfine and python3)
+# 10 000 frames (and on a memory file system, when there is one). Usage: benches/frame.sh (needs
+# hyperfine and python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
@@ -47,8 +48,21 @@ hyperfine --warmup 5 --runs 60 -N \
   "$ctx -C $work/big frame pop --force -q" \
   "$ctx -C $work/big frame tree" \
   --export-json "$work/big.json"
+# The same push and pop on a memory file system, when there is one: what the file system adds to a
+# write (the fsync, and freeing the 4.5 MB the rename replaces) is the difference.
+results=("$work/demo.json" "$work/big.json")
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  shm=$(mktemp -d /dev/shm/ctx-bench.XXXXXX)
+  trap 'rm -rf "$work" "$shm"' EXIT
+  cp -r "$work/big" "$shm/big"
+  hyperfine --warmup 5 --runs 60 -N \
+    -n "$ctx -C tmpfs/big frame push 'Benchmark frame'" "$ctx -C $shm/big frame push 'Benchmark frame'" \
+    -n "$ctx -C tmpfs/big frame pop --force -q" "$ctx -C $shm/big frame pop --force -q" \
+    --export-json "$work/shm.json"
+  results+=("$work/shm.json")
+fi
 # Medians, the figure the README quotes.
-python3 - "$work/demo.json" "$work/big.json" <<'PY'
+python3 - "${results[@]}" <<'PY'
 import json, sys
 print("| command | median | mean ± σ |\n|---|---|---|")
 for path in sys.argv[1:]:
