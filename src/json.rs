@@ -229,6 +229,15 @@ pub struct LazyObject {
 /// tenth of reading a state.
 pub type KeyIndex = HashMap<String, usize, foldhash::fast::RandomState>;
 
+/// How the object [`parse_lazy_with`] was asked for was read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LazyRead {
+    /// By the caller's [`ObjectEnd`], which took the object at this range of the text.
+    ByCaller(Range<usize>),
+    /// Member by member.
+    Members(LazyObject),
+}
+
 /// [`parse`], except that when the document is an object whose member `key` is an object, that
 /// member is returned as a [`LazyObject`] and left as `null` in the document (the placeholder keeps
 /// its position). The same text is accepted and rejected, with the same errors, as by [`parse`].
@@ -238,10 +247,21 @@ pub fn parse_lazy<'a>(
 ) -> Result<(Json, Option<LazyObject>), SyntaxError> {
     let bytes = text.as_bytes();
     let mut keys = Vec::new();
-    parse_lazy_with(text, key, 0, &mut |_, start, level| {
+    let (value, read) = parse_lazy_with(text, key, 0, &mut |_, _| None, &mut |_, start, level| {
         canonical_end(bytes, start, level, &mut keys)
-    })
+    })?;
+    let object = read.map(|read| match read {
+        LazyRead::Members(object) => object,
+        LazyRead::ByCaller(_) => unreachable!("this caller reads no object itself"),
+    });
+    Ok((value, object))
 }
+
+/// Lets the caller read the whole lazily read object itself: called with the position of its
+/// `{` and its indentation level, it returns where the object ends when the caller took all of
+/// it (its text must then be valid JSON and exactly what [`write_value`] writes for it, as for
+/// [`MemberEnd`]), and `None` to have it read member by member.
+pub type ObjectEnd<'m> = dyn FnMut(usize, usize) -> Option<usize> + 'm;
 
 /// Decides which members of the lazily read object are kept as text: called with a member's key
 /// (unescaped), the position of its value and the value's indentation level, it returns where the
@@ -249,20 +269,37 @@ pub fn parse_lazy<'a>(
 /// [`canonical_end`] decides, or more strictly), and `None` to have the value parsed.
 pub type MemberEnd<'m> = dyn FnMut(&str, usize, usize) -> Option<usize> + 'm;
 
-/// [`parse_lazy`] with the caller deciding which members stay text: a caller that knows what its
-/// members hold can check and read them in the same pass. Room for `expected` members is made
+/// [`parse_lazy`] with the caller taking part: `object_end` may read the whole object itself
+/// (a caller that knows the layout it usually has can read it faster than member by member);
+/// when it does not, `member_end` decides which members stay text (a caller that knows what its
+/// members hold can check and read them in the same pass). Room for `expected` members is made
 /// at once: growing the index and the list of a large object step by step costs more than
 /// reserving room that stays unused (and untouched).
 pub fn parse_lazy_with<'a>(
     text: &'a str,
     key: &'a str,
     expected: usize,
+    object_end: &'a mut ObjectEnd<'_>,
     member_end: &'a mut MemberEnd<'_>,
-) -> Result<(Json, Option<LazyObject>), SyntaxError> {
-    let mut parser = Parser::new(text, Some((key, member_end)));
+) -> Result<(Json, Option<LazyRead>), SyntaxError> {
+    let mut parser = Parser::new(
+        text,
+        Some(LazyKey {
+            key,
+            object_end,
+            member_end,
+        }),
+    );
     parser.lazy_expected = expected;
     let value = parser.document()?;
     Ok((value, parser.lazy))
+}
+
+/// The top-level member [`parse_lazy_with`] reads lazily, and the caller's parts in reading it.
+struct LazyKey<'a, 'm> {
+    key: &'a str,
+    object_end: &'a mut ObjectEnd<'m>,
+    member_end: &'a mut MemberEnd<'m>,
 }
 
 struct Parser<'a, 'm> {
@@ -271,17 +308,17 @@ struct Parser<'a, 'm> {
     pos: usize,
     /// The top-level member to read lazily, with what decides which of its members stay text,
     /// and what was read for it (the last occurrence wins).
-    lazy_key: Option<(&'a str, &'a mut MemberEnd<'m>)>,
+    lazy_key: Option<LazyKey<'a, 'm>>,
     /// How many members the lazily read object is expected to have.
     lazy_expected: usize,
-    lazy: Option<LazyObject>,
+    lazy: Option<LazyRead>,
 }
 
 /// Objects with more members than this get a hash index while parsing to find duplicate keys.
 const LINEAR_DEDUP_LIMIT: usize = 32;
 
 impl<'a, 'm> Parser<'a, 'm> {
-    fn new(text: &'a str, lazy_key: Option<(&'a str, &'a mut MemberEnd<'m>)>) -> Parser<'a, 'm> {
+    fn new(text: &'a str, lazy_key: Option<LazyKey<'a, 'm>>) -> Parser<'a, 'm> {
         Parser {
             text,
             bytes: text.as_bytes(),
@@ -520,9 +557,17 @@ impl<'a, 'm> Parser<'a, 'm> {
             }
             self.pos += 1;
             self.skip_ws();
-            let value = if depth == 1 && self.lazy_key.as_ref().is_some_and(|(k, _)| *k == key) {
+            let value = if depth == 1 && self.lazy_key.as_ref().is_some_and(|k| k.key == key) {
                 if self.peek() == Some(b'{') {
-                    self.lazy = Some(self.lazy_object(depth + 1)?);
+                    let start = self.pos;
+                    let lazy_key = self.lazy_key.as_mut().expect("reading the lazy member");
+                    self.lazy = Some(match (lazy_key.object_end)(start, depth) {
+                        Some(end) => {
+                            self.pos = end;
+                            LazyRead::ByCaller(start..end)
+                        }
+                        None => LazyRead::Members(self.lazy_object(depth + 1)?),
+                    });
                     Json::Null
                 } else {
                     self.lazy = None;
@@ -603,8 +648,8 @@ impl Parser<'_, '_> {
             self.pos += 1;
             self.skip_ws();
             let start = self.pos;
-            let member_end = &mut self.lazy_key.as_mut().expect("reading the lazy member").1;
-            let value = match member_end(&key, start, level) {
+            let lazy_key = self.lazy_key.as_mut().expect("reading the lazy member");
+            let value = match (lazy_key.member_end)(&key, start, level) {
                 Some(end) => {
                     self.pos = end;
                     Lazy::Raw(start..end)
@@ -726,10 +771,24 @@ fn canonical_object_end(
 }
 
 /// After a newline and `level` two-space indents at `pos`.
+/// Every line of a state starts with one, so the usual depths (up to four levels) are checked as
+/// one word.
 pub(crate) fn indent_end(bytes: &[u8], pos: usize, level: usize) -> Option<usize> {
-    let end = pos + 1 + 2 * level;
-    let run = bytes.get(pos..end)?;
-    (run[0] == b'\n' && run[1..].iter().all(|&b| b == b' ')).then_some(end)
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    let width = 2 * level;
+    let end = pos + 1 + width;
+    if bytes.get(pos) != Some(&b'\n') {
+        return None;
+    }
+    if width <= 8
+        && let Some(word) = bytes.get(pos + 1..pos + 9)
+    {
+        let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        let mask = u64::MAX.checked_shr(64 - 8 * width as u32).unwrap_or(0);
+        return ((word ^ SPACES) & mask == 0).then_some(end);
+    }
+    let run = bytes.get(pos + 1..end)?;
+    run.iter().all(|&b| b == b' ').then_some(end)
 }
 
 pub(crate) fn literal_end(bytes: &[u8], pos: usize, word: &[u8]) -> Option<usize> {
@@ -1066,6 +1125,26 @@ mod tests {
                 parse_lazy(bad, "frames").unwrap_err(),
                 parse(bad).unwrap_err()
             );
+        }
+    }
+
+    #[test]
+    fn indent_end_checks_every_space_of_the_indent() {
+        for level in 0..7 {
+            let width = 2 * level;
+            let line = format!("\n{}\"k\": 1", " ".repeat(width));
+            for tail in [line.len(), 1 + width] {
+                let bytes = &line.as_bytes()[..tail];
+                assert_eq!(indent_end(bytes, 0, level), Some(1 + width), "{line:?}");
+                for at in 0..=width {
+                    let mut bad = bytes.to_vec();
+                    bad[at] = b'x';
+                    assert_eq!(indent_end(&bad, 0, level), None, "{bad:?}");
+                }
+            }
+            if width > 0 {
+                assert_eq!(indent_end(&line.as_bytes()[..width], 0, level), None);
+            }
         }
     }
 

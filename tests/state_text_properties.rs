@@ -213,10 +213,25 @@ fn model_text(value: &Json) -> String {
     json::to_pretty_string(value) + "\n"
 }
 
+/// What reading `text` gives: the error, or the state's rewrite and what the tree reads of each
+/// frame (those fields are read in the same pass that checks a frame kept as text).
 fn outcome(text: &str) -> Result<String, String> {
-    state::parse(text)
-        .map(|s| s.to_text())
-        .map_err(|e| e.message)
+    let state = state::parse(text).map_err(|e| e.message)?;
+    Ok(state.to_text() + &fields(&state))
+}
+
+fn fields(state: &state::State) -> String {
+    let mut seen = String::new();
+    for f in state.frames() {
+        let (parent, goal) = (f.parent(), f.goal());
+        seen += &format!(
+            "{} {parent:?} {} {goal:?} {}\n",
+            f.id,
+            f.status(),
+            f.created_at()
+        );
+    }
+    seen
 }
 
 proptest! {
@@ -301,7 +316,10 @@ fn full_path_outcome(text: &str) -> Result<String, String> {
     match json::parse(text) {
         Ok(model) => {
             let compact = serde_json::to_string(&model.to_serde()).unwrap();
-            outcome(&compact).map(|_| model_text(&model))
+            // The model keeps a number's text; serde_json, which made `compact`, does not.
+            state::parse(&compact)
+                .map(|state| model_text(&model) + &fields(&state))
+                .map_err(|e| e.message)
         }
         Err(e) => Err(format!(
             "invalid JSON at line {}, column {}: {}",

@@ -319,39 +319,236 @@ pub fn parse_owned(text: String) -> Result<State, Invalid> {
             empty: true,
         });
     }
-    // Frames in the writer's layout and of the usual shape are checked and read in the one pass
-    // that finds where they end; the fields read are kept by the position of the frame's text.
+    // A state as ctx and Flame write it is read by `read_frames` in one pass over its frames,
+    // which checks each one as it finds where it ends. Otherwise the frames are read one by one:
+    // those in the writer's layout and of the usual shape by the same pass (`scan_frame`), whose
+    // fields are kept by the position of the frame's text; the others by the full parser.
+    let mut read_whole = None;
+    let mut read_all = |start: usize, level: usize| {
+        read_whole = None;
+        let (end, frames) = read_frames(&text, start, level)?;
+        read_whole = Some(frames);
+        Some(end)
+    };
     let expected = (text.len() / SMALL_FRAME_BYTES).min(MAX_RESERVED_FRAMES);
-    let mut scanned: Vec<(usize, Option<Fields>)> = Vec::with_capacity(expected);
+    let mut scanned: Vec<(usize, Option<Fields>)> = Vec::new();
     let mut scan = |id: &str, start: usize, level: usize| {
         let (end, fields) = scan_frame(&text, id, start, level)?;
         scanned.push((start, Some(fields)));
         Some(end)
     };
     let (value, frames) =
-        json::parse_lazy_with(&text, "frames", expected, &mut scan).map_err(|e| {
-            Invalid::new(format!(
-                "invalid JSON at line {}, column {}: {}",
-                e.line, e.column, e.message
-            ))
-        })?;
+        json::parse_lazy_with(&text, "frames", expected, &mut read_all, &mut scan).map_err(
+            |e| {
+                Invalid::new(format!(
+                    "invalid JSON at line {}, column {}: {}",
+                    e.line, e.column, e.message
+                ))
+            },
+        )?;
     let Json::Object(doc) = value else {
         return Err(Invalid::new("the top level must be a JSON object"));
     };
     // `parse_lazy_with` returns the frames exactly when the document's `frames` is an object.
     validate_top(&doc, frames.is_some())?;
-    let frames = frames.unwrap_or_default();
-    let mut slots = Vec::with_capacity(frames.members.len());
-    for (id, value) in frames.members {
-        slots.push(load_frame(&text, &mut scanned, id, value)?);
-    }
-    check_acyclic(&text, &slots, &frames.index)?;
+    let (slots, index) = match frames {
+        None => Default::default(),
+        Some(json::LazyRead::ByCaller(_)) => read_whole.expect("read by read_all"),
+        Some(json::LazyRead::Members(frames)) => {
+            let mut slots = Vec::with_capacity(frames.members.len());
+            for (id, value) in frames.members {
+                slots.push(load_frame(&text, &mut scanned, id, value)?);
+            }
+            (slots, frames.index)
+        }
+    };
+    check_acyclic(&text, &slots, &index)?;
     Ok(State {
         source: text,
         doc,
         frames: slots,
-        index: frames.index,
+        index,
     })
+}
+
+/// A `frames` object larger than this is read by several threads, when the machine has the cores:
+/// below it, starting a thread costs more than it saves.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+/// Each thread gets at least this much of the frames' text to read.
+const PARALLEL_MIN_SHARE: usize = 512 << 10;
+/// Threads beyond this many gain little: joining their lists of frames and indexing the ids is
+/// done by one.
+const PARALLEL_MAX_THREADS: usize = 8;
+
+/// The frames of the `frames` object whose `{` is at `pos`, at indentation `level`, and where it
+/// ends, when every frame is one [`scan_frame`] reads (in the writer's layout and of the usual
+/// shape) and no id repeats. `None` sends the object to be read frame by frame, which decides and
+/// words everything as it always has.
+///
+/// In the writer's layout each frame starts on a line that no other line of the object looks
+/// like (`,`, a newline, exactly the frame's indent, a quote): a large object is cut at such
+/// lines into shares that threads read at once. A cut may still fall after the object, or in
+/// text that is not in that layout; so the shares are only trusted if each ends exactly where
+/// the next begins: the first begins at the object's start, so each then begins at a frame.
+fn read_frames(
+    source: &str,
+    pos: usize,
+    level: usize,
+) -> Option<(usize, (Vec<Slot>, json::KeyIndex))> {
+    let len = source.len() - pos;
+    let threads = if len < PARALLEL_MIN_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(len / PARALLEL_MIN_SHARE)
+            .min(PARALLEL_MAX_THREADS)
+    };
+    read_frames_in_shares(source, pos, level, threads)
+}
+
+/// [`read_frames`] with the object cut into (up to) `shares` shares, each read by a thread.
+fn read_frames_in_shares(
+    source: &str,
+    pos: usize,
+    level: usize,
+    shares: usize,
+) -> Option<(usize, (Vec<Slot>, json::KeyIndex))> {
+    let bytes = source.as_bytes();
+    if bytes.get(pos..pos + 2) == Some(b"{}") {
+        return Some((pos + 2, Default::default()));
+    }
+    if bytes.get(pos) != Some(&b'{') {
+        return None;
+    }
+    let starts = share_starts(bytes, pos + 1, level + 1, shares);
+    let starts = &starts;
+    // The first share's list is made large enough for every frame: the others are appended to it.
+    let share = move |at: usize| {
+        let stop = starts.get(at + 1).copied();
+        let room = if at == 0 {
+            bytes.len()
+        } else {
+            stop.unwrap_or(bytes.len())
+        } - starts[at];
+        scan_frames(source, starts[at], level, stop, room)
+    };
+    let shares: Vec<Option<(usize, Vec<Slot>)>> = if starts.len() == 1 {
+        vec![share(0)]
+    } else {
+        std::thread::scope(|scope| {
+            // A share whose thread cannot be started is read here, after the first.
+            let later: Vec<_> = (1..starts.len())
+                .map(|at| {
+                    let thread = std::thread::Builder::new().spawn_scoped(scope, move || share(at));
+                    (at, thread.ok())
+                })
+                .collect();
+            let first = share(0);
+            let later = later.into_iter().map(|(at, thread)| match thread {
+                Some(thread) => thread.join().ok().flatten(),
+                None => share(at),
+            });
+            std::iter::once(first).chain(later).collect()
+        })
+    };
+    let mut shares = shares.into_iter();
+    let (mut end, mut slots) = shares.next().flatten()?;
+    for share in shares {
+        let (share_end, more) = share?;
+        slots.extend(more);
+        end = share_end;
+    }
+    let mut index = json::KeyIndex::with_capacity_and_hasher(slots.len(), Default::default());
+    for (at, slot) in slots.iter().enumerate() {
+        if index.insert(slot.id.clone(), at).is_some() {
+            return None;
+        }
+    }
+    Some((end, (slots, index)))
+}
+
+/// Where the threads of [`read_frames`] start reading the members of the object whose text
+/// follows `start`, whose members are at indentation `level`: `start`, and the start of each
+/// later share (the newline before a member's indent), for up to `shares` shares of about equal
+/// length.
+fn share_starts(bytes: &[u8], start: usize, level: usize, shares: usize) -> Vec<usize> {
+    let len = bytes.len() - start;
+    let mut starts = vec![start];
+    for share in 1..shares {
+        let from = start + len / shares * share;
+        let after_last = starts.last().expect("the first start") + 1;
+        if let Some(at) = member_line(bytes, from.max(after_last), level) {
+            starts.push(at);
+        }
+    }
+    starts
+}
+
+/// The first position at or after `from` of a newline that ends a line holding only `,` and
+/// begins a line of exactly `level` indents and then a quote.
+fn member_line(bytes: &[u8], from: usize, level: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        at += memchr::memchr(b'\n', bytes.get(at..)?)?;
+        let after = json::indent_end(bytes, at, level);
+        if at > 0
+            && bytes[at - 1] == b','
+            && after.is_some_and(|after| bytes.get(after) == Some(&b'"'))
+        {
+            return Some(at);
+        }
+        at += 1;
+    }
+}
+
+/// Reads the members of the frames object at indentation `level`, from the newline at `pos`
+/// that begins one: up to and including the `,` before `stop`, or to the object's end when
+/// there is no `stop`. Returns where reading ended (`stop`, or just after the object's `}`).
+/// Room is made for as many frames as `room` bytes usually hold.
+fn scan_frames(
+    source: &str,
+    pos: usize,
+    level: usize,
+    stop: Option<usize>,
+    room: usize,
+) -> Option<(usize, Vec<Slot>)> {
+    let bytes = source.as_bytes();
+    let mut frames = Vec::with_capacity((room / SMALL_FRAME_BYTES).min(MAX_RESERVED_FRAMES));
+    let mut at = pos;
+    loop {
+        at = json::indent_end(bytes, at, level + 1)?;
+        let key_end = json::canonical_string_end(bytes, at)?;
+        // A valid id has nothing to escape, so the key's text is the id.
+        let id = &source[at + 1..key_end - 1];
+        if bytes.get(key_end..key_end + 2) != Some(b": ") {
+            return None;
+        }
+        let start = key_end + 2;
+        let (end, fields) = scan_frame(source, id, start, level + 1)?;
+        frames.push(Slot {
+            id: id.to_string(),
+            raw: Some(start..end),
+            object: OnceCell::new(),
+            fields,
+        });
+        at = end;
+        match *bytes.get(at)? {
+            b',' => {
+                at += 1;
+                match stop {
+                    Some(stop) if at == stop => return Some((at, frames)),
+                    Some(stop) if at > stop => return None,
+                    _ => {}
+                }
+            }
+            b'\n' if stop.is_none() => {
+                at = json::indent_end(bytes, at, level)?;
+                return (bytes.get(at) == Some(&b'}')).then_some((at + 1, frames));
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// A JSON pointer token (RFC 6901).
@@ -430,6 +627,27 @@ fn load_frame(
     })
 }
 
+/// The position of `key` in [`KNOWN_FRAME_KEYS`]: a `match` tells a dozen keys apart faster than
+/// comparing with each in turn, and every frame has about that many.
+fn known_key(key: &[u8]) -> Option<usize> {
+    Some(match key {
+        b"sessionID" => 0,
+        b"parentSessionID" => 1,
+        b"status" => 2,
+        b"goal" => 3,
+        b"createdAt" => 4,
+        b"updatedAt" => 5,
+        b"artifacts" => 6,
+        b"decisions" => 7,
+        b"compactionSummary" => 8,
+        b"logPath" => 9,
+        b"invalidationReason" => 10,
+        b"invalidatedAt" => 11,
+        b"plannedChildren" => 12,
+        _ => return None,
+    })
+}
+
 /// Where the frame whose text starts at `pos` ends, and its fields, when that text is exactly
 /// what the writer writes for the frame at indentation `level` (as [`json::canonical_end`]
 /// decides) and the frame passes every check of [`validate_frame`] with its fields in their
@@ -462,7 +680,7 @@ fn scan_frame(source: &str, id: &str, pos: usize, level: usize) -> Option<(usize
             return None;
         }
         at += 2;
-        let known = KNOWN_FRAME_KEYS.iter().position(|k| k.as_bytes() == key);
+        let known = known_key(key);
         match known {
             Some(bit) if seen & (1 << bit) != 0 => return None,
             Some(bit) => seen |= 1 << bit,
@@ -935,6 +1153,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn known_key_is_the_position_in_the_list() {
+        for (at, key) in KNOWN_FRAME_KEYS.iter().enumerate() {
+            assert_eq!(known_key(key.as_bytes()), Some(at), "{key}");
+        }
+        for other in ["", "sessionid", "goal ", "summary", "children"] {
+            assert_eq!(known_key(other.as_bytes()), None, "{other}");
+        }
+    }
+
+    #[test]
     fn blank_means_json_whitespace_only() {
         assert!(is_blank(b""));
         assert!(is_blank(" \t\r\n".repeat(9).as_bytes()));
@@ -958,6 +1186,105 @@ mod tests {
             r#"{{"version": 1, "frames": {{{}}}, "rootFrameIDs": [], "updatedAt": 0}}"#,
             frames.join(",")
         )
+    }
+
+    /// A canonical state of `count` frames (parents, escapes, extra keys), and the position and
+    /// level of its `frames` object.
+    fn large_state(count: usize, after: &str) -> (String, usize) {
+        let frames: Vec<String> = (0..count)
+            .map(|n| {
+                let parent = if n == 0 {
+                    String::new()
+                } else {
+                    format!(r#", "parentSessionID": "fr_{:05}""#, n / 3)
+                };
+                let extra = match n % 4 {
+                    0 => r#", "goal": "quote \" tab \t é", "artifacts": ["a", "b"]"#.to_string(),
+                    1 => r#", "x": {"k": [1, {}, []]}, "decisions": []"#.to_string(),
+                    2 => format!(r#", "compactionSummary": "{}""#, "s".repeat(n % 97)),
+                    _ => r#", "status": "completed", "logPath": null"#.to_string(),
+                };
+                frame_json(&format!("fr_{n:05}"), &format!("{parent}{extra}"))
+            })
+            .collect();
+        let text =
+            doc(&frames).replace(r#""updatedAt": 0}"#, &format!(r#""updatedAt": 0{after}}}"#));
+        let text = json::to_pretty_string(&json::parse(&text).unwrap());
+        let pos = text.find("\"frames\": ").unwrap() + "\"frames\": ".len();
+        (text, pos)
+    }
+
+    type Read = Option<(usize, (Vec<Slot>, json::KeyIndex))>;
+
+    /// What the tree reads of each frame, and where the object ended.
+    fn read_summary(text: &str, read: &Read) -> Option<(usize, Vec<String>)> {
+        let (end, (slots, index)) = read.as_ref()?;
+        let frames = slots
+            .iter()
+            .enumerate()
+            .map(|(at, slot)| {
+                assert_eq!(index[&slot.id], at);
+                let f = &slot.fields;
+                let parent = f.parent.as_ref().map(|p| p.get(text));
+                let raw = &text[slot.raw.clone().unwrap()];
+                let goal = f.goal.get(text);
+                format!(
+                    "{} {parent:?} {} {goal:?} {} {raw}",
+                    slot.id, f.status, f.created_at
+                )
+            })
+            .collect();
+        Some((*end, frames))
+    }
+
+    #[test]
+    fn frames_read_in_shares_are_the_frames_read_in_one() {
+        let (text, pos) = large_state(3000, "");
+        let bytes = text.as_bytes();
+        let one = read_summary(&text, &read_frames_in_shares(&text, pos, 1, 1));
+        let (end, frames) = one.clone().expect("read in one share");
+        assert_eq!(frames.len(), 3000);
+        assert_eq!(&text[end - 3..end + 1], "  },");
+        for shares in 2..=7 {
+            // The cuts fall where asked: the test would pass vacuously with a single share.
+            assert_eq!(share_starts(bytes, pos + 1, 2, shares).len(), shares);
+            let read = read_frames_in_shares(&text, pos, 1, shares);
+            assert_eq!(read_summary(&text, &read), one, "{shares} shares");
+        }
+    }
+
+    #[test]
+    fn frames_read_in_shares_refuse_what_one_share_refuses() {
+        let (text, pos) = large_state(3000, "");
+        // The same id early and late: the frame-by-frame read keeps the last at the first place.
+        let twice = text.replace("fr_02999", "fr_01000");
+        // A frame out of the writer's layout in the last share.
+        let odd = text.replacen(
+            "\"sessionID\": \"fr_02998\"",
+            "\"sessionID\":  \"fr_02998\"",
+            1,
+        );
+        // Lines after the frames that look like where a frame starts: a cut may fall there.
+        let tail: Vec<String> = (0..60_000).map(|n| format!(r#""k{n}": {n}"#)).collect();
+        let after = format!(r#", "zz": {{{}}}"#, tail.join(", "));
+        let (long_tail, long_tail_pos) = large_state(3000, &after);
+        for (text, pos) in [(&twice, pos), (&odd, pos), (&long_tail, long_tail_pos)] {
+            let one = read_summary(text, &read_frames_in_shares(text, pos, 1, 1));
+            for shares in 2..=7 {
+                let read = read_summary(text, &read_frames_in_shares(text, pos, 1, shares));
+                assert!(read.is_none() || read == one, "{shares} shares");
+            }
+            // And the state as a whole is what the full parser makes of it.
+            let state = parse(text).unwrap();
+            assert_eq!(
+                state.to_text(),
+                json::to_pretty_string(&json::parse(text).unwrap()) + "\n"
+            );
+        }
+        assert!(read_frames_in_shares(&twice, pos, 1, 1).is_none());
+        assert!(read_frames_in_shares(&odd, pos, 1, 1).is_none());
+        assert!(read_frames_in_shares(&long_tail, long_tail_pos, 1, 1).is_some());
+        assert!(read_frames_in_shares(&long_tail, long_tail_pos, 1, 2).is_none());
     }
 
     #[test]
