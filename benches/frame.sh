@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Whole-process timings of `ctx frame`: `tree` on the demo project, and `push` + `pop` on a state of
-# 10 000 frames (and on a memory file system, when there is one). Usage: benches/frame.sh (needs
-# hyperfine and python3)
+# 10 000 frames in a temporary folder, on a memory file system when there is one, and in each DIR
+# given (to compare file systems). Usage: benches/frame.sh [DIR...] (needs hyperfine and python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
 cargo build --release --quiet
 ctx="$PWD/target/release/ctx"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+cleanup=("$work")
+trap 'rm -rf "${cleanup[@]}"' EXIT
 
 # A Flame state of 10 000 frames: 100 roots with 99 descendants each in chains of 9.
 mkdir -p "$work/big/.opencode/flame"
@@ -53,7 +54,7 @@ hyperfine --warmup 5 --runs 60 -N \
 results=("$work/demo.json" "$work/big.json")
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
   shm=$(mktemp -d /dev/shm/ctx-bench.XXXXXX)
-  trap 'rm -rf "$work" "$shm"' EXIT
+  cleanup+=("$shm")
   cp -r "$work/big" "$shm/big"
   hyperfine --warmup 5 --runs 60 -N \
     -n "$ctx -C tmpfs/big frame push 'Benchmark frame'" "$ctx -C $shm/big frame push 'Benchmark frame'" \
@@ -61,6 +62,17 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
     --export-json "$work/shm.json"
   results+=("$work/shm.json")
 fi
+for dir in "$@"; do
+  other=$(mktemp -d "$dir/ctx-bench.XXXXXX")
+  cleanup+=("$other")
+  cp -r "$work/big" "$other/big"
+  fstype=$(findmnt -n -o FSTYPE -T "$other" 2>/dev/null || echo dir)
+  hyperfine --warmup 5 --runs 60 -N \
+    -n "$ctx -C $fstype:$dir/big frame push 'Benchmark frame'" "$ctx -C $other/big frame push 'Benchmark frame'" \
+    -n "$ctx -C $fstype:$dir/big frame pop --force -q" "$ctx -C $other/big frame pop --force -q" \
+    --export-json "$work/other-$(basename "$other").json"
+  results+=("$work/other-$(basename "$other").json")
+done
 # Medians, the figure the README quotes.
 python3 - "${results[@]}" <<'PY'
 import json, sys

@@ -551,6 +551,19 @@ fn scan_frames(
     }
 }
 
+/// Whether `gap` is what the writer puts between two frames of the `frames` object before the
+/// frame `id`: `,`, a newline, the frames' indent, and the key.
+fn is_frame_separator(gap: &[u8], id: &str) -> bool {
+    const BEFORE: &[u8] = b",\n    \"";
+    const AFTER: &[u8] = b"\": ";
+    gap.len() == BEFORE.len() + id.len() + AFTER.len()
+        && gap.starts_with(BEFORE)
+        && gap.ends_with(AFTER)
+        && &gap[BEFORE.len()..gap.len() - AFTER.len()] == id.as_bytes()
+        // An id the writer would escape is written escaped: its text is not the id.
+        && json::string_stop(id.as_bytes(), 0) == id.len()
+}
+
 /// A JSON pointer token (RFC 6901).
 fn pointer(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
@@ -1066,8 +1079,26 @@ impl State {
             pending.push_str("{}");
             return Ok(());
         }
+        // Unchanged frames that follow one another in the source, with what the writer puts
+        // between them, are copied as one run: a state read in the writer's layout and changed in
+        // a frame or two is written in a few large writes, straight from the text it was read from.
+        let source = self.source.as_bytes();
+        let mut run: Option<Range<usize>> = None;
         pending.push('{');
         for (i, slot) in self.frames.iter().enumerate() {
+            // (A repeated id leaves a frame's text before the one it follows.)
+            if let (Some(copied), Some(raw)) = (&mut run, &slot.raw)
+                && let Some(gap) = source.get(copied.end..raw.start)
+                && is_frame_separator(gap, &slot.id)
+            {
+                copied.end = raw.end;
+                continue;
+            }
+            if let Some(copied) = run.take() {
+                out.write_all(pending.as_bytes())?;
+                pending.clear();
+                out.write_all(&source[copied])?;
+            }
             if i > 0 {
                 pending.push(',');
             }
@@ -1075,13 +1106,14 @@ impl State {
             json::write_string(pending, &slot.id);
             pending.push_str(": ");
             match &slot.raw {
-                Some(raw) => {
-                    out.write_all(pending.as_bytes())?;
-                    pending.clear();
-                    out.write_all(self.source[raw.clone()].as_bytes())?;
-                }
+                Some(raw) => run = Some(raw.clone()),
                 None => json::write_object(pending, slot.object(&self.source), 2),
             }
+        }
+        if let Some(copied) = run {
+            out.write_all(pending.as_bytes())?;
+            pending.clear();
+            out.write_all(&source[copied])?;
         }
         json::indent(pending, 1);
         pending.push('}');
@@ -1285,6 +1317,39 @@ mod tests {
         assert!(read_frames_in_shares(&odd, pos, 1, 1).is_none());
         assert!(read_frames_in_shares(&long_tail, long_tail_pos, 1, 1).is_some());
         assert!(read_frames_in_shares(&long_tail, long_tail_pos, 1, 2).is_none());
+    }
+
+    #[test]
+    fn unchanged_frames_are_copied_in_runs_whatever_their_order() {
+        let frame = |id: &str, goal: &str| {
+            format!(
+                r#""{id}": {{"sessionID": "{id}", "status": "planned", "goal": "{goal}", "createdAt": 1, "updatedAt": 1}}"#
+            )
+        };
+        // `fr_a` twice: the last text is kept at the first place, so `fr_b`'s text comes before it.
+        let frames = [
+            frame("fr_a", "first"),
+            frame("fr_b", "b"),
+            frame("fr_c", "c"),
+            frame("fr_x", "last"),
+        ];
+        let canonical = json::to_pretty_string(&json::parse(&doc(&frames)).unwrap());
+        let text = canonical.replace("fr_x", "fr_a");
+        let state = parse(&text).unwrap();
+        let model = json::to_pretty_string(&json::parse(&text).unwrap()) + "\n";
+        assert_eq!(state.to_text(), model);
+        assert!(model.contains("\"goal\": \"last\""));
+        // An edited frame in the middle ends one run and starts another.
+        let text = json::to_pretty_string(&json::parse(&doc(&frames[1..])).unwrap());
+        let mut state = parse(&text).unwrap();
+        state.set_field("fr_c", "goal", Json::String("changed".into()));
+        let mut model = json::parse(&text).unwrap();
+        let frames = model.as_object_mut().unwrap().get_mut("frames").unwrap();
+        let c = frames.as_object_mut().unwrap().get_mut("fr_c").unwrap();
+        c.as_object_mut()
+            .unwrap()
+            .insert("goal", Json::String("changed".into()));
+        assert_eq!(state.to_text(), json::to_pretty_string(&model) + "\n");
     }
 
     #[test]
