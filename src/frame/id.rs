@@ -86,13 +86,17 @@ pub fn resolve<'a>(arg: &str, ids: impl Iterator<Item = &'a str> + Clone) -> Res
     }
 }
 
+/// Each id's abbreviation. Ids come from files, so the hash is seeded per process; foldhash
+/// rather than the standard SipHash because a tree looks up every frame's.
+pub type Abbreviations<'a> = HashMap<&'a str, &'a str, foldhash::fast::RandomState>;
+
 /// The shortest unique prefix of at least 8 characters of every id (flame.md §4.5).
-pub fn abbreviations<'a>(ids: impl Iterator<Item = &'a str>) -> HashMap<&'a str, &'a str> {
+pub fn abbreviations<'a>(ids: impl Iterator<Item = &'a str>) -> Abbreviations<'a> {
     let mut sorted: Vec<&str> = ids.collect();
     sorted.sort_unstable();
     sorted.dedup();
     let common = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    let mut out = HashMap::with_capacity(sorted.len());
+    let mut out = Abbreviations::with_capacity_and_hasher(sorted.len(), Default::default());
     for (i, id) in sorted.iter().enumerate() {
         // In sorted order the ids sharing the longest prefix with `id` are its neighbours.
         let before = i.checked_sub(1).map_or(0, |j| common(id, sorted[j]));

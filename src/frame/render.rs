@@ -1,8 +1,6 @@
 //! Frame output for people: `frame show` and the tree (flame.md §7). The JSON documents are in
 //! `doc.rs`.
 
-use std::collections::HashMap;
-
 use unicode_width::UnicodeWidthStr;
 
 use super::id;
@@ -133,7 +131,8 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
         None => index.roots.clone(),
     };
     let mut out = String::new();
-    let mut counts: HashMap<Status, usize> = HashMap::new();
+    // Frames of each status, in the order of `Status::ALL` (the order of the enum).
+    let mut counts = [0usize; Status::ALL.len()];
     let mut total = 0;
     for (i, root) in roots.iter().enumerate() {
         if i > 0 {
@@ -154,10 +153,10 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
     if total > 0 {
         let legend: Vec<String> = Status::ALL
             .iter()
-            .filter_map(|s| {
-                counts
-                    .get(s)
-                    .map(|n| format!("{n} {} {}", icon(*s, options.ascii), s.as_str()))
+            .filter(|s| counts[**s as usize] > 0)
+            .map(|s| {
+                let n = counts[*s as usize];
+                format!("{n} {} {}", icon(*s, options.ascii), s.as_str())
             })
             .collect();
         let noun = if total == 1 { "frame" } else { "frames" };
@@ -174,11 +173,11 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
 struct TreePrinter<'s, 'o> {
     state: &'s State,
     index: &'s TreeIndex<'s>,
-    abbrev: &'s HashMap<&'s str, &'s str>,
+    abbrev: &'s id::Abbreviations<'s>,
     glyphs: &'static Glyphs,
     options: &'o TreeOptions<'o>,
     out: &'o mut String,
-    counts: &'o mut HashMap<Status, usize>,
+    counts: &'o mut [usize; Status::ALL.len()],
     total: &'o mut usize,
 }
 
@@ -190,7 +189,7 @@ impl TreePrinter<'_, '_> {
             return;
         };
         let status = frame.status();
-        *self.counts.entry(status).or_default() += 1;
+        self.counts[status as usize] += 1;
         *self.total += 1;
         let abbrev = self.abbrev.get(id).copied().unwrap_or(id);
         let marker = if self.options.current == Some(id) {

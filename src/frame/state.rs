@@ -29,7 +29,8 @@ pub enum Status {
 }
 
 impl Status {
-    /// In the order the tree legend lists them.
+    /// In the order the tree legend lists them, which is the order of the enum: `ALL[s as usize]`
+    /// is `s`.
     pub const ALL: [Status; 6] = [
         Status::InProgress,
         Status::Planned,
@@ -1183,6 +1184,13 @@ impl<'a> TreeIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statuses_are_listed_in_the_order_of_the_enum() {
+        for (at, status) in Status::ALL.into_iter().enumerate() {
+            assert_eq!(status as usize, at, "{status}");
+        }
+    }
 
     #[test]
     fn known_key_is_the_position_in_the_list() {
