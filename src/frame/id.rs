@@ -92,17 +92,27 @@ pub type Abbreviations<'a> = HashMap<&'a str, &'a str, foldhash::fast::RandomSta
 
 /// The shortest unique prefix of at least 8 characters of every id (flame.md §4.5).
 pub fn abbreviations<'a>(ids: impl Iterator<Item = &'a str>) -> Abbreviations<'a> {
-    let mut sorted: Vec<&str> = ids.collect();
-    sorted.sort_unstable();
-    sorted.dedup();
+    let mut unique: Vec<&str> = ids.collect();
+    unique.sort_unstable();
+    unique.dedup();
+    let short = abbreviations_in_order(&unique);
+    unique.into_iter().zip(short).collect()
+}
+
+/// The abbreviation of each of `ids` (all different), in their order: what [`abbreviations`]
+/// gives, without a map to look each up in.
+pub fn abbreviations_in_order<'a>(ids: &[&'a str]) -> Vec<&'a str> {
+    let mut sorted: Vec<usize> = (0..ids.len()).collect();
+    sorted.sort_unstable_by_key(|&at| ids[at]);
     let common = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    let mut out = Abbreviations::with_capacity_and_hasher(sorted.len(), Default::default());
-    for (i, id) in sorted.iter().enumerate() {
+    let mut out = vec![""; ids.len()];
+    for (i, &at) in sorted.iter().enumerate() {
+        let id = ids[at];
         // In sorted order the ids sharing the longest prefix with `id` are its neighbours.
-        let before = i.checked_sub(1).map_or(0, |j| common(id, sorted[j]));
-        let after = sorted.get(i + 1).map_or(0, |next| common(id, next));
+        let before = i.checked_sub(1).map_or(0, |j| common(id, ids[sorted[j]]));
+        let after = sorted.get(i + 1).map_or(0, |&next| common(id, ids[next]));
         let needed = (before.max(after) + 1).max(MIN_ABBREV).min(id.len());
-        out.insert(*id, &id[..needed]);
+        out[at] = &id[..needed];
     }
     out
 }
@@ -128,6 +138,29 @@ mod tests {
             assert!(id.starts_with("fr_"));
             assert!(id[3..].bytes().all(|b| ALPHABET.contains(&b)), "{id}");
         }
+    }
+
+    #[test]
+    fn abbreviations_in_order_are_the_abbreviations_of_each_id() {
+        let ids = [
+            "fr_zzzzzzzz9",
+            "fr_abcdefgh1",
+            "ses_1",
+            "fr_abcdefgh2",
+            "fr_abcdefgz",
+            "plan-17",
+            "fr_zzzzzzzz8",
+            "fr_a",
+        ];
+        let map = abbreviations(ids.iter().copied());
+        let list = abbreviations_in_order(&ids);
+        assert_eq!(list.len(), ids.len());
+        for (id, short) in ids.iter().zip(&list) {
+            assert_eq!(map[id], *short, "{id}");
+        }
+        assert_eq!(list[1], "fr_abcdefgh1");
+        assert_eq!(list[4], "fr_abcdefgz");
+        assert_eq!(list[2], "ses_1");
     }
 
     #[test]

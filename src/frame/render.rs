@@ -124,32 +124,37 @@ pub struct TreeOptions<'a> {
 /// The human tree with its legend; empty when there are no frames.
 pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
     let index = TreeIndex::new(state);
-    let abbrev = id::abbreviations(state.frames().map(|f| f.id));
+    let ids: Vec<&str> = state.frames().map(|f| f.id).collect();
     let glyphs = if options.ascii { &ASCII } else { &UNICODE };
-    let roots: Vec<&str> = match options.from {
-        Some(from) => vec![from],
-        None => index.roots.clone(),
+    let roots: Vec<usize> = match options.from {
+        Some(from) => state.position(from).into_iter().collect(),
+        None => index.root_positions().to_vec(),
     };
-    let mut out = String::new();
-    // Frames of each status, in the order of `Status::ALL` (the order of the enum).
-    let mut counts = [0usize; Status::ALL.len()];
-    let mut total = 0;
-    for (i, root) in roots.iter().enumerate() {
+    let mut printer = TreePrinter {
+        state,
+        index: &index,
+        abbrev: id::abbreviations_in_order(&ids),
+        glyphs,
+        options,
+        out: String::new(),
+        prefix: String::new(),
+        prefix_width: 0,
+        line: String::new(),
+        counts: [0; Status::ALL.len()],
+        total: 0,
+    };
+    for (i, root) in roots.into_iter().enumerate() {
         if i > 0 {
-            out.push('\n');
+            printer.out.push('\n');
         }
-        let mut printer = TreePrinter {
-            state,
-            index: &index,
-            abbrev: &abbrev,
-            glyphs,
-            options,
-            out: &mut out,
-            counts: &mut counts,
-            total: &mut total,
-        };
-        printer.frame(root, "", None);
+        printer.frame(root, None);
     }
+    let TreePrinter {
+        mut out,
+        counts,
+        total,
+        ..
+    } = printer;
     if total > 0 {
         let legend: Vec<String> = Status::ALL
             .iter()
@@ -170,29 +175,37 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
     out
 }
 
+/// Prints the tree by frame position, so that no line costs an id lookup.
 struct TreePrinter<'s, 'o> {
     state: &'s State,
     index: &'s TreeIndex<'s>,
-    abbrev: &'s id::Abbreviations<'s>,
+    /// The abbreviation of the frame at each position.
+    abbrev: Vec<&'s str>,
     glyphs: &'static Glyphs,
     options: &'o TreeOptions<'o>,
-    out: &'o mut String,
-    counts: &'o mut [usize; Status::ALL.len()],
-    total: &'o mut usize,
+    out: String,
+    /// What goes before the connector of the frames being printed, grown and cut back as the
+    /// walk goes down and up, with its display width.
+    prefix: String,
+    prefix_width: usize,
+    /// The line being built, kept to reuse its room.
+    line: String,
+    /// Frames of each status, in the order of `Status::ALL` (the order of the enum).
+    counts: [usize; Status::ALL.len()],
+    total: usize,
 }
 
 impl TreePrinter<'_, '_> {
-    /// Prints `id` and its subtree; `connector` is `None` for a root. Iterative over depth would
-    /// read worse; the recursion is bounded by the tree's depth, which validation keeps acyclic.
-    fn frame(&mut self, id: &str, prefix: &str, connector: Option<&str>) {
-        let Some(frame) = self.state.frame(id) else {
-            return;
-        };
+    /// Prints the frame at position `pos` and its subtree, under `self.prefix`; `connector` is
+    /// `None` for a root. Iterative over depth would read worse; the recursion is bounded by the
+    /// tree's depth, which validation keeps acyclic.
+    fn frame(&mut self, pos: usize, connector: Option<&str>) {
+        let frame = self.state.frame_at(pos);
         let status = frame.status();
         self.counts[status as usize] += 1;
-        *self.total += 1;
-        let abbrev = self.abbrev.get(id).copied().unwrap_or(id);
-        let marker = if self.options.current == Some(id) {
+        self.total += 1;
+        let abbrev = self.abbrev[pos];
+        let marker = if self.options.current == Some(frame.id) {
             self.glyphs.current
         } else {
             ""
@@ -201,15 +214,17 @@ impl TreePrinter<'_, '_> {
         // The line is `{prefix}{connector}{icon} {goal} ({abbrev}){marker}`; the goal gets the room
         // the other pieces leave (none of them combines with its neighbour, so widths add up).
         let lead = connector.unwrap_or("");
-        let fixed = [prefix, lead, icon, abbrev, marker]
-            .iter()
-            .map(|piece| width(piece))
-            .sum::<usize>()
+        let fixed = self.prefix_width
+            + [lead, icon, abbrev, marker]
+                .iter()
+                .map(|piece| width(piece))
+                .sum::<usize>()
             + 4;
         let room = self.options.width.saturating_sub(fixed);
         let goal = frame.goal().lines().next().unwrap_or("");
-        let mut line = String::with_capacity(prefix.len() + goal.len() + 64);
-        for piece in [prefix, lead, icon, " "] {
+        let line = &mut self.line;
+        line.clear();
+        for piece in [self.prefix.as_str(), lead, icon, " "] {
             line.push_str(piece);
         }
         if width(goal) <= room {
@@ -220,26 +235,33 @@ impl TreePrinter<'_, '_> {
         for piece in [" (", abbrev, ")", marker] {
             line.push_str(piece);
         }
-        self.out.push_str(&(self.options.paint)(status, &line));
+        self.out.push_str(&(self.options.paint)(status, line));
         self.out.push('\n');
 
-        let children = self.index.children(id);
-        let child_prefix = match connector {
-            None => prefix.to_string(),
-            Some(c) if c == self.glyphs.last => format!("{prefix}{}", self.glyphs.space),
-            Some(_) => format!("{prefix}{}", self.glyphs.pipe),
+        let outer = (self.prefix.len(), self.prefix_width);
+        let below = match connector {
+            None => "",
+            Some(c) if c == self.glyphs.last => self.glyphs.space,
+            Some(_) => self.glyphs.pipe,
         };
+        self.prefix.push_str(below);
+        self.prefix_width += width(below);
         if self.options.details {
-            self.details(&frame, &child_prefix);
+            let prefix = std::mem::take(&mut self.prefix);
+            self.details(&frame, &prefix);
+            self.prefix = prefix;
         }
-        for (i, child) in children.iter().enumerate() {
+        let children = self.index.children_at(pos);
+        for (i, &child) in children.iter().enumerate() {
             let connector = if i + 1 == children.len() {
                 self.glyphs.last
             } else {
                 self.glyphs.branch
             };
-            self.frame(child, &child_prefix, Some(connector));
+            self.frame(child, Some(connector));
         }
+        self.prefix.truncate(outer.0);
+        self.prefix_width = outer.1;
     }
 
     fn details(&mut self, frame: &Frame<'_>, child_prefix: &str) {

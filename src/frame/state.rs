@@ -959,6 +959,20 @@ impl State {
         Some(self.view(slot))
     }
 
+    /// The position of frame `id` in `frames` (file order).
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    /// The frame at position `pos` of `frames`; panics past the end.
+    pub fn frame_at(&self, pos: usize) -> Frame<'_> {
+        self.view(&self.frames[pos])
+    }
+
+    fn id_at(&self, pos: usize) -> &str {
+        &self.frames[pos].id
+    }
+
     /// Every frame, in file order.
     pub fn frames(&self) -> impl Iterator<Item = Frame<'_>> {
         self.frames.iter().map(|slot| self.view(slot))
@@ -1128,46 +1142,63 @@ impl State {
 pub struct TreeIndex<'a> {
     pub roots: Vec<&'a str>,
     state: &'a State,
-    /// The children of the frame at each position of `frames`.
-    children: Vec<Vec<&'a str>>,
+    /// The positions in `frames` of the roots, in tree order.
+    root_positions: Vec<usize>,
+    /// The positions of the children of the frame at each position of `frames`, in tree order.
+    children: Vec<Vec<usize>>,
 }
 
 impl<'a> TreeIndex<'a> {
     pub fn new(state: &'a State) -> TreeIndex<'a> {
-        let mut roots: Vec<(i64, usize, &str)> = Vec::new();
-        let mut children: Vec<Vec<(i64, usize, &str)>> = vec![Vec::new(); state.len()];
+        let mut roots: Vec<(i64, usize)> = Vec::new();
+        let mut children: Vec<Vec<(i64, usize)>> = vec![Vec::new(); state.len()];
         for (pos, frame) in state.frames().enumerate() {
-            let key = (frame.created_at(), pos, frame.id);
+            let key = (frame.created_at(), pos);
             match frame.parent().and_then(|p| state.index.get(p)) {
                 Some(&parent) => children[parent].push(key),
                 None => roots.push(key),
             }
         }
-        let order = |mut list: Vec<(i64, usize, &'a str)>| {
+        let order = |mut list: Vec<(i64, usize)>| {
             list.sort_unstable();
-            list.into_iter().map(|(_, _, id)| id).collect::<Vec<_>>()
+            list.into_iter().map(|(_, pos)| pos).collect::<Vec<_>>()
         };
+        let root_positions = order(roots);
         TreeIndex {
-            roots: order(roots),
+            roots: root_positions.iter().map(|&pos| state.id_at(pos)).collect(),
             state,
+            root_positions,
             children: children.into_iter().map(order).collect(),
         }
     }
 
-    pub fn children(&self, id: &str) -> &[&'a str] {
-        self.state
-            .index
-            .get(id)
-            .map_or(&[], |&at| self.children[at].as_slice())
+    pub fn children(&self, id: &str) -> Vec<&'a str> {
+        let state = self.state;
+        let at = state.index.get(id);
+        let positions = at.map_or(&[][..], |&at| self.children[at].as_slice());
+        positions.iter().map(|&pos| state.id_at(pos)).collect()
+    }
+
+    /// The positions of the roots, in tree order.
+    pub fn root_positions(&self) -> &[usize] {
+        &self.root_positions
+    }
+
+    /// The positions of the children of the frame at position `pos`, in tree order.
+    pub fn children_at(&self, pos: usize) -> &[usize] {
+        &self.children[pos]
     }
 
     /// `id` and its descendants in pre-order.
     pub fn subtree(&self, id: &'a str) -> Vec<&'a str> {
+        let Some(&start) = self.state.index.get(id) else {
+            return vec![id];
+        };
         let mut out = Vec::new();
-        let mut stack = vec![id];
+        let mut stack = vec![start];
         while let Some(next) = stack.pop() {
-            out.push(next);
-            stack.extend(self.children(next).iter().rev());
+            out.push(self.state.id_at(next));
+            stack.extend(self.children[next].iter().rev());
         }
         out
     }
