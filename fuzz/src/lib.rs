@@ -50,6 +50,15 @@ pub fn state(data: &[u8]) {
         json::to_pretty_string(&model) + "\n",
         "the rewrite differs from the model's"
     );
+    // The same document on one line takes the full parser and validation for every frame: the
+    // fields the tree reads must be the ones the one-pass read of the original text gave.
+    let compact = compact(&model);
+    let full = state::parse(&compact).expect("the full path accepts what the quick one does");
+    assert_eq!(
+        tree_fields(&full),
+        tree_fields(&state),
+        "the quick read's fields differ"
+    );
     let again = state::parse(&written).expect("ctx reads the state it writes");
     assert_eq!(again.to_text(), written, "rewriting a state changed it");
     assert_eq!(again.len(), state.len(), "a rewrite lost frames");
@@ -60,6 +69,46 @@ pub fn state(data: &[u8]) {
             frame.id
         );
     }
+}
+
+/// `value` on one line, numbers as written (serde_json would turn one too large for a float
+/// into `null`).
+fn compact(value: &json::Json) -> String {
+    use json::Json;
+    let string = |text: &str| serde_json::to_string(text).expect("a string serialises");
+    match value {
+        Json::Null => "null".into(),
+        Json::Bool(b) => b.to_string(),
+        Json::Number(text) => text.to_string(),
+        Json::String(text) => string(text),
+        Json::Array(items) => format!(
+            "[{}]",
+            items.iter().map(compact).collect::<Vec<_>>().join(",")
+        ),
+        Json::Object(members) => {
+            let members: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("{}:{}", string(k), compact(v)))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+    }
+}
+
+/// What the tree reads of each frame.
+fn tree_fields(state: &State) -> Vec<String> {
+    state
+        .frames()
+        .map(|f| {
+            let (parent, goal) = (f.parent(), f.goal());
+            format!(
+                "{} {parent:?} {} {goal:?} {}",
+                f.id,
+                f.status(),
+                f.created_at()
+            )
+        })
+        .collect()
 }
 
 /// OpenCode exports (`--transcript`, `budget estimate --session`): parsing never panics, and
