@@ -486,8 +486,8 @@ fn share_starts(bytes: &[u8], start: usize, level: usize, shares: usize) -> Vec<
     starts
 }
 
-/// The first position at or after `from` of a newline that ends a line holding only `,` and
-/// begins a line of exactly `level` indents and then a quote.
+/// The first position at or after `from` of a newline that follows a `,` and is followed by
+/// exactly `level` indents and a quote.
 fn member_line(bytes: &[u8], from: usize, level: usize) -> Option<usize> {
     let mut at = from;
     loop {
@@ -552,15 +552,21 @@ fn scan_frames(
     }
 }
 
-/// Whether `gap` is what the writer puts between two frames of the `frames` object before the
-/// frame `id`: `,`, a newline, the frames' indent, and the key.
+/// The indentation level of the frames, the members of the top-level `frames` object.
+const FRAME_LEVEL: usize = 2;
+
+/// Whether `gap` is what the writer puts between two frames before the frame `id`: `,`, a
+/// newline, the frames' indent, and the key.
 fn is_frame_separator(gap: &[u8], id: &str) -> bool {
-    const BEFORE: &[u8] = b",\n    \"";
-    const AFTER: &[u8] = b"\": ";
-    gap.len() == BEFORE.len() + id.len() + AFTER.len()
-        && gap.starts_with(BEFORE)
-        && gap.ends_with(AFTER)
-        && &gap[BEFORE.len()..gap.len() - AFTER.len()] == id.as_bytes()
+    let key = json::indent_end(gap, 1, FRAME_LEVEL).and_then(|at| gap.get(at..));
+    let is_key = |key: &[u8]| {
+        key.len() == id.len() + 4
+            && key.starts_with(b"\"")
+            && key.ends_with(b"\": ")
+            && &key[1..=id.len()] == id.as_bytes()
+    };
+    gap.first() == Some(&b',')
+        && key.is_some_and(is_key)
         // An id the writer would escape is written escaped: its text is not the id.
         && json::string_stop(id.as_bytes(), 0) == id.len()
 }
@@ -641,23 +647,41 @@ fn load_frame(
     })
 }
 
-/// The position of `key` in [`KNOWN_FRAME_KEYS`]: a `match` tells a dozen keys apart faster than
-/// comparing with each in turn, and every frame has about that many.
-fn known_key(key: &[u8]) -> Option<usize> {
+/// A key of [`KNOWN_FRAME_KEYS`], numbered by its position there.
+#[derive(Clone, Copy)]
+enum FrameKey {
+    SessionId,
+    Parent,
+    Status,
+    Goal,
+    CreatedAt,
+    UpdatedAt,
+    Artifacts,
+    Decisions,
+    Summary,
+    LogPath,
+    InvalidationReason,
+    InvalidatedAt,
+    PlannedChildren,
+}
+
+/// The known key `key` is: a `match` tells a dozen keys apart faster than comparing with each in
+/// turn, and every frame has about that many.
+fn known_key(key: &[u8]) -> Option<FrameKey> {
     Some(match key {
-        b"sessionID" => 0,
-        b"parentSessionID" => 1,
-        b"status" => 2,
-        b"goal" => 3,
-        b"createdAt" => 4,
-        b"updatedAt" => 5,
-        b"artifacts" => 6,
-        b"decisions" => 7,
-        b"compactionSummary" => 8,
-        b"logPath" => 9,
-        b"invalidationReason" => 10,
-        b"invalidatedAt" => 11,
-        b"plannedChildren" => 12,
+        b"sessionID" => FrameKey::SessionId,
+        b"parentSessionID" => FrameKey::Parent,
+        b"status" => FrameKey::Status,
+        b"goal" => FrameKey::Goal,
+        b"createdAt" => FrameKey::CreatedAt,
+        b"updatedAt" => FrameKey::UpdatedAt,
+        b"artifacts" => FrameKey::Artifacts,
+        b"decisions" => FrameKey::Decisions,
+        b"compactionSummary" => FrameKey::Summary,
+        b"logPath" => FrameKey::LogPath,
+        b"invalidationReason" => FrameKey::InvalidationReason,
+        b"invalidatedAt" => FrameKey::InvalidatedAt,
+        b"plannedChildren" => FrameKey::PlannedChildren,
         _ => return None,
     })
 }
@@ -696,14 +720,14 @@ fn scan_frame(source: &str, id: &str, pos: usize, level: usize) -> Option<(usize
         at += 2;
         let known = known_key(key);
         match known {
-            Some(bit) if seen & (1 << bit) != 0 => return None,
-            Some(bit) => seen |= 1 << bit,
+            Some(key) if seen & (1 << key as u16) != 0 => return None,
+            Some(key) => seen |= 1 << key as u16,
             None if extra_keys.contains(&key) => return None,
             None => extra_keys.push(key),
         }
         let value = at;
-        at = match known.map(|bit| KNOWN_FRAME_KEYS[bit]) {
-            Some("sessionID") => {
+        at = match known {
+            Some(FrameKey::SessionId) => {
                 // An id has nothing to escape: the value must be the id in quotes.
                 let end = json::canonical_string_end(bytes, value)?;
                 session_id = &source[value + 1..end - 1] == id;
@@ -712,7 +736,7 @@ fn scan_frame(source: &str, id: &str, pos: usize, level: usize) -> Option<(usize
                 }
                 end
             }
-            Some("parentSessionID") => match *bytes.get(value)? {
+            Some(FrameKey::Parent) => match *bytes.get(value)? {
                 b'n' => json::literal_end(bytes, value, b"null")?,
                 _ => {
                     let (end, text) = string_value(source, value)?;
@@ -720,40 +744,42 @@ fn scan_frame(source: &str, id: &str, pos: usize, level: usize) -> Option<(usize
                     end
                 }
             },
-            Some("status") => {
+            Some(FrameKey::Status) => {
                 let end = json::canonical_string_end(bytes, value)?;
                 status = Some(Status::parse(&source[value + 1..end - 1])?);
                 end
             }
-            Some("goal") => {
+            Some(FrameKey::Goal) => {
                 let (end, text) = string_value(source, value)?;
                 goal = Some(text);
                 end
             }
-            Some("createdAt") => {
+            Some(FrameKey::CreatedAt) => {
                 let end = json::number_end(bytes, value)?;
                 created_at = Some(millis(&source[value..end]).unwrap_or(0));
                 end
             }
-            Some("updatedAt") => {
+            Some(FrameKey::UpdatedAt) => {
                 updated_at = true;
                 json::number_end(bytes, value)?
             }
-            Some("artifacts" | "decisions" | "plannedChildren") => match *bytes.get(value)? {
-                b'n' => json::literal_end(bytes, value, b"null")?,
-                _ => string_array_end(bytes, value, member_level)?,
-            },
-            Some("compactionSummary" | "logPath" | "invalidationReason") => {
+            Some(FrameKey::Artifacts | FrameKey::Decisions | FrameKey::PlannedChildren) => {
+                match *bytes.get(value)? {
+                    b'n' => json::literal_end(bytes, value, b"null")?,
+                    _ => string_array_end(bytes, value, member_level)?,
+                }
+            }
+            Some(FrameKey::Summary | FrameKey::LogPath | FrameKey::InvalidationReason) => {
                 match *bytes.get(value)? {
                     b'n' => json::literal_end(bytes, value, b"null")?,
                     _ => json::canonical_string_end(bytes, value)?,
                 }
             }
-            Some("invalidatedAt") => match *bytes.get(value)? {
+            Some(FrameKey::InvalidatedAt) => match *bytes.get(value)? {
                 b'n' => json::literal_end(bytes, value, b"null")?,
                 _ => json::number_end(bytes, value)?,
             },
-            _ => json::canonical_end(bytes, value, member_level, &mut scratch)?,
+            None => json::canonical_end(bytes, value, member_level, &mut scratch)?,
         };
         match *bytes.get(at)? {
             b',' => at += 1,
@@ -1089,7 +1115,7 @@ impl State {
     }
 
     /// The `frames` object, at level 1; what remains to be written is left in `pending`.
-    fn write_frames(&self, out: &mut impl io::Write, pending: &mut String) -> io::Result<()> {
+    fn write_frames<W: io::Write>(&self, out: &mut W, pending: &mut String) -> io::Result<()> {
         if self.frames.is_empty() {
             pending.push_str("{}");
             return Ok(());
@@ -1099,6 +1125,12 @@ impl State {
         // a frame or two is written in a few large writes, straight from the text it was read from.
         let source = self.source.as_bytes();
         let mut run: Option<Range<usize>> = None;
+        // Writes what is pending, then the run of copied text.
+        let flush = |out: &mut W, pending: &mut String, copied: Range<usize>| {
+            out.write_all(pending.as_bytes())?;
+            pending.clear();
+            out.write_all(&source[copied])
+        };
         pending.push('{');
         for (i, slot) in self.frames.iter().enumerate() {
             // (A repeated id leaves a frame's text before the one it follows.)
@@ -1110,25 +1142,21 @@ impl State {
                 continue;
             }
             if let Some(copied) = run.take() {
-                out.write_all(pending.as_bytes())?;
-                pending.clear();
-                out.write_all(&source[copied])?;
+                flush(out, pending, copied)?;
             }
             if i > 0 {
                 pending.push(',');
             }
-            json::indent(pending, 2);
+            json::indent(pending, FRAME_LEVEL);
             json::write_string(pending, &slot.id);
             pending.push_str(": ");
             match &slot.raw {
                 Some(raw) => run = Some(raw.clone()),
-                None => json::write_object(pending, slot.object(&self.source), 2),
+                None => json::write_object(pending, slot.object(&self.source), FRAME_LEVEL),
             }
         }
         if let Some(copied) = run {
-            out.write_all(pending.as_bytes())?;
-            pending.clear();
-            out.write_all(&source[copied])?;
+            flush(out, pending, copied)?;
         }
         json::indent(pending, 1);
         pending.push('}');
@@ -1226,10 +1254,14 @@ mod tests {
     #[test]
     fn known_key_is_the_position_in_the_list() {
         for (at, key) in KNOWN_FRAME_KEYS.iter().enumerate() {
-            assert_eq!(known_key(key.as_bytes()), Some(at), "{key}");
+            assert_eq!(
+                known_key(key.as_bytes()).map(|k| k as usize),
+                Some(at),
+                "{key}"
+            );
         }
         for other in ["", "sessionid", "goal ", "summary", "children"] {
-            assert_eq!(known_key(other.as_bytes()), None, "{other}");
+            assert!(known_key(other.as_bytes()).is_none(), "{other}");
         }
     }
 
