@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
             [CompletionResult]::new('budget', 'budget', [CompletionResultType]::ParameterValue, 'Token budgets: count files, directories, stdin and sessions against model limits')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'What goes back into the model: compaction context, frame context XML, notices, injection')
+            [CompletionResult]::new('opencode', 'opencode', [CompletionResultType]::ParameterValue, 'OpenCode integration: session frames for ctx''s plugin')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -60,6 +61,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
             [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal or summary, whatever its status')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -69,6 +71,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('--parent', '--parent', [CompletionResultType]::ParameterName, 'Parent frame [default: the current frame; none makes a root]')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Adopt this id instead of generating fr_<12 random characters> (e.g. an OpenCode session id); letters, digits, ''_'' and ''-'', unique ignoring case')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -85,6 +88,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('--summary-file', '--summary-file', [CompletionResultType]::ParameterName, 'Read the summary from a file, or ''-'' for stdin (trailing line breaks removed)')
             [CompletionResult]::new('--transcript', '--transcript', [CompletionResultType]::ParameterName, 'An `opencode export <sessionID>` JSON file (or ''-'' for stdin) whose messages go into the log')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -99,6 +103,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;frame;tree' {
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Print only this frame''s subtree')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -113,6 +118,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;frame;show' {
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -125,6 +131,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;frame;current' {
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -138,6 +145,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;frame;plan' {
             [CompletionResult]::new('--parent', '--parent', [CompletionResultType]::ParameterName, 'Parent frame [default: the current frame]')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -150,6 +158,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;frame;activate' {
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -163,6 +172,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;frame;invalidate' {
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why the frame no longer applies (required, must not be blank)')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -176,6 +186,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;frame;artifact' {
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -188,6 +199,23 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;frame;decision' {
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;frame;edit' {
+            [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'The new goal (must not be blank)')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'The new summary, stored as compactionSummary')
+            [CompletionResult]::new('--summary-file', '--summary-file', [CompletionResultType]::ParameterName, 'Read the new summary from a file, or ''-'' for stdin (trailing line breaks removed)')
+            [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -211,6 +239,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;frame;log' {
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
@@ -233,6 +262,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
             [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal or summary, whatever its status')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -266,6 +296,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;frame;help;decision' {
+            break
+        }
+        'ctx;frame;help;edit' {
             break
         }
         'ctx;frame;help;import' {
@@ -445,6 +478,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;compact;render' {
             [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The OpenCode session whose current frame is rendered (below --frame, above $CTX_FRAME; see `ctx frame push --help`)')
             [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text, or json with --json]')
@@ -461,6 +495,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;compact;notice' {
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The popped frame: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The OpenCode session whose frame was popped: its most recently popped frame')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: json]')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
@@ -476,6 +511,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Where the context goes: prepend, append, last-user, last-assistant, before:MSGID, after:MSGID')
             [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The OpenCode session whose current frame is rendered (below --frame, above $CTX_FRAME; see `ctx frame push --help`)')
             [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
@@ -505,6 +541,78 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;compact;help;help' {
+            break
+        }
+        'ctx;opencode' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'Print the frame of an OpenCode session, creating it when missing')
+            [CompletionResult]::new('finish', 'finish', [CompletionResultType]::ParameterValue, 'Pop the frame of a finished subagent session; nothing when there is none to pop')
+            [CompletionResult]::new('deleted', 'deleted', [CompletionResultType]::ParameterValue, 'Mark the frames of a deleted OpenCode session, keeping them in the tree')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;opencode;frame' {
+            [CompletionResult]::new('--title', '--title', [CompletionResultType]::ParameterName, 'The session''s title, which becomes the goal of a new frame')
+            [CompletionResult]::new('--parent-session', '--parent-session', [CompletionResultType]::ParameterName, 'The session that created this one (OpenCode''s parentID)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;opencode;finish' {
+            [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'The task''s state: completed, error, aborted, …')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'The frame''s summary [default: the transcript''s last assistant text]')
+            [CompletionResult]::new('--transcript', '--transcript', [CompletionResultType]::ParameterName, 'The session as `opencode export` prints it (or ''-'' for stdin); its messages go into the log')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;opencode;deleted' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;opencode;help' {
+            [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'Print the frame of an OpenCode session, creating it when missing')
+            [CompletionResult]::new('finish', 'finish', [CompletionResultType]::ParameterValue, 'Pop the frame of a finished subagent session; nothing when there is none to pop')
+            [CompletionResult]::new('deleted', 'deleted', [CompletionResultType]::ParameterValue, 'Mark the frames of a deleted OpenCode session, keeping them in the tree')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;opencode;help;frame' {
+            break
+        }
+        'ctx;opencode;help;finish' {
+            break
+        }
+        'ctx;opencode;help;deleted' {
+            break
+        }
+        'ctx;opencode;help;help' {
             break
         }
         'ctx;config' {
@@ -545,6 +653,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
             [CompletionResult]::new('budget', 'budget', [CompletionResultType]::ParameterValue, 'Token budgets: count files, directories, stdin and sessions against model limits')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'What goes back into the model: compaction context, frame context XML, notices, injection')
+            [CompletionResult]::new('opencode', 'opencode', [CompletionResultType]::ParameterValue, 'OpenCode integration: session frames for ctx''s plugin')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -562,6 +671,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
             [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal or summary, whatever its status')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             break
@@ -594,6 +704,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;frame;decision' {
+            break
+        }
+        'ctx;help;frame;edit' {
             break
         }
         'ctx;help;frame;import' {
@@ -645,6 +758,21 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;compact;inject' {
+            break
+        }
+        'ctx;help;opencode' {
+            [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'Print the frame of an OpenCode session, creating it when missing')
+            [CompletionResult]::new('finish', 'finish', [CompletionResultType]::ParameterValue, 'Pop the frame of a finished subagent session; nothing when there is none to pop')
+            [CompletionResult]::new('deleted', 'deleted', [CompletionResultType]::ParameterValue, 'Mark the frames of a deleted OpenCode session, keeping them in the tree')
+            break
+        }
+        'ctx;help;opencode;frame' {
+            break
+        }
+        'ctx;help;opencode;finish' {
+            break
+        }
+        'ctx;help;opencode;deleted' {
             break
         }
         'ctx;help;config' {

@@ -37,6 +37,9 @@ _ctx() {
             ctx,help)
                 cmd="ctx__subcmd__help"
                 ;;
+            ctx,opencode)
+                cmd="ctx__subcmd__opencode"
+                ;;
             ctx,swarm)
                 cmd="ctx__subcmd__swarm"
                 ;;
@@ -94,6 +97,9 @@ _ctx() {
             ctx__subcmd__frame,decision)
                 cmd="ctx__subcmd__frame__subcmd__decision"
                 ;;
+            ctx__subcmd__frame,edit)
+                cmd="ctx__subcmd__frame__subcmd__edit"
+                ;;
             ctx__subcmd__frame,help)
                 cmd="ctx__subcmd__frame__subcmd__help"
                 ;;
@@ -132,6 +138,9 @@ _ctx() {
                 ;;
             ctx__subcmd__frame__subcmd__help,decision)
                 cmd="ctx__subcmd__frame__subcmd__help__subcmd__decision"
+                ;;
+            ctx__subcmd__frame__subcmd__help,edit)
+                cmd="ctx__subcmd__frame__subcmd__help__subcmd__edit"
                 ;;
             ctx__subcmd__frame__subcmd__help,help)
                 cmd="ctx__subcmd__frame__subcmd__help__subcmd__help"
@@ -181,6 +190,9 @@ _ctx() {
             ctx__subcmd__help,help)
                 cmd="ctx__subcmd__help__subcmd__help"
                 ;;
+            ctx__subcmd__help,opencode)
+                cmd="ctx__subcmd__help__subcmd__opencode"
+                ;;
             ctx__subcmd__help,swarm)
                 cmd="ctx__subcmd__help__subcmd__swarm"
                 ;;
@@ -211,6 +223,9 @@ _ctx() {
             ctx__subcmd__help__subcmd__frame,decision)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__decision"
                 ;;
+            ctx__subcmd__help__subcmd__frame,edit)
+                cmd="ctx__subcmd__help__subcmd__frame__subcmd__edit"
+                ;;
             ctx__subcmd__help__subcmd__frame,import)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__import"
                 ;;
@@ -235,6 +250,15 @@ _ctx() {
             ctx__subcmd__help__subcmd__frame,tree)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__tree"
                 ;;
+            ctx__subcmd__help__subcmd__opencode,deleted)
+                cmd="ctx__subcmd__help__subcmd__opencode__subcmd__deleted"
+                ;;
+            ctx__subcmd__help__subcmd__opencode,finish)
+                cmd="ctx__subcmd__help__subcmd__opencode__subcmd__finish"
+                ;;
+            ctx__subcmd__help__subcmd__opencode,frame)
+                cmd="ctx__subcmd__help__subcmd__opencode__subcmd__frame"
+                ;;
             ctx__subcmd__help__subcmd__swarm,agents)
                 cmd="ctx__subcmd__help__subcmd__swarm__subcmd__agents"
                 ;;
@@ -246,6 +270,30 @@ _ctx() {
                 ;;
             ctx__subcmd__help__subcmd__swarm,status)
                 cmd="ctx__subcmd__help__subcmd__swarm__subcmd__status"
+                ;;
+            ctx__subcmd__opencode,deleted)
+                cmd="ctx__subcmd__opencode__subcmd__deleted"
+                ;;
+            ctx__subcmd__opencode,finish)
+                cmd="ctx__subcmd__opencode__subcmd__finish"
+                ;;
+            ctx__subcmd__opencode,frame)
+                cmd="ctx__subcmd__opencode__subcmd__frame"
+                ;;
+            ctx__subcmd__opencode,help)
+                cmd="ctx__subcmd__opencode__subcmd__help"
+                ;;
+            ctx__subcmd__opencode__subcmd__help,deleted)
+                cmd="ctx__subcmd__opencode__subcmd__help__subcmd__deleted"
+                ;;
+            ctx__subcmd__opencode__subcmd__help,finish)
+                cmd="ctx__subcmd__opencode__subcmd__help__subcmd__finish"
+                ;;
+            ctx__subcmd__opencode__subcmd__help,frame)
+                cmd="ctx__subcmd__opencode__subcmd__help__subcmd__frame"
+                ;;
+            ctx__subcmd__opencode__subcmd__help,help)
+                cmd="ctx__subcmd__opencode__subcmd__help__subcmd__help"
                 ;;
             ctx__subcmd__swarm,agents)
                 cmd="ctx__subcmd__swarm__subcmd__agents"
@@ -284,7 +332,7 @@ _ctx() {
 
     case "${cmd}" in
         ctx)
-            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm budget compact config completions generate-artifacts help"
+            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm budget compact opencode config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -580,7 +628,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__compact__subcmd__inject)
-            opts="-C -q -h --at --for --frame --max-tokens --agent --root --json --color --quiet --help"
+            opts="-C -q -h --at --for --frame --session --max-tokens --agent --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -595,6 +643,10 @@ _ctx() {
                     return 0
                     ;;
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -626,13 +678,17 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__compact__subcmd__notice)
-            opts="-C -q -h --frame --format --root --json --color --quiet --help"
+            opts="-C -q -h --frame --session --format --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -660,7 +716,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__compact__subcmd__render)
-            opts="-C -q -h --for --frame --max-tokens --agent --format --prompt --root --json --color --quiet --help"
+            opts="-C -q -h --for --frame --session --max-tokens --agent --format --prompt --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -671,6 +727,10 @@ _ctx() {
                     return 0
                     ;;
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -762,7 +822,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame)
-            opts="-C -q -h --root --json --color --quiet --help push pop tree show current plan activate invalidate artifact decision import log help"
+            opts="-C -q -h --root --json --color --quiet --help push pop tree show current plan activate invalidate artifact decision edit import log help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -788,13 +848,17 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__activate)
-            opts="-C -q -h --frame --root --json --color --quiet --help"
+            opts="-C -q -h --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -818,13 +882,17 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__artifact)
-            opts="-C -q -h --frame --root --json --color --quiet --help"
+            opts="-C -q -h --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -848,13 +916,17 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__current)
-            opts="-C -q -h --frame --root --json --color --quiet --help"
+            opts="-C -q -h --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -878,13 +950,63 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__decision)
-            opts="-C -q -h --frame --root --json --color --quiet --help"
+            opts="-C -q -h --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__frame__subcmd__edit)
+            opts="-C -q -h --goal --summary --summary-file --frame --session --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --goal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -908,7 +1030,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__help)
-            opts="push pop tree show current plan activate invalidate artifact decision import log help"
+            opts="push pop tree show current plan activate invalidate artifact decision edit import log help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -964,6 +1086,20 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__help__subcmd__decision)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__frame__subcmd__help__subcmd__edit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1130,7 +1266,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__invalidate)
-            opts="-C -q -h --reason --dry-run --frame --root --json --color --quiet --help"
+            opts="-C -q -h --reason --dry-run --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1141,6 +1277,10 @@ _ctx() {
                     return 0
                     ;;
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1164,13 +1304,17 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__log)
-            opts="-C -q -h --path --frame --root --json --color --quiet --help"
+            opts="-C -q -h --path --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1194,7 +1338,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__plan)
-            opts="-C -q -h --parent --frame --root --json --color --quiet --help"
+            opts="-C -q -h --parent --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1205,6 +1349,10 @@ _ctx() {
                     return 0
                     ;;
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1228,7 +1376,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__pop)
-            opts="-C -q -h --status --summary --summary-file --transcript --force --frame --root --json --color --quiet --help"
+            opts="-C -q -h --status --summary --summary-file --transcript --force --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1254,6 +1402,10 @@ _ctx() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1274,7 +1426,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__push)
-            opts="-C -q -h --parent --id --frame --root --json --color --quiet --help"
+            opts="-C -q -h --parent --id --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1289,6 +1441,10 @@ _ctx() {
                     return 0
                     ;;
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1312,13 +1468,17 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__show)
-            opts="-C -q -h --frame --root --json --color --quiet --help"
+            opts="-C -q -h --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1342,7 +1502,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__tree)
-            opts="-C -q -h --from --details --ascii --frame --root --json --color --quiet --help"
+            opts="-C -q -h --from --details --ascii --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1353,6 +1513,10 @@ _ctx() {
                     return 0
                     ;;
                 --frame)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1402,7 +1566,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help)
-            opts="frame swarm budget compact config completions generate-artifacts help"
+            opts="frame swarm budget compact opencode config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1542,7 +1706,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__frame)
-            opts="push pop tree show current plan activate invalidate artifact decision import log"
+            opts="push pop tree show current plan activate invalidate artifact decision edit import log"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1598,6 +1762,20 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__frame__subcmd__decision)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__frame__subcmd__edit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1751,6 +1929,62 @@ _ctx() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctx__subcmd__help__subcmd__opencode)
+            opts="frame finish deleted"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__opencode__subcmd__deleted)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__opencode__subcmd__finish)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__opencode__subcmd__frame)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctx__subcmd__help__subcmd__swarm)
             opts="status plan agents history"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1808,6 +2042,200 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__swarm__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode)
+            opts="-C -q -h --root --json --color --quiet --help frame finish deleted help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__deleted)
+            opts="-C -q -h --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__finish)
+            opts="-C -q -h --state --summary --transcript --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --transcript)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__frame)
+            opts="-C -q -h --title --parent-session --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --title)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parent-session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__help)
+            opts="frame finish deleted help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__help__subcmd__deleted)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__help__subcmd__finish)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__help__subcmd__frame)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -32,6 +32,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
             cand budget 'Token budgets: count files, directories, stdin and sessions against model limits'
             cand compact 'What goes back into the model: compaction context, frame context XML, notices, injection'
+            cand opencode 'OpenCode integration: session frames for ctx''s plugin'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -56,6 +57,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
             cand decision 'Record a decision on a frame'
+            cand edit 'Correct a frame''s goal or summary, whatever its status'
             cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -64,6 +66,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --parent 'Parent frame [default: the current frame; none makes a root]'
             cand --id 'Adopt this id instead of generating fr_<12 random characters> (e.g. an OpenCode session id); letters, digits, ''_'' and ''-'', unique ignoring case'
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -79,6 +82,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --summary-file 'Read the summary from a file, or ''-'' for stdin (trailing line breaks removed)'
             cand --transcript 'An `opencode export <sessionID>` JSON file (or ''-'' for stdin) whose messages go into the log'
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -92,6 +96,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;frame;tree'= {
             cand --from 'Print only this frame''s subtree'
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -105,6 +110,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;show'= {
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -116,6 +122,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;current'= {
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -128,6 +135,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;frame;plan'= {
             cand --parent 'Parent frame [default: the current frame]'
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -139,6 +147,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;activate'= {
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -151,6 +160,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;frame;invalidate'= {
             cand --reason 'Why the frame no longer applies (required, must not be blank)'
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -163,6 +173,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;artifact'= {
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -174,6 +185,22 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;decision'= {
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;edit'= {
+            cand --goal 'The new goal (must not be blank)'
+            cand --summary 'The new summary, stored as compactionSummary'
+            cand --summary-file 'Read the new summary from a file, or ''-'' for stdin (trailing line breaks removed)'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -195,6 +222,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;log'= {
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
@@ -216,6 +244,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
             cand decision 'Record a decision on a frame'
+            cand edit 'Correct a frame''s goal or summary, whatever its status'
             cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -239,6 +268,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;frame;help;artifact'= {
         }
         &'ctx;frame;help;decision'= {
+        }
+        &'ctx;frame;help;edit'= {
         }
         &'ctx;frame;help;import'= {
         }
@@ -395,6 +426,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;compact;render'= {
             cand --for 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]'
             cand --frame 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'The OpenCode session whose current frame is rendered (below --frame, above $CTX_FRAME; see `ctx frame push --help`)'
             cand --max-tokens 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]'
             cand --agent 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]'
             cand --format 'Output format [default: text, or json with --json]'
@@ -410,6 +442,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;compact;notice'= {
             cand --frame 'The popped frame: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'The OpenCode session whose frame was popped: its most recently popped frame'
             cand --format 'Output format [default: json]'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -424,6 +457,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --at 'Where the context goes: prepend, append, last-user, last-assistant, before:MSGID, after:MSGID'
             cand --for 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]'
             cand --frame 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'The OpenCode session whose current frame is rendered (below --frame, above $CTX_FRAME; see `ctx frame push --help`)'
             cand --max-tokens 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]'
             cand --agent 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -448,6 +482,69 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;compact;help;inject'= {
         }
         &'ctx;compact;help;help'= {
+        }
+        &'ctx;opencode'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand frame 'Print the frame of an OpenCode session, creating it when missing'
+            cand finish 'Pop the frame of a finished subagent session; nothing when there is none to pop'
+            cand deleted 'Mark the frames of a deleted OpenCode session, keeping them in the tree'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;opencode;frame'= {
+            cand --title 'The session''s title, which becomes the goal of a new frame'
+            cand --parent-session 'The session that created this one (OpenCode''s parentID)'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;opencode;finish'= {
+            cand --state 'The task''s state: completed, error, aborted, …'
+            cand --summary 'The frame''s summary [default: the transcript''s last assistant text]'
+            cand --transcript 'The session as `opencode export` prints it (or ''-'' for stdin); its messages go into the log'
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;opencode;deleted'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;opencode;help'= {
+            cand frame 'Print the frame of an OpenCode session, creating it when missing'
+            cand finish 'Pop the frame of a finished subagent session; nothing when there is none to pop'
+            cand deleted 'Mark the frames of a deleted OpenCode session, keeping them in the tree'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;opencode;help;frame'= {
+        }
+        &'ctx;opencode;help;finish'= {
+        }
+        &'ctx;opencode;help;deleted'= {
+        }
+        &'ctx;opencode;help;help'= {
         }
         &'ctx;config'= {
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -484,6 +581,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
             cand budget 'Token budgets: count files, directories, stdin and sessions against model limits'
             cand compact 'What goes back into the model: compaction context, frame context XML, notices, injection'
+            cand opencode 'OpenCode integration: session frames for ctx''s plugin'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -500,6 +598,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
             cand decision 'Record a decision on a frame'
+            cand edit 'Correct a frame''s goal or summary, whatever its status'
             cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
         }
@@ -522,6 +621,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;frame;artifact'= {
         }
         &'ctx;help;frame;decision'= {
+        }
+        &'ctx;help;frame;edit'= {
         }
         &'ctx;help;frame;import'= {
         }
@@ -559,6 +660,17 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;compact;notice'= {
         }
         &'ctx;help;compact;inject'= {
+        }
+        &'ctx;help;opencode'= {
+            cand frame 'Print the frame of an OpenCode session, creating it when missing'
+            cand finish 'Pop the frame of a finished subagent session; nothing when there is none to pop'
+            cand deleted 'Mark the frames of a deleted OpenCode session, keeping them in the tree'
+        }
+        &'ctx;help;opencode;frame'= {
+        }
+        &'ctx;help;opencode;finish'= {
+        }
+        &'ctx;help;opencode;deleted'= {
         }
         &'ctx;help;config'= {
         }

@@ -192,6 +192,26 @@ pub const BUDGET_CRITICAL: Def = Def {
     about: "share of the usable context at which budget estimate is critical",
 };
 
+pub const OPENCODE_TOOLS: Def = Def {
+    key: "opencode.tools",
+    env: "CTX_OPENCODE_TOOLS",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether ctx's OpenCode plugin offers the model the flame_* tools",
+};
+
+pub const OPENCODE_SUBAGENT_FRAMES: Def = Def {
+    key: "opencode.subagent_frames",
+    env: "CTX_OPENCODE_SUBAGENT_FRAMES",
+    kind: Kind::Choice(&["heuristic", "all", "none"]),
+    default: "\"heuristic\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "which OpenCode child sessions become frames (heuristic: the task tool's subagents)",
+};
+
 /// Tables of free-form keys that are settings too (model ids to token counts), read by their
 /// command rather than through a `Def`.
 pub const TABLES: &[&str] = &["budget.model_limits"];
@@ -208,6 +228,8 @@ pub const ALL: &[&Def] = &[
     &BUDGET_LIMIT,
     &BUDGET_WARN,
     &BUDGET_CRITICAL,
+    &OPENCODE_TOOLS,
+    &OPENCODE_SUBAGENT_FRAMES,
 ];
 
 /// A setting's value and where it came from (`detail`: the file or variable).

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use ctxkit::frame::ops::{self, Selector};
+use ctxkit::frame::ops::{self, Place, Selector};
 use ctxkit::frame::state::{self, State, Status, TreeIndex};
 use proptest::prelude::*;
 
@@ -33,6 +33,18 @@ enum Op {
     Decision {
         target: usize,
     },
+    /// A push by one of two OpenCode sessions, under that session's current frame.
+    SessionPush {
+        session: bool,
+    },
+    /// A pop of that session's current frame.
+    SessionPop {
+        session: bool,
+    },
+}
+
+fn session_name(second: bool) -> &'static str {
+    if second { "ses_b" } else { "ses_a" }
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -45,6 +57,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..64).prop_map(|target| Op::Invalidate { target }),
         1 => (0usize..64, 0u8..4).prop_map(|(target, name)| Op::Artifact { target, name }),
         1 => (0usize..64).prop_map(|target| Op::Decision { target }),
+        2 => any::<bool>().prop_map(|session| Op::SessionPush { session }),
+        2 => any::<bool>().prop_map(|session| Op::SessionPop { session }),
     ]
 }
 
@@ -81,6 +95,17 @@ fn check_invariants(state: &State) {
     if let Some(active) = state.active_frame_id() {
         assert!(state.frame(active).is_some());
     }
+    // So does every session's, and it has not finished (a pop or invalidation moves it away).
+    for (session, current) in state.session_frames().expect("ctx writes a valid map") {
+        let frame = state
+            .frame(current)
+            .unwrap_or_else(|| panic!("{session}: {current} is gone"));
+        assert!(
+            !frame.status().is_finished(),
+            "{session}: {current} is {}",
+            frame.status()
+        );
+    }
 }
 
 proptest! {
@@ -101,7 +126,7 @@ proptest! {
             let result: Result<(), ctxkit::error::Error> = match &op {
                 Op::Push { parent } => {
                     let parent = parent.and_then(pick).or_else(|| ops::current(&trial, &none).unwrap());
-                    ops::push(&mut trial, "goal", parent.as_deref(), None, now).map(|id| {
+                    ops::push(&mut trial, "goal", parent.as_deref(), None, Place::Shared, now).map(|id| {
                         // A pushed frame is in_progress, current, under an in_progress parent.
                         assert_eq!(trial.active_frame_id(), Some(id.as_str()));
                         assert_eq!(trial.frame(&id).unwrap().status(), Status::InProgress);
@@ -118,8 +143,15 @@ proptest! {
                             let status = [Status::Completed, Status::Failed, Status::Blocked][*status as usize];
                             let (old, parent) = before[&target].clone();
                             assert!(matches!(old, Status::InProgress | Status::Blocked), "popped from {old}");
-                            ops::apply_pop(&mut trial, &plan, status, Some("done"), now);
-                            assert_eq!(trial.active_frame_id().map(str::to_string), parent);
+                            let index = TreeIndex::new(&state);
+                            let was_inside = active_before
+                                .as_deref()
+                                .is_some_and(|a| index.subtree(&target).contains(&a));
+                            ops::apply_pop(&mut trial, &plan, status, Some("done"), now).unwrap();
+                            // The current frame steps back only when the pop finished it or an
+                            // ancestor of it (flame.md §6.2).
+                            let expected = if was_inside { parent } else { active_before.clone() };
+                            assert_eq!(trial.active_frame_id().map(str::to_string), expected);
                             let index = TreeIndex::new(&trial);
                             if !force {
                                 for d in &index.subtree(&target)[1..] {
@@ -143,8 +175,8 @@ proptest! {
                 },
                 Op::Activate { target } => match pick(*target) {
                     None => Ok(()),
-                    Some(target) => ops::activate(&mut trial, &target, now).map(|()| {
-                        assert_eq!(before[&target].0, Status::Planned);
+                    Some(target) => ops::activate(&mut trial, &target, Place::Shared, now).map(|()| {
+                        assert!(matches!(before[&target].0, Status::Planned | Status::Blocked));
                         if let Some(p) = &before[&target].1 {
                             assert_eq!(before[p].0, Status::InProgress);
                         }
@@ -154,7 +186,7 @@ proptest! {
                 Op::Invalidate { target } => match pick(*target) {
                     None => Ok(()),
                     Some(target) => ops::plan_invalidation(&trial, &target, "why").map(|change| {
-                        ops::apply_invalidation(&mut trial, &change, "why", now);
+                        ops::apply_invalidation(&mut trial, &change, "why", now).unwrap();
                         // The cascade: exactly the target and its planned descendants change.
                         let index = TreeIndex::new(&trial);
                         let subtree = index.subtree(&target);
@@ -185,6 +217,28 @@ proptest! {
                     None => Ok(()),
                     Some(target) => ops::add_decision(&mut trial, &target, "decided", now),
                 },
+                Op::SessionPush { session } => {
+                    let session = session_name(*session);
+                    let other = session_name(session == "ses_a");
+                    let other_before = ops::session_current(&trial, other).unwrap();
+                    let parent = ops::session_current(&trial, session).unwrap();
+                    ops::push(&mut trial, "goal", parent.as_deref(), None, Place::Session(session), now).map(|id| {
+                        // The session's place moved; nobody else's did.
+                        assert_eq!(ops::session_current(&trial, session).unwrap(), Some(id));
+                        assert_eq!(ops::session_current(&trial, other).unwrap(), other_before);
+                        assert_eq!(trial.active_frame_id().map(str::to_string), active_before.clone());
+                    })
+                }
+                Op::SessionPop { session } => {
+                    let session = session_name(*session);
+                    let selector = Selector { session: Some(session.to_string()), ..Selector::default() };
+                    match ops::current(&trial, &selector).unwrap() {
+                        None => Ok(()),
+                        Some(target) => ops::check_pop(&trial, &target, false).map(|plan| {
+                            ops::apply_pop(&mut trial, &plan, Status::Completed, None, now).unwrap();
+                        }),
+                    }
+                }
             };
             match result {
                 Ok(()) => state = trial,
@@ -201,7 +255,7 @@ proptest! {
                     let allowed = old == &new
                         || matches!(
                             (old, new),
-                            (Status::Planned, Status::InProgress)
+                            (Status::Planned | Status::Blocked, Status::InProgress)
                                 | (Status::InProgress | Status::Blocked, Status::Completed | Status::Failed | Status::Blocked)
                                 | (_, Status::Invalidated)
                         );

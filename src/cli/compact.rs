@@ -51,6 +51,16 @@ pub struct SourceArgs {
     #[arg(long = "frame", value_name = "ID")]
     pub frame: Option<String>,
 
+    /// The OpenCode session whose current frame is rendered (below --frame, above $CTX_FRAME;
+    /// see `ctx frame push --help`)
+    #[arg(
+        long = "session",
+        value_name = "ID",
+        env = "CTX_SESSION",
+        hide_env_values = true
+    )]
+    pub session: Option<String>,
+
     /// Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry
     /// plus one per separating blank line. Swarm and system entries are kept, in order, while
     /// they fit; the frame context gets the rest as its total budget [default: no cap beyond
@@ -118,6 +128,14 @@ The frame must have been popped (or invalidated). Reads only.")]
         /// [default: $CTX_FRAME, else activeFrameID in state.json]
         #[arg(long = "frame", value_name = "ID")]
         frame: Option<String>,
+        /// The OpenCode session whose frame was popped: its most recently popped frame
+        #[arg(
+            long = "session",
+            value_name = "ID",
+            env = "CTX_SESSION",
+            hide_env_values = true
+        )]
+        session: Option<String>,
         /// Output format [default: json]
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<NoticeFormat>,

@@ -11,6 +11,17 @@ pub struct FrameSelector {
     /// [default: $CTX_FRAME, else activeFrameID in state.json]
     #[arg(long = "frame", value_name = "ID")]
     pub frame: Option<String>,
+    /// Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is
+    /// the last one it pushed or activated and has not finished, else its own frame (the id
+    /// equal to the session id), else activeFrameID. Commands that make a frame current move the
+    /// session's current frame, never activeFrameID
+    #[arg(
+        long = "session",
+        value_name = "ID",
+        env = "CTX_SESSION",
+        hide_env_values = true
+    )]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -152,6 +163,29 @@ the target first.")]
     Decision {
         /// The decision (must not be blank)
         text: String,
+        #[command(flatten)]
+        selector: FrameSelector,
+    },
+
+    /// Correct a frame's goal or summary, whatever its status
+    #[command(long_about = "\
+Correct a frame's goal or summary (default: the current frame), whatever its
+status: a typo in a goal, a summary recorded on a running frame (OpenCode's
+compaction summary), a summary amended after a pop. A popped frame's log is
+brought in step (its title line and Summary section; the rest is kept).
+Prints the frame's id.")]
+    Edit {
+        /// Frame id or unique prefix [default: the current frame]
+        id: Option<String>,
+        /// The new goal (must not be blank)
+        #[arg(long, value_name = "TEXT")]
+        goal: Option<String>,
+        /// The new summary, stored as compactionSummary
+        #[arg(long, value_name = "TEXT", conflicts_with = "summary_file")]
+        summary: Option<String>,
+        /// Read the new summary from a file, or '-' for stdin (trailing line breaks removed)
+        #[arg(long, value_name = "PATH")]
+        summary_file: Option<PathBuf>,
         #[command(flatten)]
         selector: FrameSelector,
     },

@@ -4,6 +4,7 @@
 pub mod budget;
 pub mod compact;
 pub mod frame;
+pub mod opencode;
 pub mod swarm;
 
 use std::path::PathBuf;
@@ -119,6 +120,10 @@ pub enum Command {
     /// What goes back into the model: compaction context, frame context XML, notices, injection
     #[command(subcommand)]
     Compact(compact::CompactCommand),
+
+    /// OpenCode integration: session frames for ctx's plugin
+    #[command(subcommand)]
+    Opencode(opencode::OpencodeCommand),
 
     /// Show every setting with its value and where it comes from
     #[command(long_about = "\

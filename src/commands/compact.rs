@@ -29,7 +29,11 @@ pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
             format,
             prompt,
         } => render(ctx, &sources, format, prompt)?,
-        CompactCommand::Notice { frame, format } => notice(ctx, frame, format)?,
+        CompactCommand::Notice {
+            frame,
+            session,
+            format,
+        } => notice(ctx, frame, session, format)?,
         CompactCommand::Inject { at, sources } => inject(ctx, &at, &sources)?,
     }
     Ok(ExitCode::Success)
@@ -63,9 +67,10 @@ fn requested(args: &SourceArgs) -> Option<Vec<SourceArg>> {
     Some(sources)
 }
 
-fn selector(flag: Option<&str>) -> Selector {
+fn selector(flag: Option<&str>, session: Option<&str>) -> Selector {
     Selector {
         flag: flag.map(str::to_string),
+        session: session.map(str::to_string),
         env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
     }
 }
@@ -112,7 +117,7 @@ fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries>
     }
     if wants(SourceArg::Frame) {
         let state = load_state(ctx)?;
-        let selector = selector(args.frame.as_deref());
+        let selector = selector(args.frame.as_deref(), args.session.as_deref());
         let current = if explicit.is_some() || only_frame {
             Some(ops::require_current(&state, &selector)?)
         } else {
@@ -241,9 +246,24 @@ fn render(
     }
 }
 
-fn notice(ctx: &mut Context, frame: Option<String>, format: Option<NoticeFormat>) -> Result<()> {
+fn notice(
+    ctx: &mut Context,
+    frame: Option<String>,
+    session: Option<String>,
+    format: Option<NoticeFormat>,
+) -> Result<()> {
     let state = load_state(ctx)?;
-    let id = ops::require_current(&state, &selector(frame.as_deref()))?;
+    let selector = selector(frame.as_deref(), session.as_deref());
+    let id = match &selector.flag {
+        Some(arg) => ops::lookup(&state, arg)?,
+        None => {
+            let current = ops::current(&state, &selector)?;
+            notice::default_target(&state, current.as_deref()).ok_or_else(|| {
+                Error::failure("no popped frame to give notice of")
+                    .with_hint("pop a frame first, or pass --frame ID")
+            })?
+        }
+    };
     let dev = std::env::var("CTX_DEV").is_ok_and(|v| v == "1" || v == "true")
         || std::env::var("NODE_ENV").is_ok_and(|v| v == "development");
     let notice = notice::notice(&state, &id, dev)?;

@@ -47,7 +47,14 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
             selector,
         } => {
             let inputs = PopInputs::read(summary, summary_file, transcript)?;
-            pop(ctx, &store, status, inputs, force, &selector)
+            let status = match status {
+                PopStatus::Completed => Status::Completed,
+                PopStatus::Failed => Status::Failed,
+                PopStatus::Blocked => Status::Blocked,
+            };
+            let selector = self::selector(&selector);
+            let (plan, state) = pop(ctx, &store, status, inputs, force, &selector)?;
+            print_pop(ctx, &store, &plan, &state, &selector)
         }
         FrameCommand::Tree {
             from,
@@ -62,7 +69,7 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
             parent,
             selector,
         } => plan(ctx, &store, &goals, parent.as_deref(), &selector),
-        FrameCommand::Activate { id, selector: _ } => activate(ctx, &store, &id),
+        FrameCommand::Activate { id, selector } => activate(ctx, &store, &id, &selector),
         FrameCommand::Invalidate {
             id,
             reason,
@@ -71,6 +78,20 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
         } => invalidate(ctx, &store, id.as_deref(), &reason, dry_run, &selector),
         FrameCommand::Artifact { paths, selector } => artifact(ctx, &store, &paths, &selector),
         FrameCommand::Decision { text, selector } => decision(ctx, &store, &text, &selector),
+        FrameCommand::Edit {
+            id,
+            goal,
+            summary,
+            summary_file,
+            selector,
+        } => {
+            let inputs = PopInputs::read(summary, summary_file, None)?;
+            let correction = ops::Correction {
+                goal: goal.as_deref(),
+                summary: inputs.summary.as_deref(),
+            };
+            edit(ctx, &store, id.as_deref(), &correction, &selector)
+        }
         FrameCommand::Import { path } => import(ctx, &store, path),
         FrameCommand::Log { id, path, selector } => {
             show_log(ctx, &store, id.as_deref(), path, &selector)
@@ -82,6 +103,7 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
 fn selector(args: &FrameSelector) -> Selector {
     Selector {
         flag: args.frame.clone(),
+        session: args.session.clone(),
         env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
     }
 }
@@ -126,7 +148,14 @@ fn push(
             Some(arg) => Some(ops::lookup(state, arg)?),
             None => ops::current(state, &selector)?,
         };
-        let id = ops::push(state, goal, parent.as_deref(), adopted, now)?;
+        let id = ops::push(
+            state,
+            goal,
+            parent.as_deref(),
+            adopted,
+            selector.place(),
+            now,
+        )?;
         Ok((id, true))
     })?;
     print_frame_doc(ctx, &state, &id)?;
@@ -134,13 +163,13 @@ fn push(
 }
 
 /// The summary and transcript of a pop, read before the lock is taken.
-struct PopInputs {
-    summary: Option<String>,
-    transcript: Option<Export>,
+pub(crate) struct PopInputs {
+    pub summary: Option<String>,
+    pub transcript: Option<Export>,
 }
 
 impl PopInputs {
-    fn read(
+    pub(crate) fn read(
         summary: Option<String>,
         summary_file: Option<PathBuf>,
         transcript: Option<PathBuf>,
@@ -233,26 +262,21 @@ fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>> {
     })
 }
 
-fn pop(
+/// Pops the target of `selector` (flame.md §6.2) and writes its log; the caller prints.
+pub(crate) fn pop(
     ctx: &mut Context,
     store: &Store,
-    status: PopStatus,
+    status: Status,
     inputs: PopInputs,
     force: bool,
-    args: &FrameSelector,
-) -> Result<ExitCode> {
-    let selector = selector(args);
+    selector: &Selector,
+) -> Result<(ops::PopPlan, State)> {
     let now = ctx.now;
-    let status = match status {
-        PopStatus::Completed => Status::Completed,
-        PopStatus::Failed => Status::Failed,
-        PopStatus::Blocked => Status::Blocked,
-    };
     let logs_dir = store.dir().join(store::LOGS_DIR);
     let (plan, state) = store.update(now, |state| {
-        let target = ops::require_current(state, &selector)?;
+        let target = ops::require_current(state, selector)?;
         let plan = ops::check_pop(state, &target, force)?;
-        ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now);
+        ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now)?;
         let text = log::render(state, &target, now, inputs.transcript.as_ref());
         store.check_inside(&logs_dir)?;
         std::fs::create_dir_all(&logs_dir)
@@ -271,19 +295,42 @@ fn pop(
     for warning in &plan.warnings {
         ctx.out.warn(warning);
     }
-    let frame = state.frame(&plan.id).expect("the popped frame exists");
+    Ok((plan, state))
+}
+
+/// A pop's output: the frame now current for the selector's place (JSON: the whole document).
+fn print_pop(
+    ctx: &mut Context,
+    store: &Store,
+    plan: &ops::PopPlan,
+    state: &State,
+    selector: &Selector,
+) -> Result<ExitCode> {
+    let now_current = ops::running_current(state, selector.place())?;
     if ctx.out.json {
-        let log_path = store.dir().join(ops::log_path_for(&plan.id));
-        ctx.out.json_doc(&PopDoc {
-            version: Version,
-            frame: FrameJson::new(&frame),
-            current: plan.new_current.clone(),
-            log_path: log_path.display().to_string(),
-        })?;
-    } else if let Some(current) = &plan.new_current {
+        print_pop_doc(ctx, store, plan, state, now_current)?;
+    } else if let Some(current) = &now_current {
         ctx.out.line(current)?;
     }
     Ok(ExitCode::Success)
+}
+
+/// The JSON document of a pop.
+pub(crate) fn print_pop_doc(
+    ctx: &mut Context,
+    store: &Store,
+    plan: &ops::PopPlan,
+    state: &State,
+    current: Option<String>,
+) -> Result<()> {
+    let frame = state.frame(&plan.id).expect("the popped frame exists");
+    let log_path = store.dir().join(ops::log_path_for(&plan.id));
+    ctx.out.json_doc(&PopDoc {
+        version: Version,
+        frame: FrameJson::new(&frame),
+        current,
+        log_path: log_path.display().to_string(),
+    })
 }
 
 fn tree(
@@ -411,11 +458,12 @@ fn plan(
     Ok(ExitCode::Success)
 }
 
-fn activate(ctx: &mut Context, store: &Store, arg: &str) -> Result<ExitCode> {
+fn activate(ctx: &mut Context, store: &Store, arg: &str, args: &FrameSelector) -> Result<ExitCode> {
+    let selector = selector(args);
     let now = ctx.now;
     let (id, state) = store.update(now, |state| {
         let id = ops::lookup(state, arg)?;
-        ops::activate(state, &id, now)?;
+        ops::activate(state, &id, selector.place(), now)?;
         Ok((id, true))
     })?;
     print_frame_doc(ctx, &state, &id)?;
@@ -441,7 +489,7 @@ fn invalidate(
             .update(now, |state| {
                 let id = ops::target(state, arg, &selector)?;
                 let change = ops::plan_invalidation(state, &id, reason)?;
-                ops::apply_invalidation(state, &change, reason, now);
+                ops::apply_invalidation(state, &change, reason, now)?;
                 Ok((change, true))
             })?
             .0
@@ -514,6 +562,68 @@ fn decision(
             added: vec![text.to_string()],
         })?;
     }
+    Ok(ExitCode::Success)
+}
+
+fn edit(
+    ctx: &mut Context,
+    store: &Store,
+    arg: Option<&str>,
+    correction: &ops::Correction,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let selector = selector(args);
+    let now = ctx.now;
+    let logs_dir = store.dir().join(store::LOGS_DIR);
+    let ((id, log_note), state) = store.update(now, |state| {
+        let id = ops::target(state, arg, &selector)?;
+        let before = state.frame(&id).expect("the id was just resolved");
+        let (old_goal, old_summary) = (
+            before.goal().to_string(),
+            before.summary().map(str::to_string),
+        );
+        let log_file = before
+            .log_path()
+            .map(|_| logs_dir.join(format!("frame-{id}.md")));
+        ops::edit(state, &id, correction, now)?;
+        // A popped frame's log says what the frame was: it follows the correction, or is left
+        // alone, with a warning, when it is no longer laid out as ctx wrote it.
+        let mut note = None;
+        if let Some(log_file) = log_file
+            && let Ok(text) = std::fs::read_to_string(&log_file)
+        {
+            match log::amend(
+                &text,
+                &old_goal,
+                old_summary.as_deref(),
+                correction.goal,
+                correction.summary,
+            ) {
+                Some(amended) => {
+                    store.check_inside(&logs_dir)?;
+                    let mode = store::existing_mode(&log_file);
+                    store::write_atomically(
+                        &logs_dir,
+                        &log_file,
+                        mode,
+                        &format!("frame-{id}.md"),
+                        |out| out.write_all(amended.as_bytes()),
+                    )?;
+                }
+                None => {
+                    note = Some(format!(
+                        "{} was not brought in step: it is not laid out as ctx wrote it",
+                        log_file.display()
+                    ))
+                }
+            }
+        }
+        Ok(((id, note), true))
+    })?;
+    if let Some(note) = log_note {
+        ctx.out.warn(&note);
+    }
+    print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
 }
 

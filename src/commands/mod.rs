@@ -5,6 +5,7 @@ pub mod compact;
 pub mod config;
 pub mod frame;
 pub mod generate;
+pub mod opencode;
 pub mod swarm;
 
 use crate::cli::{Cli, Command};
@@ -48,6 +49,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Config { key } => config::run(&mut ctx, &cli.global, key.as_deref()),
         Command::Budget(command) => budget::run(&mut ctx, command),
         Command::Compact(command) => compact::run(&mut ctx, command),
+        Command::Opencode(command) => opencode::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")
         }

@@ -149,6 +149,12 @@ fn truncated_attr(cut: bool) -> &'static str {
 }
 
 /// One `<name>text</name>` line at `indent` spaces.
+/// A frame's `logPath` (relative to `.opencode/flame/`) as the path the model can open: from the
+/// project root, where its tools run.
+fn log_from_root(log_path: &str) -> String {
+    format!(".opencode/flame/{log_path}")
+}
+
 fn element(indent: usize, name: &str, text: &str, was_cut: bool) -> String {
     format!(
         "{:indent$}<{name}{}>{}</{name}>\n",
@@ -250,7 +256,7 @@ fn frame_piece(
         out.push_str(&element(6, "artifacts", &artifacts.join(", "), false));
     }
     if let Some(log) = frame.log_path() {
-        out.push_str(&element(6, "log", log, false));
+        out.push_str(&element(6, "log", &log_from_root(log), false));
     }
     out.push_str("    </frame>\n");
     out
@@ -451,7 +457,7 @@ pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rende
             add(piece, &mut room);
         }
         if let Some(log) = frame.log_path() {
-            let piece = element(4, "log", log, false);
+            let piece = element(4, "log", &log_from_root(log), false);
             let piece = fits_room(&piece, &room).then_some(piece);
             add(piece, &mut room);
         }
@@ -630,7 +636,7 @@ mod tests {
       <goal>Verify webhook signatures</goal>
       <summary>Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.</summary>
       <artifacts>src/billing/webhook/verify.rs</artifacts>
-      <log>logs/frame-fr_z05xht5gmej1.md</log>
+      <log>.opencode/flame/logs/frame-fr_z05xht5gmej1.md</log>
     </frame>
   </completed-siblings>
   <related count="1">
@@ -638,7 +644,7 @@ mod tests {
       <goal>Implement the invoice model</goal>
       <summary>Added Invoice and LineItem with integer-cent amounts, a Postgres migration and 14 unit tests; totals are computed on read, never stored.</summary>
       <artifacts>src/billing/invoice.rs, migrations/0003_invoices.sql</artifacts>
-      <log>logs/frame-fr_yb6wk952swa0.md</log>
+      <log>.opencode/flame/logs/frame-fr_yb6wk952swa0.md</log>
     </frame>
   </related>
   <current-frame id="fr_46s6jr410dd3" status="in_progress">
@@ -657,11 +663,10 @@ mod tests {
     fn the_spec_example_renders_exactly() {
         let out = render(&spec_state(), CURRENT, &Settings::default()).unwrap();
         assert_eq!(out.xml, SPEC_XML);
-        assert_eq!(
-            out.charged, 490,
-            "flame.md §9.7 gives the sum of piece costs"
-        );
-        assert_eq!(out.cost, 457);
+        // flame.md §9.7 gives 490 for its `logs/…` paths; each path from the project root
+        // (`.opencode/flame/` more) costs 4 tokens more.
+        assert_eq!(out.charged, 490 + 2 * 4, "the sum of piece costs");
+        assert_eq!(out.cost, 457 + 2 * 4);
     }
 
     #[test]

@@ -51,6 +51,36 @@ fn short(text: &str, max: usize) -> String {
     format!("{}…", kept.trim_end())
 }
 
+/// The frame a notice is about when none is named: the frame just popped. That is the current
+/// frame itself when it has been popped (a session whose own frame ended), else its most recently
+/// popped child (after a pop, the current frame is the popped frame's parent), else, with no
+/// current frame (a root was popped), the most recently popped frame of the state.
+pub fn default_target(state: &State, current: Option<&str>) -> Option<String> {
+    let finished = |f: &crate::frame::state::Frame| {
+        !matches!(f.status(), Status::InProgress | Status::Planned) && f.log_path().is_some()
+    };
+    let newest = |candidates: &mut dyn Iterator<Item = crate::frame::state::Frame>| {
+        // Latest update wins; among equals, the later in the file.
+        candidates
+            .filter(|f| finished(f))
+            .max_by_key(|f| (f.updated_at(), state.position(f.id)))
+            .map(|f| f.id.to_string())
+    };
+    match current.and_then(|c| state.frame(c)) {
+        Some(frame) if finished(&frame) => Some(frame.id.to_string()),
+        Some(frame) => {
+            let index = TreeIndex::new(state);
+            newest(
+                &mut index
+                    .children(frame.id)
+                    .into_iter()
+                    .filter_map(|c| state.frame(c)),
+            )
+        }
+        None => newest(&mut state.frames()),
+    }
+}
+
 /// The notice for frame `id`, which must have been popped or invalidated. `dev` appends
 /// ` [hint attached]` to the visible line.
 pub fn notice(state: &State, id: &str, dev: bool) -> Result<Notice> {
@@ -91,9 +121,22 @@ pub fn notice(state: &State, id: &str, dev: bool) -> Result<Notice> {
         hint.push_str(&format!("\nSummary: {summary}"));
     }
 
+    if status == Status::Blocked {
+        hint.push_str(&format!(
+            "\nIt can be resumed later: ctx frame activate {}",
+            short_id(id)
+        ));
+    }
+
+    // A root (or an orphan) has no siblings: other roots are other trees.
+    let Some(parent) = frame.parent().filter(|p| state.frame(p).is_some()) else {
+        if frame.log_path().is_some() {
+            hint.push_str(&format!("\nIts log: ctx frame log {}", short_id(id)));
+        }
+        return Ok(Notice { visible, hint });
+    };
     let index = TreeIndex::new(state);
-    let parent = frame.parent().filter(|p| state.frame(p).is_some());
-    let family: Vec<&str> = parent.map_or(vec![id], |p| index.children(p).to_vec());
+    let family = index.children(parent);
     let with_status = |wanted: &dyn Fn(Status) -> bool| -> Vec<&str> {
         family
             .iter()
@@ -104,27 +147,56 @@ pub fn notice(state: &State, id: &str, dev: bool) -> Result<Notice> {
     let running = with_status(&|s| s == Status::InProgress);
     let planned = with_status(&|s| s == Status::Planned);
     let done = with_status(&|s| !matches!(s, Status::InProgress | Status::Planned));
-
-    if running.is_empty() {
-        let list: Vec<String> = done
-            .iter()
-            .map(|f| {
-                let status = state.frame(f).map_or(Status::Completed, |f| f.status());
-                format!("{} ({status})", short_id(f))
-            })
-            .collect();
-        hint.push_str(&format!(
-            "\nAll sibling frames are done: {}.\nRead their logs before you go on: ctx frame log ID",
-            list.join(", ")
-        ));
+    // Every finished sibling is named, so that of several that finish at once each notice
+    // tells the whole story.
+    let done_list = done
+        .iter()
+        .map(|f| {
+            let status = state.frame(f).map_or(Status::Completed, |f| f.status());
+            format!("{} ({status})", short_id(f))
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let logged: Vec<&str> = done
+        .iter()
+        .copied()
+        .filter(|f| state.frame(f).is_some_and(|f| f.log_path().is_some()))
+        .collect();
+    let unlogged: Vec<String> = done
+        .iter()
+        .filter(|f| !logged.contains(f))
+        .map(|f| short_id(f))
+        .collect();
+    let read_logs = if logged.is_empty() {
+        String::new()
+    } else if unlogged.is_empty() {
+        "\nRead their logs before you go on: ctx frame log ID".to_string()
     } else {
+        let names: Vec<String> = logged.iter().map(|f| short_id(f)).collect();
+        format!(
+            "\nRead the logs of {} before you go on: ctx frame log ID ({} never popped, so no log)",
+            names.join(", "),
+            unlogged.join(", ")
+        )
+    };
+
+    if !running.is_empty() {
         let list: Vec<String> = running.iter().map(|f| named(f)).collect();
-        let parent_name = parent.map_or_else(|| "the parent frame".to_string(), short_id);
         hint.push_str(&format!(
             "\nSibling frames still in progress: {}.\nWait for them to finish, or continue with \
              other work meanwhile. Do not leave unfinished siblings behind: each must be popped \
-             (completed, failed or blocked) before {parent_name} is popped.",
-            list.join(", ")
+             (completed, failed or blocked) before {} is popped.\nFinished so far: {done_list}.",
+            list.join(", "),
+            short_id(parent)
+        ));
+    } else if !planned.is_empty() {
+        hint.push_str(&format!(
+            "\nNo sibling frame is running, but not all are done: planned ones wait (below).\n\
+             Finished so far: {done_list}.{read_logs}"
+        ));
+    } else {
+        hint.push_str(&format!(
+            "\nAll sibling frames are done: {done_list}.{read_logs}"
         ));
     }
     if !planned.is_empty() {
@@ -158,6 +230,7 @@ mod tests {
 Summary: Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.
 Sibling frames still in progress: fr_46s6j (\"Handle refund events\").
 Wait for them to finish, or continue with other work meanwhile. Do not leave unfinished siblings behind: each must be popped (completed, failed or blocked) before fr_432cf is popped.
+Finished so far: fr_z05xh (completed).
 Planned siblings not started yet: fr_yrst4 (\"Retry failed deliveries\"). Start one with: ctx frame activate ID"
         );
     }
@@ -172,7 +245,8 @@ Planned siblings not started yet: fr_yrst4 (\"Retry failed deliveries\"). Start 
         );
         assert!(n.hint.ends_with(
             "\nSibling frames still in progress: fr_432cf (\"Handle Stripe webhooks\").
-Wait for them to finish, or continue with other work meanwhile. Do not leave unfinished siblings behind: each must be popped (completed, failed or blocked) before ses_dfd8 is popped."
+Wait for them to finish, or continue with other work meanwhile. Do not leave unfinished siblings behind: each must be popped (completed, failed or blocked) before ses_dfd8 is popped.
+Finished so far: fr_yb6wk (completed)."
         ));
         let text = SPEC.replace(
             "\"status\": \"in_progress\",\n      \"goal\": \"Handle Stripe webhooks\"",
@@ -185,7 +259,96 @@ Wait for them to finish, or continue with other work meanwhile. Do not leave unf
             "Frame fr_yb6wk (\"Implement the invoice model\") finished with status completed.
 Summary: Added Invoice and LineItem with integer-cent amounts, a Postgres migration and 14 unit tests; totals are computed on read, never stored.
 All sibling frames are done: fr_yb6wk (completed), fr_432cf (failed).
-Read their logs before you go on: ctx frame log ID"
+Read the logs of fr_yb6wk before you go on: ctx frame log ID (fr_432cf never popped, so no log)"
+        );
+    }
+
+    /// A time after every time stamp of the spec state.
+    const LATER: i64 = 1_900_000_000_000;
+
+    /// The spec state after `ctx frame pop` of fr_46s6: fr_432c's children are fr_z05x
+    /// (completed), fr_46s6 (completed) and fr_yrst4 (`yrst4`).
+    fn after_pops(yrst4: &str) -> State {
+        let mut state = state::parse(SPEC).unwrap();
+        let plan = crate::frame::ops::check_pop(&state, "fr_46s6jr410dd3", true).unwrap();
+        crate::frame::ops::apply_pop(&mut state, &plan, Status::Completed, None, LATER).unwrap();
+        if yrst4 != "planned" {
+            state.set_field("fr_yrst4chn5kn0", "status", crate::json::Json::str(yrst4));
+        }
+        state
+    }
+
+    #[test]
+    fn a_planned_sibling_is_not_all_done() {
+        let n = notice(&after_pops("planned"), "fr_46s6jr410dd3", false).unwrap();
+        assert!(
+            !n.hint.contains("All sibling frames are done"),
+            "{}",
+            n.hint
+        );
+        assert!(n.hint.ends_with(
+            "No sibling frame is running, but not all are done: planned ones wait (below).
+Finished so far: fr_z05xh (completed), fr_46s6j (completed).
+Read their logs before you go on: ctx frame log ID
+Planned siblings not started yet: fr_yrst4 (\"Retry failed deliveries\"). Start one with: ctx frame activate ID"
+        ), "{}", n.hint);
+    }
+
+    #[test]
+    fn an_invalidated_sibling_is_done_but_has_no_log_to_read() {
+        let n = notice(&after_pops("invalidated"), "fr_46s6jr410dd3", false).unwrap();
+        assert!(n.hint.ends_with(
+            "All sibling frames are done: fr_z05xh (completed), fr_46s6j (completed), fr_yrst4 (invalidated).
+Read the logs of fr_z05xh, fr_46s6j before you go on: ctx frame log ID (fr_yrst4 never popped, so no log)"
+        ), "{}", n.hint);
+    }
+
+    #[test]
+    fn a_root_has_no_siblings() {
+        let mut state = state::parse(SPEC).unwrap();
+        let plan =
+            crate::frame::ops::check_pop(&state, "ses_dfd84297fffeStZsxnTSWsbCBp", true).unwrap();
+        crate::frame::ops::apply_pop(&mut state, &plan, Status::Completed, None, 1).unwrap();
+        let n = notice(&state, "ses_dfd84297fffeStZsxnTSWsbCBp", false).unwrap();
+        assert_eq!(
+            n.hint,
+            "Frame ses_dfd8 (\"Build the billing service\") finished with status completed.\nIts log: ctx frame log ses_dfd8"
+        );
+    }
+
+    #[test]
+    fn the_default_target_is_the_frame_just_popped() {
+        let state = after_pops("planned");
+        // After the pop, fr_432c is current again: its most recently popped child is the one.
+        assert_eq!(
+            default_target(&state, Some("fr_432cf1xmwcej")).as_deref(),
+            Some("fr_46s6jr410dd3")
+        );
+        // A session whose own frame was popped names that frame.
+        assert_eq!(
+            default_target(&state, Some("fr_46s6jr410dd3")).as_deref(),
+            Some("fr_46s6jr410dd3")
+        );
+        // No current frame: the most recently popped of all.
+        assert_eq!(
+            default_target(&state, None).as_deref(),
+            Some("fr_46s6jr410dd3")
+        );
+        // A running frame without popped children has nothing to tell.
+        assert_eq!(default_target(&state, Some("fr_yrst4chn5kn0")), None);
+    }
+
+    #[test]
+    fn a_blocked_frame_says_how_to_resume_it() {
+        let mut state = state::parse(SPEC).unwrap();
+        let plan = crate::frame::ops::check_pop(&state, "fr_46s6jr410dd3", false).unwrap();
+        crate::frame::ops::apply_pop(&mut state, &plan, Status::Blocked, None, 1).unwrap();
+        let n = notice(&state, "fr_46s6jr410dd3", false).unwrap();
+        assert!(
+            n.hint
+                .contains("\nIt can be resumed later: ctx frame activate fr_46s6j\n"),
+            "{}",
+            n.hint
         );
     }
 

@@ -63,6 +63,14 @@ pub struct FrameDoc {
     pub frame: FrameJson,
 }
 
+/// What `ctx opencode frame --json` prints: the session's frame, or null when the session gets
+/// none (a child session that `opencode.subagent_frames` leaves out).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionFrameDoc {
+    pub version: Version,
+    pub frame: Option<FrameJson>,
+}
+
 /// What `ctx frame show --json` prints: FRAME plus `extra`, the keys state.json holds that ctx
 /// does not interpret.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -56,6 +56,32 @@ pub fn render(state: &State, id: &str, now: i64, transcript: Option<&Export>) ->
     text
 }
 
+/// The log `text` of a frame whose goal or summary was corrected, brought in step: the
+/// `# Frame:` line and the `## Summary` section are rewritten, everything else (the times, the
+/// transcript) is kept. `None` when the text is not laid out as [`render`] wrote it for the old
+/// values, which ctx then leaves alone.
+pub fn amend(
+    text: &str,
+    old_goal: &str,
+    old_summary: Option<&str>,
+    goal: Option<&str>,
+    summary: Option<&str>,
+) -> Option<String> {
+    let mut text = text.to_string();
+    if let Some(goal) = goal {
+        let old_line = format!("# Frame: {}\n", single_line(old_goal));
+        let rest = text.strip_prefix(&old_line)?;
+        text = format!("# Frame: {}\n{rest}", single_line(goal));
+    }
+    if let Some(summary) = summary {
+        let section = |summary: &str| format!("\n## Summary\n\n{summary}\n\n## Children\n");
+        let old_section = section(old_summary.unwrap_or("(no summary)"));
+        let at = text.find(&old_section)?;
+        text.replace_range(at..at + old_section.len(), &section(summary));
+    }
+    Some(text)
+}
+
 fn single_line(text: &str) -> String {
     text.replace("\r\n", " ").replace(['\n', '\r'], " ")
 }

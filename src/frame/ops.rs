@@ -11,8 +11,29 @@ use crate::json::{Json, Object};
 pub struct Selector {
     /// `--frame ID`.
     pub flag: Option<String>,
+    /// `--session ID`: the current frame of that OpenCode session.
+    pub session: Option<String>,
     /// `CTX_FRAME`, when set and non-empty.
     pub env: Option<String>,
+}
+
+impl Selector {
+    /// Whose place a command that makes a frame current moves.
+    pub fn place(&self) -> Place<'_> {
+        match self.session.as_deref() {
+            Some(session) => Place::Session(session),
+            None => Place::Shared,
+        }
+    }
+}
+
+/// A holder of a "current frame": the shared `activeFrameID` of people and scripts, or one
+/// OpenCode session's own entry in `sessionFrames`. Each session keeps its own place, so that two
+/// sessions (or two subagents running side by side) never move each other's current frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place<'a> {
+    Shared,
+    Session(&'a str),
 }
 
 /// Looks up an id argument (full id or unique prefix ≥ 4).
@@ -22,15 +43,127 @@ pub fn lookup(state: &State, arg: &str) -> Result<String> {
     id::resolve(arg, order.iter().copied()).map(str::to_string)
 }
 
-/// The current frame: `--frame`, else `CTX_FRAME`, else a valid `activeFrameID`.
+/// The current frame: `--frame`, else the session's (`--session`), else `CTX_FRAME`, else a
+/// valid `activeFrameID`.
 pub fn current(state: &State, selector: &Selector) -> Result<Option<String>> {
-    if let Some(arg) = selector.flag.as_deref().or(selector.env.as_deref()) {
+    if let Some(arg) = selector.flag.as_deref() {
         return lookup(state, arg).map(Some);
     }
-    Ok(state
+    if let Some(session) = selector.session.as_deref() {
+        return session_current(state, session);
+    }
+    if let Some(arg) = selector.env.as_deref() {
+        return lookup(state, arg).map(Some);
+    }
+    Ok(shared_current(state))
+}
+
+/// A valid `activeFrameID`.
+fn shared_current(state: &State) -> Option<String> {
+    state
         .active_frame_id()
         .filter(|id| state.frame(id).is_some())
-        .map(str::to_string))
+        .map(str::to_string)
+}
+
+/// The sessions' entries, with a broken `sessionFrames` reported as the invalid state it is.
+pub fn session_frames(state: &State) -> Result<Vec<(&str, &str)>> {
+    state.session_frames().map_err(|invalid| {
+        Error::failure(format!(".opencode/flame/state.json: {}", invalid.message))
+            .with_hint("fix or remove the key by hand; ctx leaves the file as it is")
+    })
+}
+
+/// A session's current frame: the last frame it pushed or activated and that has not finished,
+/// else its own frame (the frame whose id is the session id), else the shared current frame,
+/// which is where a session without a frame of its own starts.
+pub fn session_current(state: &State, session: &str) -> Result<Option<String>> {
+    id::validate_id(session)?;
+    let recorded = session_frames(state)?
+        .into_iter()
+        .find(|(s, _)| *s == session)
+        .map(|(_, frame)| frame);
+    if let Some(frame) = recorded.and_then(|f| state.frame(f))
+        && !frame.status().is_finished()
+    {
+        return Ok(Some(frame.id.to_string()));
+    }
+    if state.frame(session).is_some() {
+        return Ok(Some(session.to_string()));
+    }
+    Ok(shared_current(state))
+}
+
+/// Makes `id` the current frame of `place`.
+fn set_current(state: &mut State, place: Place, id: &str) {
+    match place {
+        Place::Shared => state.set_active(Some(id)),
+        Place::Session(session) => state.set_session_frame(session, Some(id)),
+    }
+}
+
+/// Whether `id` is `ancestor` or one of its descendants.
+fn is_within(state: &State, id: &str, ancestor: &str) -> bool {
+    let mut at = Some(id);
+    // Validation refuses cycles of parents; the bound keeps a walk finite all the same.
+    for _ in 0..=state.len() {
+        match at {
+            Some(frame) if frame == ancestor => return true,
+            Some(frame) => at = state.frame(frame).and_then(|f| f.parent()),
+            None => return false,
+        }
+    }
+    false
+}
+
+/// After `finished` was popped or invalidated, every place whose current frame is `hit` steps
+/// back: the shared `activeFrameID` to `finished`'s parent (flame.md §6.2, §6.5); each session to
+/// the nearest ancestor of `finished` that has not finished and is still its own (its own frame or
+/// below), else it forgets its entry and falls back to its own frame.
+fn step_back(state: &mut State, finished: &str, hit: &dyn Fn(&State, &str) -> bool) -> Result<()> {
+    let parent = state
+        .frame(finished)
+        .and_then(|f| f.parent())
+        .filter(|p| state.frame(p).is_some())
+        .map(str::to_string);
+    if state
+        .active_frame_id()
+        .is_some_and(|active| hit(state, active))
+    {
+        state.set_active(parent.as_deref());
+    }
+    let moved: Vec<(String, Option<String>)> = session_frames(state)?
+        .into_iter()
+        .filter(|(_, current)| hit(state, current))
+        .map(|(session, _)| {
+            (
+                session.to_string(),
+                running_ancestor(state, parent.as_deref(), session),
+            )
+        })
+        .collect();
+    for (session, back) in moved {
+        state.set_session_frame(&session, back.as_deref());
+    }
+    Ok(())
+}
+
+/// `from` or its nearest ancestor that has not finished, while it stays within `session`'s own
+/// frames (anywhere, for a session without a frame of its own).
+fn running_ancestor(state: &State, from: Option<&str>, session: &str) -> Option<String> {
+    let own = state.frame(session).is_some();
+    let mut at = from;
+    for _ in 0..=state.len() {
+        let frame = state.frame(at?)?;
+        if own && !is_within(state, frame.id, session) {
+            return None;
+        }
+        if !frame.status().is_finished() {
+            return Some(frame.id.to_string());
+        }
+        at = frame.parent();
+    }
+    None
 }
 
 /// The current frame, or the `no current frame` error with its hint.
@@ -103,12 +236,14 @@ fn new_id(state: &State, adopted: Option<&str>) -> Result<String> {
     }
 }
 
-/// §6.1: a new in_progress frame under `parent` (a root when `None`); it becomes current.
+/// §6.1: a new in_progress frame under `parent` (a root when `None`); it becomes the current
+/// frame of `place`.
 pub fn push(
     state: &mut State,
     goal: &str,
     parent: Option<&str>,
     adopted: Option<&str>,
+    place: Place,
     now: i64,
 ) -> Result<String> {
     require_text("the goal", goal)?;
@@ -125,7 +260,7 @@ pub fn push(
     if parent.is_none() {
         state.push_root_id(&id);
     }
-    state.set_active(Some(&id));
+    set_current(state, place, &id);
     Ok(id)
 }
 
@@ -133,8 +268,6 @@ pub fn push(
 #[derive(Debug)]
 pub struct PopPlan {
     pub id: String,
-    /// The frame that becomes current: the parent, or none for a root or orphan.
-    pub new_current: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -189,13 +322,8 @@ pub fn check_pop(state: &State, id: &str, force: bool) -> Result<PopPlan> {
             planned.join(", ")
         ));
     }
-    let new_current = frame
-        .parent()
-        .filter(|p| state.frame(p).is_some())
-        .map(str::to_string);
     Ok(PopPlan {
         id: id.to_string(),
-        new_current,
         warnings,
     })
 }
@@ -205,14 +333,15 @@ pub fn log_path_for(id: &str) -> String {
     format!("logs/frame-{id}.md")
 }
 
-/// §6.2 changes, after [`check_pop`].
+/// §6.2 changes, after [`check_pop`]. A place whose current frame was the popped frame or below
+/// it steps back to its parent; other places keep theirs.
 pub fn apply_pop(
     state: &mut State,
     plan: &PopPlan,
     status: Status,
     summary: Option<&str>,
     now: i64,
-) {
+) -> Result<()> {
     let id = plan.id.as_str();
     state.set_field(id, "status", Json::str(status.as_str()));
     if let Some(summary) = summary {
@@ -220,7 +349,48 @@ pub fn apply_pop(
     }
     state.set_field(id, "logPath", Json::str(&log_path_for(id)));
     state.set_field(id, "updatedAt", Json::int(now));
-    state.set_active(plan.new_current.as_deref());
+    // flame.md §6.2: the popped frame or one of its descendants was current.
+    step_back(state, id, &|state, current| is_within(state, current, id))
+}
+
+/// The current frame of `place` while it is running or blocked: what a command that moved it
+/// reports as now current.
+pub fn running_current(state: &State, place: Place) -> Result<Option<String>> {
+    let current = match place {
+        Place::Shared => shared_current(state),
+        Place::Session(session) => session_current(state, session)?,
+    };
+    Ok(current.filter(|id| state.frame(id).is_some_and(|f| !f.status().is_finished())))
+}
+
+/// What `frame edit` corrects; `None` leaves a field as it is.
+#[derive(Debug, Default)]
+pub struct Correction<'a> {
+    pub goal: Option<&'a str>,
+    pub summary: Option<&'a str>,
+}
+
+/// Corrects the goal or summary of frame `id`, whatever its status (a summary may be recorded on
+/// a running frame, as OpenCode's compaction does, and amended after a pop).
+pub fn edit(state: &mut State, id: &str, correction: &Correction, now: i64) -> Result<()> {
+    if correction.goal.is_none() && correction.summary.is_none() {
+        return Err(Error::usage(
+            "nothing to change: pass --goal, --summary or --summary-file",
+        ));
+    }
+    if state.frame(id).is_none() {
+        return Err(Error::failure(format!("no frame matches '{id}'")));
+    }
+    if let Some(goal) = correction.goal {
+        require_text("the goal", goal)?;
+        state.set_field(id, "goal", Json::str(goal));
+    }
+    if let Some(summary) = correction.summary {
+        require_text("the summary", summary)?;
+        state.set_field(id, "compactionSummary", Json::str(summary));
+    }
+    state.set_field(id, "updatedAt", Json::int(now));
+    Ok(())
 }
 
 /// §6.3: planned children of `parent`, in order; the current frame is unchanged.
@@ -247,15 +417,16 @@ pub fn plan(state: &mut State, parent: &str, goals: &[String], now: i64) -> Resu
     Ok(ids)
 }
 
-/// §6.4: planned → in_progress under an in_progress parent; it becomes current.
-pub fn activate(state: &mut State, id: &str, now: i64) -> Result<()> {
+/// §6.4: planned → in_progress under an in_progress parent; it becomes the current frame of
+/// `place`. A blocked frame is resumed the same way (blocked → in_progress).
+pub fn activate(state: &mut State, id: &str, place: Place, now: i64) -> Result<()> {
     let frame = state
         .frame(id)
         .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
     let status = frame.status();
-    if status != Status::Planned {
+    if !matches!(status, Status::Planned | Status::Blocked) {
         return Err(Error::failure(format!(
-            "cannot activate {id}: it is {status}, not planned"
+            "cannot activate {id}: it is {status}, not planned or blocked"
         )));
     }
     if let Some(parent) = frame.parent().and_then(|p| state.frame(p)) {
@@ -269,7 +440,7 @@ pub fn activate(state: &mut State, id: &str, now: i64) -> Result<()> {
     }
     state.set_field(id, "status", Json::str(Status::InProgress.as_str()));
     state.set_field(id, "updatedAt", Json::int(now));
-    state.set_active(Some(id));
+    set_current(state, place, id);
     Ok(())
 }
 
@@ -306,15 +477,16 @@ pub fn plan_invalidation(state: &State, id: &str, reason: &str) -> Result<Invali
     })
 }
 
-/// Applies a computed invalidation.
-pub fn apply_invalidation(state: &mut State, change: &Invalidation, reason: &str, now: i64) {
+/// Applies a computed invalidation. A place whose current frame was invalidated steps back to
+/// the target's parent.
+pub fn apply_invalidation(
+    state: &mut State,
+    change: &Invalidation,
+    reason: &str,
+    now: i64,
+) -> Result<()> {
     let cascaded = format!("Parent frame invalidated: {reason}");
-    let target = change.invalidated[0].as_str();
-    let parent_of_target = state
-        .frame(target)
-        .and_then(|f| f.parent())
-        .filter(|p| state.frame(p).is_some())
-        .map(str::to_string);
+    let target = change.invalidated[0].clone();
     for (i, id) in change.invalidated.iter().enumerate() {
         let why = if i == 0 { reason } else { cascaded.as_str() };
         state.set_field(id, "status", Json::str(Status::Invalidated.as_str()));
@@ -322,12 +494,11 @@ pub fn apply_invalidation(state: &mut State, change: &Invalidation, reason: &str
         state.set_field(id, "invalidatedAt", Json::int(now));
         state.set_field(id, "updatedAt", Json::int(now));
     }
-    let active_hit = state
-        .active_frame_id()
-        .is_some_and(|active| change.invalidated.iter().any(|id| id == active));
-    if active_hit {
-        state.set_active(parent_of_target.as_deref());
-    }
+    // flame.md §6.5: only a place whose current frame was invalidated moves.
+    let gone = &change.invalidated;
+    step_back(state, &target, &|_, current| {
+        gone.iter().any(|g| g == current)
+    })
 }
 
 /// §6.6: appends artifacts, skipping exact duplicates; returns those added.

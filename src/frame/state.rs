@@ -14,6 +14,9 @@ use super::id;
 /// The schema version this ctx reads and writes.
 pub const SCHEMA_VERSION: i64 = 1;
 
+/// ctx's top-level key holding each OpenCode session's current frame.
+pub const SESSION_FRAMES: &str = "sessionFrames";
+
 /// A frame's status, as Flame spells it.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema,
@@ -1027,6 +1030,48 @@ impl State {
             Some(id) => self.doc.insert("activeFrameID", Json::str(id)),
             None => {
                 self.doc.remove("activeFrameID");
+            }
+        }
+    }
+
+    /// The current frame of each OpenCode session that has one recorded (`sessionFrames`, ctx's
+    /// own top-level key: Flame reads the file without it and keeps it as an unknown key), in file
+    /// order. A value that is not an object of strings is an error: ctx will not guess what
+    /// another program meant by it, nor overwrite it.
+    pub fn session_frames(&self) -> Result<Vec<(&str, &str)>, Invalid> {
+        let Some(value) = non_null(&self.doc, SESSION_FRAMES) else {
+            return Ok(Vec::new());
+        };
+        let object = value.as_object().ok_or_else(|| {
+            Invalid::new(format!("/{SESSION_FRAMES} must be an object of frame ids"))
+        })?;
+        object
+            .iter()
+            .map(|(session, frame)| match frame.as_str() {
+                Some(frame) => Ok((session, frame)),
+                None => Err(Invalid::new(format!(
+                    "/{SESSION_FRAMES}/{session} must be a frame id (a string)"
+                ))),
+            })
+            .collect()
+    }
+
+    /// Records `frame` as session `session`'s current frame, or forgets the session's entry.
+    /// The caller has read [`State::session_frames`] without error.
+    pub fn set_session_frame(&mut self, session: &str, frame: Option<&str>) {
+        if !matches!(self.doc.get(SESSION_FRAMES), Some(Json::Object(_))) {
+            if frame.is_none() {
+                return;
+            }
+            self.doc.insert(SESSION_FRAMES, Json::Object(Object::new()));
+        }
+        let Some(Json::Object(sessions)) = self.doc.get_mut(SESSION_FRAMES) else {
+            unreachable!("sessionFrames was just made an object");
+        };
+        match frame {
+            Some(frame) => sessions.insert(session, Json::str(frame)),
+            None => {
+                sessions.remove(session);
             }
         }
     }

@@ -69,7 +69,7 @@ fn render_xml_is_the_spec_example() {
           <goal>Verify webhook signatures</goal>
           <summary>Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.</summary>
           <artifacts>src/billing/webhook/verify.rs</artifacts>
-          <log>logs/frame-fr_z05xht5gmej1.md</log>
+          <log>.opencode/flame/logs/frame-fr_z05xht5gmej1.md</log>
         </frame>
       </completed-siblings>
       <related count="1">
@@ -77,7 +77,7 @@ fn render_xml_is_the_spec_example() {
           <goal>Implement the invoice model</goal>
           <summary>Added Invoice and LineItem with integer-cent amounts, a Postgres migration and 14 unit tests; totals are computed on read, never stored.</summary>
           <artifacts>src/billing/invoice.rs, migrations/0003_invoices.sql</artifacts>
-          <log>logs/frame-fr_yb6wk952swa0.md</log>
+          <log>.opencode/flame/logs/frame-fr_yb6wk952swa0.md</log>
         </frame>
       </related>
       <current-frame id="fr_46s6jr410dd3" status="in_progress">
@@ -302,7 +302,7 @@ fn render_escapes_every_text() {
           <goal>Done &apos;child&apos;</goal>
           <summary>Closed ]]&gt; with &quot;quotes&quot;�
     and a second line</summary>
-          <log>logs/frame-[ID].md</log>
+          <log>.opencode/flame/logs/frame-[ID].md</log>
         </frame>
       </completed-siblings>
       <current-frame id="[ID]" status="in_progress">
@@ -442,7 +442,7 @@ fn notice_while_a_sibling_runs() {
     assert_snapshot!(env.snap(&["compact", "notice", "--frame", "fr_z05x"]), @r#"
     exit: 0
     --- stdout
-    {"parts":[{"type":"text","text":"Frame fr_z05xh completed: Verify webhook signatures"},{"type":"text","text":"Frame fr_z05xh (\"Verify webhook signatures\") finished with status completed.\nSummary: Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.\nSibling frames still in progress: fr_46s6j (\"Handle refund events\").\nWait for them to finish, or continue with other work meanwhile. Do not leave unfinished siblings behind: each must be popped (completed, failed or blocked) before fr_432cf is popped.\nPlanned siblings not started yet: fr_yrst4 (\"Retry failed deliveries\"). Start one with: ctx frame activate ID","synthetic":true}]}
+    {"parts":[{"type":"text","text":"Frame fr_z05xh completed: Verify webhook signatures"},{"type":"text","text":"Frame fr_z05xh (\"Verify webhook signatures\") finished with status completed.\nSummary: Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.\nSibling frames still in progress: fr_46s6j (\"Handle refund events\").\nWait for them to finish, or continue with other work meanwhile. Do not leave unfinished siblings behind: each must be popped (completed, failed or blocked) before fr_432cf is popped.\nFinished so far: fr_z05xh (completed).\nPlanned siblings not started yet: fr_yrst4 (\"Retry failed deliveries\"). Start one with: ctx frame activate ID","synthetic":true}]}
     --- stderr
     "#);
 }
@@ -469,7 +469,7 @@ fn notice_text_when_all_siblings_are_done() {
     Frame fr_46s6j ("Handle refund events") finished with status completed.
     Summary: Refunds <done> & logged
     All sibling frames are done: fr_z05xh (completed), fr_46s6j (completed), fr_yrst4 (invalidated).
-    Read their logs before you go on: ctx frame log ID
+    Read the logs of fr_z05xh, fr_46s6j before you go on: ctx frame log ID (fr_yrst4 never popped, so no log)
     --- stderr
     "#);
 }
@@ -500,17 +500,17 @@ fn notice_refuses_a_running_frame_and_a_missing_state() {
     exit: 1
     --- stdout
     --- stderr
-    error: fr_46s6jr410dd3 is in_progress: a completion notice is for a frame that has been popped
-    hint: pop it first, or pass --frame ID of the frame that was popped
+    error: no popped frame to give notice of
+    hint: pop a frame first, or pass --frame ID
     ");
     let env = TestEnv::new();
-    assert_snapshot!(env.snap(&["compact", "notice"]), @r#"
+    assert_snapshot!(env.snap(&["compact", "notice"]), @"
     exit: 1
     --- stdout
     --- stderr
-    error: no current frame
-    hint: pass --frame ID, set CTX_FRAME, or start one with: ctx frame push "<goal>"
-    "#);
+    error: no popped frame to give notice of
+    hint: pop a frame first, or pass --frame ID
+    ");
 }
 
 // ---- inject ----

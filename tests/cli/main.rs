@@ -13,5 +13,6 @@ mod hooks;
 mod hostile;
 mod paths;
 mod schema;
+mod sessions;
 mod snapshot;
 mod swarm;

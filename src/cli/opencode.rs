@@ -1,0 +1,78 @@
+//! `ctx opencode …` arguments: what ctx's OpenCode plugin calls to keep sessions and frames in
+//! step.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum OpencodeCommand {
+    /// Print the frame of an OpenCode session, creating it when missing
+    #[command(long_about = "\
+Print the frame of an OpenCode session (the frame whose id is the session id),
+creating it when missing, as an in_progress frame whose goal is the session's
+title.
+
+A child session (--parent-session, e.g. a subagent of OpenCode's task tool)
+becomes a child of its parent session's current frame, when the setting
+opencode.subagent_frames says so: all (every child session), none, or
+heuristic (the default: the sessions the task tool titles
+'<description> (@<agent> subagent)'). The parent session must have a frame.
+A root session starts under the frame a person made current (activeFrameID),
+when that frame is in_progress; else it is a new root.
+
+The title is made one line (control characters become spaces) and cut to 200
+characters; a blank one becomes 'OpenCode session <id>'. activeFrameID is never
+changed. Prints the frame's id, or nothing when the session gets no frame.")]
+    Frame {
+        /// The OpenCode session id (ses_…)
+        session: String,
+        /// The session's title, which becomes the goal of a new frame
+        #[arg(long, value_name = "TEXT")]
+        title: Option<String>,
+        /// The session that created this one (OpenCode's parentID)
+        #[arg(long, value_name = "ID")]
+        parent_session: Option<String>,
+    },
+
+    /// Pop the frame of a finished subagent session; nothing when there is none to pop
+    #[command(long_about = "\
+Pop the frame of an OpenCode session whose work has ended (a subagent whose task
+call returned, or whose session failed), with its transcript in the log.
+
+--state is the task's state as OpenCode reports it: completed pops the frame as
+completed; aborted, cancelled or interrupted as blocked (it can be resumed with
+`ctx frame activate`); any other state as failed. The summary is --summary, else
+the last assistant text of the transcript. Frames the session pushed and left
+running stay as they are, with a warning.
+
+A session without a frame, or whose frame has already finished, is left alone:
+exit 0 and nothing printed. Otherwise prints the popped frame's id (JSON: the
+document of `ctx frame pop`).")]
+    Finish {
+        /// The OpenCode session id (ses_…)
+        session: String,
+        /// The task's state: completed, error, aborted, …
+        #[arg(long, value_name = "STATE", default_value = "completed")]
+        state: String,
+        /// The frame's summary [default: the transcript's last assistant text]
+        #[arg(long, value_name = "TEXT")]
+        summary: Option<String>,
+        /// The session as `opencode export` prints it (or '-' for stdin); its messages go into
+        /// the log
+        #[arg(long, value_name = "PATH")]
+        transcript: Option<PathBuf>,
+    },
+
+    /// Mark the frames of a deleted OpenCode session, keeping them in the tree
+    #[command(long_about = "\
+Mark what a deleted OpenCode session left running: its frame and every frame
+below it that had not finished become invalidated, with the reason 'OpenCode
+session <id> was deleted'. Nothing is removed: the tree keeps showing what
+happened. The session's entry in sessionFrames is dropped. Prints the
+invalidated ids.")]
+    Deleted {
+        /// The OpenCode session id (ses_…)
+        session: String,
+    },
+}

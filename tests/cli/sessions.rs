@@ -1,0 +1,532 @@
+//! OpenCode sessions as frames: each session's own current frame (`--session`), the frames of
+//! sessions and subagents (`ctx opencode frame|finish|deleted`), correcting a frame (`frame edit`)
+//! and resuming a blocked one.
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::common::TestEnv;
+
+const STATE: &str = ".opencode/flame/state.json";
+
+fn state(env: &TestEnv) -> Value {
+    serde_json::from_str(&env.read(STATE)).unwrap()
+}
+
+fn frame(env: &TestEnv, id: &str) -> Value {
+    state(env)["frames"][id].clone()
+}
+
+fn line(text: String) -> String {
+    text.trim_end().to_string()
+}
+
+/// A root session's frame and a subagent's under it.
+fn two_sessions() -> TestEnv {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", "ses_root", "--title", "Build billing"]);
+    env.ok(&[
+        "opencode",
+        "frame",
+        "ses_sub",
+        "--title",
+        "Audit refunds (@general subagent)",
+        "--parent-session",
+        "ses_root",
+    ]);
+    env
+}
+
+#[test]
+fn each_session_keeps_its_own_current_frame() {
+    let env = two_sessions();
+    let a = line(env.ok(&["frame", "push", "--session", "ses_root", "Root work"]));
+    let b = line(env.ok(&["frame", "push", "--session", "ses_sub", "Sub work"]));
+    // Neither moved the other's place, nor the shared activeFrameID.
+    assert_eq!(
+        line(env.ok(&["frame", "current", "--session", "ses_root"])),
+        a
+    );
+    assert_eq!(
+        line(env.ok(&["frame", "current", "--session", "ses_sub"])),
+        b
+    );
+    assert!(state(&env).get("activeFrameID").is_none());
+    assert_eq!(state(&env)["sessionFrames"]["ses_root"], a.as_str());
+    // The session variable works as the flag does.
+    let out = env
+        .ctx()
+        .args(["frame", "current"])
+        .env("CTX_SESSION", "ses_sub")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap().trim_end(), b);
+    // A pop steps the session back to where it was, and prints that.
+    assert_eq!(
+        env.ok(&["frame", "pop", "--session", "ses_sub", "--summary", "done"]),
+        "ses_sub\n"
+    );
+    assert_eq!(
+        line(env.ok(&["frame", "current", "--session", "ses_sub"])),
+        "ses_sub"
+    );
+    assert_eq!(
+        line(env.ok(&["frame", "current", "--session", "ses_root"])),
+        a
+    );
+    // --frame still wins over --session.
+    assert_eq!(
+        line(env.ok(&[
+            "frame",
+            "current",
+            "--session",
+            "ses_root",
+            "--frame",
+            "ses_sub"
+        ])),
+        "ses_sub"
+    );
+}
+
+#[test]
+fn a_session_without_a_frame_starts_where_the_person_is() {
+    let env = TestEnv::new();
+    let mine = line(env.ok(&["frame", "push", "My work"]));
+    assert_eq!(
+        line(env.ok(&["frame", "current", "--session", "ses_new"])),
+        mine
+    );
+    // Its frame is made under the running frame a person made current...
+    env.ok(&["opencode", "frame", "ses_new", "--title", "Help me"]);
+    assert_eq!(frame(&env, "ses_new")["parentSessionID"], mine.as_str());
+    assert_eq!(state(&env)["activeFrameID"], mine.as_str());
+    // ...and as a new root when that frame no longer runs.
+    env.ok(&["frame", "pop", "--frame", &mine, "--force"]);
+    env.ok(&["opencode", "frame", "ses_later", "--title", "Later"]);
+    assert!(frame(&env, "ses_later").get("parentSessionID").is_none());
+    assert_eq!(state(&env)["rootFrameIDs"][1], "ses_later");
+}
+
+#[test]
+fn a_session_frame_is_made_once() {
+    let env = TestEnv::new();
+    assert_eq!(
+        env.ok(&["opencode", "frame", "ses_a", "--title", "First"]),
+        "ses_a\n"
+    );
+    let before = env.read(STATE);
+    assert_eq!(
+        env.ok(&["opencode", "frame", "ses_a", "--title", "Second"]),
+        "ses_a\n"
+    );
+    assert_eq!(env.read(STATE), before, "the second call changes nothing");
+    assert_eq!(frame(&env, "ses_a")["goal"], "First");
+}
+
+#[test]
+fn subagent_sessions_become_frames_as_the_setting_says() {
+    let env = two_sessions();
+    let sub = frame(&env, "ses_sub");
+    assert_eq!(sub["parentSessionID"], "ses_root");
+    assert_eq!(sub["status"], "in_progress");
+    // The parent's current frame is where a subagent starts.
+    let work = line(env.ok(&["frame", "push", "--session", "ses_root", "Root work"]));
+    env.ok(&[
+        "opencode",
+        "frame",
+        "ses_sub2",
+        "--title",
+        "Check (@explore subagent)",
+        "--parent-session",
+        "ses_root",
+    ]);
+    assert_eq!(frame(&env, "ses_sub2")["parentSessionID"], work.as_str());
+    // heuristic (the default): a child session the task tool did not title is no frame.
+    assert_eq!(
+        env.snap(&[
+            "opencode",
+            "frame",
+            "ses_x",
+            "--title",
+            "Side chat",
+            "--parent-session",
+            "ses_root"
+        ]),
+        "exit: 0\n--- stdout\n--- stderr\n"
+    );
+    assert_eq!(
+        env.ok(&[
+            "opencode",
+            "frame",
+            "ses_x",
+            "--title",
+            "Side chat",
+            "--parent-session",
+            "ses_root",
+            "--json"
+        ]),
+        "{\"version\":1,\"frame\":null}\n"
+    );
+    let with = |value: &str, session: &str, title: &str| {
+        env.ctx()
+            .args([
+                "opencode",
+                "frame",
+                session,
+                "--title",
+                title,
+                "--parent-session",
+                "ses_root",
+            ])
+            .env("CTX_OPENCODE_SUBAGENT_FRAMES", value)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        with("none", "ses_y", "A (@general subagent)")
+            .stdout
+            .is_empty()
+    );
+    assert_eq!(with("all", "ses_z", "Side chat").stdout, b"ses_z\n");
+    assert!(frame(&env, "ses_y").is_null());
+    assert_eq!(frame(&env, "ses_z")["goal"], "Side chat");
+}
+
+#[test]
+fn a_child_session_needs_its_parent_frame() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.snap(&["opencode", "frame", "ses_c", "--title", "A (@general subagent)", "--parent-session", "ses_p"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: the parent session ses_p has no frame
+    hint: create it first: ctx opencode frame ses_p --title TITLE
+    ");
+    assert!(!env.path(STATE).exists());
+}
+
+#[test]
+fn hostile_titles_and_session_ids() {
+    let env = TestEnv::new();
+    let title = format!(
+        "\u{1b}[2J\u{1b}]0;owned\u{7}Fix\r\nit\u{202e} {}",
+        "x".repeat(100_000)
+    );
+    env.ok(&["opencode", "frame", "ses_t", "--title", &title]);
+    let goal = frame(&env, "ses_t")["goal"].as_str().unwrap().to_string();
+    assert!(
+        goal.starts_with("[2J ]0;owned Fix it\u{202e} xxx"),
+        "{goal:?}"
+    );
+    assert_eq!(goal.chars().count(), 200);
+    assert!(!goal.chars().any(|c| c.is_control()));
+    env.ok(&["opencode", "frame", "ses_blank", "--title", " \t\n"]);
+    assert_eq!(
+        frame(&env, "ses_blank")["goal"],
+        "OpenCode session ses_blank"
+    );
+    let before = env.read(STATE);
+    for bad in ["../escape", "ses/x", "", "ses x"] {
+        for args in [
+            vec!["opencode", "frame", bad, "--title", "t"],
+            vec!["opencode", "finish", bad],
+            vec!["opencode", "deleted", bad],
+            vec!["frame", "push", "--session", bad, "goal"],
+        ] {
+            let out = env.run(&args);
+            assert_eq!(out.status.code(), Some(1), "{args:?}");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).starts_with("error: "),
+                "{args:?}"
+            );
+        }
+    }
+    assert_eq!(env.read(STATE), before, "nothing was written");
+}
+
+#[test]
+fn a_broken_session_map_is_reported_and_left_alone() {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Work"]);
+    let text = env
+        .read(STATE)
+        .replacen("{\n", "{\n  \"sessionFrames\": [1],\n", 1);
+    env.write(STATE, &text);
+    assert_snapshot!(env.snap(&["frame", "push", "--session", "ses_a", "More"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: .opencode/flame/state.json: /sessionFrames must be an object of frame ids
+    hint: fix or remove the key by hand; ctx leaves the file as it is
+    ");
+    assert_eq!(env.read(STATE), text);
+    // Commands that do not act for a session do not need the map...
+    env.ok(&["frame", "tree"]);
+    // ...except a pop, which moves every place whose frame it finishes.
+    let out = env.run(&["frame", "pop"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(env.read(STATE), text);
+}
+
+fn export(session: &str, texts: &[(&str, &str)]) -> String {
+    let messages: Vec<Value> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, (role, text))| {
+            serde_json::json!({
+                "info": {"id": format!("msg_{i}"), "sessionID": session, "role": role, "time": {"created": 1_795_338_000_000i64 + i as i64}},
+                "parts": [{"id": format!("prt_{i}"), "type": "text", "text": text}]
+            })
+        })
+        .collect();
+    serde_json::json!({"info": {"id": session, "title": "Audit refunds (@general subagent)"}, "messages": messages})
+        .to_string()
+}
+
+#[test]
+fn a_finished_subagent_is_popped_with_its_last_answer_and_transcript() {
+    let env = two_sessions();
+    let left = line(env.ok(&["frame", "push", "--session", "ses_sub", "Left running"]));
+    let transcript = export(
+        "ses_sub",
+        &[
+            ("user", "Audit the refund code"),
+            ("assistant", "Looking."),
+            ("assistant", "3 issues found."),
+        ],
+    );
+    let out = env.run_stdin(
+        &["opencode", "finish", "ses_sub", "--transcript", "-"],
+        transcript.as_bytes(),
+    );
+    assert_eq!(
+        env.render(&out),
+        format!(
+            "exit: 0\n--- stdout\nses_sub\n--- stderr\n\
+             warning: 1 descendant(s) of ses_sub are still in_progress: {left}\n"
+        )
+    );
+    let sub = frame(&env, "ses_sub");
+    assert_eq!(sub["status"], "completed");
+    assert_eq!(sub["compactionSummary"], "3 issues found.");
+    let log = env.read(".opencode/flame/logs/frame-ses_sub.md");
+    assert!(log.contains("Audit the refund code"), "{log}");
+    // Once finished, a second signal (session.idle, session.error) changes nothing.
+    let before = env.read(STATE);
+    assert_eq!(
+        env.ok(&["opencode", "finish", "ses_sub", "--state", "error"]),
+        ""
+    );
+    assert_eq!(env.ok(&["opencode", "finish", "ses_unknown"]), "");
+    assert_eq!(env.read(STATE), before);
+}
+
+#[test]
+fn task_states_decide_the_status() {
+    for (state_arg, status) in [
+        ("completed", "completed"),
+        ("error", "failed"),
+        ("aborted", "blocked"),
+    ] {
+        let env = two_sessions();
+        env.ok(&[
+            "opencode",
+            "finish",
+            "ses_sub",
+            "--state",
+            state_arg,
+            "--summary",
+            "s",
+        ]);
+        assert_eq!(frame(&env, "ses_sub")["status"], status, "{state_arg}");
+    }
+    // A cancelled subagent is blocked: it can be resumed, and the notice says so.
+    let env = two_sessions();
+    env.ok(&["opencode", "finish", "ses_sub", "--state", "aborted"]);
+    let notice = env.ok(&[
+        "compact",
+        "notice",
+        "--session",
+        "ses_sub",
+        "--format",
+        "text",
+    ]);
+    assert!(
+        notice.starts_with("Frame ses_sub blocked: Audit refunds (@general subagent)\n"),
+        "{notice}"
+    );
+    assert!(
+        notice.contains("It can be resumed later: ctx frame activate ses_sub"),
+        "{notice}"
+    );
+    env.ok(&["frame", "activate", "--session", "ses_sub", "ses_sub"]);
+    assert_eq!(frame(&env, "ses_sub")["status"], "in_progress");
+    assert!(state(&env).get("activeFrameID").is_none());
+}
+
+#[test]
+fn a_deleted_session_leaves_its_frames_marked_not_removed() {
+    let env = two_sessions();
+    let done = line(env.ok(&["frame", "push", "--session", "ses_root", "Done part"]));
+    env.ok(&["frame", "pop", "--session", "ses_root"]);
+    let open = line(env.ok(&["frame", "push", "--session", "ses_root", "Open part"]));
+    let planned = line(env.ok(&["frame", "plan", "--session", "ses_root", "Later part"]));
+    let out = env.ok(&["opencode", "deleted", "ses_root"]);
+    let invalidated: Vec<&str> = out.lines().collect();
+    for id in ["ses_root", "ses_sub", open.as_str(), planned.as_str()] {
+        assert!(invalidated.contains(&id), "{id} in {out}");
+        assert_eq!(frame(&env, id)["status"], "invalidated", "{id}");
+        // A planned frame says it went with its parent.
+        let reason = frame(&env, id)["invalidationReason"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            reason.ends_with("OpenCode session ses_root was deleted"),
+            "{id}: {reason}"
+        );
+    }
+    assert_eq!(frame(&env, &done)["status"], "completed");
+    assert!(state(&env)["sessionFrames"].get("ses_root").is_none());
+    assert_eq!(state(&env)["frames"].as_object().unwrap().len(), 5);
+}
+
+#[test]
+fn edit_corrects_goals_and_summaries_and_the_log_follows() {
+    let env = TestEnv::new();
+    let id = line(env.ok(&["frame", "push", "Fix the invoce totals"]));
+    env.ok(&["frame", "edit", "--goal", "Fix the invoice totals"]);
+    env.ok(&[
+        "frame",
+        "edit",
+        &id,
+        "--summary",
+        "Halfway (from a compaction)",
+    ]);
+    assert_eq!(frame(&env, &id)["goal"], "Fix the invoice totals");
+    assert_eq!(frame(&env, &id)["status"], "in_progress");
+    assert_eq!(
+        frame(&env, &id)["compactionSummary"],
+        "Halfway (from a compaction)"
+    );
+    env.ok(&["frame", "pop"]);
+    let log = format!(".opencode/flame/logs/frame-{id}.md");
+    let popped = env.read(&log);
+    env.run_stdin(
+        &["frame", "edit", &id, "--summary-file", "-"],
+        b"Totals are computed on read.\n",
+    );
+    env.ok(&["frame", "edit", &id, "--goal", "Fix invoice totals"]);
+    let amended = env.read(&log);
+    assert_eq!(
+        amended,
+        popped
+            .replace(
+                "# Frame: Fix the invoice totals",
+                "# Frame: Fix invoice totals"
+            )
+            .replace(
+                "Halfway (from a compaction)",
+                "Totals are computed on read."
+            )
+    );
+    // A log laid out by someone else is left alone, with a warning.
+    env.write(&log, "my own notes\n");
+    let out = env.run(&["frame", "edit", &id, "--goal", "Again"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("was not brought in step"));
+    assert_eq!(env.read(&log), "my own notes\n");
+}
+
+#[test]
+fn edit_refuses_what_it_cannot_do() {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Work"]);
+    let before = env.read(STATE);
+    assert_snapshot!(env.snap(&["frame", "edit"]), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: nothing to change: pass --goal, --summary or --summary-file
+    ");
+    assert_snapshot!(env.snap(&["frame", "edit", "--goal", "  "]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: the goal must not be empty
+    ");
+    assert_snapshot!(env.snap(&["frame", "edit", "fr_nope", "--goal", "x"]), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: no frame matches 'fr_nope'
+    hint: list the frames with: ctx frame tree
+    ");
+    let out = env.run(&["frame", "edit", "--summary-file", "missing.txt"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(env.read(STATE), before);
+}
+
+#[test]
+fn a_notice_defaults_to_the_frame_just_popped() {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Parent"]);
+    let child = line(env.ok(&["frame", "push", "Child"]));
+    env.ok(&["frame", "pop", "--summary", "Child done"]);
+    let notice = env.ok(&["compact", "notice", "--format", "text"]);
+    assert!(
+        notice.starts_with(&format!("Frame {} completed: Child\n", &child[..8])),
+        "{notice}"
+    );
+}
+
+#[test]
+fn sessions_writing_at_once_lose_nothing() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", "ses_root", "--title", "Root"]);
+    let run = |args: &[&str]| {
+        let out = env.std_command().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    std::thread::scope(|scope| {
+        for i in 0..8 {
+            let run = &run;
+            scope.spawn(move || {
+                let session = format!("ses_s{i}");
+                let title = format!("T{i} (@general subagent)");
+                run(&[
+                    "opencode",
+                    "frame",
+                    &session,
+                    "--title",
+                    &title,
+                    "--parent-session",
+                    "ses_root",
+                ]);
+                for n in 0..5 {
+                    run(&["frame", "push", "--session", &session, &format!("w{n}")]);
+                    run(&["frame", "pop", "--session", &session]);
+                }
+            });
+        }
+    });
+    let frames = state(&env)["frames"].as_object().unwrap().clone();
+    assert_eq!(frames.len(), 1 + 8 + 8 * 5);
+    for i in 0..8 {
+        let session = format!("ses_s{i}");
+        assert_eq!(frames[&session]["status"], "in_progress");
+        let popped = frames
+            .values()
+            .filter(|f| f["parentSessionID"] == session.as_str() && f["status"] == "completed")
+            .count();
+        assert_eq!(popped, 5, "{session}");
+        assert_eq!(
+            line(env.ok(&["frame", "current", "--session", &session])),
+            session
+        );
+    }
+}
