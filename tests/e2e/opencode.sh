@@ -1,98 +1,343 @@
 #!/usr/bin/env bash
-# End-to-end test with the real OpenCode: builds ctx, starts OpenCode (npm opencode-ai, installed on
-# first use by opencode-sandbox.sh) in a temporary project holding a .swarm plan, a frame tree, the
-# ctx plugin and commands, runs it against the stand-in model of mock-llm.py, and checks in the
-# model's request log that the model saw what ctx rendered.
+# End-to-end tests with the real OpenCode: builds ctx, installs ctx's plugin and commands into
+# temporary projects, runs OpenCode (npm opencode-ai, installed on first use by opencode-sandbox.sh)
+# against the stand-in model of mock-llm.py, scripted with tool calls, subagents and reported usage,
+# and checks the frame tree on disk and, in the model's request log, what the model was sent.
 #
-#   tests/e2e/opencode.sh
+#   tests/e2e/opencode.sh [SCENARIO...]      (default: all; names below, e.g. `subagent`)
 #
-# Needs cargo, node/npm (to install OpenCode) and python3. MOCK_PORT picks the stand-in's port.
+# Needs cargo, node/npm (to install OpenCode; OpenCode itself installs @opencode-ai/plugin into each
+# project's .opencode/ on first use) and python3. MOCK_PORT picks the stand-in's port.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 here=$repo/tests/e2e
 export MOCK_PORT=${MOCK_PORT:-47231}
 
 cargo build --quiet --manifest-path "$repo/Cargo.toml"
-export PATH=$repo/target/debug:$PATH
+ctx_dir=$repo/target/debug
+export PATH=$ctx_dir:$PATH
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-project=$work/project sandbox=$work/sandbox
-mkdir -p "$sandbox/requests" "$project/.swarm" "$project/.opencode/plugin" "$project/.opencode/command"
-cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
-cp "$repo/tests/fixtures/swarm/example-3.context.md" "$project/.swarm/context.md"
-cp "$repo/integrations/opencode/plugin/ctx.js" "$project/.opencode/plugin/"
-cp "$repo/integrations/opencode/command/"*.md "$project/.opencode/command/"
-
-cd "$project"
-ctx frame push "Build the billing service" >/dev/null
-ctx frame push "Implement the invoice model" >/dev/null
-ctx frame pop --summary "Invoices store integer cents & totals are computed on read." >/dev/null
-current=$(ctx frame push "Handle refund events")
-ctx frame decision "Refunds add a negative line item" >/dev/null
-ctx frame plan "Partial refunds" >/dev/null
-
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-# Each run starts a fresh stand-in model, which numbers its request files from 1 again.
-fresh_requests() { rm -f "$sandbox/requests"/*.json; }
-requests() { find "$sandbox/requests" -name '*.json' | wc -l; }
 
-echo "case 1: a prompt carries the frame context and the swarm system entries"
-fresh_requests
-"$here/opencode-sandbox.sh" "$sandbox" "$project" -- run "Continue with the refund work" >"$work/run1.out" 2>&1 \
-  || { cat "$work/run1.out" >&2; fail "opencode run exited non-zero"; }
-[[ $(requests) -gt 0 ]] || fail "the model received no request"
-python3 - "$sandbox/requests" "$current" <<'PY' || fail "case 1"
+# A fresh project with ctx's plugin and commands from integrations/opencode/. OpenCode installs the
+# plugin's one dependency (@opencode-ai/plugin) into .opencode/ at start-up; the first project's copy
+# is reused by the others to save that install.
+new_project() {
+  local project=$work/$1
+  mkdir -p "$project/.opencode/plugin" "$project/.opencode/command"
+  cp "$repo/integrations/opencode/plugin/ctx.js" "$project/.opencode/plugin/"
+  cp "$repo/integrations/opencode/command/"*.md "$project/.opencode/command/"
+  if [[ -d $work/.deps/node_modules ]]; then
+    cp -r "$work/.deps/node_modules" "$work/.deps/package.json" "$project/.opencode/"
+  fi
+  echo "$project"
+}
+keep_deps() {
+  [[ -d $work/.deps/node_modules || ! -d $1/.opencode/node_modules ]] && return 0
+  mkdir -p "$work/.deps" && cp -r "$1/.opencode/node_modules" "$1/.opencode/package.json" "$work/.deps/"
+}
+
+# run NAME PROJECT SCRIPT -- OPENCODE-ARGS: one OpenCode run with a fresh request log; prints the
+# log's folder. OpenCode's data lives in $work/sandbox-$SANDBOX (default: NAME), so that a later run
+# with the same SANDBOX continues its sessions.
+run() {
+  local name=$1 project=$2 script=$3
+  shift 4
+  local sandbox=$work/sandbox-${SANDBOX:-$name}
+  rm -rf "$sandbox/requests"
+  mkdir -p "$sandbox/requests"
+  MOCK_SCRIPT=$script "$here/opencode-sandbox.sh" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>&1 \
+    || { cat "$work/$name.out" >&2; fail "$name: opencode exited non-zero"; }
+  keep_deps "$project"
+  echo "$sandbox/requests"
+}
+
+# check REQUESTS PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in order,
+# as {"file", "body", "tools", "system", "last_user", "last", "all"}) and helpers in scope.
+check() {
+  python3 - "$1" <<PY || fail "$2"
 import glob, json, sys
-current = sys.argv[2]
 def text(message):
-    content = message["content"]
-    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
-# The conversation's request (OpenCode also asks the model for a title).
-for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    request = json.load(open(path))
-    users = [text(m) for m in request["messages"] if m["role"] == "user"]
-    if users and "Continue with the refund work" in users[-1] and "title" not in users[0]:
-        break
-else:
-    sys.exit("no request holds the prompt")
-system = "".join(text(m) for m in request["messages"] if m["role"] == "system")
-last_user = users[-1]
-expect = [
-    (last_user, "Continue with the refund work"),
-    (last_user, f'<flame-context session="{current}">'),
-    (last_user, "<goal>Handle refund events</goal>"),
-    (last_user, "<decisions>Refunds add a negative line item</decisions>"),
-    (last_user, "<summary>Invoices store integer cents &amp; totals are computed on read.</summary>"),
-    (last_user, "<goal>Partial refunds</goal>"),
-    (system, "[SWARM CONTEXT] Current phase: Phase 2:  [IN PROGRESS]"),
-    (system, "[SWARM CONTEXT] Current task: - [ ] 2.2: Port search (depends: 2.1)"),
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content or [])
+requests = []
+for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
+    body = json.load(open(path))
+    messages = body.get("messages", [])
+    users = [text(m) for m in messages if m["role"] == "user"]
+    requests.append({
+        "file": path, "body": body,
+        "tools": [t["function"]["name"] for t in body.get("tools") or []],
+        "system": "".join(text(m) for m in messages if m["role"] == "system"),
+        "last_user": users[-1] if users else "",
+        "last": text(messages[-1]) if messages else "",
+        "all": json.dumps(body),
+    })
+def need(condition, what):
+    if not condition:
+        print("not so:", what, file=sys.stderr)
+        for r in requests:
+            print(" ", r["file"].rsplit("/", 1)[-1], r["last"][:300].replace("\n", " "), file=sys.stderr)
+        sys.exit(1)
+def first(predicate, what):
+    for r in requests:
+        if predicate(r):
+            return r
+    need(False, what)
+$3
+PY
+}
+
+frame_json() { ctx -C "$1" frame show --json "${@:2}"; }
+field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+
+scenario_context() {
+  echo "scenario context: a prompt carries the frame context and the swarm system entries; /tree shows the tree"
+  local project
+  project=$(new_project context)
+  mkdir -p "$project/.swarm"
+  cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
+  cp "$repo/tests/fixtures/swarm/example-3.context.md" "$project/.swarm/context.md"
+  (
+    cd "$project"
+    ctx frame push "Build the billing service" >/dev/null
+    ctx frame push "Implement the invoice model" >/dev/null
+    ctx frame pop --summary "Invoices store integer cents & totals are computed on read." >/dev/null
+    ctx frame push "Handle refund events" >/dev/null
+    ctx frame decision "Refunds add a negative line item" >/dev/null
+    ctx frame plan "Partial refunds" >/dev/null
+  )
+  local current requests
+  current=$(ctx -C "$project" frame current)
+  echo '[]' >"$work/empty.json"
+  requests=$(run context "$project" "$work/empty.json" -- run "Continue with the refund work")
+  check "$requests" "context" "
+r = first(lambda r: 'Continue with the refund work' in r['last_user'] and r['tools'], 'the conversation request')
+for hay, needle in [
+    (r['last_user'], '<flame-context session=\"$current\">'),
+    (r['last_user'], '<goal>Handle refund events</goal>'),
+    (r['last_user'], '<decisions>Refunds add a negative line item</decisions>'),
+    (r['last_user'], '<summary>Invoices store integer cents &amp; totals are computed on read.</summary>'),
+    (r['last_user'], '<goal>Partial refunds</goal>'),
+    (r['system'], '[SWARM CONTEXT] Current phase: Phase 2:  [IN PROGRESS]'),
+    (r['system'], '[SWARM CONTEXT] Current task: - [ ] 2.2: Port search (depends: 2.1)'),
+]:
+    need(needle in hay, needle)
+"
+  local tree
+  tree=$(ctx -C "$project" frame tree --details)
+  requests=$(run tree "$project" "$work/empty.json" -- run --command tree)
+  check "$requests" "/tree" "
+tree = '''$tree'''
+first(lambda r: 'The current frame tree' in r['all'] and tree in r['last_user'], 'a request holding the frame tree')
+"
+}
+
+scenario_tools() {
+  echo "scenario tools: the flame_* tools are offered; flame_push then flame_pop changes the tree and writes the log"
+  local project
+  project=$(new_project tools)
+  cat >"$work/tools.json" <<'EOF'
+[
+ {"tools": true, "when": "Start the refund work", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Handle refund events"}}]},
+ {"tools": true, "when": "Pushed frame", "tool_calls": [{"name": "flame_add_decision", "arguments": {"decision": "Refunds are negative line items"}}]},
+ {"tools": true, "when": "Recorded the decision", "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "Refunds handled & logged."}}]},
+ {"tools": true, "when": "Popped frame", "tool_calls": [{"name": "flame_activate", "arguments": {"sessionID": "fr_nope"}}]},
+ {"tools": true, "reply": "All done."}
 ]
-missing = [needle for hay, needle in expect if needle not in hay]
-if missing:
-    print("missing from the request:", missing, file=sys.stderr)
-    sys.exit(1)
-PY
+EOF
+  local requests
+  requests=$(run tools "$project" "$work/tools.json" -- run "Start the refund work")
+  local session pushed
+  session=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["id"]')
+  pushed=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $session == ses_* ]] || fail "tools: the root frame is not the session's ($session)"
+  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["status"]') == completed ]] || fail "tools: the pushed frame was not popped"
+  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["summary"]') == "Refunds handled & logged." ]] || fail "tools: summary"
+  [[ $(ctx -C "$project" frame current 2>/dev/null || true) == "" ]] || fail "tools: the session moved activeFrameID"
+  grep -q "^## Messages" "$project/.opencode/flame/logs/frame-$pushed.md" || fail "tools: the log holds no messages"
+  grep -q "flame_add_decision" "$project/.opencode/flame/logs/frame-$pushed.md" || fail "tools: the log misses the frame's tool calls"
+  check "$requests" "tools" "
+r = first(lambda r: r['tools'], 'an agent request')
+for name in ['flame_push', 'flame_pop', 'flame_status', 'flame_tree', 'flame_plan', 'flame_plan_children',
+             'flame_activate', 'flame_invalidate', 'flame_set_goal', 'flame_add_artifact',
+             'flame_add_decision', 'flame_get_summary', 'flame_context_preview']:
+    need(name in r['tools'], name + ' offered')
+first(lambda r: r['last'].startswith('Pushed frame $pushed'), 'the push result')
+first(lambda r: '<flame-context session=\"$pushed\"' in r['last_user'], 'the pushed frame in the context')
+first(lambda r: r['last'].startswith('Popped frame $pushed') and '.opencode/flame/logs/frame-$pushed.md' in r['last'], 'the pop result')
+first(lambda r: r['last'].startswith(\"Error: no frame matches 'fr_nope'\"), 'a refusal as Error: text')
+"
+}
 
-echo "case 2: /tree shows the model the frame tree"
-fresh_requests
-"$here/opencode-sandbox.sh" "$sandbox" "$project" -- run --command tree >"$work/run2.out" 2>&1 \
-  || { cat "$work/run2.out" >&2; fail "opencode run --command tree exited non-zero"; }
-[[ $(requests) -gt 0 ]] || fail "the model received no request"
-tree=$(ctx frame tree --details)
-python3 - "$sandbox/requests" "$tree" <<'PY' || fail "case 2"
-import glob, json, sys
-tree = sys.argv[2]
-def text(message):
-    content = message["content"]
-    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
-for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    request = json.load(open(path))
-    users = "".join(text(m) for m in request["messages"] if m["role"] == "user")
-    if "The current frame tree" in users and tree in users:
-        break
-else:
-    sys.exit("no request holds the frame tree; expected:\n" + tree)
+scenario_subagent() {
+  echo "scenario subagent: a task call makes a child frame that sees its own context; its end is a notice to the parent"
+  local project
+  project=$(new_project subagent)
+  cat >"$work/subagent.json" <<'EOF'
+[
+ {"tools": true, "when": "Delegate the audit", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Refund work"}}]},
+ {"tools": true, "when": "Pushed frame", "tool_calls": [{"name": "task", "arguments": {"description": "Audit refunds", "prompt": "Audit the refund code now", "subagent_type": "general"}}]},
+ {"tools": true, "when": "Audit the refund code now", "reply": "Refund audit: 3 issues found."},
+ {"tools": true, "when": "task_result", "delay": 1.5, "reply": "The audit is back."},
+ {"tools": true, "reply": "Noted."}
+]
+EOF
+  local requests parent child
+  requests=$(run subagent "$project" "$work/subagent.json" -- run "Delegate the audit")
+  parent=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  child=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["children"][0]["id"]')
+  [[ $child == ses_* ]] || fail "subagent: no child frame with the subagent's session id ($child)"
+  frame_json "$project" "$child" | field 'd["frame"]' | grep -q "'status': 'completed'" || fail "subagent: the child frame was not completed"
+  [[ $(frame_json "$project" "$child" | field 'd["frame"]["summary"]') == "Refund audit: 3 issues found." ]] || fail "subagent: summary"
+  grep -q "Audit the refund code now" "$project/.opencode/flame/logs/frame-$child.md" || fail "subagent: the log holds no transcript"
+  check "$requests" "subagent" "
+sub = first(lambda r: 'Audit the refund code now' in r['last_user'] and r['tools'], 'the subagent request')
+need('<flame-context session=\"$child\">' in sub['last_user'], 'the subagent sees its own frame')
+need('<frame id=\"$parent\" status=\"in_progress\">' in sub['last_user'], 'with the parent frame among its ancestors')
+after = first(lambda r: 'finished with status completed' in r['last_user'], 'the notice in the parent')
+need('Frame ${child:0:11} completed: Audit refunds (@general subagent)' in after['last_user'], 'the visible line')
+need('Summary: Refund audit: 3 issues found.' in after['last_user'], 'the hint')
+need('<flame-context session=\"$parent\">' in after['last_user'], 'the parent sees its own frame again')
+"
+  # The hint is a synthetic part of the parent's user message: people see only the visible line.
+  local root
+  root=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["id"]')
+  "$here/opencode-sandbox.sh" "$work/sandbox-subagent" "$project" -- export "$root" >"$work/export.json" 2>/dev/null
+  python3 - "$work/export.json" <<'PY' || fail "subagent: the hint is not a synthetic part"
+import json, sys
+text = open(sys.argv[1]).read()
+export = json.loads(text[text.index("{"):])
+parts = [p for m in export["messages"] for p in m["parts"] if p.get("type") == "text"]
+hint = [p for p in parts if "finished with status completed" in p.get("text", "")]
+visible = [p for p in parts if p.get("text", "").startswith("Frame ses_") and "completed: Audit refunds" in p["text"]]
+assert hint and all(p.get("synthetic") is True for p in hint), hint
+assert visible and not any(p.get("synthetic") for p in visible), visible
 PY
+}
 
-echo "ok: OpenCode saw ctx's context in both cases"
+scenario_parallel() {
+  echo "scenario parallel: two subagents at once each see their own frame"
+  local project
+  project=$(new_project parallel)
+  cat >"$work/parallel.json" <<'EOF'
+[
+ {"tools": true, "when": "Audit both", "tool_calls": [
+   {"name": "task", "arguments": {"description": "Audit refunds", "prompt": "Audit the refunds alpha", "subagent_type": "general"}},
+   {"name": "task", "arguments": {"description": "Audit invoices", "prompt": "Audit the invoices beta", "subagent_type": "general"}}]},
+ {"tools": true, "when": "Audit the refunds alpha", "delay": 0.5, "reply": "Refunds fine."},
+ {"tools": true, "when": "Audit the invoices beta", "delay": 0.5, "reply": "Invoices fine."},
+ {"tools": true, "reply": "Both audits are back."}
+]
+EOF
+  local requests
+  requests=$(run parallel "$project" "$work/parallel.json" -- run "Audit both")
+  local refunds invoices
+  child() { ctx -C "$project" frame tree --json | field "next((c['id'] for c in d['roots'][0]['children'] if c['goal'].startswith('$1')), '')"; }
+  refunds=$(child "Audit refunds") invoices=$(child "Audit invoices")
+  [[ -n $refunds && -n $invoices ]] || fail "parallel: two child frames expected"
+  check "$requests" "parallel" "
+a = first(lambda r: 'Audit the refunds alpha' in r['last_user'], 'the first subagent')
+b = first(lambda r: 'Audit the invoices beta' in r['last_user'], 'the second subagent')
+need('<flame-context session=\"$refunds\">' in a['last_user'] and '$invoices' not in a['last_user'].split('<current-frame')[1], 'the first sees its frame')
+need('<flame-context session=\"$invoices\">' in b['last_user'] and '$refunds' not in b['last_user'].split('<current-frame')[1], 'the second sees its frame')
+"
+}
+
+scenario_compaction() {
+  echo "scenario compaction: reported usage makes OpenCode compact with ctx's context; the frame keeps the summary"
+  local project
+  project=$(new_project compaction)
+  mkdir -p "$project/.swarm"
+  cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
+  cat >"$work/compaction.json" <<'EOF'
+[
+ {"tools": true, "when": "Long work", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Long refactor"}}]},
+ {"tools": true, "when": "Pushed frame", "usage": {"prompt_tokens": 195000}, "tool_calls": [{"name": "bash", "arguments": {"command": "echo step", "description": "step"}}]},
+ {"tools": false, "when": "summarization", "reply": "## Goal\nRefactor the ledger.\n\n## Accomplished\nHalf of it."},
+ {"tools": true, "reply": "Continuing."}
+]
+EOF
+  local requests pushed
+  requests=$(run compaction "$project" "$work/compaction.json" -- run "Long work")
+  pushed=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["summary"]') == *"Half of it."* ]] || fail "compaction: the frame holds no summary"
+  check "$requests" "compaction" "
+r = first(lambda r: not r['tools'] and 'summarization' in r['system'], 'the compaction request')
+need('[SWARM PLAN]' in r['last_user'], 'the compacting hook added the swarm entries')
+need('<flame-context session=\"$pushed\">' in r['last_user'].split('</conversation>')[-1], 'and the frame context of the session')
+"
+}
+
+scenario_commands() {
+  echo "scenario commands: /push and /pop act for the session that types them"
+  local project
+  project=$(new_project commands)
+  echo '[]' >"$work/empty.json"
+  local requests
+  requests=$(run push "$project" "$work/empty.json" -- run --command push "Write the migration; then test it")
+  local session pushed
+  session=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["id"]')
+  pushed=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["goal"]') == "Write the migration; then test it" ]] || fail "/push: goal"
+  check "$requests" "/push" "
+first(lambda r: 'ctx ran /push for this session' in r['all'] and 'Pushed frame $pushed' in r['all'], 'the result of /push')
+"
+  requests=$(SANDBOX=push run pop "$project" "$work/empty.json" -- run --session "$session" --command pop "Migration written")
+  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["status"]') == completed ]] || fail "/pop: not popped"
+  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["summary"]') == "Migration written" ]] || fail "/pop: summary"
+  grep -q "^## Messages" "$project/.opencode/flame/logs/frame-$pushed.md" || fail "/pop: the log holds no messages"
+}
+
+scenario_without_ctx() {
+  echo "scenario without-ctx: with ctx absent from PATH every model call still works"
+  local project
+  project=$(new_project without-ctx)
+  cat >"$work/without-ctx.json" <<'EOF'
+[
+ {"tools": true, "when": "Delegate the audit", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Refund work"}}]},
+ {"tools": true, "when": "Error: ctx", "tool_calls": [{"name": "task", "arguments": {"description": "Audit refunds", "prompt": "Audit the refund code now", "subagent_type": "general"}}]},
+ {"tools": true, "when": "Audit the refund code now", "reply": "Refund audit: 3 issues found."},
+ {"tools": true, "reply": "Done."}
+]
+EOF
+  local requests
+  requests=$(PATH=$(tr ':' '\n' <<<"$PATH" | grep -vx "$ctx_dir" | paste -sd:) \
+    run without-ctx "$project" "$work/without-ctx.json" -- run "Delegate the audit")
+  check "$requests" "without ctx" "
+first(lambda r: r['last'].startswith('Error: ctx is not installed'), 'the tool answers with an error text')
+first(lambda r: 'Audit the refund code now' in r['last_user'], 'the subagent still runs')
+first(lambda r: r['last'].startswith('<task id='), 'and its result reaches the parent')
+"
+}
+
+scenario_broken_state() {
+  echo "scenario broken_state: a state file another program broke is reported to the model and left as it is"
+  local project
+  project=$(new_project broken-state)
+  mkdir -p "$project/.opencode/flame"
+  printf '{"version": 1, "frames": {"x": ' >"$project/.opencode/flame/state.json"
+  cat >"$work/broken-state.json" <<'EOF'
+[
+ {"tools": true, "when": "Start the refund work", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Handle refund events"}}]},
+ {"tools": true, "when": "state.json", "reply": "The frame tree is broken; carrying on without it."}
+]
+EOF
+  local before requests
+  before=$(sha256sum "$project/.opencode/flame/state.json")
+  requests=$(run broken-state "$project" "$work/broken-state.json" -- run "Start the refund work")
+  [[ $(sha256sum "$project/.opencode/flame/state.json") == "$before" ]] || fail "broken_state: the file changed"
+  grep -q "carrying on without it" "$work/broken-state.out" || fail "broken_state: the conversation did not go on"
+  check "$requests" "broken state" "
+first(lambda r: r['last'].startswith('Error: ') and 'state.json' in r['last'], 'the refusal names the file')
+"
+}
+
+all=(context tools subagent parallel compaction commands without_ctx broken_state)
+chosen=("${@:-${all[@]}}")
+for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
+echo "ok: ${chosen[*]}"

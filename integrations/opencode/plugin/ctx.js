@@ -1,43 +1,526 @@
-// OpenCode plugin: feeds ctx's rendered context into OpenCode's hooks.
-//   experimental.session.compacting      <- ctx compact render --format json
-//   experimental.chat.system.transform   <- ctx compact render --for system --format json
-//   experimental.chat.messages.transform <- ctx compact inject --at last-user --for frame
-// A failing ctx (no current frame, unreadable state, ctx not installed) leaves OpenCode's output
-// untouched, so a broken state file never breaks a model call. CTX_BIN names the ctx binary.
-import { spawnSync } from "node:child_process";
+// ctx's OpenCode plugin: Flame inside OpenCode, with ctx as its engine.
+//
+// A frame is an OpenCode session plus its metadata in .opencode/flame/state.json. Every session has
+// its own current frame (`ctx … --session ID`), so parallel sessions and subagents never see or move
+// each other's frame. What the plugin does, and the ctx command behind each part:
+//   tools flame_*                          ctx frame … --session ID --json (a refusal is "Error: …" text)
+//   subagent (task tool) sessions          ctx opencode frame (created), ctx opencode finish (ended),
+//                                          then the notice of `ctx compact notice` to the parent session
+//   session.compacted                      ctx frame edit --summary-file - (the compaction summary)
+//   session.deleted                        ctx opencode deleted
+//   /push /pop /status /plan               the same calls as the tools, for the session typing them
+//   experimental.session.compacting        ctx compact render --format json --session ID
+//   experimental.chat.system.transform     ctx compact render --for system --format json
+//   experimental.chat.messages.transform   ctx compact inject --at last-user --for frame --session ID
+// Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is logged
+// once and OpenCode carries on with its data untouched. CTX_BIN names the ctx binary; CTX_TIMEOUT_MS
+// (default 10000) bounds each call.
+import { spawn } from "node:child_process";
 
-export const CtxPlugin = async ({ directory }) => {
+const TIMEOUT_MS = Number(process.env.CTX_TIMEOUT_MS) || 10000;
+// How long after a subagent ends its parent is told (Flame's design: let the task's own result land first).
+const NOTICE_DELAY_MS = 200;
+// Longest context preview, in characters, when the model does not ask for another length.
+const PREVIEW_CHARS = 2000;
+
+export const CtxPlugin = async ({ client, directory }) => {
   const bin = process.env.CTX_BIN || "ctx";
-  const ctx = (args, input) => {
-    const run = spawnSync(bin, args, {
-      cwd: directory,
-      input,
-      encoding: "utf8",
-      maxBuffer: 1 << 30,
+  const logged = new Set();
+  const log = (message) => {
+    if (logged.has(message)) return;
+    logged.add(message);
+    Promise.resolve()
+      .then(() => client?.app?.log?.({ body: { service: "ctx", level: "warn", message } }))
+      .catch(() => {});
+  };
+
+  // One ctx process: resolves {ok, stdout, stderr}, never rejects.
+  const run = (args, input) =>
+    new Promise((resolve) => {
+      let child;
+      try {
+        child = spawn(bin, args, { cwd: directory, stdio: ["pipe", "pipe", "pipe"] });
+      } catch (error) {
+        resolve({ ok: false, stdout: "", stderr: String(error) });
+        return;
+      }
+      let stdout = "";
+      let stderr = "";
+      const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS);
+      child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
+      child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
+      child.on("error", (error) => {
+        clearTimeout(timer);
+        const why = error.code === "ENOENT" ? `${bin} is not installed (or not on PATH)` : String(error);
+        resolve({ ok: false, stdout, stderr: why });
+      });
+      child.on("close", (code, signal) => {
+        clearTimeout(timer);
+        const stopped = signal ? `${bin} ${args[0]} ${args[1] ?? ""} took over ${TIMEOUT_MS} ms` : "";
+        resolve({ ok: code === 0, stdout, stderr: stopped || stderr });
+      });
+      child.stdin.on("error", () => {});
+      child.stdin.end(input ?? "");
     });
-    if (run.status !== 0 || !run.stdout) return undefined;
+
+  // ctx's answer as JSON, or undefined (logged once).
+  const json = async (args, input) => {
+    const result = await run(args, input);
+    if (!result.ok) {
+      log(`ctx ${args.slice(0, 2).join(" ")}: ${result.stderr.trim() || "failed"}`);
+      return undefined;
+    }
     try {
-      return JSON.parse(run.stdout);
+      return JSON.parse(result.stdout);
+    } catch {
+      log(`ctx ${args.slice(0, 2).join(" ")}: printed no JSON`);
+      return undefined;
+    }
+  };
+
+  // A refusal as the model reads it: "Error: " and ctx's message with its hints.
+  const refusal = (result) => {
+    const text = result.stderr.trim().replace(/^error: /, "") || "ctx failed";
+    return `Error: ${text}`;
+  };
+
+  // ---- sessions ----------------------------------------------------------------------------------
+
+  const sessions = new Map(); // id -> OpenCode's session info (parentID and title)
+  const sessionInfo = async (id) => {
+    if (!sessions.has(id)) {
+      const response = await client.session.get({ path: { id } }).catch(() => undefined);
+      if (response?.data) sessions.set(id, response.data);
+    }
+    return sessions.get(id) ?? {};
+  };
+
+  // OpenCode titles a new session "New session - <date>" until its title is generated; until then
+  // the goal is the first thing the user wrote, else ctx's placeholder, replaced by the title later.
+  const placeholderTitle = (title) => !title || /^(New|Child) session - /.test(title);
+  const placeholders = new Set();
+  const goalTitle = async (id, info) => {
+    const title = info.title ?? "";
+    if (!placeholderTitle(title)) return title;
+    const response = await client.session.messages({ path: { id } }).catch(() => undefined);
+    for (const message of response?.data ?? []) {
+      if (message.info?.role !== "user") continue;
+      const text = (message.parts ?? []).find((p) => p.type === "text" && !p.synthetic)?.text;
+      if (text?.trim()) return text.trim().split("\n")[0];
+    }
+    placeholders.add(id);
+    return "";
+  };
+
+  // The session's own frame, created when missing (subagents: as ctx's settings say). Resolves to
+  // whether the session has a frame.
+  const framed = new Map();
+  const ensureFrame = (id) => {
+    if (!framed.has(id)) {
+      const pending = (async () => {
+        const info = await sessionInfo(id);
+        if (info.parentID) await ensureFrame(info.parentID);
+        const args = ["opencode", "frame", id, "--json", `--title=${await goalTitle(id, info)}`];
+        if (info.parentID) args.push(`--parent-session=${info.parentID}`);
+        const doc = await json(args);
+        if (doc === undefined) framed.delete(id); // try again next time
+        return Boolean(doc?.frame);
+      })();
+      framed.set(id, pending);
+    }
+    return framed.get(id);
+  };
+
+  // The session as `opencode export` prints it; with `since`, only messages created from then on.
+  const transcript = async (id, since) => {
+    const [info, messages] = await Promise.all([
+      client.session.get({ path: { id } }).catch(() => undefined),
+      client.session.messages({ path: { id } }).catch(() => undefined),
+    ]);
+    if (!info?.data || !Array.isArray(messages?.data)) return undefined;
+    const kept = messages.data.filter((m) => !since || (m.info?.time?.created ?? 0) >= since);
+    return JSON.stringify({ info: info.data, messages: kept });
+  };
+
+  // ---- subagents ---------------------------------------------------------------------------------
+
+  const taskCalls = new Map(); // parent session -> number of task calls under way
+  const finishing = new Map(); // child session -> the finish under way
+
+  const notify = async (parent, child) => {
+    const body = await json(["compact", "notice", "--frame", child, "--format", "json"]);
+    if (!body || !parent) return;
+    await client.session.prompt({ path: { id: parent }, body }).catch((error) => log(`notice to ${parent}: ${error}`));
+  };
+
+  // A subagent's session ended: pop its frame with its transcript, then tell the parent session.
+  const finishChild = (child, state, parent) => {
+    if (finishing.has(child)) return finishing.get(child);
+    const pending = (async () => {
+      const info = await sessionInfo(child);
+      const exported = await transcript(child);
+      const args = ["opencode", "finish", child, "--state", state, "--json"];
+      if (exported) args.push("--transcript", "-");
+      const doc = await json(args, exported);
+      if (doc?.frame) setTimeout(() => notify(parent ?? info.parentID, child), NOTICE_DELAY_MS);
+    })().finally(() => finishing.delete(child));
+    finishing.set(child, pending);
+    return pending;
+  };
+
+  const taskState = (output) => /<task\b[^>]*\bstate="([^"]*)"/.exec(String(output ?? ""))?.[1] ?? "completed";
+
+  const errorState = (error) => {
+    const name = error?.name ?? "";
+    return /Abort/i.test(name) ? "aborted" : "error";
+  };
+
+  // ---- the current frame of a session, for tools and commands -------------------------------------
+
+  // A ctx call for the session: `ctx GROUP COMMAND --session=ID ARGS…` (ARGS may end in `-- VALUES`).
+  const frameArgs = (session, group, command, ...args) => [group, command, `--session=${session}`, ...args];
+
+  const currentFrame = async (session) => {
+    const result = await run(frameArgs(session, "frame", "show", "--json"));
+    if (!result.ok) return undefined;
+    try {
+      return JSON.parse(result.stdout).frame;
     } catch {
       return undefined;
     }
   };
 
+  const say = (frame) => `${frame.id} ("${frame.goal.split("\n")[0]}", ${frame.status})`;
+
+  const push = async (session, goal) => {
+    await ensureFrame(session);
+    const result = await run(frameArgs(session, "frame", "push", "--json", "--", goal));
+    if (!result.ok) return refusal(result);
+    const { frame } = JSON.parse(result.stdout);
+    return `Pushed frame ${say(frame)}. It is now this session's current frame: work on its goal here, and call flame_pop when the goal is reached (or cannot be).`;
+  };
+
+  const pop = async (session, status, summary) => {
+    const frame = await currentFrame(session);
+    if (!frame) return "Error: this session has no current frame to pop";
+    const exported = await transcript(session, frame.id === session ? 0 : Date.parse(frame.created_at));
+    const args = frameArgs(session, "frame", "pop", "--json", "--status", status || "completed");
+    if (summary?.trim()) args.push(`--summary=${summary}`);
+    if (exported) args.push("--transcript", "-");
+    const result = await run(args, exported);
+    if (!result.ok) return refusal(result);
+    const doc = JSON.parse(result.stdout);
+    const log = `.opencode/flame/logs/frame-${doc.frame.id}.md`;
+    const next = doc.current ? `This session's current frame is now ${doc.current}.` : "This session has no running frame now.";
+    return `Popped frame ${say(doc.frame)}. Its log: ${log}. ${next}`;
+  };
+
+  const text = async (args) => {
+    const result = await run(args);
+    if (!result.ok) return refusal(result);
+    return result.stdout.trimEnd() || "(nothing)";
+  };
+
+  const plan = async (session, goals, parent) => {
+    await ensureFrame(session);
+    const args = frameArgs(session, "frame", "plan", "--json");
+    if (parent) args.push(`--parent=${parent}`);
+    const result = await run([...args, "--", ...goals]);
+    if (!result.ok) return refusal(result);
+    const { frames } = JSON.parse(result.stdout);
+    return `Planned ${frames.map(say).join(", ")}. Start one with flame_activate when its turn comes.`;
+  };
+
+  // ---- tools -------------------------------------------------------------------------------------
+
+  const tools = {};
+  const toolsOn = (await run(["config", "opencode.tools"])).stdout.trim() !== "off";
+  let tool;
+  if (toolsOn) {
+    try {
+      ({ tool } = await import("@opencode-ai/plugin"));
+    } catch {
+      log("the flame_* tools are off: @opencode-ai/plugin cannot be loaded from .opencode/node_modules");
+    }
+  }
+  if (tool) {
+    const z = tool.schema;
+    // Every tool answers with text; nothing it meets may throw into OpenCode's turn.
+    const define = (name, description, args, execute) => {
+      tools[name] = tool({
+        description,
+        args,
+        async execute(input, context) {
+          try {
+            return await execute(input ?? {}, context.sessionID);
+          } catch (error) {
+            return `Error: ${error?.message ?? error}`;
+          }
+        },
+      });
+    };
+    const id = (what) => z.string().describe(`${what}: a full frame id or a unique prefix of at least 4 characters`);
+
+    define(
+      "flame_push",
+      "Start a child frame of this session's current frame for a subtask with its own goal, and make it this session's current frame. Use it when you begin a distinct piece of work (a feature, a fix, an investigation) whose result should be summarised on its own; call flame_pop when it is done.",
+      { goal: z.string().describe("What the new frame is for, in one sentence (required, not blank)") },
+      ({ goal }, session) => push(session, goal),
+    );
+    define(
+      "flame_pop",
+      "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first.",
+      {
+        status: z.enum(["completed", "failed", "blocked"]).optional().describe("How the frame ended (default: completed)"),
+        summary: z.string().optional().describe("What was achieved or learned, for later frames and the log (default: none)"),
+      },
+      ({ status, summary }, session) => pop(session, status, summary),
+    );
+    define(
+      "flame_status",
+      "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
+      {},
+      async (_args, session) => {
+        const shown = await text(frameArgs(session, "frame", "show"));
+        const tree = await text(frameArgs(session, "frame", "tree"));
+        return `This session's current frame:\n${shown}\n\nThe frame tree:\n${tree}`;
+      },
+    );
+    define(
+      "flame_tree",
+      "Show the frame tree: frames in creation order with their status, this session's current frame marked.",
+      {
+        showFull: z.boolean().optional().describe("The whole tree (default: true); false shows only this session's current frame and what is below it"),
+        rootID: z.string().optional().describe("Show only this frame's subtree (default: all roots)"),
+        showDetails: z.boolean().optional().describe("Add summaries, artifacts, decisions and log paths (default: false)"),
+      },
+      async ({ showFull, rootID, showDetails }, session) => {
+        const args = frameArgs(session, "frame", "tree");
+        if (showDetails) args.push("--details");
+        if (rootID) args.push(`--from=${rootID}`);
+        else if (showFull === false) {
+          const frame = await currentFrame(session);
+          if (frame) args.push("--from", frame.id);
+        }
+        return text(args);
+      },
+    );
+    define(
+      "flame_plan",
+      "Plan one child frame (status planned) for work to do later, without starting it. Use it to lay out the next steps; start a planned frame with flame_activate.",
+      {
+        goal: z.string().describe("What the planned frame is for (required)"),
+        parentSessionID: z.string().optional().describe("The parent frame (default: this session's current frame)"),
+      },
+      ({ goal, parentSessionID }, session) => plan(session, [goal], parentSessionID),
+    );
+    define(
+      "flame_plan_children",
+      "Plan several child frames at once, in the order given, without starting them.",
+      {
+        children: z.array(z.string()).min(1).describe("The goals of the planned frames, in order (at least one)"),
+        parentSessionID: z.string().optional().describe("The parent frame (default: this session's current frame)"),
+      },
+      ({ children, parentSessionID }, session) => plan(session, children, parentSessionID),
+    );
+    define(
+      "flame_activate",
+      "Start a planned frame, or resume a blocked one, and make it this session's current frame. Its parent must be in progress.",
+      { sessionID: id("The frame to start") },
+      async ({ sessionID }, session) => {
+        await ensureFrame(session);
+        const result = await run(frameArgs(session, "frame", "activate", "--json", "--", sessionID));
+        if (!result.ok) return refusal(result);
+        const { frame } = JSON.parse(result.stdout);
+        return `Frame ${say(frame)} is now this session's current frame.`;
+      },
+    );
+    define(
+      "flame_invalidate",
+      "Mark a frame as no longer needed (invalidated), with its planned descendants; running descendants are reported and left as they are. Use it when a plan changed and a frame's goal no longer applies.",
+      {
+        reason: z.string().describe("Why the frame no longer applies (required)"),
+        sessionID: z.string().optional().describe("The frame (default: this session's current frame)"),
+      },
+      async ({ reason, sessionID }, session) => {
+        const args = frameArgs(session, "frame", "invalidate", "--json", `--reason=${reason}`);
+        if (sessionID) args.push("--", sessionID);
+        const result = await run(args);
+        if (!result.ok) return refusal(result);
+        const doc = JSON.parse(result.stdout);
+        const left = doc.in_progress_descendants.length ? ` Still running below it: ${doc.in_progress_descendants.join(", ")}.` : "";
+        return `Invalidated ${doc.invalidated.join(", ")}.${left}`;
+      },
+    );
+    define(
+      "flame_set_goal",
+      "Correct the goal of this session's current frame (a typo, a sharper wording).",
+      { goal: z.string().describe("The new goal (required, not blank)") },
+      async ({ goal }, session) => {
+        const result = await run(frameArgs(session, "frame", "edit", "--json", `--goal=${goal}`));
+        if (!result.ok) return refusal(result);
+        return `The goal of frame ${say(JSON.parse(result.stdout).frame)} is set.`;
+      },
+    );
+    define(
+      "flame_add_artifact",
+      "Record a file or other output that this session's current frame produced (exact duplicates are skipped).",
+      { artifact: z.string().describe("A path or name, recorded exactly as given") },
+      async ({ artifact }, session) => {
+        const result = await run(frameArgs(session, "frame", "artifact", "--json", "--", artifact));
+        if (!result.ok) return refusal(result);
+        const doc = JSON.parse(result.stdout);
+        return doc.added.length ? `Recorded ${artifact} on frame ${doc.frame.id}.` : `${artifact} was already recorded on frame ${doc.frame.id}.`;
+      },
+    );
+    define(
+      "flame_add_decision",
+      "Record a decision taken in this session's current frame, so later frames see it.",
+      { decision: z.string().describe("The decision, in one sentence (required)") },
+      async ({ decision }, session) => {
+        const result = await run(frameArgs(session, "frame", "decision", "--json", "--", decision));
+        if (!result.ok) return refusal(result);
+        return `Recorded the decision on frame ${JSON.parse(result.stdout).frame.id}.`;
+      },
+    );
+    define(
+      "flame_get_summary",
+      "Show every field of a frame: goal, status, times, summary, artifacts, decisions, log.",
+      { sessionID: z.string().optional().describe("The frame (default: this session's current frame)") },
+      ({ sessionID }, session) => text(frameArgs(session, "frame", "show", ...(sessionID ? ["--", sessionID] : []))),
+    );
+    define(
+      "flame_context_preview",
+      "Show the <flame-context> XML that is added to this session's messages: the current frame, its ancestors and finished siblings.",
+      { maxLength: z.number().int().positive().optional().describe(`Longest preview in characters (default: ${PREVIEW_CHARS})`) },
+      async ({ maxLength }, session) => {
+        const xml = await text(frameArgs(session, "compact", "render", "--for", "frame", "--format", "xml"));
+        const max = maxLength ?? PREVIEW_CHARS;
+        return xml.length > max ? `${xml.slice(0, max)}\n… [${xml.length - max} more characters]` : xml;
+      },
+    );
+  }
+
+  // ---- slash commands ----------------------------------------------------------------------------
+
+  const commands = {
+    push: (session, args) => (args ? push(session, args) : "Error: /push needs a goal: /push <goal>"),
+    pop: (session, args) => pop(session, "completed", args),
+    status: (session) => text(frameArgs(session, "frame", "tree", "--details")),
+    plan: (session, args) => {
+      const goals = args.split(/[;\n]/).map((g) => g.trim()).filter(Boolean);
+      return goals.length ? plan(session, goals) : "Error: /plan needs goals: /plan <goal>; <goal>; …";
+    },
+  };
+
   return {
-    "experimental.session.compacting": async (_input, output) => {
-      const doc = ctx(["compact", "render", "--format", "json"]);
+    tool: tools,
+
+    "command.execute.before": async (input, output) => {
+      const command = commands[input.command];
+      if (!command) return;
+      // One pair of quotes around the whole argument is how many people type it; it is not part of it.
+      const args = (input.arguments ?? "").trim().replace(/^(["'])(.*)\1$/s, "$2");
+      const answer = await command(input.sessionID, args).catch((error) => `Error: ${error?.message ?? error}`);
+      const result = `ctx ran /${input.command} for this session:\n\n${answer}`;
+      const part = output.parts.find((p) => p.type === "text");
+      if (part) part.text = result;
+      else output.parts.push({ type: "text", text: result });
+    },
+
+    "experimental.session.compacting": async (input, output) => {
+      const args = ["compact", "render", "--format", "json"];
+      if (input?.sessionID) args.push("--session", input.sessionID);
+      const doc = await json(args);
       if (Array.isArray(doc?.context)) output.context.push(...doc.context);
       if (typeof doc?.prompt === "string") output.prompt = doc.prompt;
     },
+
     "experimental.chat.system.transform": async (_input, output) => {
-      const doc = ctx(["compact", "render", "--for", "system", "--format", "json"]);
+      const doc = await json(["compact", "render", "--for", "system", "--format", "json"]);
       if (Array.isArray(doc?.system)) output.system.push(...doc.system);
     },
+
     "experimental.chat.messages.transform": async (_input, output) => {
-      const list = JSON.stringify({ messages: output.messages });
-      const doc = ctx(["compact", "inject", "--at", "last-user", "--for", "frame"], list);
-      // OpenCode holds a reference to this array: replace its contents, never the array.
-      if (Array.isArray(doc?.messages)) output.messages.splice(0, output.messages.length, ...doc.messages);
+      const session = output.messages.findLast((m) => m.info?.sessionID)?.info.sessionID;
+      const args = ["compact", "inject", "--at", "last-user", "--for", "frame"];
+      if (session) {
+        // A subagent's first request must already see its own frame.
+        if ((await sessionInfo(session)).parentID) await ensureFrame(session);
+        args.push("--session", session);
+      }
+      const result = await run(args, JSON.stringify({ messages: output.messages }));
+      if (!result.ok) return; // no current frame, no state: the messages go as they are
+      try {
+        const doc = JSON.parse(result.stdout);
+        // OpenCode holds a reference to this array: replace its contents, never the array.
+        if (Array.isArray(doc?.messages)) output.messages.splice(0, output.messages.length, ...doc.messages);
+      } catch {
+        log("ctx compact inject printed no JSON");
+      }
+    },
+
+    "tool.execute.before": async (input, output) => {
+      if (input.tool !== "task") return;
+      taskCalls.set(input.sessionID, (taskCalls.get(input.sessionID) ?? 0) + 1);
+      // The task tool continues an earlier subagent session: a blocked frame runs again.
+      const resumed = output?.args?.session_id;
+      if (resumed) await run(["frame", "activate", "--session", resumed, "--", resumed]);
+    },
+
+    "tool.execute.after": async (input, output) => {
+      if (input.tool !== "task") return;
+      taskCalls.set(input.sessionID, Math.max(0, (taskCalls.get(input.sessionID) ?? 1) - 1));
+      const child = output?.metadata?.sessionId;
+      if (child) await finishChild(child, taskState(output.output), input.sessionID);
+    },
+
+    event: async ({ event }) => {
+      const properties = event?.properties ?? {};
+      switch (event?.type) {
+        case "session.created":
+        case "session.updated": {
+          const info = properties.info;
+          if (!info?.id) return;
+          sessions.set(info.id, info);
+          if (event.type === "session.created" && info.parentID) await ensureFrame(info.id);
+          if (placeholders.has(info.id) && !placeholderTitle(info.title)) {
+            placeholders.delete(info.id);
+            await json(["frame", "edit", info.id, "--json", `--goal=${info.title}`]);
+          }
+          return;
+        }
+        case "session.idle": {
+          // A child session no task call waits for (a subtask command, say) ends when it goes idle;
+          // a task's own end comes with tool.execute.after, which also carries its state.
+          const info = sessions.get(properties.sessionID);
+          if (info?.parentID && !(taskCalls.get(info.parentID) > 0)) await finishChild(info.id, "completed", info.parentID);
+          return;
+        }
+        case "session.error": {
+          const info = properties.sessionID && sessions.get(properties.sessionID);
+          if (info?.parentID) await finishChild(info.id, errorState(properties.error), info.parentID);
+          return;
+        }
+        case "session.deleted": {
+          const id = properties.info?.id;
+          if (id) await run(["opencode", "deleted", id]);
+          return;
+        }
+        case "session.compacted": {
+          const id = properties.sessionID;
+          if (!id) return;
+          // Only a session with a frame of its own records its summary (never the person's frame).
+          if (!(await run(["frame", "show", "--frame", id, "--json"])).ok) return;
+          const response = await client.session.messages({ path: { id } }).catch(() => undefined);
+          const summary = (response?.data ?? [])
+            .filter((m) => m.info?.role === "assistant" && m.info?.summary)
+            .map((m) => (m.parts ?? []).filter((p) => p.type === "text").map((p) => p.text).join("\n\n"))
+            .findLast((t) => t.trim());
+          if (summary) await json(["frame", "edit", "--session", id, "--json", "--summary-file", "-"], summary);
+          return;
+        }
+      }
     },
   };
 };
