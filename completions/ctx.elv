@@ -425,8 +425,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;compact;render'= {
             cand --for 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]'
-            cand --frame 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
-            cand --session 'The OpenCode session whose current frame is rendered (below --frame, above $CTX_FRAME; see `ctx frame push --help`)'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand --max-tokens 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]'
             cand --agent 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]'
             cand --format 'Output format [default: text, or json with --json]'
@@ -441,8 +441,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'ctx;compact;notice'= {
-            cand --frame 'The popped frame: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
-            cand --session 'The OpenCode session whose frame was popped: its most recently popped frame'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand --format 'Output format [default: json]'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -456,8 +456,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;compact;inject'= {
             cand --at 'Where the context goes: prepend, append, last-user, last-assistant, before:MSGID, after:MSGID'
             cand --for 'A source of entries; repeat for several. Entries always come in the order swarm, system, frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a current frame; system only when asked for]'
-            cand --frame 'The frame whose context is rendered: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
-            cand --session 'The OpenCode session whose current frame is rendered (below --frame, above $CTX_FRAME; see `ctx frame push --help`)'
+            cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
+            cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand --max-tokens 'Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank line. Swarm and system entries are kept, in order, while they fit; the frame context gets the rest as its total budget [default: no cap beyond the frame context''s own total, 4000 unless configured]'
             cand --agent 'The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry [default: none, so no such entry]'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'

@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use crate::cli::frame::FrameSelector;
 use crate::compact::inject::Position;
 
 /// A source of context entries.
@@ -46,20 +47,8 @@ pub struct SourceArgs {
     #[arg(long = "for", value_enum, value_name = "SOURCE")]
     pub sources: Vec<SourceArg>,
 
-    /// The frame whose context is rendered: a full id or a unique prefix of at least 4
-    /// characters [default: $CTX_FRAME, else activeFrameID in state.json]
-    #[arg(long = "frame", value_name = "ID")]
-    pub frame: Option<String>,
-
-    /// The OpenCode session whose current frame is rendered (below --frame, above $CTX_FRAME;
-    /// see `ctx frame push --help`)
-    #[arg(
-        long = "session",
-        value_name = "ID",
-        env = "CTX_SESSION",
-        hide_env_values = true
-    )]
-    pub session: Option<String>,
+    #[command(flatten)]
+    pub selector: FrameSelector,
 
     /// Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry
     /// plus one per separating blank line. Swarm and system entries are kept, in order, while
@@ -122,20 +111,13 @@ them and says to wait for them or continue, without leaving them unfinished;
 when none are left it lists the finished siblings and says to read their logs
 with `ctx frame log ID`.
 
-The frame must have been popped (or invalidated). Reads only.")]
+The frame must have been popped (or invalidated). Without --frame, the notice
+is about the frame just popped: the current frame (of --session, $CTX_FRAME or
+activeFrameID) when it has been popped, else its most recently popped child.
+Reads only.")]
     Notice {
-        /// The popped frame: a full id or a unique prefix of at least 4 characters
-        /// [default: $CTX_FRAME, else activeFrameID in state.json]
-        #[arg(long = "frame", value_name = "ID")]
-        frame: Option<String>,
-        /// The OpenCode session whose frame was popped: its most recently popped frame
-        #[arg(
-            long = "session",
-            value_name = "ID",
-            env = "CTX_SESSION",
-            hide_env_values = true
-        )]
-        session: Option<String>,
+        #[command(flatten)]
+        selector: FrameSelector,
         /// Output format [default: json]
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<NoticeFormat>,

@@ -7,12 +7,13 @@ use serde::Serialize;
 
 use super::Context;
 use crate::cli::compact::{CompactCommand, NoticeFormat, RenderFormat, SourceArg, SourceArgs};
+use crate::cli::frame::FrameSelector;
 use crate::compact::doc::{CompactingOutput, SystemOutput};
 use crate::compact::frame_context::{self, Budgets, Estimator, Settings};
 use crate::compact::inject::{self, Position};
 use crate::compact::notice;
 use crate::error::{Error, ExitCode, Result};
-use crate::frame::ops::{self, Selector};
+use crate::frame::ops;
 use crate::frame::state::{SCHEMA_VERSION, State};
 use crate::frame::store::Store;
 use crate::opencode::id::IdMinter;
@@ -29,11 +30,7 @@ pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
             format,
             prompt,
         } => render(ctx, &sources, format, prompt)?,
-        CompactCommand::Notice {
-            frame,
-            session,
-            format,
-        } => notice(ctx, frame, session, format)?,
+        CompactCommand::Notice { selector, format } => notice(ctx, &selector, format)?,
         CompactCommand::Inject { at, sources } => inject(ctx, &at, &sources)?,
     }
     Ok(ExitCode::Success)
@@ -65,14 +62,6 @@ fn requested(args: &SourceArgs) -> Option<Vec<SourceArg>> {
     sources.sort_unstable();
     sources.dedup();
     Some(sources)
-}
-
-fn selector(flag: Option<&str>, session: Option<&str>) -> Selector {
-    Selector {
-        flag: flag.map(str::to_string),
-        session: session.map(str::to_string),
-        env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
-    }
 }
 
 fn load_state(ctx: &Context) -> Result<State> {
@@ -117,7 +106,7 @@ fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries>
     }
     if wants(SourceArg::Frame) {
         let state = load_state(ctx)?;
-        let selector = selector(args.frame.as_deref(), args.session.as_deref());
+        let selector = super::frame::selector(&args.selector);
         let current = if explicit.is_some() || only_frame {
             Some(ops::require_current(&state, &selector)?)
         } else {
@@ -246,14 +235,9 @@ fn render(
     }
 }
 
-fn notice(
-    ctx: &mut Context,
-    frame: Option<String>,
-    session: Option<String>,
-    format: Option<NoticeFormat>,
-) -> Result<()> {
+fn notice(ctx: &mut Context, args: &FrameSelector, format: Option<NoticeFormat>) -> Result<()> {
     let state = load_state(ctx)?;
-    let selector = selector(frame.as_deref(), session.as_deref());
+    let selector = super::frame::selector(args);
     let id = match &selector.flag {
         Some(arg) => ops::lookup(&state, arg)?,
         None => {

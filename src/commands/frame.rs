@@ -99,8 +99,8 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
     }
 }
 
-/// `--frame`, then `CTX_FRAME` (flame.md §5).
-fn selector(args: &FrameSelector) -> Selector {
+/// `--frame`, then `--session` (or `CTX_SESSION`), then `CTX_FRAME` (flame.md §5).
+pub(crate) fn selector(args: &FrameSelector) -> Selector {
     Selector {
         flag: args.frame.clone(),
         session: args.session.clone(),
