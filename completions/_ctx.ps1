@@ -35,7 +35,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
             [CompletionResult]::new('budget', 'budget', [CompletionResultType]::ParameterValue, 'Token budgets: count files, directories, stdin and sessions against model limits')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'What goes back into the model: compaction context, frame context XML, notices, injection')
-            [CompletionResult]::new('opencode', 'opencode', [CompletionResultType]::ParameterValue, 'OpenCode integration: session frames for ctx''s plugin')
+            [CompletionResult]::new('opencode', 'opencode', [CompletionResultType]::ParameterValue, 'OpenCode integration: install the plugin and commands; session frames for the plugin')
+            [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Git hooks: install ctx''s pre-commit and post-commit hooks')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -552,10 +553,25 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Write ctx''s OpenCode plugin and slash commands into .opencode/ (or, --global, the user''s)')
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'Print the frame of an OpenCode session, creating it when missing')
             [CompletionResult]::new('finish', 'finish', [CompletionResultType]::ParameterValue, 'Pop the frame of a finished subagent session; nothing when there is none to pop')
             [CompletionResult]::new('deleted', 'deleted', [CompletionResultType]::ParameterValue, 'Mark the frames of a deleted OpenCode session, keeping them in the tree')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;opencode;install' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--global', '--global', [CompletionResultType]::ParameterName, 'Install for every project: into the user''s OpenCode folder')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace files that were changed since ctx wrote them')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be written and write nothing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'ctx;opencode;frame' {
@@ -597,10 +613,14 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;opencode;help' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Write ctx''s OpenCode plugin and slash commands into .opencode/ (or, --global, the user''s)')
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'Print the frame of an OpenCode session, creating it when missing')
             [CompletionResult]::new('finish', 'finish', [CompletionResultType]::ParameterValue, 'Pop the frame of a finished subagent session; nothing when there is none to pop')
             [CompletionResult]::new('deleted', 'deleted', [CompletionResultType]::ParameterValue, 'Mark the frames of a deleted OpenCode session, keeping them in the tree')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;opencode;help;install' {
             break
         }
         'ctx;opencode;help;frame' {
@@ -613,6 +633,43 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;opencode;help;help' {
+            break
+        }
+        'ctx;hooks' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Write ctx''s git hooks (pre-commit, post-commit) into the repository''s hooks folder')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;hooks;install' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace files that were changed since ctx wrote them')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be written and write nothing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout (same as --format json where a command has --format)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors; stdout keeps only the primary output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;hooks;help' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Write ctx''s git hooks (pre-commit, post-commit) into the repository''s hooks folder')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctx;hooks;help;install' {
+            break
+        }
+        'ctx;hooks;help;help' {
             break
         }
         'ctx;config' {
@@ -653,7 +710,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('swarm', 'swarm', [CompletionResultType]::ParameterValue, 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history')
             [CompletionResult]::new('budget', 'budget', [CompletionResultType]::ParameterValue, 'Token budgets: count files, directories, stdin and sessions against model limits')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'What goes back into the model: compaction context, frame context XML, notices, injection')
-            [CompletionResult]::new('opencode', 'opencode', [CompletionResultType]::ParameterValue, 'OpenCode integration: session frames for ctx''s plugin')
+            [CompletionResult]::new('opencode', 'opencode', [CompletionResultType]::ParameterValue, 'OpenCode integration: install the plugin and commands; session frames for the plugin')
+            [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Git hooks: install ctx''s pre-commit and post-commit hooks')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show every setting with its value and where it comes from')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate-artifacts', 'generate-artifacts', [CompletionResultType]::ParameterValue, 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)')
@@ -761,9 +819,13 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;opencode' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Write ctx''s OpenCode plugin and slash commands into .opencode/ (or, --global, the user''s)')
             [CompletionResult]::new('frame', 'frame', [CompletionResultType]::ParameterValue, 'Print the frame of an OpenCode session, creating it when missing')
             [CompletionResult]::new('finish', 'finish', [CompletionResultType]::ParameterValue, 'Pop the frame of a finished subagent session; nothing when there is none to pop')
             [CompletionResult]::new('deleted', 'deleted', [CompletionResultType]::ParameterValue, 'Mark the frames of a deleted OpenCode session, keeping them in the tree')
+            break
+        }
+        'ctx;help;opencode;install' {
             break
         }
         'ctx;help;opencode;frame' {
@@ -773,6 +835,13 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;opencode;deleted' {
+            break
+        }
+        'ctx;help;hooks' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Write ctx''s git hooks (pre-commit, post-commit) into the repository''s hooks folder')
+            break
+        }
+        'ctx;help;hooks;install' {
             break
         }
         'ctx;help;config' {

@@ -37,6 +37,9 @@ _ctx() {
             ctx,help)
                 cmd="ctx__subcmd__help"
                 ;;
+            ctx,hooks)
+                cmd="ctx__subcmd__hooks"
+                ;;
             ctx,opencode)
                 cmd="ctx__subcmd__opencode"
                 ;;
@@ -190,6 +193,9 @@ _ctx() {
             ctx__subcmd__help,help)
                 cmd="ctx__subcmd__help__subcmd__help"
                 ;;
+            ctx__subcmd__help,hooks)
+                cmd="ctx__subcmd__help__subcmd__hooks"
+                ;;
             ctx__subcmd__help,opencode)
                 cmd="ctx__subcmd__help__subcmd__opencode"
                 ;;
@@ -250,6 +256,9 @@ _ctx() {
             ctx__subcmd__help__subcmd__frame,tree)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__tree"
                 ;;
+            ctx__subcmd__help__subcmd__hooks,install)
+                cmd="ctx__subcmd__help__subcmd__hooks__subcmd__install"
+                ;;
             ctx__subcmd__help__subcmd__opencode,deleted)
                 cmd="ctx__subcmd__help__subcmd__opencode__subcmd__deleted"
                 ;;
@@ -258,6 +267,9 @@ _ctx() {
                 ;;
             ctx__subcmd__help__subcmd__opencode,frame)
                 cmd="ctx__subcmd__help__subcmd__opencode__subcmd__frame"
+                ;;
+            ctx__subcmd__help__subcmd__opencode,install)
+                cmd="ctx__subcmd__help__subcmd__opencode__subcmd__install"
                 ;;
             ctx__subcmd__help__subcmd__swarm,agents)
                 cmd="ctx__subcmd__help__subcmd__swarm__subcmd__agents"
@@ -271,6 +283,18 @@ _ctx() {
             ctx__subcmd__help__subcmd__swarm,status)
                 cmd="ctx__subcmd__help__subcmd__swarm__subcmd__status"
                 ;;
+            ctx__subcmd__hooks,help)
+                cmd="ctx__subcmd__hooks__subcmd__help"
+                ;;
+            ctx__subcmd__hooks,install)
+                cmd="ctx__subcmd__hooks__subcmd__install"
+                ;;
+            ctx__subcmd__hooks__subcmd__help,help)
+                cmd="ctx__subcmd__hooks__subcmd__help__subcmd__help"
+                ;;
+            ctx__subcmd__hooks__subcmd__help,install)
+                cmd="ctx__subcmd__hooks__subcmd__help__subcmd__install"
+                ;;
             ctx__subcmd__opencode,deleted)
                 cmd="ctx__subcmd__opencode__subcmd__deleted"
                 ;;
@@ -283,6 +307,9 @@ _ctx() {
             ctx__subcmd__opencode,help)
                 cmd="ctx__subcmd__opencode__subcmd__help"
                 ;;
+            ctx__subcmd__opencode,install)
+                cmd="ctx__subcmd__opencode__subcmd__install"
+                ;;
             ctx__subcmd__opencode__subcmd__help,deleted)
                 cmd="ctx__subcmd__opencode__subcmd__help__subcmd__deleted"
                 ;;
@@ -294,6 +321,9 @@ _ctx() {
                 ;;
             ctx__subcmd__opencode__subcmd__help,help)
                 cmd="ctx__subcmd__opencode__subcmd__help__subcmd__help"
+                ;;
+            ctx__subcmd__opencode__subcmd__help,install)
+                cmd="ctx__subcmd__opencode__subcmd__help__subcmd__install"
                 ;;
             ctx__subcmd__swarm,agents)
                 cmd="ctx__subcmd__swarm__subcmd__agents"
@@ -332,7 +362,7 @@ _ctx() {
 
     case "${cmd}" in
         ctx)
-            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm budget compact opencode config completions generate-artifacts help"
+            opts="-C -q -h -V --root --json --color --quiet --help --version frame swarm budget compact opencode hooks config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1566,7 +1596,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help)
-            opts="frame swarm budget compact opencode config completions generate-artifacts help"
+            opts="frame swarm budget compact opencode hooks config completions generate-artifacts help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1929,8 +1959,36 @@ _ctx() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctx__subcmd__help__subcmd__hooks)
+            opts="install"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__hooks__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctx__subcmd__help__subcmd__opencode)
-            opts="frame finish deleted"
+            opts="install frame finish deleted"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1972,6 +2030,20 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__opencode__subcmd__frame)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__opencode__subcmd__install)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2055,8 +2127,102 @@ _ctx() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctx__subcmd__hooks)
+            opts="-C -q -h --root --json --color --quiet --help install help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__hooks__subcmd__help)
+            opts="install help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__hooks__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__hooks__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__hooks__subcmd__install)
+            opts="-C -q -h --force --dry-run --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctx__subcmd__opencode)
-            opts="-C -q -h --root --json --color --quiet --help frame finish deleted help"
+            opts="-C -q -h --root --json --color --quiet --help install frame finish deleted help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2180,7 +2346,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__opencode__subcmd__help)
-            opts="frame finish deleted help"
+            opts="install frame finish deleted help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2242,6 +2408,46 @@ _ctx() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__opencode__subcmd__install)
+            opts="-C -q -h --global --force --dry-run --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -32,7 +32,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
             cand budget 'Token budgets: count files, directories, stdin and sessions against model limits'
             cand compact 'What goes back into the model: compaction context, frame context XML, notices, injection'
-            cand opencode 'OpenCode integration: session frames for ctx''s plugin'
+            cand opencode 'OpenCode integration: install the plugin and commands; session frames for the plugin'
+            cand hooks 'Git hooks: install ctx''s pre-commit and post-commit hooks'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -492,10 +493,24 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+            cand install 'Write ctx''s OpenCode plugin and slash commands into .opencode/ (or, --global, the user''s)'
             cand frame 'Print the frame of an OpenCode session, creating it when missing'
             cand finish 'Pop the frame of a finished subagent session; nothing when there is none to pop'
             cand deleted 'Mark the frames of a deleted OpenCode session, keeping them in the tree'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;opencode;install'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --global 'Install for every project: into the user''s OpenCode folder'
+            cand --force 'Replace files that were changed since ctx wrote them'
+            cand --dry-run 'Print what would be written and write nothing'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'ctx;opencode;frame'= {
             cand --title 'The session''s title, which becomes the goal of a new frame'
@@ -533,10 +548,13 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'ctx;opencode;help'= {
+            cand install 'Write ctx''s OpenCode plugin and slash commands into .opencode/ (or, --global, the user''s)'
             cand frame 'Print the frame of an OpenCode session, creating it when missing'
             cand finish 'Pop the frame of a finished subagent session; nothing when there is none to pop'
             cand deleted 'Mark the frames of a deleted OpenCode session, keeping them in the tree'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;opencode;help;install'= {
         }
         &'ctx;opencode;help;frame'= {
         }
@@ -545,6 +563,38 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;opencode;help;deleted'= {
         }
         &'ctx;opencode;help;help'= {
+        }
+        &'ctx;hooks'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand install 'Write ctx''s git hooks (pre-commit, post-commit) into the repository''s hooks folder'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;hooks;install'= {
+            cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
+            cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --force 'Replace files that were changed since ctx wrote them'
+            cand --dry-run 'Print what would be written and write nothing'
+            cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
+            cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;hooks;help'= {
+            cand install 'Write ctx''s git hooks (pre-commit, post-commit) into the repository''s hooks folder'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctx;hooks;help;install'= {
+        }
+        &'ctx;hooks;help;help'= {
         }
         &'ctx;config'= {
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
@@ -581,7 +631,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand swarm 'opencode-swarm''s plan and agents, read-only: status, plan, agents, history'
             cand budget 'Token budgets: count files, directories, stdin and sessions against model limits'
             cand compact 'What goes back into the model: compaction context, frame context XML, notices, injection'
-            cand opencode 'OpenCode integration: session frames for ctx''s plugin'
+            cand opencode 'OpenCode integration: install the plugin and commands; session frames for the plugin'
+            cand hooks 'Git hooks: install ctx''s pre-commit and post-commit hooks'
             cand config 'Show every setting with its value and where it comes from'
             cand completions 'Print a shell completion script'
             cand generate-artifacts 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
@@ -662,15 +713,23 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;compact;inject'= {
         }
         &'ctx;help;opencode'= {
+            cand install 'Write ctx''s OpenCode plugin and slash commands into .opencode/ (or, --global, the user''s)'
             cand frame 'Print the frame of an OpenCode session, creating it when missing'
             cand finish 'Pop the frame of a finished subagent session; nothing when there is none to pop'
             cand deleted 'Mark the frames of a deleted OpenCode session, keeping them in the tree'
+        }
+        &'ctx;help;opencode;install'= {
         }
         &'ctx;help;opencode;frame'= {
         }
         &'ctx;help;opencode;finish'= {
         }
         &'ctx;help;opencode;deleted'= {
+        }
+        &'ctx;help;hooks'= {
+            cand install 'Write ctx''s git hooks (pre-commit, post-commit) into the repository''s hooks folder'
+        }
+        &'ctx;help;hooks;install'= {
         }
         &'ctx;help;config'= {
         }

@@ -7,6 +7,7 @@ pub mod commands;
 pub mod compact;
 pub mod error;
 pub mod frame;
+pub mod install;
 pub mod json;
 pub mod opencode;
 pub mod output;

@@ -61,6 +61,8 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<frame::SessionFrameDoc>("opencode-frame"),
         document::<frame::PopDoc>("opencode-finish"),
         document::<frame::InvalidateDoc>("opencode-deleted"),
+        document::<crate::commands::install::InstallDoc>("opencode-install"),
+        document::<crate::commands::install::InstallDoc>("hooks-install"),
         document::<swarm::StatusDoc>("swarm-status"),
         document::<swarm::PlanDoc>("swarm-plan"),
         document::<swarm::AgentsDoc>("swarm-agents"),

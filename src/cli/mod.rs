@@ -121,9 +121,13 @@ pub enum Command {
     #[command(subcommand)]
     Compact(compact::CompactCommand),
 
-    /// OpenCode integration: session frames for ctx's plugin
+    /// OpenCode integration: install the plugin and commands; session frames for the plugin
     #[command(subcommand)]
     Opencode(opencode::OpencodeCommand),
+
+    /// Git hooks: install ctx's pre-commit and post-commit hooks
+    #[command(subcommand)]
+    Hooks(opencode::HooksCommand),
 
     /// Show every setting with its value and where it comes from
     #[command(long_about = "\

@@ -7,6 +7,25 @@ use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
 pub enum OpencodeCommand {
+    /// Write ctx's OpenCode plugin and slash commands into .opencode/ (or, --global, the user's)
+    #[command(long_about = "\
+Write ctx's OpenCode plugin (plugin/ctx.js) and slash commands (command/push.md,
+pop.md, status.md, plan.md, tree.md, swarm-status.md), which are built into
+ctx, into the project's .opencode/ folder, or with --global into the user's
+OpenCode folder ($XDG_CONFIG_HOME/opencode, default ~/.config/opencode).
+
+Each file carries a stamp line. A file that already holds what ctx would write
+is left alone; one an earlier ctx wrote and nobody changed is updated; one that
+was changed (or is not ctx's) is kept, unless --force. Prints one line per
+file; exit 1 when a file was kept. OpenCode loads the files at its next start.")]
+    Install {
+        /// Install for every project: into the user's OpenCode folder
+        #[arg(long)]
+        global: bool,
+        #[command(flatten)]
+        options: InstallOptions,
+    },
+
     /// Print the frame of an OpenCode session, creating it when missing
     #[command(long_about = "\
 Print the frame of an OpenCode session (the frame whose id is the session id),
@@ -74,5 +93,33 @@ invalidated ids.")]
     Deleted {
         /// The OpenCode session id (ses_…)
         session: String,
+    },
+}
+
+/// What every `install` command takes.
+#[derive(Debug, clap::Args)]
+pub struct InstallOptions {
+    /// Replace files that were changed since ctx wrote them
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would be written and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    /// Write ctx's git hooks (pre-commit, post-commit) into the repository's hooks folder
+    #[command(long_about = "\
+Write ctx's git hooks, which are built into ctx, into the repository's hooks
+folder (as git finds it: core.hooksPath, worktrees): pre-commit refuses a
+commit whose staged files exceed the token budget, post-commit records the
+committed files as artifacts of the current frame.
+
+The same rules as `ctx opencode install`: untouched earlier copies are updated,
+changed files kept unless --force; exit 1 when a file was kept.")]
+    Install {
+        #[command(flatten)]
+        options: InstallOptions,
     },
 }

@@ -5,6 +5,7 @@ pub mod compact;
 pub mod config;
 pub mod frame;
 pub mod generate;
+pub mod install;
 pub mod opencode;
 pub mod swarm;
 
@@ -50,6 +51,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Budget(command) => budget::run(&mut ctx, command),
         Command::Compact(command) => compact::run(&mut ctx, command),
         Command::Opencode(command) => opencode::run(&mut ctx, command),
+        Command::Hooks(command) => install::hooks(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")
         }

@@ -20,6 +20,9 @@ const MAX_TITLE_CHARS: usize = 200;
 pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
     let store = Store::new(&ctx.project.root);
     match command {
+        OpencodeCommand::Install { global, options } => {
+            super::install::opencode(ctx, global, &options)
+        }
         OpencodeCommand::Frame {
             session,
             title,

@@ -11,6 +11,7 @@ mod flame_schema;
 mod frame;
 mod hooks;
 mod hostile;
+mod install;
 mod paths;
 mod schema;
 mod sessions;

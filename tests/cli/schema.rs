@@ -7,7 +7,9 @@ use std::process::Output;
 use std::sync::{Mutex, OnceLock};
 
 /// The command groups whose documents have schemas named `<group>-<command>`.
-const GROUPS: [&str; 6] = ["opencode", "frame", "swarm", "budget", "compact", "config"];
+const GROUPS: [&str; 7] = [
+    "opencode", "hooks", "frame", "swarm", "budget", "compact", "config",
+];
 
 /// Whether `args` ask for a JSON document on stdout.
 fn asks_for_json(args: &[&str]) -> bool {

@@ -21,14 +21,14 @@ work=$(mktemp -d)
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# A fresh project with ctx's plugin and commands from integrations/opencode/. OpenCode installs the
-# plugin's one dependency (@opencode-ai/plugin) into .opencode/ at start-up; the first project's copy
-# is reused by the others to save that install.
+# A fresh project with ctx's plugin and commands, written by `ctx opencode install` as a user
+# would (nothing copied by hand). OpenCode installs the plugin's one dependency
+# (@opencode-ai/plugin) into .opencode/ at start-up; the first project's copy is reused by the
+# others to save that install.
 new_project() {
   local project=$work/$1
-  mkdir -p "$project/.opencode/plugin" "$project/.opencode/command"
-  cp "$repo/integrations/opencode/plugin/ctx.js" "$project/.opencode/plugin/"
-  cp "$repo/integrations/opencode/command/"*.md "$project/.opencode/command/"
+  mkdir -p "$project"
+  ctx -C "$project" -q opencode install >/dev/null || fail "ctx opencode install"
   if [[ -d $work/.deps/node_modules ]]; then
     cp -r "$work/.deps/node_modules" "$work/.deps/package.json" "$project/.opencode/"
   fi

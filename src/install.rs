@@ -1,0 +1,301 @@
+//! The files ctx installs into other programs' folders — its OpenCode plugin and commands, its git
+//! hooks — built into the binary, so that `cargo install` is all a user needs.
+//!
+//! Every written file carries a stamp: one comment line naming ctx and a hash of the rest of the
+//! file. A file whose stamp matches its text is ctx's and untouched, so a newer ctx may replace it;
+//! any other file at that path (changed by its owner, or never ctx's) is kept unless forced.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::frame::store;
+
+/// How a file's comments start, which decides where its stamp goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// JavaScript: the stamp is the first line.
+    Js,
+    /// Markdown with YAML front matter: the stamp is the front matter's first line.
+    Markdown,
+    /// A shell script: the stamp follows the `#!` line.
+    Shell,
+}
+
+/// One file ctx installs: its path below the target folder, its text, its kind and mode.
+#[derive(Debug, Clone, Copy)]
+pub struct Embedded {
+    pub path: &'static str,
+    pub text: &'static str,
+    pub syntax: Syntax,
+    pub executable: bool,
+}
+
+/// What `ctx opencode install` writes below `.opencode/` (or the user's OpenCode folder).
+pub const OPENCODE_FILES: &[Embedded] = &[
+    Embedded {
+        path: "plugin/ctx.js",
+        text: include_str!("../integrations/opencode/plugin/ctx.js"),
+        syntax: Syntax::Js,
+        executable: false,
+    },
+    command(
+        "command/push.md",
+        include_str!("../integrations/opencode/command/push.md"),
+    ),
+    command(
+        "command/pop.md",
+        include_str!("../integrations/opencode/command/pop.md"),
+    ),
+    command(
+        "command/status.md",
+        include_str!("../integrations/opencode/command/status.md"),
+    ),
+    command(
+        "command/plan.md",
+        include_str!("../integrations/opencode/command/plan.md"),
+    ),
+    command(
+        "command/tree.md",
+        include_str!("../integrations/opencode/command/tree.md"),
+    ),
+    command(
+        "command/swarm-status.md",
+        include_str!("../integrations/opencode/command/swarm-status.md"),
+    ),
+];
+
+/// What `ctx hooks install` writes into the repository's hooks folder.
+pub const GIT_HOOKS: &[Embedded] = &[
+    hook(
+        "pre-commit",
+        include_str!("../integrations/git-hooks/pre-commit"),
+    ),
+    hook(
+        "post-commit",
+        include_str!("../integrations/git-hooks/post-commit"),
+    ),
+];
+
+const fn command(path: &'static str, text: &'static str) -> Embedded {
+    Embedded {
+        path,
+        text,
+        syntax: Syntax::Markdown,
+        executable: false,
+    }
+}
+
+const fn hook(path: &'static str, text: &'static str) -> Embedded {
+    Embedded {
+        path,
+        text,
+        syntax: Syntax::Shell,
+        executable: true,
+    }
+}
+
+/// The words every stamp starts with (after the comment marker).
+const STAMP: &str = "Installed by ctx";
+
+/// 64-bit FNV-1a: enough to tell an edited file from ctx's own, and dependency-free.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn stamp_line(syntax: Syntax, command: &str, body: &str) -> String {
+    let marker = match syntax {
+        Syntax::Js => "//",
+        Syntax::Markdown | Syntax::Shell => "#",
+    };
+    format!(
+        "{marker} {STAMP} {} ({command}); edit freely, ctx then leaves this file alone. fnv1a:{:016x}",
+        env!("CARGO_PKG_VERSION"),
+        fnv1a(body)
+    )
+}
+
+/// Where the stamp line goes: the byte offset of the line it precedes.
+fn stamp_at(syntax: Syntax, text: &str) -> usize {
+    let after_first_line = text.find('\n').map_or(text.len(), |i| i + 1);
+    match syntax {
+        Syntax::Js => 0,
+        Syntax::Markdown if text.starts_with("---\n") => after_first_line,
+        Syntax::Markdown => 0,
+        Syntax::Shell if text.starts_with("#!") => after_first_line,
+        Syntax::Shell => 0,
+    }
+}
+
+/// The file's text as ctx writes it: the embedded text with its stamp.
+pub fn stamped(file: &Embedded, command: &str) -> String {
+    let at = stamp_at(file.syntax, file.text);
+    let mut out = String::with_capacity(file.text.len() + 120);
+    out.push_str(&file.text[..at]);
+    out.push_str(&stamp_line(file.syntax, command, file.text));
+    out.push('\n');
+    out.push_str(&file.text[at..]);
+    out
+}
+
+/// Whether `text` is a file ctx wrote and nobody changed since: its stamp's hash is the hash of
+/// the rest of it.
+fn is_untouched(text: &str) -> bool {
+    let Some(start) = text.find(STAMP) else {
+        return false;
+    };
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..]
+        .find('\n')
+        .map_or(text.len(), |i| start + i + 1);
+    let line = &text[line_start..line_end];
+    let Some(hash) = line
+        .trim_end()
+        .rsplit_once("fnv1a:")
+        .and_then(|(_, hex)| u64::from_str_radix(hex, 16).ok())
+    else {
+        return false;
+    };
+    let body = format!("{}{}", &text[..line_start], &text[line_end..]);
+    fnv1a(&body) == hash
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// It did not exist and was written.
+    Written,
+    /// An earlier, untouched copy by ctx was replaced.
+    Updated,
+    /// It already holds what ctx would write.
+    UpToDate,
+    /// Someone changed it (or it is not ctx's): kept; `--force` replaces it.
+    Kept,
+    /// It was replaced although it had been changed (`--force`).
+    Replaced,
+}
+
+impl Action {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::Written => "written",
+            Action::Updated => "updated",
+            Action::UpToDate => "up to date",
+            Action::Kept => "kept: changed since ctx wrote it (--force replaces it)",
+            Action::Replaced => "replaced (--force)",
+        }
+    }
+}
+
+/// One file's outcome.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub path: PathBuf,
+    pub action: Action,
+}
+
+/// Installs `files` below `dir`: writes what is missing or ctx's own and out of date, keeps what
+/// someone changed unless `force`, and with `dry_run` only says what it would do.
+pub fn install(
+    dir: &Path,
+    files: &[Embedded],
+    command: &str,
+    force: bool,
+    dry_run: bool,
+) -> Result<Vec<Outcome>> {
+    let mut outcomes = Vec::with_capacity(files.len());
+    for file in files {
+        let path = dir.join(file.path);
+        let wanted = stamped(file, command);
+        let action = match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Action::Written,
+            Err(e) => return Err(Error::io(&path, "read", &e)),
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(Error::failure(format!(
+                    "{}: is a symbolic link; ctx does not write through it",
+                    path.display()
+                ))
+                .with_hint("remove the link, then install again"));
+            }
+            Ok(meta) if !meta.is_file() => {
+                return Err(Error::failure(format!(
+                    "{}: is not a regular file",
+                    path.display()
+                )));
+            }
+            Ok(_) => {
+                let existing = std::fs::read(&path).map_err(|e| Error::io(&path, "read", &e))?;
+                match std::str::from_utf8(&existing) {
+                    Ok(text) if text == wanted => Action::UpToDate,
+                    Ok(text) if is_untouched(text) => Action::Updated,
+                    _ if force => Action::Replaced,
+                    _ => Action::Kept,
+                }
+            }
+        };
+        let writes = matches!(action, Action::Written | Action::Updated | Action::Replaced);
+        if writes && !dry_run {
+            write(&path, &wanted, file.executable)?;
+        }
+        outcomes.push(Outcome { path, action });
+    }
+    Ok(outcomes)
+}
+
+fn write(path: &Path, text: &str, executable: bool) -> Result<()> {
+    let parent = path.parent().expect("installed files are below a folder");
+    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("installed file names are UTF-8");
+    let mode = if executable { Some(0o755) } else { None };
+    store::write_atomically(parent, path, mode, name, |out| {
+        out.write_all(text.as_bytes())
+    })
+}
+
+/// The one-line report of an outcome, with `path` shown relative to `base` where it is below it.
+pub fn report_line(outcome: &Outcome, base: &Path) -> String {
+    let shown = outcome.path.strip_prefix(base).unwrap_or(&outcome.path);
+    let mut line = String::new();
+    let _ = write!(line, "{}: {}", shown.display(), outcome.action.describe());
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_go_where_each_syntax_allows_comments() {
+        let js = stamped(&OPENCODE_FILES[0], "ctx opencode install");
+        assert!(js.starts_with("// Installed by ctx "), "{js}");
+        let md = stamped(&OPENCODE_FILES[1], "ctx opencode install");
+        assert!(md.starts_with("---\n# Installed by ctx "), "{md}");
+        let sh = stamped(&GIT_HOOKS[0], "ctx hooks install");
+        assert!(sh.starts_with("#!/bin/sh\n# Installed by ctx "), "{sh}");
+    }
+
+    #[test]
+    fn a_stamped_file_is_untouched_until_someone_edits_it() {
+        for file in OPENCODE_FILES.iter().chain(GIT_HOOKS) {
+            let text = stamped(file, "ctx x");
+            assert!(is_untouched(&text), "{}", file.path);
+            assert!(!is_untouched(&text.replacen('e', "E", 1)), "{}", file.path);
+            assert!(!is_untouched(file.text), "{}: no stamp", file.path);
+        }
+    }
+
+    #[test]
+    fn every_command_file_has_its_own_path() {
+        let mut paths: Vec<&str> = OPENCODE_FILES.iter().map(|f| f.path).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        assert_eq!(paths.len(), OPENCODE_FILES.len());
+    }
+}

@@ -1,0 +1,200 @@
+//! `ctx opencode install` and `ctx hooks install`: the files built into ctx, written idempotently,
+//! never over a file someone changed unless forced, never through a link.
+
+use insta::assert_snapshot;
+
+use crate::common::TestEnv;
+
+const PLUGIN: &str = ".opencode/plugin/ctx.js";
+const FILES: [&str; 7] = [
+    ".opencode/plugin/ctx.js",
+    ".opencode/command/push.md",
+    ".opencode/command/pop.md",
+    ".opencode/command/status.md",
+    ".opencode/command/plan.md",
+    ".opencode/command/tree.md",
+    ".opencode/command/swarm-status.md",
+];
+
+/// The installed text less its stamp line is the repository's file, byte for byte.
+fn unstamped(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.contains("Installed by ctx"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn a_fresh_install_writes_every_file_and_a_second_changes_nothing() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.snap(&["opencode", "install"]), @r"
+    exit: 0
+    --- stdout
+    .opencode/plugin/ctx.js: written
+    .opencode/command/push.md: written
+    .opencode/command/pop.md: written
+    .opencode/command/status.md: written
+    .opencode/command/plan.md: written
+    .opencode/command/tree.md: written
+    .opencode/command/swarm-status.md: written
+    --- stderr
+    ");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/opencode");
+    for file in FILES {
+        let installed = env.read(file);
+        let source =
+            std::fs::read_to_string(repo.join(file.trim_start_matches(".opencode/"))).unwrap();
+        assert_eq!(unstamped(&installed), source, "{file}");
+    }
+    let before: Vec<_> = FILES
+        .iter()
+        .map(|f| std::fs::metadata(env.path(f)).unwrap().modified().unwrap())
+        .collect();
+    let out = env.ok(&["opencode", "install"]);
+    assert_eq!(out.matches(": up to date\n").count(), 7, "{out}");
+    let after: Vec<_> = FILES
+        .iter()
+        .map(|f| std::fs::metadata(env.path(f)).unwrap().modified().unwrap())
+        .collect();
+    assert_eq!(before, after, "nothing was rewritten");
+}
+
+#[test]
+fn a_changed_file_is_kept_unless_forced() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "install"]);
+    let mine = format!("{}// my change\n", env.read(PLUGIN));
+    env.write(PLUGIN, &mine);
+    let out = env.run(&["opencode", "install"]);
+    let text = env.render(&out);
+    assert!(text.starts_with("exit: 1\n"), "{text}");
+    assert!(text.contains(
+        ".opencode/plugin/ctx.js: kept: changed since ctx wrote it (--force replaces it)\n"
+    ));
+    assert!(text.contains("error: some files were changed since ctx wrote them and were kept\n"));
+    assert_eq!(env.read(PLUGIN), mine);
+    // A file that was never ctx's is kept too.
+    env.write(".opencode/command/push.md", "my own /push\n");
+    assert_eq!(env.run(&["opencode", "install"]).status.code(), Some(1));
+    assert_eq!(env.read(".opencode/command/push.md"), "my own /push\n");
+    // --dry-run says what --force would do and does nothing.
+    let out = env.ok(&["opencode", "install", "--force", "--dry-run"]);
+    assert!(
+        out.contains(".opencode/plugin/ctx.js: replaced (--force) (dry run: nothing written)"),
+        "{out}"
+    );
+    assert_eq!(env.read(PLUGIN), mine);
+    let out = env.ok(&["opencode", "install", "--force"]);
+    assert!(
+        out.contains(".opencode/plugin/ctx.js: replaced (--force)\n"),
+        "{out}"
+    );
+    assert!(!env.read(PLUGIN).contains("my change"));
+}
+
+#[test]
+fn an_untouched_file_of_an_earlier_ctx_is_updated() {
+    let env = TestEnv::new();
+    // What an earlier ctx wrote: its own text under a stamp that matches it.
+    env.ok(&["opencode", "install"]);
+    let current = env.read(".opencode/command/tree.md");
+    let body = unstamped(&current).replace("Show the Flame frame tree", "Show the frame tree");
+    let older = stamp_like(&body);
+    env.write(".opencode/command/tree.md", &older);
+    let out = env.ok(&["opencode", "install"]);
+    assert!(
+        out.contains(".opencode/command/tree.md: updated\n"),
+        "{out}"
+    );
+    assert_eq!(env.read(".opencode/command/tree.md"), current);
+}
+
+/// A markdown file as ctx stamps it (FNV-1a 64 of the text without the stamp line).
+fn stamp_like(body: &str) -> String {
+    let hash = body.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let rest = body.strip_prefix("---\n").unwrap();
+    format!(
+        "---\n# Installed by ctx 0.0.1 (ctx opencode install); edit freely. fnv1a:{hash:016x}\n{rest}"
+    )
+}
+
+#[test]
+fn global_installs_go_to_the_users_opencode_folder() {
+    let env = TestEnv::new();
+    let out = env.ok(&["opencode", "install", "--global", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let dir = env.home.join(".config/opencode");
+    assert_eq!(doc["dir"], dir.display().to_string());
+    assert_eq!(doc["files"].as_array().unwrap().len(), 7);
+    assert_eq!(doc["files"][0]["action"], "written");
+    assert!(dir.join("plugin/ctx.js").is_file());
+    assert!(!env.path(PLUGIN).exists());
+}
+
+#[test]
+fn links_and_folders_in_the_way_are_refused() {
+    let env = TestEnv::new();
+    let outside = env.temp().join("outside.js");
+    std::fs::write(&outside, "theirs\n").unwrap();
+    std::fs::create_dir_all(env.path(".opencode/plugin")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, env.path(PLUGIN)).unwrap();
+    let out = env.run(&["opencode", "install"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("is a symbolic link; ctx does not write through it")
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "theirs\n");
+    std::fs::remove_file(env.path(PLUGIN)).unwrap();
+    std::fs::create_dir_all(env.path(PLUGIN)).unwrap();
+    let out = env.run(&["opencode", "install"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a regular file"));
+}
+
+fn git(env: &TestEnv, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(args)
+        .current_dir(&env.root)
+        .env("HOME", &env.home)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+#[test]
+fn hooks_go_where_git_looks_for_them() {
+    let env = TestEnv::new();
+    let out = env.run(&["hooks", "install"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not in a git repository"));
+    git(&env, &["init", "-q"]);
+    assert_snapshot!(env.snap(&["hooks", "install"]), @r"
+    exit: 0
+    --- stdout
+    .git/hooks/pre-commit: written
+    .git/hooks/post-commit: written
+    --- stderr
+    ");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(env.path(".git/hooks/pre-commit"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    assert!(
+        env.read(".git/hooks/post-commit")
+            .starts_with("#!/bin/sh\n# Installed by ctx ")
+    );
+    // core.hooksPath is honoured.
+    git(&env, &["config", "core.hooksPath", "githooks"]);
+    env.ok(&["hooks", "install"]);
+    assert!(env.path("githooks/pre-commit").is_file());
+}
