@@ -658,7 +658,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__compact__subcmd__inject)
-            opts="-C -q -h --at --for --frame --session --max-tokens --agent --root --json --color --quiet --help"
+            opts="-C -q -h --at --for --frame --session --max-tokens --agent --budget-warning --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -464,6 +464,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --root 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'
             cand --color 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE'
+            cand --budget-warning 'Also put opencode-swarm''s context-budget warning before the last user message''s text, as the plugin does: when the list''s texts pass the warn or critical share of the limit (budget.limit, else opencode-swarm''s model_limits.default, else 128000; thresholds budget.warn and budget.critical) and that message''s agent is none or architect. When the warning goes in, a source that cannot render is left out with a warning'
             cand --json 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
             cand -q 'Print nothing on stderr but errors; stdout keeps only the primary output'
             cand --quiet 'Print nothing on stderr but errors; stdout keeps only the primary output'

@@ -367,6 +367,7 @@ complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcomm
 complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l color -d 'When to colour output: auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
 always\t'Always colour, even in pipes'
 never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l budget-warning -d 'Also put opencode-swarm\'s context-budget warning before the last user message\'s text, as the plugin does: when the list\'s texts pass the warn or critical share of the limit (budget.limit, else opencode-swarm\'s model_limits.default, else 128000; thresholds budget.warn and budget.critical) and that message\'s agent is none or architect. When the warning goes in, a source that cannot render is left out with a warning'
 complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -l json -d 'Print exactly one JSON document on stdout (same as --format json where a command has --format)'
 complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -s q -l quiet -d 'Print nothing on stderr but errors; stdout keeps only the primary output'
 complete -c ctx -n "__fish_ctx_using_subcommand compact; and __fish_seen_subcommand_from inject" -s h -l help -d 'Print help (see more with \'--help\')'

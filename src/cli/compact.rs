@@ -149,5 +149,12 @@ printed unchanged. Bad input or a missing target prints nothing and exits 1.")]
         at: Position,
         #[command(flatten)]
         sources: SourceArgs,
+        /// Also put opencode-swarm's context-budget warning before the last user message's text,
+        /// as the plugin does: when the list's texts pass the warn or critical share of the limit
+        /// (budget.limit, else opencode-swarm's model_limits.default, else 128000; thresholds
+        /// budget.warn and budget.critical) and that message's agent is none or architect. When
+        /// the warning goes in, a source that cannot render is left out with a warning
+        #[arg(long)]
+        budget_warning: bool,
     },
 }

@@ -265,8 +265,11 @@ fn read_export(path: &Path) -> Result<Export> {
         (path.display().to_string(), bytes)
     };
     let text = String::from_utf8_lossy(&bytes);
-    Export::parse(&text)
-        .map_err(|why| Error::failure(format!("{shown}: not an OpenCode session export: {why}")))
+    Export::parse_export_or_list(&text, true).map_err(|why| {
+        Error::failure(format!(
+            "{shown}: not an OpenCode session export or message list: {why}"
+        ))
+    })
 }
 
 /// Prints files, bytes and tokens so far on stderr while counting takes more than a moment —
@@ -536,7 +539,10 @@ fn session_tokens(view: &SessionView, method: Method) -> u64 {
 
 /// swarm.md §11.2 gating: context_budget.enabled, and for a session the last user message (agent
 /// empty or exactly `architect`, with a text part).
-fn swarm_would_warn(swarm: Option<&ContextBudget>, session: Option<&SessionView>) -> bool {
+pub(crate) fn swarm_would_warn(
+    swarm: Option<&ContextBudget>,
+    session: Option<&SessionView>,
+) -> bool {
     if swarm.and_then(|s| s.enabled) == Some(false) {
         return false;
     }

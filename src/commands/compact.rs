@@ -31,7 +31,11 @@ pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
             prompt,
         } => render(ctx, &sources, format, prompt)?,
         CompactCommand::Notice { selector, format } => notice(ctx, &selector, format)?,
-        CompactCommand::Inject { at, sources } => inject(ctx, &at, &sources)?,
+        CompactCommand::Inject {
+            at,
+            sources,
+            budget_warning,
+        } => inject(ctx, &at, &sources, budget_warning)?,
     }
     Ok(ExitCode::Success)
 }
@@ -281,20 +285,83 @@ fn read_stdin() -> Result<String> {
     })
 }
 
-fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs) -> Result<()> {
+fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs, budget_warning: bool) -> Result<()> {
     // Errors in the message list name `<stdin>`, as errors in a file name its path.
     let from_stdin = |mut e: Error| {
         e.message = format!("<stdin>: {}", e.message);
         e
     };
     let input = read_stdin().map_err(from_stdin)?;
-    let list = inject::parse_messages(&input).map_err(from_stdin)?;
-    let text = gather(ctx, args, false)?.all().join("\n\n");
+    let mut list = inject::parse_messages(&input).map_err(from_stdin)?;
+    let warned = if budget_warning {
+        match swarm_budget_line(ctx, &input)? {
+            Some(line) => inject::prepend_to_last_user_text(&list, &line)?,
+            None => None,
+        }
+    } else {
+        None
+    };
+    let input = match &warned {
+        Some(text) => {
+            list = inject::parse_messages(text)?;
+            text.as_str()
+        }
+        None => input.as_str(),
+    };
+    let entries = match gather(ctx, args, false) {
+        Ok(entries) => entries,
+        // A budget warning that fired goes in even when a source cannot render (no frame yet).
+        Err(err) if warned.is_some() => {
+            ctx.out.warn(&format!(
+                "{}; only the budget warning is added",
+                err.message
+            ));
+            Entries::default()
+        }
+        Err(err) => return Err(err),
+    };
+    let text = entries.all().join("\n\n");
     if text.is_empty() {
-        return ctx.out.write(&input);
+        return ctx.out.write(input);
     }
     // The whole document exists before its first byte is written.
     let mut out = inject::inject(&list, at, &text, &mut IdMinter::new(), ctx.now)?;
     out.push('\n');
     ctx.out.write(&out)
+}
+
+/// opencode-swarm's context-budget warning for a message list (swarm.md §11), or `None` when it
+/// would give none: budget disabled, no last user message with a text part, an agent other than
+/// architect, or usage under the warn share.
+fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
+    use crate::budget::{session, tokenize::Method, verdict};
+    use crate::settings;
+    let swarm = super::swarm::load_config(ctx).context_budget;
+    let export = crate::opencode::export::Export::parse_export_or_list(list, true)
+        .map_err(|why| Error::failure(format!("<stdin>: {why}")))?;
+    let view = session::view(&export);
+    if !super::budget::swarm_would_warn(swarm.as_ref(), Some(&view)) {
+        return Ok(None);
+    }
+    let config = ctx.project.config()?;
+    let share = |def| settings::resolve(config, def, None, swarm.as_ref()).map(|r| r.fraction());
+    let thresholds = verdict::Thresholds {
+        warn: share(&settings::BUDGET_WARN)?,
+        critical: share(&settings::BUDGET_CRITICAL)?,
+    };
+    let configured = settings::resolve(config, &settings::BUDGET_LIMIT, None, None)?.count();
+    let limit = if configured > 0 {
+        configured as f64
+    } else {
+        swarm.as_ref().and_then(|b| b.written_limit(&[])).map_or(
+            crate::swarm::config::ContextBudget::DEFAULT_LIMIT,
+            |(_, v)| v,
+        )
+    };
+    let total: u64 = view
+        .swarm_texts
+        .iter()
+        .map(|t| Method::Swarm.count(t))
+        .sum();
+    Ok(verdict::swarm_line(total as f64 / limit, thresholds))
 }

@@ -473,13 +473,54 @@ pub fn inject(
         }
     }
 
+    Ok(write_list(list, replace, insert, text.len()))
+}
+
+/// The message list with opencode-swarm's context-budget warning `line` put before the text of
+/// the first text part of the last user message, as the plugin puts it (`line + "\n\n"`, swarm.md
+/// §11.3); `None` when there is no such part. Other messages are copied byte for byte.
+pub fn prepend_to_last_user_text(list: &MessageList<'_>, line: &str) -> Result<Option<String>> {
+    let messages = &list.messages;
+    let Some(index) = messages.iter().rposition(|m| m.role() == "user") else {
+        return Ok(None);
+    };
+    let mut value: Value = serde_json::from_str(messages[index].raw.get())
+        .map_err(|e| Error::failure(format!("not JSON: {e}")))?;
+    let part = value["parts"]
+        .as_array_mut()
+        .expect("checked by parse_messages")
+        .iter_mut()
+        .find(|p| p.get("type").and_then(Value::as_str) == Some("text") && p["text"].is_string());
+    let Some(part) = part else {
+        return Ok(None);
+    };
+    let text = part["text"].as_str().unwrap_or_default();
+    part["text"] = Value::String(format!("{line}\n\n{text}"));
+    let changed = value.to_string();
+    Ok(Some(write_list(
+        list,
+        Some((index, changed)),
+        None,
+        line.len(),
+    )))
+}
+
+/// The document: the top-level members as read, the messages copied but for the `replace`d one
+/// and an `insert`ed one.
+fn write_list(
+    list: &MessageList<'_>,
+    replace: Option<(usize, String)>,
+    insert: Option<(usize, String)>,
+    added: usize,
+) -> String {
+    let messages = &list.messages;
     let size = list
         .top
         .iter()
         .map(|(k, v)| k.len() + v.map_or(0, |v| v.get().len()) + 4)
         .chain(messages.iter().map(|m| m.raw.get().len() + 1))
         .sum::<usize>();
-    let mut out = String::with_capacity(size + text.len() * 2 + 1024);
+    let mut out = String::with_capacity(size + added * 2 + 1024);
     out.push('{');
     for (n, (key, value)) in list.top.iter().enumerate() {
         if n > 0 {
@@ -515,7 +556,7 @@ pub fn inject(
         out.push(']');
     }
     out.push('}');
-    Ok(out)
+    out
 }
 
 #[cfg(test)]

@@ -48,6 +48,37 @@ impl Export {
         Ok(Export { root })
     }
 
+    /// Parses export text (a leading BOM is ignored), or, with `lists`, also the
+    /// `{"messages": [...]}` list that OpenCode's `experimental.chat.messages.transform` hook holds:
+    /// a session without its `info`, whose id is taken from its messages.
+    pub fn parse_export_or_list(text: &str, lists: bool) -> Result<Export, String> {
+        let export = Export::parse(text);
+        if !lists || export.is_ok() {
+            return export;
+        }
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(mut root))
+                // Exactly the hook's shape: an export that lost its `info` stays an error.
+                if root.len() == 1 && root.contains_key("messages") =>
+            {
+                let session = root
+                    .get("messages")
+                    .and_then(Value::as_array)
+                    .and_then(|messages| {
+                        messages
+                            .iter()
+                            .find_map(|m| m.get("info")?.get("sessionID")?.as_str())
+                    })
+                    .unwrap_or("")
+                    .to_string();
+                root.insert("info".into(), serde_json::json!({ "id": session }));
+                Export::from_value(Value::Object(root))
+            }
+            _ => export,
+        }
+    }
+
     /// Parses export text (a leading BOM is ignored).
     pub fn parse(text: &str) -> Result<Export, String> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);

@@ -830,19 +830,49 @@ fn a_session_counts_what_is_sent_beside_what_opencode_recorded() {
 fn an_export_that_is_not_json_or_not_an_export_is_refused() {
     let env = TestEnv::new();
     env.write("bad.json", "{ not json");
-    env.write("other.json", r#"{"messages": []}"#);
-    assert_snapshot!(env.snap(&["budget", "estimate", "--session", "bad.json"]), @r"
+    env.write("other.json", r#"{"info": {"id": "ses_1"}}"#);
+    assert_snapshot!(env.snap(&["budget", "estimate", "--session", "bad.json"]), @"
     exit: 1
     --- stdout
     --- stderr
-    error: bad.json: not an OpenCode session export: invalid JSON at line 1, column 3: key must be a string
+    error: bad.json: not an OpenCode session export or message list: invalid JSON at line 1, column 3: key must be a string
     ");
     assert_snapshot!(env.snap(&["budget", "estimate", "--session", "other.json"]), @r#"
     exit: 1
     --- stdout
     --- stderr
-    error: other.json: not an OpenCode session export: no "info" object
+    error: other.json: not an OpenCode session export or message list: no "messages" array
     "#);
+}
+
+#[test]
+fn the_message_list_of_opencodes_hook_counts_as_its_session() {
+    let env = TestEnv::new();
+    let list = r#"{"messages": [
+      {"info": {"id": "msg_1", "sessionID": "ses_1", "role": "user", "agent": "architect"},
+       "parts": [{"type": "text", "text": "Plan the billing service"}]},
+      {"info": {"id": "msg_2", "sessionID": "ses_1", "role": "assistant"},
+       "parts": [{"type": "text", "text": "Here is the plan."}]}]}"#;
+    let export = format!(r#"{{"info": {{"id": "ses_1"}}, {}"#, &list[1..]);
+    let count = |stdin: &str| {
+        let out = env.run_stdin(
+            &[
+                "budget",
+                "estimate",
+                "--session",
+                "-",
+                "--tokenizer",
+                "o200k",
+                "--json",
+            ],
+            stdin.as_bytes(),
+        );
+        assert!(out.status.success(), "{}", env.render(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["total_tokens"].clone()
+    };
+    assert_eq!(count(list), count(&export));
+    assert!(count(list).as_u64().unwrap() > 0);
 }
 
 #[test]

@@ -933,3 +933,151 @@ fn render_json_with_a_prompt() {
     error: --prompt must not be empty
     ");
 }
+
+// ---- opencode-swarm's context-budget warning (swarm.md §11) ----
+
+/// A list whose last user message has `agent` (none when empty) and a text of `chars` letters.
+fn budget_list(agent: &str, chars: usize) -> String {
+    let agent = if agent.is_empty() {
+        String::new()
+    } else {
+        format!(r#","agent":"{agent}""#)
+    };
+    format!(
+        r#"{{"messages":[{{"info":{{"id":"msg_1","sessionID":"ses_1","role":"user"{agent}}},"parts":[{{"id":"prt_1","type":"text","text":"{}"}}]}}]}}"#,
+        "a".repeat(chars)
+    )
+}
+
+fn inject_with_limit(env: &TestEnv, list: &str) -> (i32, String) {
+    let out = env
+        .ctx()
+        .args([
+            "compact",
+            "inject",
+            "--at",
+            "append",
+            "--for",
+            "swarm",
+            "--budget-warning",
+        ])
+        .env("CTX_BUDGET_LIMIT", "1000")
+        .write_stdin(list.as_bytes())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    (out.status.code().unwrap(), stdout)
+}
+
+#[test]
+fn the_budget_warning_goes_before_the_last_user_text_as_the_plugin_puts_it() {
+    let env = TestEnv::new();
+    // ceil(2200 × 0.33) = 726 tokens of 1000: a warning; 2800 chars: 924, critical.
+    let (code, out) = inject_with_limit(&env, &budget_list("architect", 2200));
+    assert_eq!(code, 0);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let text = doc["messages"][0]["parts"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "[CONTEXT WARNING: ~73% of context budget used. Consider summarizing to .swarm/context.md]\n\n{}",
+            "a".repeat(2200)
+        )
+    );
+    let (_, out) = inject_with_limit(&env, &budget_list("", 2800));
+    assert!(out.contains(r#""text":"[CONTEXT CRITICAL: ~92% of context budget used. Offload details to .swarm/context.md immediately]\n\naaa"#), "{out}");
+    // Other agents, short lists, a disabled budget: the list passes unchanged (nothing else to add).
+    for list in [budget_list("build", 2800), budget_list("architect", 2000)] {
+        assert_eq!(inject_with_limit(&env, &list), (0, list.clone()));
+    }
+    // No frame to render: the warning still goes in, and stderr says what was left out.
+    let out = env
+        .ctx()
+        .args([
+            "compact",
+            "inject",
+            "--at",
+            "last-user",
+            "--for",
+            "frame",
+            "--budget-warning",
+        ])
+        .env("CTX_BUDGET_LIMIT", "1000")
+        .write_stdin(budget_list("architect", 2200).as_bytes())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[CONTEXT WARNING: ~73%"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "warning: no current frame; only the budget warning is added\n"
+    );
+    env.write(
+        ".opencode/opencode-swarm.json",
+        r#"{"context_budget": {"enabled": false}}"#,
+    );
+    let list = budget_list("architect", 2800);
+    assert_eq!(inject_with_limit(&env, &list), (0, list.clone()));
+}
+
+#[test]
+fn the_budget_warning_needs_a_user_text_and_combines_with_the_context() {
+    let env = swarm_env();
+    let no_text = r#"{"messages":[{"info":{"id":"msg_1","sessionID":"ses_1","role":"user"},"parts":[{"type":"file","url":"x"}]},{"info":{"id":"msg_2","sessionID":"ses_1","role":"assistant"},"parts":[{"type":"text","text":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}]}]}"#;
+    let out = env
+        .ctx()
+        .args([
+            "compact",
+            "inject",
+            "--at",
+            "last-user",
+            "--for",
+            "frame",
+            "--budget-warning",
+        ])
+        .env("CTX_BUDGET_LIMIT", "10")
+        .write_stdin(no_text.as_bytes())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(
+        !stdout.contains("CONTEXT"),
+        "no text part: no warning: {stdout}"
+    );
+    assert!(
+        stdout.contains("<flame-context"),
+        "the frame context still goes in"
+    );
+    // With a text part, the warning and the frame context both reach the last user message.
+    let list = budget_list("architect", 400);
+    let out = env
+        .ctx()
+        .args([
+            "compact",
+            "inject",
+            "--at",
+            "last-user",
+            "--for",
+            "frame",
+            "--budget-warning",
+        ])
+        .env("CTX_BUDGET_LIMIT", "100")
+        .write_stdin(list.as_bytes())
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let parts = doc["messages"][0]["parts"].as_array().unwrap();
+    assert!(
+        parts[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[CONTEXT CRITICAL: ~132% ")
+    );
+    assert!(
+        parts[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<flame-context")
+    );
+}

@@ -200,7 +200,9 @@ sub = first(lambda r: 'Audit the refund code now' in r['last_user'] and r['tools
 need('<flame-context session=\"$child\">' in sub['last_user'], 'the subagent sees its own frame')
 need('<frame id=\"$parent\" status=\"in_progress\">' in sub['last_user'], 'with the parent frame among its ancestors')
 after = first(lambda r: 'finished with status completed' in r['last_user'], 'the notice in the parent')
-need('Frame ${child:0:11} completed: Audit refunds (@general subagent)' in after['last_user'], 'the visible line')
+import re
+visible = re.search(r'Frame (ses_\\w+) completed: Audit refunds \\(@general subagent\\)', after['last_user'])
+need(visible and '$child'.startswith(visible.group(1)), 'the visible line names the child by its short id')
 need('Summary: Refund audit: 3 issues found.' in after['last_user'], 'the hint')
 need('<flame-context session=\"$parent\">' in after['last_user'], 'the parent sees its own frame again')
 "
@@ -315,6 +317,28 @@ first(lambda r: r['last'].startswith('<task id='), 'and its result reaches the p
 "
 }
 
+scenario_budget_warning() {
+  echo "scenario budget_warning: opencode-swarm's context-budget warning reaches the architect through ctx"
+  local project
+  project=$(new_project budget-warning)
+  mkdir -p "$project/.swarm" "$project/.opencode/agent"
+  cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
+  printf -- '---\ndescription: Plans the work\nmode: primary\n---\nYou are the architect.\n' >"$project/.opencode/agent/architect.md"
+  echo '[]' >"$work/empty.json"
+  local prompt requests
+  prompt="Plan the ledger. $(printf 'word %.0s' $(seq 600))"
+  requests=$(CTX_BUDGET_LIMIT=1000 run budget-warning "$project" "$work/empty.json" -- run --agent architect "$prompt")
+  check "$requests" "budget warning" "
+r = first(lambda r: 'Plan the ledger.' in r['last_user'] and r['tools'], 'the architect request')
+need(r['last_user'].startswith('[CONTEXT CRITICAL: ~') and 'Offload details to .swarm/context.md immediately]' in r['last_user'], 'the warning opens the message')
+"
+  requests=$(CTX_BUDGET_LIMIT=1000 SANDBOX=budget-warning run budget-warning-build "$project" "$work/empty.json" -- run "$prompt")
+  check "$requests" "no warning for build" "
+r = first(lambda r: 'Plan the ledger.' in r['last_user'] and r['tools'], 'the build request')
+need('CONTEXT CRITICAL' not in r['all'], 'no warning for another agent')
+"
+}
+
 scenario_broken_state() {
   echo "scenario broken_state: a state file another program broke is reported to the model and left as it is"
   local project
@@ -337,7 +361,7 @@ first(lambda r: r['last'].startswith('Error: ') and 'state.json' in r['last'], '
 "
 }
 
-all=(context tools subagent parallel compaction commands without_ctx broken_state)
+all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -12,10 +12,14 @@
 //   experimental.session.compacting        ctx compact render --format json --session ID
 //   experimental.chat.system.transform     ctx compact render --for system --format json
 //   experimental.chat.messages.transform   ctx compact inject --at last-user --for frame --session ID
+//                                          (--budget-warning in opencode-swarm projects: its context-
+//                                          budget warning, where opencode-swarm puts it)
 // Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is logged
 // once and OpenCode carries on with its data untouched. CTX_BIN names the ctx binary; CTX_TIMEOUT_MS
 // (default 10000) bounds each call.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 
 const TIMEOUT_MS = Number(process.env.CTX_TIMEOUT_MS) || 10000;
 // How long after a subagent ends its parent is told (Flame's design: let the task's own result land first).
@@ -444,6 +448,7 @@ export const CtxPlugin = async ({ client, directory }) => {
     "experimental.chat.messages.transform": async (_input, output) => {
       const session = output.messages.findLast((m) => m.info?.sessionID)?.info.sessionID;
       const args = ["compact", "inject", "--at", "last-user", "--for", "frame"];
+      if (existsSync(join(directory, ".swarm"))) args.push("--budget-warning");
       if (session) {
         // A subagent's first request must already see its own frame.
         if ((await sessionInfo(session)).parentID) await ensureFrame(session);
