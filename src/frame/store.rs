@@ -4,7 +4,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use super::state::{self, SCHEMA_VERSION, State};
 use crate::error::{Error, Result, describe_io};
@@ -12,7 +12,6 @@ use crate::error::{Error, Result, describe_io};
 /// How long a writer waits for the lock.
 const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 /// Temp files older than this are left-overs of a killed writer.
-const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
 /// Writes reach the file in pieces of this size.
 const WRITE_BUFFER: usize = 256 << 10;
 /// A state file larger than this is refused instead of read into memory.
@@ -88,9 +87,9 @@ impl Store {
             write_atomically(&target_dir, &target, mode, STATE_FILE, |out| {
                 state.write_text(out)
             })?;
-            remove_stale_temps(&target_dir, &format!(".{STATE_FILE}."));
+            remove_dead_writers_temps(&target_dir, &format!(".{STATE_FILE}."));
             // Logs are written the same way by `pop` (`logs/.frame-<id>.md.<random>.tmp`).
-            remove_stale_temps(&self.dir.join(LOGS_DIR), ".frame-");
+            remove_dead_writers_temps(&self.dir.join(LOGS_DIR), ".frame-");
         }
         Ok((result, state))
     }
@@ -343,28 +342,21 @@ pub fn write_atomically(
     })
 }
 
-/// Removes the files of `dir` named `<prefix>*.tmp` and older than an hour: what a killed
-/// writer left behind. Younger ones may belong to a writer still at work.
-pub fn remove_stale_temps(dir: &Path, prefix: &str) {
+/// Removes the files of `dir` named `<prefix>*.tmp`: what killed writers left behind. The caller
+/// holds the state lock, and every temp file of the state and of the logs is written by a
+/// writer holding that lock (state writes, and the log writes of `pop` and `edit`, happen inside
+/// [`Store::update`]); so none of them can belong to a writer still at work, whatever its age.
+/// (Flame itself writes state.json in place, without temp files of these names.)
+pub fn remove_dead_writers_temps(dir: &Path, prefix: &str) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
-    let now = SystemTime::now();
     for entry in entries.flatten() {
         let file_name = entry.file_name();
         let Some(file_name) = file_name.to_str() else {
             continue;
         };
-        if !(file_name.starts_with(prefix) && file_name.ends_with(".tmp")) {
-            continue;
-        }
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age > STALE_TEMP_AGE);
-        if old {
+        if file_name.starts_with(prefix) && file_name.ends_with(".tmp") {
             let _ = fs::remove_file(entry.path());
         }
     }
