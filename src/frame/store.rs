@@ -58,11 +58,23 @@ impl Store {
     /// Runs `edit` on the state under the lock and writes the result when `edit` reports a change.
     /// `edit` checks its preconditions before any side effect; an error leaves everything untouched.
     /// Returns `edit`'s result and the state as written.
+    ///
+    /// Where there is no frame tree yet (no `.opencode/flame/`), `edit` first runs on the empty
+    /// state with nothing created: a refusal then leaves no folder and no lock behind (a new
+    /// `.opencode/` would change which folder later commands take as the project root). `edit`
+    /// runs again under the lock when it does change something.
     pub fn update<T>(
         &self,
         now: i64,
-        edit: impl FnOnce(&mut State) -> Result<(T, bool)>,
+        mut edit: impl FnMut(&mut State) -> Result<(T, bool)>,
     ) -> Result<(T, State)> {
+        if fs::symlink_metadata(&self.dir).is_err() {
+            let mut trial = State::empty();
+            let (result, changed) = edit(&mut trial)?;
+            if !changed {
+                return Ok((result, trial));
+            }
+        }
         let target = self.write_target()?;
         let target_dir = target.parent().unwrap_or(&self.dir).to_path_buf();
         self.check_inside(&self.dir)?;

@@ -262,3 +262,48 @@ fn summary_files_transcripts_and_import_sources_are_only_read() {
         Vec::<std::path::PathBuf>::new()
     );
 }
+
+#[test]
+fn a_refusal_where_there_is_no_frame_tree_leaves_nothing_behind() {
+    let env = TestEnv::new();
+    let bare = env.temp().join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    let bare = bare.to_str().unwrap();
+    for args in [
+        vec!["frame", "pop"],
+        vec!["frame", "artifact", "a.rs"],
+        vec!["frame", "activate", "fr_nope"],
+        vec!["frame", "invalidate", "--reason", "r"],
+        vec!["frame", "edit", "--goal", "g"],
+        vec!["frame", "decision", "d"],
+        vec!["opencode", "finish", "ses_a"],
+        vec!["opencode", "deleted", "ses_a"],
+    ] {
+        for root in [bare, env.root.to_str().unwrap()] {
+            let mut full = vec!["-C", root];
+            full.extend(&args);
+            let out = env.run(&full);
+            assert!(
+                matches!(out.status.code(), Some(0 | 1)),
+                "{args:?}: {}",
+                env.render(&out)
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(bare).unwrap().count(),
+            0,
+            "{args:?} created something"
+        );
+        assert!(
+            !env.path(".opencode/flame").exists(),
+            "{args:?} created .opencode/flame"
+        );
+    }
+    // A command that changes something creates the tree as before.
+    env.ok(&["-C", bare, "frame", "push", "Start"]);
+    assert!(
+        std::path::Path::new(bare)
+            .join(".opencode/flame/state.json")
+            .is_file()
+    );
+}
