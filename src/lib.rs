@@ -15,4 +15,5 @@ pub mod project;
 pub mod schema;
 pub mod settings;
 pub mod swarm;
+pub mod text;
 pub mod time;

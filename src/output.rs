@@ -4,6 +4,7 @@
 use std::io::{self, IsTerminal, Write};
 
 use crate::error::{Error, Result};
+use crate::text::{visible, visible_line};
 
 /// `--color` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -110,6 +111,23 @@ impl Output {
     }
 
     /// Writes one line of primary output.
+    /// Output whose bytes are a contract (opencode-swarm's markdown, compact's text and XML, a
+    /// log file): written as it is to a pipe or file; on a terminal, with what would act on it
+    /// made visible (a person reads it there, and a file must not take over their terminal).
+    pub fn contract(&mut self, text: &str) -> Result<()> {
+        if self.stdout_is_terminal {
+            self.write(&visible(text))
+        } else {
+            self.write(text)
+        }
+    }
+
+    /// [`Output::contract`] of `text` and a newline.
+    pub fn contract_line(&mut self, text: &str) -> Result<()> {
+        self.contract(text)?;
+        self.write("\n")
+    }
+
     pub fn line(&mut self, text: &str) -> Result<()> {
         self.stdout.write_all(text.as_bytes())?;
         self.stdout.write_all(b"\n")?;
@@ -133,14 +151,14 @@ impl Output {
     pub fn warn(&self, message: &str) {
         if !self.quiet {
             let label = self.paint_err(Style::Yellow, "warning:");
-            let _ = writeln!(io::stderr(), "{label} {message}");
+            let _ = writeln!(io::stderr(), "{label} {}", visible_line(message));
         }
     }
 
     /// An informational line on stderr (e.g. "no frames yet"), unless `-q`.
     pub fn note(&self, message: &str) {
         if !self.quiet {
-            let _ = writeln!(io::stderr(), "{message}");
+            let _ = writeln!(io::stderr(), "{}", visible(message));
         }
     }
 
@@ -148,10 +166,12 @@ impl Output {
     pub fn error(&self, err: &Error) {
         let mut stderr = io::stderr().lock();
         let label = self.paint_err(Style::Red, "error:");
-        let _ = writeln!(stderr, "{label} {}", err.message);
+        // Messages quote file content and arguments: one line each, nothing that acts on a
+        // terminal.
+        let _ = writeln!(stderr, "{label} {}", visible_line(&err.message));
         for hint in &err.hints {
             let label = self.paint_err(Style::Cyan, "hint:");
-            let _ = writeln!(stderr, "{label} {hint}");
+            let _ = writeln!(stderr, "{label} {}", visible_line(hint));
         }
     }
 

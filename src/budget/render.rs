@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::doc::{EstimateDoc, ItemDoc, ModelsDoc};
 use crate::output::fit_width;
+use crate::text::visible_line;
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -151,7 +152,7 @@ pub fn estimate(doc: &EstimateDoc, top: usize, width: usize) -> String {
             nw = number_width
         ));
         for (path, tokens, bytes) in rows.iter().take(top) {
-            let path = fit_width(path, path_width, "…");
+            let path = fit_width(&visible_line(path), path_width, "…");
             let pad =
                 path_width.saturating_sub(unicode_width::UnicodeWidthStr::width(path.as_str()));
             out.push_str(&format!(
@@ -181,7 +182,11 @@ pub fn estimate(doc: &EstimateDoc, top: usize, width: usize) -> String {
     if !doc.skipped.is_empty() {
         out.push_str("\nskipped\n");
         for skipped in doc.skipped.iter().take(top.max(1)) {
-            let text = format!("  {}: {}", skipped.path, skipped.reason);
+            let text = format!(
+                "  {}: {}",
+                visible_line(&skipped.path),
+                visible_line(&skipped.reason)
+            );
             out.push_str(&fit_width(&text, width, "…"));
             out.push('\n');
         }

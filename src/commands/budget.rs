@@ -23,6 +23,7 @@ use crate::opencode::export::Export;
 use crate::project::{Config, Source, lookup_dotted};
 use crate::settings;
 use crate::swarm::config::ContextBudget;
+use crate::text::visible;
 
 pub fn run(ctx: &mut Context, command: BudgetCommand) -> Result<ExitCode> {
     match command {
@@ -509,7 +510,8 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
         }
         Format::Human => {
             let text = render::estimate(&doc, args.top, ctx.out.width);
-            ctx.out.write(&text)?;
+            // Paths, model names and sources come from the tree and the settings.
+            ctx.out.write(&visible(&text))?;
         }
         Format::Swarm => {
             if swarm_would_warn(swarm.as_ref(), session.as_ref().map(|(_, v)| v))
@@ -630,8 +632,9 @@ fn list_models(ctx: &mut Context) -> Result<ExitCode> {
     if ctx.out.json {
         ctx.out.json_doc(&doc)?;
     } else {
+        // Model names come from the user's files and OpenCode's cache.
         let text = render::models(&doc, ctx.out.width);
-        ctx.out.write(&text)?;
+        ctx.out.write(&visible(&text))?;
     }
     Ok(ExitCode::Success)
 }

@@ -213,7 +213,7 @@ fn render(
     match format {
         RenderFormat::Xml => {
             let xml = entries.frame.unwrap_or_default();
-            ctx.out.line(&xml)
+            ctx.out.contract_line(&xml)
         }
         RenderFormat::Json if explicit.as_deref() == Some(&[SourceArg::System]) => print_json(
             ctx,
@@ -233,7 +233,7 @@ fn render(
             if all.is_empty() {
                 Ok(())
             } else {
-                ctx.out.line(&all.join("\n\n"))
+                ctx.out.contract_line(&all.join("\n\n"))
             }
         }
     }
@@ -259,7 +259,7 @@ fn notice(ctx: &mut Context, args: &FrameSelector, format: Option<NoticeFormat>)
         NoticeFormat::Json => print_json(ctx, &notice.body()),
         NoticeFormat::Text => ctx
             .out
-            .line(&format!("{}\n\n{}", notice.visible, notice.hint)),
+            .contract_line(&format!("{}\n\n{}", notice.visible, notice.hint)),
     }
 }
 

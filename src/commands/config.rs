@@ -10,6 +10,7 @@ use crate::output::{ColorChoice, Style};
 use crate::project::Source;
 use crate::schema::Version;
 use crate::settings::{self, Def};
+use crate::text::visible_line;
 
 /// What `ctx config --json` prints.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -136,11 +137,11 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
         ctx.out.json_doc(&doc)?;
     } else if let Some(key) = key {
         match key {
-            "root" => ctx.out.line(&root.value)?,
+            "root" => ctx.out.line(&visible_line(&root.value))?,
             "color" => ctx.out.line(&color.value)?,
             _ => {
                 if let Ok(resolved) = &rows[0].resolved {
-                    ctx.out.line(&plain(&resolved.value))?;
+                    ctx.out.line(&visible_line(&plain(&resolved.value)))?;
                 }
             }
         }
@@ -234,7 +235,9 @@ fn print_listing(
         Some(detail) => format!("{source}: {detail}"),
         None => source.to_string(),
     };
-    let dim = |ctx: &Context, text: &str| ctx.out.paint(Style::Dim, text);
+    // Paths and values come from the environment and the files: nothing in them may act on the
+    // terminal.
+    let dim = |ctx: &Context, text: &str| ctx.out.paint(Style::Dim, &visible_line(text));
     let line = dim(
         ctx,
         &format!(
@@ -264,7 +267,7 @@ fn print_listing(
     let assignments: Vec<String> = rows
         .iter()
         .map(|row| match &row.resolved {
-            Ok(r) => format!("{} = {}", row.def.key, r.value),
+            Ok(r) => format!("{} = {}", row.def.key, visible_line(&r.value.to_string())),
             Err(_) => format!("{} = <invalid>", row.def.key),
         })
         .collect();

@@ -672,7 +672,12 @@ fn show_log(
             text: Some(String::from_utf8_lossy(&bytes).into_owned()),
         })?;
     } else {
-        ctx.out.write_bytes(&bytes)?;
+        // Byte for byte to a pipe; on a terminal, nothing in it may act on the terminal.
+        if ctx.out.stdout_is_terminal {
+            ctx.out.contract(&String::from_utf8_lossy(&bytes))?;
+        } else {
+            ctx.out.write_bytes(&bytes)?;
+        }
     }
     Ok(ExitCode::Success)
 }

@@ -17,6 +17,7 @@ use crate::swarm::doc::{
 use crate::swarm::files::{self, SwarmFiles};
 use crate::swarm::model::{self, Phase, PhaseStatus, Plan, TaskStatus};
 use crate::swarm::{markdown, text};
+use crate::text::visible_line;
 
 pub fn run(ctx: &mut Context, command: SwarmCommand) -> Result<ExitCode> {
     match command {
@@ -89,7 +90,7 @@ fn status(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
     match format_of(ctx, &format) {
         SwarmFormat::Markdown => ctx
             .out
-            .line(&markdown::status(plan_text(&files), roster.len()))?,
+            .contract_line(&markdown::status(plan_text(&files), roster.len()))?,
         SwarmFormat::Json => {
             let plan = structured(&files);
             ctx.out.json_doc(&StatusDoc::new(
@@ -230,8 +231,10 @@ fn new_table(ctx: &Context, header: &[&str]) -> Table {
 
 /// `text` cut with `…` to fit the output width once `reserved` columns are taken by the rest of
 /// its line: human output stays within the terminal (80 columns in pipes).
+/// Text from a file shows nothing that acts on a terminal (`crate::text`).
 fn fit(ctx: &Context, text: &str, reserved: usize) -> String {
-    crate::output::fit_width(text, ctx.out.width.saturating_sub(reserved), "…")
+    let text = visible_line(text);
+    crate::output::fit_width(&text, ctx.out.width.saturating_sub(reserved), "…")
 }
 
 /// Cells longer than this are cut, with `…`: comfy-table overflows on a cell 64 K columns wide,
@@ -240,6 +243,8 @@ const MAX_CELL_CHARS: usize = 256;
 
 /// A cell for text from a file (a phase name, an agent or model name).
 fn text_cell(text: &str) -> Cell {
+    let text = visible_line(text);
+    let text = text.as_ref();
     match text.char_indices().nth(MAX_CELL_CHARS) {
         Some((cut, _)) => Cell::new(format!("{}…", &text[..cut])),
         None => Cell::new(text),
@@ -283,7 +288,8 @@ fn plan(ctx: &mut Context, phase: Option<&str>, format: FormatArg) -> Result<Exi
     let files = read_files(ctx);
     let format = format_of(ctx, &format);
     if format == SwarmFormat::Markdown {
-        ctx.out.line(&markdown::plan(plan_text(&files), phase))?;
+        ctx.out
+            .contract_line(&markdown::plan(plan_text(&files), phase))?;
         return Ok(ExitCode::Success);
     }
     let wanted = phase.filter(|p| !text::trim(p).is_empty());
@@ -375,7 +381,7 @@ fn plan(ctx: &mut Context, phase: Option<&str>, format: FormatArg) -> Result<Exi
 fn agents(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
     let roster = roster(ctx);
     match format_of(ctx, &format) {
-        SwarmFormat::Markdown => ctx.out.line(&markdown::agents(&roster))?,
+        SwarmFormat::Markdown => ctx.out.contract_line(&markdown::agents(&roster))?,
         SwarmFormat::Json => ctx.out.json_doc(&AgentsDoc {
             version: Version,
             agents: roster.iter().map(AgentDoc::new).collect(),
@@ -412,7 +418,9 @@ fn agents(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
 fn history(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
     let files = read_files(ctx);
     match format_of(ctx, &format) {
-        SwarmFormat::Markdown => ctx.out.line(&markdown::history(plan_text(&files)))?,
+        SwarmFormat::Markdown => ctx
+            .out
+            .contract_line(&markdown::history(plan_text(&files)))?,
         SwarmFormat::Json => {
             let plan = structured(&files);
             ctx.out.json_doc(&HistoryDoc {

@@ -6,6 +6,7 @@ use unicode_width::UnicodeWidthStr;
 use super::id;
 use super::state::{Frame, State, Status, TreeIndex};
 use crate::output::fit_width;
+use crate::text::{visible, visible_line};
 use crate::time::rfc3339_ms;
 
 /// `frame show`: every field, untruncated, `key: value` per line.
@@ -62,7 +63,8 @@ pub fn show_text(frame: &Frame<'_>) -> String {
             out.push_str(&format!("  {key}: {}\n", value.to_serde()));
         }
     }
-    out
+    // Every value came from the file: nothing in it may act on the terminal.
+    visible(&out).into_owned()
 }
 
 /// Glyphs for the tree, Unicode or `--ascii`.
@@ -221,7 +223,8 @@ impl TreePrinter<'_, '_> {
                 .sum::<usize>()
             + 4;
         let room = self.options.width.saturating_sub(fixed);
-        let goal = frame.goal().lines().next().unwrap_or("");
+        let goal = visible_line(frame.goal().lines().next().unwrap_or(""));
+        let goal = goal.as_ref();
         let line = &mut self.line;
         line.clear();
         for piece in [self.prefix.as_str(), lead, icon, " "] {
@@ -335,6 +338,7 @@ fn width(text: &str) -> usize {
     }
 }
 
+/// A field on one line, with nothing in it that acts on a terminal.
 fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    visible_line(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
 }

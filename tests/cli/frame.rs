@@ -916,7 +916,8 @@ fn invalid_state_files_are_reported_and_never_overwritten() {
         (
             "nul id",
             b"{\"version\":1,\"frames\":{\"a\\u0000b\":{}},\"rootFrameIDs\":[],\"updatedAt\":0}",
-            "error: [ROOT]/.opencode/flame/state.json: /frames/a\0b: invalid frame id: only letters, digits, '_' and '-' are allowed\n",
+            // The NUL is shown, not sent to the terminal.
+            "error: [ROOT]/.opencode/flame/state.json: /frames/a\\u{0}b: invalid frame id: only letters, digits, '_' and '-' are allowed\n",
         ),
         (
             "slash id",

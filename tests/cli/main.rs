@@ -17,3 +17,4 @@ mod schema;
 mod sessions;
 mod snapshot;
 mod swarm;
+mod terminal;

@@ -1,0 +1,69 @@
+//! Text from files and arguments on its way to a terminal. Frame goals, summaries, plans and
+//! file names are written by models and tools that read untrusted text; printed raw, an escape
+//! sequence in them could clear the screen, retitle the window, write the clipboard, or a bidi
+//! override could reverse what a line seems to say. Human output shows them made visible.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Whether `c` would act on a terminal rather than show: C0 controls (newline and tab aside), DEL,
+/// C1 controls, and the bidirectional embeddings, overrides and isolates.
+fn acts(c: char) -> bool {
+    matches!(c, '\0'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+fn escape(c: char, out: &mut String) {
+    match c {
+        '\u{1b}' => out.push_str("\\e"),
+        '\r' => out.push_str("\\r"),
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+}
+
+fn escaped(text: &str, acting: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !text.chars().any(&acting) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if acting(c) {
+            escape(c, &mut out);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `text` with every character that would act on a terminal shown as an escape: `\e` for ESC,
+/// `\r`, and `\u{…}` for the others (e.g. `\u{202e}`). Newlines and tabs stay.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    escaped(text, acts)
+}
+
+/// The same for a field shown on one line: newlines and tabs become `\n` and `\t` too.
+pub fn visible_line(text: &str) -> Cow<'_, str> {
+    escaped(text, |c| acts(c) || c == '\n' || c == '\t')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_acts_on_a_terminal_is_shown() {
+        let hostile = "a\u{1b}[2J\u{1b}]0;x\u{7}\rb\u{202e}c\u{85}\u{7f}\u{2066}";
+        assert_eq!(
+            visible(hostile),
+            "a\\e[2J\\e]0;x\\u{7}\\rb\\u{202e}c\\u{85}\\u{7f}\\u{2066}"
+        );
+        assert_eq!(visible("two\nlines\tand tabs"), "two\nlines\tand tabs");
+        assert_eq!(visible_line("two\nlines\t!"), "two\\nlines\\t!");
+        assert!(matches!(visible("plain ünïcode ✓"), Cow::Borrowed(_)));
+    }
+}
