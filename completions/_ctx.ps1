@@ -103,6 +103,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         }
         'ctx;frame;tree' {
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Print only this frame''s subtree')
+            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'Draw N levels (1: the roots alone); a frame with more below says how many [default: all; past 12 levels the drawing stops indenting]')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]')

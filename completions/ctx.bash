@@ -1532,13 +1532,17 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__tree)
-            opts="-C -q -h --from --details --ascii --frame --session --root --json --color --quiet --help"
+            opts="-C -q -h --from --details --ascii --depth --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --depth)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

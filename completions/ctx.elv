@@ -96,6 +96,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         }
         &'ctx;frame;tree'= {
             cand --from 'Print only this frame''s subtree'
+            cand --depth 'Draw N levels (1: the roots alone); a frame with more below says how many [default: all; past 12 levels the drawing stops indenting]'
             cand --frame 'The frame to act on: a full id or a unique prefix of at least 4 characters [default: $CTX_FRAME, else activeFrameID in state.json]'
             cand --session 'Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is the last one it pushed or activated and has not finished, else its own frame (the id equal to the session id), else activeFrameID. Commands that make a frame current move the session''s current frame, never activeFrameID'
             cand -C 'Project root [default: the nearest ancestor of the working directory holding .opencode/ or .swarm/, else the nearest holding .git, else the working directory]'

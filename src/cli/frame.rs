@@ -92,6 +92,10 @@ terminal (80 columns in pipes); only goals are shortened.")]
         /// Draw with ASCII characters only
         #[arg(long)]
         ascii: bool,
+        /// Draw N levels (1: the roots alone); a frame with more below says how many [default:
+        /// all; past 12 levels the drawing stops indenting]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        depth: Option<u32>,
         #[command(flatten)]
         selector: FrameSelector,
     },

@@ -60,8 +60,15 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
             from,
             details,
             ascii,
+            depth,
             selector,
-        } => tree(ctx, &store, from.as_deref(), details, ascii, &selector),
+        } => tree(
+            ctx,
+            &store,
+            from.as_deref(),
+            (details, ascii, depth.map(|d| d as usize)),
+            &selector,
+        ),
         FrameCommand::Show { id, selector } => show(ctx, &store, id.as_deref(), &selector),
         FrameCommand::Current { selector } => current(ctx, &store, &selector),
         FrameCommand::Plan {
@@ -337,8 +344,7 @@ fn tree(
     ctx: &mut Context,
     store: &Store,
     from: Option<&str>,
-    details: bool,
-    ascii: bool,
+    (details, ascii, depth): (bool, bool, Option<usize>),
     args: &FrameSelector,
 ) -> Result<ExitCode> {
     let state = load_for_reading(ctx, store)?;
@@ -383,6 +389,7 @@ fn tree(
             ascii,
             width: out.width,
             current: current.as_deref(),
+            depth,
             paint: &paint,
         },
     );

@@ -119,6 +119,8 @@ pub struct TreeOptions<'a> {
     pub ascii: bool,
     pub width: usize,
     pub current: Option<&'a str>,
+    /// Levels shown (1: the roots alone); `None` for all.
+    pub depth: Option<usize>,
     /// Colours a whole line by status; never changes the characters.
     pub paint: &'a dyn Fn(Status, &str) -> String,
 }
@@ -144,19 +146,26 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
         line: String::new(),
         counts: [0; Status::ALL.len()],
         total: 0,
+        flattened: false,
     };
     for (i, root) in roots.into_iter().enumerate() {
         if i > 0 {
             printer.out.push('\n');
         }
-        printer.frame(root, None);
+        printer.walk(root);
     }
     let TreePrinter {
         mut out,
         counts,
         total,
+        flattened,
         ..
     } = printer;
+    if flattened {
+        out.push_str(&format!(
+            "\n(frames deeper than {MAX_INDENT} levels are drawn without further indentation)\n"
+        ));
+    }
     if total > 0 {
         let legend: Vec<String> = Status::ALL
             .iter()
@@ -195,13 +204,61 @@ struct TreePrinter<'s, 'o> {
     /// Frames of each status, in the order of `Status::ALL` (the order of the enum).
     counts: [usize; Status::ALL.len()],
     total: usize,
+    /// Whether some frame was deeper than [`MAX_INDENT`].
+    flattened: bool,
+}
+
+/// Levels of indentation the tree draws (48 columns; an 80-column line keeps room for the goal);
+/// deeper frames are drawn at this level, so that a chain
+/// of 100 000 frames prints 100 000 lines of bounded width, not a triangle of gigabytes.
+pub const MAX_INDENT: usize = 12;
+
+/// A step of the walk: print a frame, or restore the prefix once a frame's subtree is done.
+enum Step<'g> {
+    Frame {
+        pos: usize,
+        connector: Option<&'g str>,
+        depth: usize,
+    },
+    Restore {
+        len: usize,
+        width: usize,
+    },
 }
 
 impl TreePrinter<'_, '_> {
-    /// Prints the frame at position `pos` and its subtree, under `self.prefix`; `connector` is
-    /// `None` for a root. Iterative over depth would read worse; the recursion is bounded by the
-    /// tree's depth, which validation keeps acyclic.
-    fn frame(&mut self, pos: usize, connector: Option<&str>) {
+    /// Prints the subtree of the frame at position `pos`, depth first, with an explicit stack: a
+    /// chain 100 000 frames deep must not overflow the call stack.
+    fn walk(&mut self, root: usize) {
+        let mut stack = vec![Step::Frame {
+            pos: root,
+            connector: None,
+            depth: 0,
+        }];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Restore { len, width } => {
+                    self.prefix.truncate(len);
+                    self.prefix_width = width;
+                }
+                Step::Frame {
+                    pos,
+                    connector,
+                    depth,
+                } => self.frame(pos, connector, depth, &mut stack),
+            }
+        }
+    }
+
+    /// Prints the frame at position `pos` (and its details) under `self.prefix`, and pushes its
+    /// children onto `stack`; `connector` is `None` for a root.
+    fn frame(
+        &mut self,
+        pos: usize,
+        connector: Option<&'static str>,
+        depth: usize,
+        stack: &mut Vec<Step<'static>>,
+    ) {
         let frame = self.state.frame_at(pos);
         let status = frame.status();
         self.counts[status as usize] += 1;
@@ -247,24 +304,45 @@ impl TreePrinter<'_, '_> {
             Some(c) if c == self.glyphs.last => self.glyphs.space,
             Some(_) => self.glyphs.pipe,
         };
-        self.prefix.push_str(below);
-        self.prefix_width += width(below);
+        if depth < MAX_INDENT {
+            self.prefix.push_str(below);
+            self.prefix_width += width(below);
+        } else {
+            self.flattened = true;
+        }
         if self.options.details {
             let prefix = std::mem::take(&mut self.prefix);
             self.details(&frame, &prefix);
             self.prefix = prefix;
         }
         let children = self.index.children_at(pos);
-        for (i, &child) in children.iter().enumerate() {
-            let connector = if i + 1 == children.len() {
-                self.glyphs.last
-            } else {
-                self.glyphs.branch
-            };
-            self.frame(child, Some(connector));
+        let shown = self.options.depth.is_none_or(|levels| depth + 1 < levels);
+        if !children.is_empty() && !shown {
+            let hidden = self.index.subtree(frame.id).len() - 1;
+            let noun = if hidden == 1 { "frame" } else { "frames" };
+            self.out.push_str(&format!(
+                "{}    … {hidden} {noun} below (--depth)\n",
+                self.prefix
+            ));
         }
-        self.prefix.truncate(outer.0);
-        self.prefix_width = outer.1;
+        stack.push(Step::Restore {
+            len: outer.0,
+            width: outer.1,
+        });
+        if shown {
+            for (i, &child) in children.iter().enumerate().rev() {
+                let connector = if i + 1 == children.len() {
+                    self.glyphs.last
+                } else {
+                    self.glyphs.branch
+                };
+                stack.push(Step::Frame {
+                    pos: child,
+                    connector: Some(connector),
+                    depth: depth + 1,
+                });
+            }
+        }
     }
 
     fn details(&mut self, frame: &Frame<'_>, child_prefix: &str) {

@@ -12,6 +12,7 @@ mod frame;
 mod hooks;
 mod hostile;
 mod install;
+mod limits;
 mod paths;
 mod schema;
 mod sessions;
