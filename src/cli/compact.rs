@@ -52,7 +52,8 @@ pub struct SourceArgs {
 
     /// Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry
     /// plus one per separating blank line. Swarm and system entries are kept, in order, while
-    /// they fit; the frame context gets the rest as its total budget [default: no cap beyond
+    /// they fit; the frame context gets the rest as its total budget, and is left out with a
+    /// warning when that is too little, unless it is the only source [default: no cap beyond
     /// the frame context's own total, 4000 unless configured]
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,

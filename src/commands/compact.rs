@@ -119,9 +119,14 @@ fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries>
         if let Some(current) = current {
             match frame_context::render(&state, &current, &settings) {
                 Ok(rendered) => entries.frame = Some(rendered.xml),
-                // A defaulted source that does not fit under --max-tokens is left out, so that a
-                // plugin still gets the other entries.
-                Err(err) if explicit.is_none() && !only_frame && args.max_tokens.is_some() => {
+                // A cap too tight for the frame context keeps what fits and says what it left
+                // out, so that a plugin still gets the other entries; only when the frame is all
+                // that was asked for is there nothing to keep.
+                Err(err)
+                    if !only_frame
+                        && explicit.as_ref().is_none_or(|asked| asked.len() > 1)
+                        && args.max_tokens.is_some() =>
+                {
                     ctx.out
                         .warn(&format!("{}; the frame context is left out", err.message));
                 }

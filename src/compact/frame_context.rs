@@ -309,8 +309,62 @@ fn completed_siblings<'a>(
     found.into_iter().map(|(_, f)| f).collect()
 }
 
-/// Renders the frame context of `current` (flame.md §9.2–§9.6).
+/// A budget too small for the current frame's goal: the whole context's, or the current
+/// frame's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TooSmall {
+    Total,
+    Current,
+}
+
+/// Renders the frame context of `current` (flame.md §9.2–§9.6). A budget too small for the
+/// goal is an error that names the least budget that renders, found by rendering with larger
+/// ones: the worst-case metadata counts the budget's own digits, so no formula gives it exactly.
 pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rendered> {
+    let which = match try_render(state, current, settings)? {
+        Ok(rendered) => return Ok(rendered),
+        Err(which) => which,
+    };
+    let budgets = settings.budgets;
+    let with = |n: u64| {
+        let mut trial = *settings;
+        match which {
+            TooSmall::Total => trial.budgets.total = n,
+            TooSmall::Current => trial.budgets.current = n,
+        }
+        trial
+    };
+    let (given, what) = match which {
+        TooSmall::Total => (budgets.total, "the frame context needs at least"),
+        TooSmall::Current => (budgets.current, "the current frame needs at least"),
+    };
+    // A goal costs at most its own estimate plus the wrappers: the search ends well within this.
+    let bound = given
+        + 4096
+        + settings
+            .estimator
+            .estimate(state.frame(current).map_or("", |f| f.goal()));
+    let least =
+        (given + 1..=bound).find(|&n| matches!(try_render(state, current, &with(n)), Ok(Ok(_))));
+    let budget_name = match which {
+        TooSmall::Total => "the budget is",
+        TooSmall::Current => "its budget is",
+    };
+    Err(match least {
+        Some(least) => Error::failure(format!("{what} {least} tokens; {budget_name} {given}")),
+        None => Error::failure(format!(
+            "the current frame's goal does not fit the budgets (total {}, current {})",
+            budgets.total, budgets.current
+        )),
+    })
+}
+
+/// [`render`], or which budget is too small for the goal.
+fn try_render(
+    state: &State,
+    current: &str,
+    settings: &Settings,
+) -> Result<std::result::Result<Rendered, TooSmall>> {
     let budgets = settings.budgets;
     let estimator = settings.estimator;
     let est = move |text: &str| estimator.estimate(text);
@@ -371,22 +425,12 @@ pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rende
         goal_room >= 0 && est(&element(4, "goal", cand, true)) <= goal_room as u64
     });
     let Some((goal_text, goal_cut)) = goal else {
-        let smallest = est(&element(4, "goal", frame.goal(), false))
-            .min(est(&element(4, "goal", TRUNCATED, true)));
-        let fixed = envelope_cost + worst_metadata + current_wrapper_cost;
-        return Err(if fixed + smallest > budgets.total {
-            Error::failure(format!(
-                "the frame context needs at least {} tokens; the budget is {}",
-                fixed + smallest,
-                budgets.total
-            ))
+        // The tighter of the two rooms is the budget to raise.
+        return Ok(Err(if total <= k_left {
+            TooSmall::Total
         } else {
-            Error::failure(format!(
-                "the current frame needs at least {} tokens; its budget is {}",
-                current_wrapper_cost + smallest,
-                budgets.current
-            ))
-        });
+            TooSmall::Current
+        }));
     };
     let goal_piece = element(4, "goal", &goal_text, goal_cut);
     let goal_cost = est(&goal_piece);
@@ -571,7 +615,7 @@ pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rende
     xml.push_str(envelope_close);
     let charged = (budgets.total as i64 - total) as u64;
     debug_assert!(cost <= charged && charged <= budgets.total);
-    Ok(Rendered { xml, cost, charged })
+    Ok(Ok(Rendered { xml, cost, charged }))
 }
 
 fn planned_wrapper_lines(count: usize, omitted: usize) -> (String, &'static str) {
@@ -718,12 +762,30 @@ mod tests {
     }
 
     #[test]
-    fn a_budget_too_small_for_the_goal_is_an_error() {
+    fn a_budget_too_small_for_the_goal_names_the_least_that_works() {
         let err = render(&spec_state(), CURRENT, &with_total(40)).unwrap_err();
         assert_eq!(
             err.message,
-            "the frame context needs at least 91 tokens; the budget is 40"
+            "the frame context needs at least 93 tokens; the budget is 40"
         );
+        // The number named is the least that renders, whatever the budget given below it.
+        for total in [91, 92] {
+            let err = render(&spec_state(), CURRENT, &with_total(total)).unwrap_err();
+            assert!(
+                err.message
+                    .starts_with("the frame context needs at least 93 tokens")
+            );
+        }
+        assert!(render(&spec_state(), CURRENT, &with_total(93)).is_ok());
+        let mut settings = with_total(4000);
+        settings.budgets.current = 31;
+        let err = render(&spec_state(), CURRENT, &settings).unwrap_err();
+        assert_eq!(
+            err.message,
+            "the current frame needs at least 32 tokens; its budget is 31"
+        );
+        settings.budgets.current = 32;
+        assert!(render(&spec_state(), CURRENT, &settings).is_ok());
     }
 
     #[test]
