@@ -40,18 +40,25 @@ models.dev cache or ctx's built-in table. --json prints one JSON document.")]
 
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
-    /// Files and directories to count, '-' for standard input [default without --session: the
-    /// -C/--root directory when given, else the working directory]
+    /// Files and directories to count, '-' for standard input
+    ///
+    /// Without --session, the default is the -C/--root directory when given, else the working
+    /// directory.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
-    /// Also count an `opencode export <sessionID>` JSON file ('-' for stdin): what the model is
-    /// sent, beside the tokens OpenCode recorded; its model is the default --model
+    /// Also count an OpenCode session ('-' for stdin)
+    ///
+    /// The JSON `opencode export <sessionID>` prints, or the {"messages": [...]} list of OpenCode's
+    /// messages.transform hook: what the model is sent, beside the tokens OpenCode recorded. Its
+    /// model is the default --model.
     #[arg(long, value_name = "PATH")]
     pub session: Option<PathBuf>,
 
-    /// Model as provider/model or model [default: $CTX_BUDGET_MODEL, [budget] model in the
-    /// settings, else the session's model]
+    /// Model as provider/model or model [default: from the settings or session]
+    ///
+    /// The default is $CTX_BUDGET_MODEL, else `[budget] model` in the settings, else the session's
+    /// model.
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
 
@@ -59,33 +66,49 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
 
-    /// How to count: o200k and cl100k count exactly as tiktoken; swarm is opencode-swarm's
-    /// ceil(utf16 x 0.33); opencode is OpenCode's round(utf16 / 4); auto picks the exact encoding
-    /// for OpenAI models (o200k without a model) and ctx's calibrated estimate for others
-    /// [default: $CTX_BUDGET_TOKENIZER, [budget] tokenizer, else auto]
-    #[arg(long, value_name = "NAME", value_enum)]
+    /// How to count: auto, o200k, cl100k, swarm, opencode [default: auto]
+    ///
+    /// o200k and cl100k count exactly as tiktoken; swarm is opencode-swarm's ceil(utf16 x 0.33);
+    /// opencode is OpenCode's round(utf16 / 4); auto picks the exact encoding for OpenAI models
+    /// (o200k without a model) and ctx's calibrated estimate for others. The default is
+    /// $CTX_BUDGET_TOKENIZER, else `[budget] tokenizer`, else auto.
+    #[arg(long, value_name = "NAME", value_enum, hide_possible_values = true)]
     pub tokenizer: Option<TokenizerArg>,
 
-    /// Warn threshold, a share of the context window [default: settings, opencode-swarm's
-    /// context_budget.warn_threshold, else 0.7]
+    /// Warn threshold, a share of the context window [default: 0.7]
+    ///
+    /// The default is the settings, else opencode-swarm's context_budget.warn_threshold, else 0.7.
     #[arg(long, value_name = "F", value_parser = parse_share)]
     pub warn: Option<f64>,
 
-    /// Critical threshold [default: settings, opencode-swarm's
-    /// context_budget.critical_threshold, else 0.9]
+    /// Critical threshold, a share of the context window [default: 0.9]
+    ///
+    /// The default is the settings, else opencode-swarm's context_budget.critical_threshold, else
+    /// 0.9.
     #[arg(long, value_name = "F", value_parser = parse_share)]
     pub critical: Option<f64>,
 
-    /// Exit 3 when the level is warn and 4 when critical (warn), or 4 when critical only
-    /// (critical)
-    #[arg(long, value_name = "LEVEL", value_enum, default_value_t = FailOn::Never)]
+    /// The verdict as exit code: never, warn, critical [default: never]
+    ///
+    /// warn: exit 3 when the level is warn and 4 when critical; critical: exit 4 when critical
+    /// only; never: exit 0 whatever the level.
+    #[arg(
+        long,
+        value_name = "LEVEL",
+        value_enum,
+        default_value_t = FailOn::Never,
+        hide_default_value = true,
+        hide_possible_values = true
+    )]
     pub fail_on: FailOn,
 
     /// How many of the largest files and folders human output lists
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
 
-    /// Include hidden files and directories (.git is never included)
+    /// Include hidden files and directories
+    ///
+    /// .git is never included.
     #[arg(long)]
     pub hidden: bool,
 
@@ -97,9 +120,11 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
-    /// Output: human (tables and a usage bar), json (one document), swarm (opencode-swarm's
-    /// warning line for the level, or nothing when ok) [default: human; json with --json]
-    #[arg(long, value_name = "FORMAT", value_enum)]
+    /// Output: human, json, swarm [default: human; json with --json]
+    ///
+    /// human: tables and a usage bar; json: one document; swarm: opencode-swarm's warning line for
+    /// the level, or nothing when ok.
+    #[arg(long, value_name = "FORMAT", value_enum, hide_possible_values = true)]
     pub format: Option<Format>,
 }
 

@@ -41,25 +41,37 @@ pub enum NoticeFormat {
 /// What to render, shared by `render` and `inject`.
 #[derive(Debug, Args)]
 pub struct SourceArgs {
-    /// A source of entries; repeat for several. Entries always come in the order swarm, system,
-    /// frame [default: swarm when .swarm/ holds a plan or context.md, and frame when there is a
-    /// current frame; system only when asked for]
-    #[arg(long = "for", value_enum, value_name = "SOURCE")]
+    /// A source: swarm, system, frame; repeatable [default: those that exist]
+    ///
+    /// swarm: opencode-swarm's compaction entries ([SWARM PLAN], [SWARM DECISIONS], [SWARM TASKS],
+    /// [SWARM PATTERNS]) from .swarm/; system: its system-enhancer entries ([SWARM CONTEXT] …);
+    /// frame: the <flame-context> XML of the current frame. Entries always come in the order
+    /// swarm, system, frame. The default is swarm when .swarm/ holds a plan or context.md, and
+    /// frame when there is a current frame; system only when asked for.
+    #[arg(
+        long = "for",
+        value_enum,
+        value_name = "SOURCE",
+        hide_possible_values = true
+    )]
     pub sources: Vec<SourceArg>,
 
     #[command(flatten)]
     pub selector: FrameSelector,
 
-    /// Cap on the whole render, in tokens estimated as ceil(UTF-16 code units / 4) per entry
-    /// plus one per separating blank line. Swarm and system entries are kept, in order, while
-    /// they fit; the frame context gets the rest as its total budget, and is left out with a
-    /// warning when that is too little, unless it is the only source [default: no cap beyond
-    /// the frame context's own total, 4000 unless configured]
+    /// Cap on the whole render, in tokens [default: the frame context's own total]
+    ///
+    /// Tokens are estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank
+    /// line. Swarm and system entries are kept, in order, while they fit; the frame context gets
+    /// the rest as its total budget, and is left out with a warning when that is too little,
+    /// unless it is the only source. Without a cap, the frame context's own total applies (4000
+    /// unless configured).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
 
-    /// The active opencode-swarm agent, which adds its [SWARM AGENT CONTEXT] system entry
-    /// [default: none, so no such entry]
+    /// The active opencode-swarm agent [default: none]
+    ///
+    /// It adds its [SWARM AGENT CONTEXT] system entry.
     #[arg(long, value_name = "NAME")]
     pub agent: Option<String>,
 }
@@ -88,11 +100,17 @@ defaulted, a missing source is skipped and nothing at all prints nothing
     Render {
         #[command(flatten)]
         sources: SourceArgs,
-        /// Output format [default: text, or json with --json]
-        #[arg(long, value_enum, value_name = "FORMAT")]
+        /// Output: text, json, xml [default: text; json with --json]
+        ///
+        /// text: the entries separated by a blank line, then one newline; json: the output object
+        /// of OpenCode's hook, {"context": [...]}, or {"system": [...]} for --for system alone;
+        /// xml: the <flame-context> document alone, then one newline.
+        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
         format: Option<RenderFormat>,
-        /// Add "prompt": TEXT to the JSON output; OpenCode then uses TEXT instead of its default
-        /// compaction prompt and ignores "context" [default: no prompt key; json format only]
+        /// Add "prompt": TEXT to the JSON output [default: no prompt key]
+        ///
+        /// OpenCode then uses TEXT instead of its default compaction prompt and ignores
+        /// "context". json format only.
         #[arg(long, value_name = "TEXT")]
         prompt: Option<String>,
     },
@@ -119,8 +137,11 @@ Reads only.")]
     Notice {
         #[command(flatten)]
         selector: FrameSelector,
-        /// Output format [default: json]
-        #[arg(long, value_enum, value_name = "FORMAT")]
+        /// Output: json, text [default: json]
+        ///
+        /// json: the session.prompt body {"parts": [...]}; text: the visible line, a blank line,
+        /// and the hint.
+        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
         format: Option<NoticeFormat>,
     },
 
@@ -144,17 +165,20 @@ new ids follow OpenCode's format (msg_/prt_ + time-based hex + random tail).
 Unknown keys and key order are kept. When nothing renders, the input is
 printed unchanged. Bad input or a missing target prints nothing and exits 1.")]
     Inject {
-        /// Where the context goes: prepend, append, last-user, last-assistant, before:MSGID,
-        /// after:MSGID
+        /// Where the context goes (see the list above)
+        ///
+        /// prepend, append, last-user, last-assistant, before:MSGID, after:MSGID.
         #[arg(long, value_name = "WHERE", value_parser = parse_position)]
         at: Position,
         #[command(flatten)]
         sources: SourceArgs,
-        /// Also put opencode-swarm's context-budget warning before the last user message's text,
-        /// as the plugin does: when the list's texts pass the warn or critical share of the limit
-        /// (budget.limit, else opencode-swarm's model_limits.default, else 128000; thresholds
-        /// budget.warn and budget.critical) and that message's agent is none or architect. When
-        /// the warning goes in, a source that cannot render is left out with a warning
+        /// Also add opencode-swarm's context-budget warning, as the plugin does
+        ///
+        /// The warning goes before the last user message's text when the list's texts pass the
+        /// warn or critical share of the limit (budget.limit, else opencode-swarm's
+        /// model_limits.default, else 128000; thresholds budget.warn and budget.critical) and that
+        /// message's agent is none or architect. When it goes in, a source that cannot render is
+        /// left out with a warning.
         #[arg(long)]
         budget_warning: bool,
     },

@@ -7,14 +7,18 @@ use clap::{Args, Subcommand, ValueEnum};
 /// `--frame ID`, shared by the subcommands that act on "the current frame".
 #[derive(Debug, Args)]
 pub struct FrameSelector {
-    /// The frame to act on: a full id or a unique prefix of at least 4 characters
-    /// [default: $CTX_FRAME, else activeFrameID in state.json]
+    /// The frame to act on [default: the current frame]
+    ///
+    /// A full id or a unique prefix of at least 4 characters. The default is the current frame of
+    /// --session, else $CTX_FRAME, else activeFrameID in state.json.
     #[arg(long = "frame", value_name = "ID")]
     pub frame: Option<String>,
-    /// Act for this OpenCode session (below --frame, above $CTX_FRAME): its current frame is
-    /// the last one it pushed or activated and has not finished, else its own frame (the id
-    /// equal to the session id), else activeFrameID. Commands that make a frame current move the
-    /// session's current frame, never activeFrameID
+    /// Act for this OpenCode session
+    ///
+    /// Below --frame, above $CTX_FRAME. The session's current frame is the last one it pushed or
+    /// activated and has not finished, else its own frame (the id equal to the session id), else
+    /// activeFrameID. Commands that make a frame current move the session's current frame, never
+    /// activeFrameID.
     #[arg(
         long = "session",
         value_name = "ID",
@@ -39,8 +43,10 @@ Prints the new frame's full id.")]
         /// Parent frame [default: the current frame; none makes a root]
         #[arg(long, value_name = "ID")]
         parent: Option<String>,
-        /// Adopt this id instead of generating fr_<12 random characters> (e.g. an OpenCode
-        /// session id); letters, digits, '_' and '-', unique ignoring case
+        /// Adopt this id instead of generating one (e.g. an OpenCode session id)
+        ///
+        /// Letters, digits, '_' and '-', unique ignoring case. Generated ids are fr_ and 12
+        /// random characters.
         #[arg(long, value_name = "ID")]
         id: Option<String>,
         #[command(flatten)]
@@ -56,20 +62,36 @@ Only in_progress and blocked frames can be popped. A frame with in_progress
 descendants is refused unless --force. Prints the id of the frame that is now
 current, or nothing when the popped frame was a root.")]
     Pop {
-        /// Final status
-        #[arg(long, value_enum, default_value_t = PopStatus::Completed)]
+        /// Final status: completed, failed or blocked [default: completed]
+        ///
+        /// completed: the goal was reached; failed: it was not; blocked: waiting on something (a
+        /// blocked frame can be popped again, or resumed with `ctx frame activate`).
+        #[arg(
+            long,
+            value_enum,
+            default_value_t = PopStatus::Completed,
+            hide_default_value = true,
+            hide_possible_values = true
+        )]
         status: PopStatus,
-        /// What the frame achieved; stored as compactionSummary and shown to later frames
+        /// What the frame achieved
+        ///
+        /// Stored as compactionSummary and shown to later frames.
         #[arg(long, value_name = "TEXT", conflicts_with = "summary_file")]
         summary: Option<String>,
-        /// Read the summary from a file, or '-' for stdin (trailing line breaks removed)
+        /// Read the summary from a file, or '-' for stdin
+        ///
+        /// Trailing line breaks are removed.
         #[arg(long, value_name = "PATH")]
         summary_file: Option<PathBuf>,
-        /// An `opencode export <sessionID>` JSON file (or '-' for stdin) whose messages go into
-        /// the log
+        /// An OpenCode session export whose messages go into the log
+        ///
+        /// The JSON `opencode export <sessionID>` prints, from a file or '-' for stdin.
         #[arg(long, value_name = "PATH")]
         transcript: Option<PathBuf>,
-        /// Pop even when descendants are still in_progress (they stay as they are)
+        /// Pop even when descendants are still in_progress
+        ///
+        /// They stay as they are, and a warning names them.
         #[arg(long)]
         force: bool,
         #[command(flatten)]
@@ -86,14 +108,16 @@ terminal (80 columns in pipes); only goals are shortened.")]
         /// Print only this frame's subtree
         #[arg(long, value_name = "ID")]
         from: Option<String>,
-        /// Add summary, artifacts, decision count, invalidation reason and log path below each frame
+        /// Add summary, artifacts, decisions, reason and log below each frame
         #[arg(long)]
         details: bool,
         /// Draw with ASCII characters only
         #[arg(long)]
         ascii: bool,
-        /// Draw N levels (1: the roots alone); a frame with more below says how many [default:
-        /// all; past 12 levels the drawing stops indenting]
+        /// Draw N levels (1: the roots alone) [default: all]
+        ///
+        /// A frame with more levels below says how many frames it hides. Past 12 levels the
+        /// drawing stops indenting, and says so.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         depth: Option<u32>,
         #[command(flatten)]
@@ -187,7 +211,9 @@ Prints the frame's id.")]
         /// The new summary, stored as compactionSummary
         #[arg(long, value_name = "TEXT", conflicts_with = "summary_file")]
         summary: Option<String>,
-        /// Read the new summary from a file, or '-' for stdin (trailing line breaks removed)
+        /// Read the new summary from a file, or '-' for stdin
+        ///
+        /// Trailing line breaks are removed.
         #[arg(long, value_name = "PATH")]
         summary_file: Option<PathBuf>,
         #[command(flatten)]

@@ -36,30 +36,49 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Options accepted before or after any subcommand.
+/// Options accepted before or after any subcommand, shown under their own heading after the
+/// command's own options (as jj and uv show theirs). `-h` gives each its first line; `--help` the
+/// rest.
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
-    /// Project root [default: the nearest ancestor of the working directory holding .opencode/
-    /// or .swarm/, else the nearest holding .git, else the working directory]
+    /// Project root [default: discovered from the working directory]
+    ///
+    /// The default is the nearest ancestor of the working directory holding .opencode/ or
+    /// .swarm/, else the nearest holding .git, else the working directory.
     #[arg(
         short = 'C',
         long = "root",
         value_name = "DIR",
         env = "CTX_ROOT",
+        hide_env_values = true,
         global = true
     )]
     pub root: Option<PathBuf>,
 
-    /// Print exactly one JSON document on stdout (same as --format json where a command has --format)
+    /// Print exactly one JSON document on stdout
+    ///
+    /// The same as --format json where a command has --format.
     #[arg(long, global = true)]
     pub json: bool,
 
-    /// When to colour output: auto colours only on a terminal, and honours NO_COLOR and
-    /// CLICOLOR_FORCE
-    #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    /// When to colour output [default: auto]
+    ///
+    /// auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE; always; never.
+    #[arg(
+        long,
+        value_name = "WHEN",
+        value_enum,
+        default_value_t = ColorChoice::Auto,
+        hide_default_value = true,
+        hide_possible_values = true,
+        global = true
+    )]
     pub color: ColorChoice,
 
-    /// Print nothing on stderr but errors; stdout keeps only the primary output
+    /// Print nothing on stderr but errors
+    ///
+    /// stdout keeps only the primary output.
     #[arg(short, long, global = true)]
     pub quiet: bool,
 

@@ -77,8 +77,9 @@ document of `ctx frame pop`).")]
         /// The frame's summary [default: the transcript's last assistant text]
         #[arg(long, value_name = "TEXT")]
         summary: Option<String>,
-        /// The session as `opencode export` prints it (or '-' for stdin); its messages go into
-        /// the log
+        /// The session's export, whose messages go into the log ('-' for stdin)
+        ///
+        /// The JSON `opencode export <sessionID>` prints.
         #[arg(long, value_name = "PATH")]
         transcript: Option<PathBuf>,
     },

@@ -14,8 +14,11 @@ pub enum SwarmFormat {
 
 #[derive(Debug, Args)]
 pub struct FormatArg {
-    /// Output format [default: human; json with --json]
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    /// Output: human, markdown, json [default: human; json with --json]
+    ///
+    /// human: tables and progress for people; markdown: exactly what opencode-swarm's /swarm
+    /// command prints, plus one newline; json: one document (same as --json).
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
     pub format: Option<SwarmFormat>,
 }
 

@@ -9,6 +9,7 @@ mod config;
 mod crash;
 mod flame_schema;
 mod frame;
+mod help;
 mod hooks;
 mod hostile;
 mod install;
