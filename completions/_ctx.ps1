@@ -61,8 +61,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('activate', 'activate', [CompletionResultType]::ParameterValue, 'Start a planned frame (its parent must be in_progress) and make it current')
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
-            [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
-            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal or summary, whatever its status')
+            [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record decisions on a frame')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal, summary, artifacts or decisions, whatever its status')
+            [CompletionResult]::new('reopen', 'reopen', [CompletionResultType]::ParameterValue, 'Plan an invalidated frame again (invalidated → planned)')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -104,6 +105,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
         'ctx;frame;tree' {
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Print only this frame''s subtree')
             [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'Draw N levels (1: the roots alone) [default: all]')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only frames of this status, with their ancestors (repeatable)')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on [default: the current frame]')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: discovered from the working directory]')
@@ -216,8 +218,21 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'The new goal (must not be blank)')
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'The new summary, stored as compactionSummary')
             [CompletionResult]::new('--summary-file', '--summary-file', [CompletionResultType]::ParameterName, 'Read the new summary from a file, or ''-'' for stdin')
+            [CompletionResult]::new('--remove-artifact', '--remove-artifact', [CompletionResultType]::ParameterName, 'Remove an artifact recorded by mistake (repeatable)')
+            [CompletionResult]::new('--remove-decision', '--remove-decision', [CompletionResultType]::ParameterName, 'Remove a decision recorded by mistake (repeatable)')
             [CompletionResult]::new('--frame', '--frame', [CompletionResultType]::ParameterName, 'The frame to act on [default: the current frame]')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Act for this OpenCode session')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: discovered from the working directory]')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: discovered from the working directory]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output [default: auto]')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print exactly one JSON document on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stderr but errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'ctx;frame;reopen' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Project root [default: discovered from the working directory]')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Project root [default: discovered from the working directory]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output [default: auto]')
@@ -263,8 +278,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('activate', 'activate', [CompletionResultType]::ParameterValue, 'Start a planned frame (its parent must be in_progress) and make it current')
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
-            [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
-            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal or summary, whatever its status')
+            [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record decisions on a frame')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal, summary, artifacts or decisions, whatever its status')
+            [CompletionResult]::new('reopen', 'reopen', [CompletionResultType]::ParameterValue, 'Plan an invalidated frame again (invalidated → planned)')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -301,6 +317,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;frame;help;edit' {
+            break
+        }
+        'ctx;frame;help;reopen' {
             break
         }
         'ctx;frame;help;import' {
@@ -730,8 +749,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             [CompletionResult]::new('activate', 'activate', [CompletionResultType]::ParameterValue, 'Start a planned frame (its parent must be in_progress) and make it current')
             [CompletionResult]::new('invalidate', 'invalidate', [CompletionResultType]::ParameterValue, 'Invalidate a frame and its planned descendants; in_progress descendants are reported')
             [CompletionResult]::new('artifact', 'artifact', [CompletionResultType]::ParameterValue, 'Record files or other outputs on a frame (exact duplicates are skipped)')
-            [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record a decision on a frame')
-            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal or summary, whatever its status')
+            [CompletionResult]::new('decision', 'decision', [CompletionResultType]::ParameterValue, 'Record decisions on a frame')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Correct a frame''s goal, summary, artifacts or decisions, whatever its status')
+            [CompletionResult]::new('reopen', 'reopen', [CompletionResultType]::ParameterValue, 'Plan an invalidated frame again (invalidated → planned)')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import frames from Flame "stack" state (or another Flame v1 file)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Print a popped frame''s log file, or its path [default: the current frame]')
             break
@@ -767,6 +787,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctx' -ScriptBlock {
             break
         }
         'ctx;help;frame;edit' {
+            break
+        }
+        'ctx;help;frame;reopen' {
             break
         }
         'ctx;help;frame;import' {

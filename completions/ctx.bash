@@ -124,6 +124,9 @@ _ctx() {
             ctx__subcmd__frame,push)
                 cmd="ctx__subcmd__frame__subcmd__push"
                 ;;
+            ctx__subcmd__frame,reopen)
+                cmd="ctx__subcmd__frame__subcmd__reopen"
+                ;;
             ctx__subcmd__frame,show)
                 cmd="ctx__subcmd__frame__subcmd__show"
                 ;;
@@ -165,6 +168,9 @@ _ctx() {
                 ;;
             ctx__subcmd__frame__subcmd__help,push)
                 cmd="ctx__subcmd__frame__subcmd__help__subcmd__push"
+                ;;
+            ctx__subcmd__frame__subcmd__help,reopen)
+                cmd="ctx__subcmd__frame__subcmd__help__subcmd__reopen"
                 ;;
             ctx__subcmd__frame__subcmd__help,show)
                 cmd="ctx__subcmd__frame__subcmd__help__subcmd__show"
@@ -249,6 +255,9 @@ _ctx() {
                 ;;
             ctx__subcmd__help__subcmd__frame,push)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__push"
+                ;;
+            ctx__subcmd__help__subcmd__frame,reopen)
+                cmd="ctx__subcmd__help__subcmd__frame__subcmd__reopen"
                 ;;
             ctx__subcmd__help__subcmd__frame,show)
                 cmd="ctx__subcmd__help__subcmd__frame__subcmd__show"
@@ -852,7 +861,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame)
-            opts="-C -q -h --root --json --color --quiet --help push pop tree show current plan activate invalidate artifact decision edit import log help"
+            opts="-C -q -h --root --json --color --quiet --help push pop tree show current plan activate invalidate artifact decision edit reopen import log help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1014,7 +1023,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__edit)
-            opts="-C -q -h --goal --summary --summary-file --frame --session --root --json --color --quiet --help"
+            opts="-C -q -h --goal --summary --summary-file --remove-artifact --remove-decision --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1029,6 +1038,14 @@ _ctx() {
                     return 0
                     ;;
                 --summary-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remove-artifact)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remove-decision)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1060,7 +1077,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__help)
-            opts="push pop tree show current plan activate invalidate artifact decision edit import log help"
+            opts="push pop tree show current plan activate invalidate artifact decision edit reopen import log help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1228,6 +1245,20 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__help__subcmd__push)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__frame__subcmd__help__subcmd__reopen)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1497,6 +1528,32 @@ _ctx() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctx__subcmd__frame__subcmd__reopen)
+            opts="-C -q -h --root --json --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctx__subcmd__frame__subcmd__show)
             opts="-C -q -h --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1532,7 +1589,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__frame__subcmd__tree)
-            opts="-C -q -h --from --details --ascii --depth --frame --session --root --json --color --quiet --help"
+            opts="-C -q -h --from --details --ascii --depth --status --frame --session --root --json --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1544,6 +1601,10 @@ _ctx() {
                     ;;
                 --depth)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -W "in_progress planned completed failed blocked invalidated" -- "${cur}"))
                     return 0
                     ;;
                 --frame)
@@ -1740,7 +1801,7 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__frame)
-            opts="push pop tree show current plan activate invalidate artifact decision edit import log"
+            opts="push pop tree show current plan activate invalidate artifact decision edit reopen import log"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1894,6 +1955,20 @@ _ctx() {
             return 0
             ;;
         ctx__subcmd__help__subcmd__frame__subcmd__push)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__subcmd__help__subcmd__frame__subcmd__reopen)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

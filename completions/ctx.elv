@@ -57,8 +57,9 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand activate 'Start a planned frame (its parent must be in_progress) and make it current'
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
-            cand decision 'Record a decision on a frame'
-            cand edit 'Correct a frame''s goal or summary, whatever its status'
+            cand decision 'Record decisions on a frame'
+            cand edit 'Correct a frame''s goal, summary, artifacts or decisions, whatever its status'
+            cand reopen 'Plan an invalidated frame again (invalidated → planned)'
             cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -97,6 +98,7 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;frame;tree'= {
             cand --from 'Print only this frame''s subtree'
             cand --depth 'Draw N levels (1: the roots alone) [default: all]'
+            cand --status 'Only frames of this status, with their ancestors (repeatable)'
             cand --frame 'The frame to act on [default: the current frame]'
             cand --session 'Act for this OpenCode session'
             cand -C 'Project root [default: discovered from the working directory]'
@@ -201,8 +203,20 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand --goal 'The new goal (must not be blank)'
             cand --summary 'The new summary, stored as compactionSummary'
             cand --summary-file 'Read the new summary from a file, or ''-'' for stdin'
+            cand --remove-artifact 'Remove an artifact recorded by mistake (repeatable)'
+            cand --remove-decision 'Remove a decision recorded by mistake (repeatable)'
             cand --frame 'The frame to act on [default: the current frame]'
             cand --session 'Act for this OpenCode session'
+            cand -C 'Project root [default: discovered from the working directory]'
+            cand --root 'Project root [default: discovered from the working directory]'
+            cand --color 'When to colour output [default: auto]'
+            cand --json 'Print exactly one JSON document on stdout'
+            cand -q 'Print nothing on stderr but errors'
+            cand --quiet 'Print nothing on stderr but errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'ctx;frame;reopen'= {
             cand -C 'Project root [default: discovered from the working directory]'
             cand --root 'Project root [default: discovered from the working directory]'
             cand --color 'When to colour output [default: auto]'
@@ -245,8 +259,9 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand activate 'Start a planned frame (its parent must be in_progress) and make it current'
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
-            cand decision 'Record a decision on a frame'
-            cand edit 'Correct a frame''s goal or summary, whatever its status'
+            cand decision 'Record decisions on a frame'
+            cand edit 'Correct a frame''s goal, summary, artifacts or decisions, whatever its status'
+            cand reopen 'Plan an invalidated frame again (invalidated → planned)'
             cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -272,6 +287,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;frame;help;decision'= {
         }
         &'ctx;frame;help;edit'= {
+        }
+        &'ctx;frame;help;reopen'= {
         }
         &'ctx;frame;help;import'= {
         }
@@ -650,8 +667,9 @@ set edit:completion:arg-completer[ctx] = {|@words|
             cand activate 'Start a planned frame (its parent must be in_progress) and make it current'
             cand invalidate 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
             cand artifact 'Record files or other outputs on a frame (exact duplicates are skipped)'
-            cand decision 'Record a decision on a frame'
-            cand edit 'Correct a frame''s goal or summary, whatever its status'
+            cand decision 'Record decisions on a frame'
+            cand edit 'Correct a frame''s goal, summary, artifacts or decisions, whatever its status'
+            cand reopen 'Plan an invalidated frame again (invalidated → planned)'
             cand import 'Import frames from Flame "stack" state (or another Flame v1 file)'
             cand log 'Print a popped frame''s log file, or its path [default: the current frame]'
         }
@@ -676,6 +694,8 @@ set edit:completion:arg-completer[ctx] = {|@words|
         &'ctx;help;frame;decision'= {
         }
         &'ctx;help;frame;edit'= {
+        }
+        &'ctx;help;frame;reopen'= {
         }
         &'ctx;help;frame;import'= {
         }

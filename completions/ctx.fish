@@ -42,27 +42,28 @@ complete -c ctx -n "__fish_ctx_needs_command" -f -a "config" -d 'Show every sett
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "generate-artifacts" -d 'Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)'
 complete -c ctx -n "__fish_ctx_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -s C -l root -d 'Project root [default: discovered from the working directory]' -r -F
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -l color -d 'When to colour output [default: auto]' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -s C -l root -d 'Project root [default: discovered from the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -l color -d 'When to colour output [default: auto]' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
 always\t'Always colour, even in pipes'
 never\t'Never colour'"
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -l json -d 'Print exactly one JSON document on stdout'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -s q -l quiet -d 'Print nothing on stderr but errors'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "tree" -d 'Print the frame tree, roots and children in creation order, current frame marked'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "show" -d 'Print every field of one frame, untruncated [default: the current frame]'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "current" -d 'Print the current frame\'s full id; exit 1 when there is none'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "plan" -d 'Add planned children, in order, under the current frame; the current frame is unchanged'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "activate" -d 'Start a planned frame (its parent must be in_progress) and make it current'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "invalidate" -d 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "artifact" -d 'Record files or other outputs on a frame (exact duplicates are skipped)'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "decision" -d 'Record a decision on a frame'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "edit" -d 'Correct a frame\'s goal or summary, whatever its status'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "import" -d 'Import frames from Flame "stack" state (or another Flame v1 file)'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit import log help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -l json -d 'Print exactly one JSON document on stdout'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "push" -d 'Start a new in_progress frame under the current frame and make it current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "pop" -d 'Finish the current frame, write its log, and make its parent current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "tree" -d 'Print the frame tree, roots and children in creation order, current frame marked'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "show" -d 'Print every field of one frame, untruncated [default: the current frame]'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "current" -d 'Print the current frame\'s full id; exit 1 when there is none'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "plan" -d 'Add planned children, in order, under the current frame; the current frame is unchanged'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "activate" -d 'Start a planned frame (its parent must be in_progress) and make it current'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "invalidate" -d 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "artifact" -d 'Record files or other outputs on a frame (exact duplicates are skipped)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "decision" -d 'Record decisions on a frame'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "edit" -d 'Correct a frame\'s goal, summary, artifacts or decisions, whatever its status'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "reopen" -d 'Plan an invalidated frame again (invalidated → planned)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "import" -d 'Import frames from Flame "stack" state (or another Flame v1 file)'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and not __fish_seen_subcommand_from push pop tree show current plan activate invalidate artifact decision edit reopen import log help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l parent -d 'Parent frame [default: the current frame; none makes a root]' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l id -d 'Adopt this id instead of generating one (e.g. an OpenCode session id)' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from push" -l frame -d 'The frame to act on [default: the current frame]' -r
@@ -92,6 +93,12 @@ complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcomman
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from pop" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l from -d 'Print only this frame\'s subtree' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l depth -d 'Draw N levels (1: the roots alone) [default: all]' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l status -d 'Only frames of this status, with their ancestors (repeatable)' -r -f -a "in_progress\t''
+planned\t''
+completed\t''
+failed\t''
+blocked\t''
+invalidated\t''"
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l frame -d 'The frame to act on [default: the current frame]' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -l session -d 'Act for this OpenCode session' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from tree" -s C -l root -d 'Project root [default: discovered from the working directory]' -r -F
@@ -172,6 +179,8 @@ complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcomman
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -l goal -d 'The new goal (must not be blank)' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -l summary -d 'The new summary, stored as compactionSummary' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -l summary-file -d 'Read the new summary from a file, or \'-\' for stdin' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -l remove-artifact -d 'Remove an artifact recorded by mistake (repeatable)' -r
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -l remove-decision -d 'Remove a decision recorded by mistake (repeatable)' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -l frame -d 'The frame to act on [default: the current frame]' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -l session -d 'Act for this OpenCode session' -r
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -s C -l root -d 'Project root [default: discovered from the working directory]' -r -F
@@ -181,6 +190,13 @@ never\t'Never colour'"
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -l json -d 'Print exactly one JSON document on stdout'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -s q -l quiet -d 'Print nothing on stderr but errors'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from reopen" -s C -l root -d 'Project root [default: discovered from the working directory]' -r -F
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from reopen" -l color -d 'When to colour output [default: auto]' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
+always\t'Always colour, even in pipes'
+never\t'Never colour'"
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from reopen" -l json -d 'Print exactly one JSON document on stdout'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from reopen" -s q -l quiet -d 'Print nothing on stderr but errors'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from reopen" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from import" -s C -l root -d 'Project root [default: discovered from the working directory]' -r -F
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from import" -l color -d 'When to colour output [default: auto]' -r -f -a "auto\t'Colour when stdout is a terminal, unless `NO_COLOR` is set (or `CLICOLOR_FORCE` forces it)'
 always\t'Always colour, even in pipes'
@@ -207,8 +223,9 @@ complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcomman
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "activate" -d 'Start a planned frame (its parent must be in_progress) and make it current'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "invalidate" -d 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "artifact" -d 'Record files or other outputs on a frame (exact duplicates are skipped)'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "decision" -d 'Record a decision on a frame'
-complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Correct a frame\'s goal or summary, whatever its status'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "decision" -d 'Record decisions on a frame'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Correct a frame\'s goal, summary, artifacts or decisions, whatever its status'
+complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "reopen" -d 'Plan an invalidated frame again (invalidated → planned)'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "import" -d 'Import frames from Flame "stack" state (or another Flame v1 file)'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'
 complete -c ctx -n "__fish_ctx_using_subcommand frame; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -489,8 +506,9 @@ complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "activate" -d 'Start a planned frame (its parent must be in_progress) and make it current'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "invalidate" -d 'Invalidate a frame and its planned descendants; in_progress descendants are reported'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "artifact" -d 'Record files or other outputs on a frame (exact duplicates are skipped)'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "decision" -d 'Record a decision on a frame'
-complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "edit" -d 'Correct a frame\'s goal or summary, whatever its status'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "decision" -d 'Record decisions on a frame'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "edit" -d 'Correct a frame\'s goal, summary, artifacts or decisions, whatever its status'
+complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "reopen" -d 'Plan an invalidated frame again (invalidated → planned)'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "import" -d 'Import frames from Flame "stack" state (or another Flame v1 file)'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from frame" -f -a "log" -d 'Print a popped frame\'s log file, or its path [default: the current frame]'
 complete -c ctx -n "__fish_ctx_using_subcommand help; and __fish_seen_subcommand_from swarm" -f -a "status" -d 'Current phase, task counts and the number of agents'

@@ -58,6 +58,7 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<frame::LogDoc>("frame-log"),
         document::<frame::ImportDoc>("frame-import"),
         document::<frame::FrameDoc>("frame-edit"),
+        document::<frame::FrameDoc>("frame-reopen"),
         document::<frame::SessionFrameDoc>("opencode-frame"),
         document::<frame::PopDoc>("opencode-finish"),
         document::<frame::InvalidateDoc>("opencode-deleted"),

@@ -176,10 +176,16 @@ proptest! {
                 Op::Activate { target } => match pick(*target) {
                     None => Ok(()),
                     Some(target) => ops::activate(&mut trial, &target, Place::Shared, now).map(|()| {
-                        assert!(matches!(before[&target].0, Status::Planned | Status::Blocked));
-                        if let Some(p) = &before[&target].1 {
+                        let old = before[&target].0;
+                        assert!(matches!(old, Status::Planned | Status::Blocked | Status::InProgress));
+                        // Starting or resuming needs a running parent; returning to a running
+                        // frame only moves the current frame.
+                        if old != Status::InProgress
+                            && let Some(p) = &before[&target].1
+                        {
                             assert_eq!(before[p].0, Status::InProgress);
                         }
+                        assert_eq!(trial.frame(&target).unwrap().status(), Status::InProgress);
                         assert_eq!(trial.active_frame_id(), Some(target.as_str()));
                     }),
                 },
@@ -215,7 +221,7 @@ proptest! {
                 },
                 Op::Decision { target } => match pick(*target) {
                     None => Ok(()),
-                    Some(target) => ops::add_decision(&mut trial, &target, "decided", now),
+                    Some(target) => ops::add_decisions(&mut trial, &target, &["decided".to_string()], now),
                 },
                 Op::SessionPush { session } => {
                     let session = session_name(*session);

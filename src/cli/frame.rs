@@ -120,6 +120,11 @@ terminal (80 columns in pipes); only goals are shortened.")]
         /// drawing stops indenting, and says so.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         depth: Option<u32>,
+        /// Only frames of this status, with their ancestors (repeatable)
+        ///
+        /// in_progress, planned, completed, failed, blocked, invalidated.
+        #[arg(long, value_name = "STATUS", value_enum, hide_possible_values = true)]
+        status: Vec<StatusArg>,
         #[command(flatten)]
         selector: FrameSelector,
     },
@@ -187,21 +192,23 @@ the target first.")]
         selector: FrameSelector,
     },
 
-    /// Record a decision on a frame
+    /// Record decisions on a frame
     Decision {
-        /// The decision (must not be blank)
-        text: String,
+        /// The decisions, in order (none blank)
+        #[arg(required = true, num_args = 1..)]
+        texts: Vec<String>,
         #[command(flatten)]
         selector: FrameSelector,
     },
 
-    /// Correct a frame's goal or summary, whatever its status
+    /// Correct a frame's goal, summary, artifacts or decisions, whatever its status
     #[command(long_about = "\
-Correct a frame's goal or summary (default: the current frame), whatever its
-status: a typo in a goal, a summary recorded on a running frame (OpenCode's
-compaction summary), a summary amended after a pop. A popped frame's log is
-brought in step (its title line and Summary section; the rest is kept).
-Prints the frame's id.")]
+Correct a frame (default: the current frame), whatever its status: a typo in a
+goal, a summary recorded on a running frame (OpenCode's compaction summary), a
+summary amended after a pop, an artifact or decision recorded by mistake. A
+popped frame's log is brought in step for the goal and summary (its title line
+and Summary section; the rest is kept). Every change is checked before any is
+made. Prints the frame's id.")]
     Edit {
         /// Frame id or unique prefix [default: the current frame]
         id: Option<String>,
@@ -216,8 +223,26 @@ Prints the frame's id.")]
         /// Trailing line breaks are removed.
         #[arg(long, value_name = "PATH")]
         summary_file: Option<PathBuf>,
+        /// Remove an artifact recorded by mistake (repeatable)
+        #[arg(long, value_name = "TEXT")]
+        remove_artifact: Vec<String>,
+        /// Remove a decision recorded by mistake (repeatable)
+        ///
+        /// The first decision equal to TEXT is removed.
+        #[arg(long, value_name = "TEXT")]
+        remove_decision: Vec<String>,
         #[command(flatten)]
         selector: FrameSelector,
+    },
+
+    /// Plan an invalidated frame again (invalidated → planned)
+    #[command(long_about = "\
+Plan an invalidated frame again: its status becomes planned, its invalidation
+reason and time are removed, and it can be activated as any planned frame. Its
+parent must not have finished. The current frame is unchanged. Prints the id.")]
+    Reopen {
+        /// Frame id or unique prefix
+        id: String,
     },
 
     /// Import frames from Flame "stack" state (or another Flame v1 file)
@@ -242,6 +267,18 @@ read. Prints the imported ids.")]
         #[command(flatten)]
         selector: FrameSelector,
     },
+}
+
+/// A frame status, as `--status` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum StatusArg {
+    InProgress,
+    Planned,
+    Completed,
+    Failed,
+    Blocked,
+    Invalidated,
 }
 
 /// Statuses a pop may set.

@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::Context;
-use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus};
+use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus, StatusArg};
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::doc::{
     AddedDoc, FrameDoc, FrameJson, FramesDoc, ImportDoc, InvalidateDoc, LogDoc, PopDoc, ShowDoc,
@@ -61,14 +61,18 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
             details,
             ascii,
             depth,
+            status,
             selector,
-        } => tree(
-            ctx,
-            &store,
-            from.as_deref(),
-            (details, ascii, depth.map(|d| d as usize)),
-            &selector,
-        ),
+        } => {
+            let statuses: Vec<Status> = status.iter().map(|s| status_of(*s)).collect();
+            tree(
+                ctx,
+                &store,
+                from.as_deref(),
+                (details, ascii, depth.map(|d| d as usize), &statuses),
+                &selector,
+            )
+        }
         FrameCommand::Show { id, selector } => show(ctx, &store, id.as_deref(), &selector),
         FrameCommand::Current { selector } => current(ctx, &store, &selector),
         FrameCommand::Plan {
@@ -84,18 +88,23 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
             selector,
         } => invalidate(ctx, &store, id.as_deref(), &reason, dry_run, &selector),
         FrameCommand::Artifact { paths, selector } => artifact(ctx, &store, &paths, &selector),
-        FrameCommand::Decision { text, selector } => decision(ctx, &store, &text, &selector),
+        FrameCommand::Decision { texts, selector } => decision(ctx, &store, &texts, &selector),
+        FrameCommand::Reopen { id } => reopen(ctx, &store, &id),
         FrameCommand::Edit {
             id,
             goal,
             summary,
             summary_file,
+            remove_artifact,
+            remove_decision,
             selector,
         } => {
             let inputs = PopInputs::read(summary, summary_file, None)?;
             let correction = ops::Correction {
                 goal: goal.as_deref(),
                 summary: inputs.summary.as_deref(),
+                remove_artifacts: &remove_artifact,
+                remove_decisions: &remove_decision,
             };
             edit(ctx, &store, id.as_deref(), &correction, &selector)
         }
@@ -112,6 +121,17 @@ pub(crate) fn selector(args: &FrameSelector) -> Selector {
         flag: args.frame.clone(),
         session: args.session.clone(),
         env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
+    }
+}
+
+fn status_of(arg: StatusArg) -> Status {
+    match arg {
+        StatusArg::InProgress => Status::InProgress,
+        StatusArg::Planned => Status::Planned,
+        StatusArg::Completed => Status::Completed,
+        StatusArg::Failed => Status::Failed,
+        StatusArg::Blocked => Status::Blocked,
+        StatusArg::Invalidated => Status::Invalidated,
     }
 }
 
@@ -344,7 +364,7 @@ fn tree(
     ctx: &mut Context,
     store: &Store,
     from: Option<&str>,
-    (details, ascii, depth): (bool, bool, Option<usize>),
+    (details, ascii, depth, statuses): (bool, bool, Option<usize>, &[Status]),
     args: &FrameSelector,
 ) -> Result<ExitCode> {
     let state = load_for_reading(ctx, store)?;
@@ -390,6 +410,7 @@ fn tree(
             width: out.width,
             current: current.as_deref(),
             depth,
+            statuses,
             paint: &paint,
         },
     );
@@ -551,14 +572,14 @@ fn artifact(
 fn decision(
     ctx: &mut Context,
     store: &Store,
-    text: &str,
+    texts: &[String],
     args: &FrameSelector,
 ) -> Result<ExitCode> {
     let selector = selector(args);
     let now = ctx.now;
     let (id, state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
-        ops::add_decision(state, &id, text, now)?;
+        ops::add_decisions(state, &id, texts, now)?;
         Ok((id, true))
     })?;
     if ctx.out.json {
@@ -566,9 +587,20 @@ fn decision(
         ctx.out.json_doc(&AddedDoc {
             version: Version,
             frame: FrameJson::new(&frame),
-            added: vec![text.to_string()],
+            added: texts.to_vec(),
         })?;
     }
+    Ok(ExitCode::Success)
+}
+
+fn reopen(ctx: &mut Context, store: &Store, arg: &str) -> Result<ExitCode> {
+    let now = ctx.now;
+    let (id, state) = store.update(now, |state| {
+        let id = ops::lookup(state, arg)?;
+        ops::reopen(state, &id, now)?;
+        Ok((id, true))
+    })?;
+    print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
 }
 

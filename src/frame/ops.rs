@@ -368,18 +368,50 @@ pub fn running_current(state: &State, place: Place) -> Result<Option<String>> {
 pub struct Correction<'a> {
     pub goal: Option<&'a str>,
     pub summary: Option<&'a str>,
+    /// Artifacts recorded by mistake, removed (each must be there).
+    pub remove_artifacts: &'a [String],
+    /// Decisions recorded by mistake, removed (the first equal one each; each must be there).
+    pub remove_decisions: &'a [String],
 }
 
 /// Corrects the goal or summary of frame `id`, whatever its status (a summary may be recorded on
 /// a running frame, as OpenCode's compaction does, and amended after a pop).
 pub fn edit(state: &mut State, id: &str, correction: &Correction, now: i64) -> Result<()> {
-    if correction.goal.is_none() && correction.summary.is_none() {
+    if correction.goal.is_none()
+        && correction.summary.is_none()
+        && correction.remove_artifacts.is_empty()
+        && correction.remove_decisions.is_empty()
+    {
         return Err(Error::usage(
-            "nothing to change: pass --goal, --summary or --summary-file",
+            "nothing to change: pass --goal, --summary, --summary-file, --remove-artifact or \
+             --remove-decision",
         ));
     }
-    if state.frame(id).is_none() {
+    let Some(frame) = state.frame(id) else {
         return Err(Error::failure(format!("no frame matches '{id}'")));
+    };
+    // Every removal is checked before anything changes.
+    let mut artifacts: Vec<&str> = frame.artifacts().collect();
+    for artifact in correction.remove_artifacts {
+        let at = artifacts
+            .iter()
+            .position(|a| a == artifact)
+            .ok_or_else(|| Error::failure(format!("{id} has no artifact '{artifact}'")))?;
+        artifacts.remove(at);
+    }
+    let mut decisions: Vec<&str> = frame.decisions().collect();
+    for decision in correction.remove_decisions {
+        let at = decisions
+            .iter()
+            .position(|d| d == decision)
+            .ok_or_else(|| Error::failure(format!("{id} has no decision '{decision}'")))?;
+        decisions.remove(at);
+    }
+    for artifact in correction.remove_artifacts {
+        state.remove_from(id, "artifacts", artifact);
+    }
+    for decision in correction.remove_decisions {
+        state.remove_from(id, "decisions", decision);
     }
     if let Some(goal) = correction.goal {
         require_text("the goal", goal)?;
@@ -418,16 +450,26 @@ pub fn plan(state: &mut State, parent: &str, goals: &[String], now: i64) -> Resu
 }
 
 /// §6.4: planned → in_progress under an in_progress parent; it becomes the current frame of
-/// `place`. A blocked frame is resumed the same way (blocked → in_progress).
+/// `place`. A blocked frame is resumed the same way (blocked → in_progress), and a running frame
+/// left for another is made current again (its fields unchanged).
 pub fn activate(state: &mut State, id: &str, place: Place, now: i64) -> Result<()> {
     let frame = state
         .frame(id)
         .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
     let status = frame.status();
+    if status == Status::InProgress {
+        set_current(state, place, id);
+        return Ok(());
+    }
     if !matches!(status, Status::Planned | Status::Blocked) {
         return Err(Error::failure(format!(
-            "cannot activate {id}: it is {status}, not planned or blocked"
-        )));
+            "cannot activate {id}: it is {status}, not planned, blocked or in_progress"
+        ))
+        .with_hint(if status == Status::Invalidated {
+            "plan it again first: ctx frame reopen ID"
+        } else {
+            "a finished frame stays finished; push a new one"
+        }));
     }
     if let Some(parent) = frame.parent().and_then(|p| state.frame(p)) {
         let parent_status = parent.status();
@@ -441,6 +483,34 @@ pub fn activate(state: &mut State, id: &str, place: Place, now: i64) -> Result<(
     state.set_field(id, "status", Json::str(Status::InProgress.as_str()));
     state.set_field(id, "updatedAt", Json::int(now));
     set_current(state, place, id);
+    Ok(())
+}
+
+/// An invalidated frame planned again (invalidated → planned), its invalidation forgotten, under
+/// a parent that has not finished (the rule of `plan`). The current frame is unchanged.
+pub fn reopen(state: &mut State, id: &str, now: i64) -> Result<()> {
+    let frame = state
+        .frame(id)
+        .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
+    let status = frame.status();
+    if status != Status::Invalidated {
+        return Err(Error::failure(format!(
+            "cannot reopen {id}: it is {status}, not invalidated"
+        )));
+    }
+    if let Some(parent) = frame.parent().and_then(|p| state.frame(p))
+        && parent.status().is_finished()
+    {
+        return Err(Error::failure(format!(
+            "cannot reopen {id}: its parent {} is {}",
+            parent.id,
+            parent.status()
+        )));
+    }
+    state.set_field(id, "status", Json::str(Status::Planned.as_str()));
+    state.remove_field(id, "invalidationReason");
+    state.remove_field(id, "invalidatedAt");
+    state.set_field(id, "updatedAt", Json::int(now));
     Ok(())
 }
 
@@ -531,13 +601,17 @@ pub fn add_artifacts(
     Ok(added)
 }
 
-/// §6.6: appends a decision (duplicates allowed).
-pub fn add_decision(state: &mut State, id: &str, text: &str, now: i64) -> Result<()> {
-    require_text("the decision", text)?;
+/// §6.6: appends decisions, in order (duplicates allowed).
+pub fn add_decisions(state: &mut State, id: &str, texts: &[String], now: i64) -> Result<()> {
+    for text in texts {
+        require_text("the decision", text)?;
+    }
     if state.frame(id).is_none() {
         return Err(Error::failure(format!("no frame matches '{id}'")));
     }
-    state.append_to(id, "decisions", text);
+    for text in texts {
+        state.append_to(id, "decisions", text);
+    }
     state.set_field(id, "updatedAt", Json::int(now));
     Ok(())
 }

@@ -121,6 +121,8 @@ pub struct TreeOptions<'a> {
     pub current: Option<&'a str>,
     /// Levels shown (1: the roots alone); `None` for all.
     pub depth: Option<usize>,
+    /// Only frames of these statuses, with their ancestors; empty for all.
+    pub statuses: &'a [Status],
     /// Colours a whole line by status; never changes the characters.
     pub paint: &'a dyn Fn(Status, &str) -> String,
 }
@@ -130,10 +132,14 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
     let index = TreeIndex::new(state);
     let ids: Vec<&str> = state.frames().map(|f| f.id).collect();
     let glyphs = if options.ascii { &ASCII } else { &UNICODE };
+    let keep = kept(state, options.statuses);
     let roots: Vec<usize> = match options.from {
         Some(from) => state.position(from).into_iter().collect(),
         None => index.root_positions().to_vec(),
-    };
+    }
+    .into_iter()
+    .filter(|&pos| keep.as_ref().is_none_or(|keep| keep[pos]))
+    .collect();
     let mut printer = TreePrinter {
         state,
         index: &index,
@@ -147,6 +153,7 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
         counts: [0; Status::ALL.len()],
         total: 0,
         flattened: false,
+        keep,
     };
     for (i, root) in roots.into_iter().enumerate() {
         if i > 0 {
@@ -206,6 +213,28 @@ struct TreePrinter<'s, 'o> {
     total: usize,
     /// Whether some frame was deeper than [`MAX_INDENT`].
     flattened: bool,
+    /// With `--status`, which frames are drawn, by position.
+    keep: Option<Vec<bool>>,
+}
+
+/// With `statuses`, the frames to draw by position: those of the statuses and their ancestors.
+fn kept(state: &State, statuses: &[Status]) -> Option<Vec<bool>> {
+    if statuses.is_empty() {
+        return None;
+    }
+    let mut keep = vec![false; state.len()];
+    for (pos, frame) in state.frames().enumerate() {
+        if !statuses.contains(&frame.status()) {
+            continue;
+        }
+        // Up to the first ancestor already kept: each frame is marked once.
+        let mut at = Some(pos);
+        while let Some(p) = at.filter(|&p| !keep[p]) {
+            keep[p] = true;
+            at = state.frame_at(p).parent().and_then(|id| state.position(id));
+        }
+    }
+    Some(keep)
 }
 
 /// Levels of indentation the tree draws (48 columns; an 80-column line keeps room for the goal);
@@ -315,7 +344,13 @@ impl TreePrinter<'_, '_> {
             self.details(&frame, &prefix);
             self.prefix = prefix;
         }
-        let children = self.index.children_at(pos);
+        let children: Vec<usize> = self
+            .index
+            .children_at(pos)
+            .iter()
+            .copied()
+            .filter(|&child| self.keep.as_ref().is_none_or(|keep| keep[child]))
+            .collect();
         let shown = self.options.depth.is_none_or(|levels| depth + 1 < levels);
         if !children.is_empty() && !shown {
             let hidden = self.index.subtree(frame.id).len() - 1;

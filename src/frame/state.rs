@@ -1116,6 +1116,27 @@ impl State {
         self.edit_frame(id, |frame| frame.insert(key, value));
     }
 
+    /// Removes `key` of frame `id`, when present.
+    pub fn remove_field(&mut self, id: &str, key: &str) {
+        self.edit_frame(id, |frame| {
+            frame.remove(key);
+        });
+    }
+
+    /// Removes the first `item` of the string array `key` of frame `id`; whether there was one.
+    pub fn remove_from(&mut self, id: &str, key: &str, item: &str) -> bool {
+        let mut removed = false;
+        self.edit_frame(id, |frame| {
+            if let Some(Json::Array(items)) = frame.get_mut(key)
+                && let Some(at) = items.iter().position(|i| i.as_str() == Some(item))
+            {
+                items.remove(at);
+                removed = true;
+            }
+        });
+        removed
+    }
+
     /// Appends `item` to the string array `key` of frame `id`, creating the key at the end if
     /// absent (or null).
     pub fn append_to(&mut self, id: &str, key: &str, item: &str) {

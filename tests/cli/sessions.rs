@@ -443,11 +443,11 @@ fn edit_refuses_what_it_cannot_do() {
     let env = TestEnv::new();
     env.ok(&["frame", "push", "Work"]);
     let before = env.read(STATE);
-    assert_snapshot!(env.snap(&["frame", "edit"]), @r"
+    assert_snapshot!(env.snap(&["frame", "edit"]), @"
     exit: 2
     --- stdout
     --- stderr
-    error: nothing to change: pass --goal, --summary or --summary-file
+    error: nothing to change: pass --goal, --summary, --summary-file, --remove-artifact or --remove-decision
     ");
     assert_snapshot!(env.snap(&["frame", "edit", "--goal", "  "]), @r"
     exit: 1
@@ -529,4 +529,75 @@ fn sessions_writing_at_once_lose_nothing() {
             session
         );
     }
+}
+
+#[test]
+fn going_back_to_a_frame_and_correcting_one() {
+    let env = TestEnv::new();
+    let root = line(env.ok(&["frame", "push", "Root"]));
+    let a = line(env.ok(&["frame", "push", "A"]));
+    env.ok(&["frame", "pop", "--status", "blocked"]);
+    let b = line(env.ok(&["frame", "push", "B"]));
+    // Back to a running frame left for another, then resume the blocked one.
+    assert_eq!(line(env.ok(&["frame", "activate", &root])), root);
+    assert_eq!(line(env.ok(&["frame", "current"])), root);
+    assert_eq!(frame(&env, &b)["status"], "in_progress");
+    env.ok(&["frame", "activate", &a]);
+    assert_eq!(frame(&env, &a)["status"], "in_progress");
+    assert_eq!(line(env.ok(&["frame", "current"])), a);
+    // An invalidated planned frame planned again, ready to start.
+    let later = line(env.ok(&["frame", "plan", "Later"]));
+    env.ok(&["frame", "invalidate", &later, "--reason", "not now"]);
+    let out = env.run(&["frame", "activate", &later]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("hint: plan it again first: ctx frame reopen ID")
+    );
+    env.ok(&["frame", "reopen", &later]);
+    let reopened = frame(&env, &later);
+    assert_eq!(reopened["status"], "planned");
+    assert!(reopened.get("invalidationReason").is_none());
+    assert!(reopened.get("invalidatedAt").is_none());
+    let out = env.run(&["frame", "reopen", &later]);
+    assert_eq!(out.status.code(), Some(1));
+    // Several decisions at once; artifacts and decisions recorded by mistake removed.
+    env.ok(&["frame", "decision", "one", "two", "one"]);
+    env.ok(&["frame", "artifact", "a.rs", "b.rs"]);
+    env.ok(&[
+        "frame",
+        "edit",
+        "--remove-decision",
+        "one",
+        "--remove-artifact",
+        "b.rs",
+    ]);
+    assert_eq!(
+        frame(&env, &a)["decisions"],
+        serde_json::json!(["two", "one"])
+    );
+    assert_eq!(frame(&env, &a)["artifacts"], serde_json::json!(["a.rs"]));
+    let before = env.read(STATE);
+    let out = env.run(&[
+        "frame",
+        "edit",
+        "--remove-artifact",
+        "a.rs",
+        "--remove-decision",
+        "three",
+    ]);
+    assert_eq!(
+        env.render(&out).lines().nth(3),
+        Some(format!("error: {a} has no decision 'three'").as_str())
+    );
+    assert_eq!(
+        env.read(STATE),
+        before,
+        "nothing removed when one removal is refused"
+    );
+    // The tree by status: those frames and their ancestors.
+    let tree = env.ok(&["frame", "tree", "--status", "planned"]);
+    assert!(
+        tree.contains("Later") && tree.contains("Root") && !tree.contains(" B "),
+        "{tree}"
+    );
 }
