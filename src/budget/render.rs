@@ -106,11 +106,11 @@ pub fn estimate(doc: &EstimateDoc, top: usize, width: usize) -> String {
     if let Some(output) = doc.limit.output {
         limit.push_str(&format!(", {} output", thousands(output)));
     }
-    limit.push_str(&format!(
-        " ({}); compacts at {}",
-        doc.limit.source,
-        thousands(doc.limit.usable)
-    ));
+    limit.push_str(&format!(" ({})", doc.limit.source));
+    // OpenCode compacts a model's session; without a model there is nothing to say about it.
+    if doc.model.is_some() {
+        limit.push_str(&format!("; compacts at {}", thousands(doc.limit.usable)));
+    }
     line(limit);
     let mut inputs = format!(
         "inputs     {} files, {}",

@@ -91,7 +91,8 @@ pub struct EstimateArgs {
     /// The verdict as exit code: never, warn, critical [default: never]
     ///
     /// warn: exit 3 when the level is warn and 4 when critical; critical: exit 4 when critical
-    /// only; never: exit 0 whatever the level.
+    /// only; never: exit 0 whatever the level. A budget opencode-swarm's config turns off
+    /// (context_budget.enabled: false) gives no verdict: exit 0.
     #[arg(
         long,
         value_name = "LEVEL",

@@ -521,6 +521,11 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
             }
         }
     }
+    // opencode-swarm's `context_budget.enabled: false` turns the budget off: no warning line, and
+    // no verdict in the exit code either.
+    if swarm.as_ref().is_some_and(|budget| !budget.enabled()) {
+        return Ok(ExitCode::Success);
+    }
     Ok(match (args.fail_on, level) {
         (FailOn::Warn, Level::Warn) => ExitCode::BudgetWarn,
         (FailOn::Warn | FailOn::Critical, Level::Critical) => ExitCode::BudgetCritical,

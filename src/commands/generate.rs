@@ -46,10 +46,14 @@ fn collect_pages(
     name: &str,
     pages: &mut Vec<(String, Vec<u8>)>,
 ) -> Result<()> {
-    let named = command
+    let mut named = command
         .clone()
         .name(name.to_string())
         .bin_name(name.replace('-', " "));
+    // `help` gets no page of its own (`--help` is the same text), so no page may point at one.
+    if named.find_subcommand("help").is_some() {
+        named = named.mut_subcommand("help", |help| help.hide(true));
+    }
     let mut page = Vec::new();
     clap_mangen::Man::new(named)
         .render(&mut page)

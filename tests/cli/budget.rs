@@ -196,7 +196,7 @@ fn human_output_fits_80_columns() {
     207 tokens, 0.2% of 128,000 context tokens (no model): ok
     [--------------------------------------------] warn 70.0% critical 90.0%
     tokenizer  o200k: exact (OpenAI BPE, as tiktoken)
-    limit      128,000 context (default); compacts at 96,000
+    limit      128,000 context (default)
     inputs     4 files, 696 B
 
     largest files                                                 tokens       bytes
@@ -988,4 +988,39 @@ fn pre_commit_hook_refuses_staged_files_over_the_budget() {
     git(&env, &["add", "big2.txt"], &[]);
     let out = git(&env, &["commit", "-q", "--no-verify", "-m", "big2"], &limit);
     assert!(out.status.success());
+}
+
+#[test]
+fn a_disabled_budget_and_a_limit_without_a_model() {
+    let env = TestEnv::new();
+    env.write("a.txt", "word ".repeat(400));
+    // No model: nothing is said about when OpenCode would compact.
+    let out = env.ok(&["budget", "estimate", "a.txt", "--limit", "100"]);
+    let limit_line = out.lines().find(|l| l.starts_with("limit")).unwrap();
+    assert_eq!(limit_line, "limit      100 context (flag)");
+    // opencode-swarm's context_budget.enabled: false gives no verdict exit code.
+    let critical = env.run(&[
+        "budget",
+        "estimate",
+        "a.txt",
+        "--limit",
+        "100",
+        "--fail-on",
+        "warn",
+    ]);
+    assert_eq!(critical.status.code(), Some(4));
+    env.write(
+        ".opencode/opencode-swarm.json",
+        r#"{"context_budget": {"enabled": false}}"#,
+    );
+    let off = env.run(&[
+        "budget",
+        "estimate",
+        "a.txt",
+        "--limit",
+        "100",
+        "--fail-on",
+        "warn",
+    ]);
+    assert_eq!(off.status.code(), Some(0), "{}", env.render(&off));
 }

@@ -267,7 +267,8 @@ fn help_of_three_commands() {
               The verdict as exit code: never, warn, critical [default: never]
               
               warn: exit 3 when the level is warn and 4 when critical; critical: exit 4 when critical
-              only; never: exit 0 whatever the level.
+              only; never: exit 0 whatever the level. A budget opencode-swarm's config turns off
+              (context_budget.enabled: false) gives no verdict: exit 0.
 
           --top <N>
               How many of the largest files and folders human output lists

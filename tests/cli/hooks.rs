@@ -55,6 +55,8 @@ fn post_commit_records_committed_files_as_artifacts() {
         .to_string();
     env.write("src/parser.rs", "fn parse() {}\n");
     env.write("src/with space.rs", "\n");
+    // opencode-swarm's and the frame tree's own bookkeeping are nobody's work output.
+    env.write(".swarm/plan.md", "# Plan\n");
     std::fs::remove_file(env.path("README.md")).unwrap();
     git(&env, &["add", "-A"]);
     let out = git(&env, &["commit", "-q", "-m", "second"]);
