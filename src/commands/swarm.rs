@@ -139,6 +139,20 @@ fn status(ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
                 }
                 None => out.push_str("Current: no phase in progress\n"),
             }
+            if let Some(task) = plan.current_task() {
+                let id = task
+                    .id
+                    .as_deref()
+                    .map(|i| format!("{i} "))
+                    .unwrap_or_default();
+                let status = match task.status {
+                    TaskStatus::InProgress => "in progress",
+                    _ => "next",
+                };
+                let tail = format!(" ({status})");
+                let text = fit(ctx, &format!("Task: {id}{}", task.text), tail.width());
+                out.push_str(&format!("{text}{tail}\n"));
+            }
             let all = Counts::of(plan.tasks());
             out.push_str(&format!(
                 "Whole plan: {}/{} tasks done{}; {} agents\n",

@@ -70,6 +70,8 @@ pub struct StatusDoc {
     pub source: SourceName,
     pub title: Option<String>,
     pub current_phase: Option<PhaseRef>,
+    /// The current phase's first task in progress, else its first pending one.
+    pub current_task: Option<TaskDoc>,
     /// Over the whole plan.
     pub tasks: Counts,
     pub phases: Vec<PhaseCounts>,
@@ -88,6 +90,7 @@ impl StatusDoc {
                 name: p.name.clone(),
                 status: p.status,
             }),
+            current_task: plan.and_then(Plan::current_task).map(TaskDoc::new),
             tasks: Counts::of(plan.into_iter().flat_map(Plan::tasks)),
             phases: plan
                 .map(|p| p.phases.iter().map(PhaseCounts::new).collect())
@@ -106,6 +109,18 @@ pub struct TaskDoc {
     /// `small`, `medium` or `large`, when tagged.
     pub size: Option<String>,
     pub depends: Vec<String>,
+}
+
+impl TaskDoc {
+    pub fn new(task: &crate::swarm::model::Task) -> TaskDoc {
+        TaskDoc {
+            id: task.id.clone(),
+            text: task.text.clone(),
+            status: task.status,
+            size: task.size.clone(),
+            depends: task.depends.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -131,17 +146,7 @@ impl PhaseDoc {
             number: phase.number,
             name: phase.name.clone(),
             status: phase.status,
-            tasks: phase
-                .tasks
-                .iter()
-                .map(|t| TaskDoc {
-                    id: t.id.clone(),
-                    text: t.text.clone(),
-                    status: t.status,
-                    size: t.size.clone(),
-                    depends: t.depends.clone(),
-                })
-                .collect(),
+            tasks: phase.tasks.iter().map(TaskDoc::new).collect(),
         }
     }
 }

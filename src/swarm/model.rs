@@ -62,6 +62,16 @@ impl Plan {
             .and_then(|n| self.phases.iter().find(|p| p.number == n))
     }
 
+    /// The task being worked on: the current phase's first task in progress, else its first
+    /// pending one.
+    pub fn current_task(&self) -> Option<&Task> {
+        let tasks = &self.current_phase()?.tasks;
+        tasks
+            .iter()
+            .find(|t| t.status == TaskStatus::InProgress)
+            .or_else(|| tasks.iter().find(|t| t.status == TaskStatus::Pending))
+    }
+
     pub fn tasks(&self) -> impl Iterator<Item = &Task> {
         self.phases.iter().flat_map(|p| &p.tasks)
     }

@@ -211,11 +211,12 @@ fn an_invalid_config_is_reported_and_ignored() {
 #[test]
 fn human_status_names_the_current_phase_and_blocked_tasks() {
     let env = env_with_plan(&example_1());
-    assert_snapshot!(env.snap(&["swarm", "status"]), @r"
+    assert_snapshot!(env.snap(&["swarm", "status"]), @"
     exit: 0
     --- stdout
     Docs site migration  (.swarm/plan.md)
     Current: phase 2 of 2 (in progress): 1/3 tasks done, 1 blocked
+    Task: 2.2 Port search (in progress)
     Whole plan: 2/4 tasks done, 1 blocked; 7 agents
 
     #    Phase      Status       Done  Progress
