@@ -331,7 +331,17 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
         if path != Path::new("-")
             && let Err(e) = std::fs::symlink_metadata(path)
         {
-            return Err(Error::io(path, "read", &e));
+            let err = Error::io(path, "read", &e);
+            // Relative paths are the shell's, resolved against the working directory also with
+            // -C (README, budget section): a missing one says so, since -C is where people look.
+            return Err(match &ctx.project.given_root {
+                Some(root) if path.is_relative() => err.with_hint(format!(
+                    "relative paths are resolved against the working directory {}, not -C {}",
+                    std::env::current_dir().unwrap_or_default().display(),
+                    root.display()
+                )),
+                _ => err,
+            });
         }
     }
 

@@ -1024,3 +1024,19 @@ fn a_disabled_budget_and_a_limit_without_a_model() {
     ]);
     assert_eq!(off.status.code(), Some(0), "{}", env.render(&off));
 }
+
+#[test]
+fn relative_paths_with_a_root_are_the_shells_and_a_missing_one_says_so() {
+    let env = TestEnv::new();
+    env.write("sub/notes.md", "hello\n");
+    let out = env.run(&["-C", "sub", "budget", "estimate", "notes.md"]);
+    assert_snapshot!(env.render(&out), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: notes.md: cannot read: No such file or directory
+    hint: relative paths are resolved against the working directory [ROOT], not -C sub
+    ");
+    // From the working directory, as the shell gives it, the file is found.
+    env.ok(&["-C", "sub", "budget", "estimate", "sub/notes.md"]);
+}
