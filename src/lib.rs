@@ -5,6 +5,7 @@ pub mod budget;
 pub mod cli;
 pub mod commands;
 pub mod compact;
+pub mod complete;
 pub mod error;
 pub mod frame;
 pub mod install;

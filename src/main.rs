@@ -9,6 +9,9 @@ use ctxkit::output::Output;
 const STACK_SIZE: usize = 256 << 20;
 
 fn main() -> std::process::ExitCode {
+    // A shell asking for completions (`COMPLETE=bash ctx -- ctx frame show ''`, from the script
+    // `ctx completions SHELL` prints) is answered here, and the process ends.
+    clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
     let cli = match Cli::parse_with_origins() {
         Ok(cli) => cli,
         Err(err) => {

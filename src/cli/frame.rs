@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
+use clap_complete::engine::ArgValueCandidates;
+
+use crate::complete;
 
 /// `--frame ID`, shared by the subcommands that act on "the current frame".
 #[derive(Debug, Args)]
@@ -11,7 +14,7 @@ pub struct FrameSelector {
     ///
     /// A full id or a unique prefix of at least 4 characters. The default is the current frame of
     /// --session, else $CTX_FRAME, else activeFrameID in state.json.
-    #[arg(long = "frame", value_name = "ID")]
+    #[arg(long = "frame", value_name = "ID", add = ArgValueCandidates::new(complete::any_frame))]
     pub frame: Option<String>,
     /// Act for this OpenCode session
     ///
@@ -41,7 +44,7 @@ Prints the new frame's full id.")]
         /// What the frame is for (must not be blank)
         goal: String,
         /// Parent frame [default: the current frame; none makes a root]
-        #[arg(long, value_name = "ID")]
+        #[arg(long, value_name = "ID", add = ArgValueCandidates::new(complete::running_frame))]
         parent: Option<String>,
         /// Adopt this id instead of generating one (e.g. an OpenCode session id)
         ///
@@ -106,7 +109,7 @@ prefix (at least 8 characters), which every command accepts back. Lines fit the
 terminal (80 columns in pipes); only goals are shortened.")]
     Tree {
         /// Print only this frame's subtree
-        #[arg(long, value_name = "ID")]
+        #[arg(long, value_name = "ID", add = ArgValueCandidates::new(complete::any_frame))]
         from: Option<String>,
         /// Add summary, artifacts, decisions, reason and log below each frame
         #[arg(long)]
@@ -132,6 +135,7 @@ terminal (80 columns in pipes); only goals are shortened.")]
     /// Print every field of one frame, untruncated [default: the current frame]
     Show {
         /// Frame id or unique prefix [default: the current frame]
+        #[arg(add = ArgValueCandidates::new(complete::any_frame))]
         id: Option<String>,
         #[command(flatten)]
         selector: FrameSelector,
@@ -149,7 +153,7 @@ terminal (80 columns in pipes); only goals are shortened.")]
         #[arg(required = true, num_args = 1..)]
         goals: Vec<String>,
         /// Parent frame [default: the current frame]
-        #[arg(long, value_name = "ID")]
+        #[arg(long, value_name = "ID", add = ArgValueCandidates::new(complete::running_frame))]
         parent: Option<String>,
         #[command(flatten)]
         selector: FrameSelector,
@@ -158,6 +162,7 @@ terminal (80 columns in pipes); only goals are shortened.")]
     /// Start a planned frame (its parent must be in_progress) and make it current
     Activate {
         /// Frame id or unique prefix
+        #[arg(add = ArgValueCandidates::new(complete::activatable_frame))]
         id: String,
         #[command(flatten)]
         selector: FrameSelector,
@@ -172,6 +177,7 @@ is invalidated, the target's parent becomes current. Prints the invalidated ids,
 the target first.")]
     Invalidate {
         /// Frame id or unique prefix [default: the current frame]
+        #[arg(add = ArgValueCandidates::new(complete::any_frame))]
         id: Option<String>,
         /// Why the frame no longer applies (required, must not be blank)
         #[arg(long, value_name = "TEXT", required = true)]
@@ -211,6 +217,7 @@ and Summary section; the rest is kept). Every change is checked before any is
 made. Prints the frame's id.")]
     Edit {
         /// Frame id or unique prefix [default: the current frame]
+        #[arg(add = ArgValueCandidates::new(complete::any_frame))]
         id: Option<String>,
         /// The new goal (must not be blank)
         #[arg(long, value_name = "TEXT")]
@@ -242,6 +249,7 @@ reason and time are removed, and it can be activated as any planned frame. Its
 parent must not have finished. The current frame is unchanged. Prints the id.")]
     Reopen {
         /// Frame id or unique prefix
+        #[arg(add = ArgValueCandidates::new(complete::invalidated_frame))]
         id: String,
     },
 
@@ -260,6 +268,7 @@ read. Prints the imported ids.")]
     /// Print a popped frame's log file, or its path [default: the current frame]
     Log {
         /// Frame id or unique prefix [default: the current frame]
+        #[arg(add = ArgValueCandidates::new(complete::any_frame))]
         id: Option<String>,
         /// Print the log file's absolute path instead of its text
         #[arg(long)]

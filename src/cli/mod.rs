@@ -160,15 +160,18 @@ change it. Keys in the files that no setting reads are reported as warnings; a v
 kind is an error (exit 1) after everything else is shown.")]
     Config {
         /// Print only this setting's value (e.g. frame.context.total) [default: all settings]
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(crate::complete::config_key))]
         key: Option<String>,
     },
 
     /// Print a shell completion script
     #[command(long_about = "\
-Print a shell completion script for SHELL on stdout.
+Print a shell completion script for SHELL on stdout. The script calls back into
+ctx, which completes frame ids, swarm phases, models and settings keys from the
+project's files.
 
   bash:       ctx completions bash > ~/.local/share/bash-completion/completions/ctx
-  zsh:        ctx completions zsh > ~/.zfunc/_ctx   (with fpath+=~/.zfunc before compinit)
+  zsh:        echo 'source <(ctx completions zsh)' >> ~/.zshrc
   fish:       ctx completions fish > ~/.config/fish/completions/ctx.fish
   elvish:     ctx completions elvish >> ~/.config/elvish/rc.elv
   powershell: ctx completions powershell >> $PROFILE")]

@@ -46,6 +46,7 @@ opencode-swarm 4.3.0's `/swarm plan N` prints it. Never writes a file.",
     )]
     Plan {
         /// The phase number [default: every phase]
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(crate::complete::phase))]
         phase: Option<String>,
         #[command(flatten)]
         format: FormatArg,

@@ -20,10 +20,22 @@ pub const SHELLS: [(Shell, &str); 5] = [
     (Shell::PowerShell, "_ctx.ps1"),
 ];
 
+/// The script a shell sources to complete `ctx`: it calls back into ctx
+/// (`COMPLETE=SHELL ctx -- …`), which answers from the command definitions and the project's
+/// files (frame ids, phases, models, settings keys; `crate::complete`).
 pub fn completion_script(shell: Shell) -> Vec<u8> {
-    let mut command = Cli::command();
+    use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
+    let completer: &dyn EnvCompleter = match shell {
+        Shell::Bash => &Bash,
+        Shell::Zsh => &Zsh,
+        Shell::Fish => &Fish,
+        Shell::Elvish => &Elvish,
+        _ => &Powershell,
+    };
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut command, "ctx", &mut script);
+    completer
+        .write_registration("COMPLETE", "ctx", "ctx", "ctx", &mut script)
+        .expect("writing to memory cannot fail");
     script
 }
 

@@ -50,7 +50,11 @@ fn completions_print_for_every_shell() {
     let env = TestEnv::new();
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let script = env.ok(&["completions", shell]);
-        assert!(script.contains("frame"), "{shell}");
+        // Each script calls back into ctx, which completes from its definitions and the project.
+        assert!(
+            script.contains("COMPLETE") && script.contains("ctx"),
+            "{shell}"
+        );
     }
     assert_eq!(env.run(&["completions", "tcsh"]).status.code(), Some(2));
 }
@@ -68,11 +72,16 @@ fn the_bash_completion_loads_and_completes_subcommands() {
     let script = env.temp().join("ctx.bash");
     std::fs::write(&script, env.ok(&["completions", "bash"])).unwrap();
     let probe = format!(
-        "source '{}'; COMP_WORDS=(ctx frame p); COMP_CWORD=2; _ctx ctx p frame; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        "source '{}'; COMP_WORDS=(ctx frame p); COMP_CWORD=2; _clap_complete_ctx ctx p frame; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
         script.display()
     );
+    let bin_dir = assert_cmd::cargo::cargo_bin("ctx")
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let out = std::process::Command::new("bash")
         .args(["-c", &probe])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
         .output()
         .unwrap();
     let words = String::from_utf8_lossy(&out.stdout);

@@ -569,12 +569,13 @@ fn without_a_path_the_given_root_or_else_the_working_directory_is_counted() {
     assert_eq!(paths_of(&doc, "items"), ["sub/there.txt"]);
 }
 
-/// `ctx budget estimate ARGS` with stdin a pipe that stays open for 1.5 s and stderr a terminal
+/// `ctx budget estimate ARGS` with stdin a pipe that stays open for 3 s (well past the progress
+/// line's 0.5 s delay, even on a loaded machine) and stderr a terminal
 /// (script(1) gives it one); what the terminal showed.
 fn on_a_terminal(env: &TestEnv, args: &str) -> String {
     let ctx = assert_cmd::cargo::cargo_bin("ctx");
     let inner = format!(
-        "(printf hello; sleep 1.5) | '{}' budget estimate - --tokenizer o200k {args}",
+        "(printf hello; sleep 3) | '{}' budget estimate - --tokenizer o200k {args}",
         ctx.display()
     );
     let out = Command::new("script")

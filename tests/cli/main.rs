@@ -4,6 +4,7 @@ mod artifacts;
 mod budget;
 mod common;
 mod compact;
+mod completion;
 mod concurrency;
 mod config;
 mod crash;
