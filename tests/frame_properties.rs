@@ -41,6 +41,12 @@ enum Op {
     SessionPop {
         session: bool,
     },
+    /// A planned frame moved next to a sibling (`frame edit --before/--after`).
+    Move {
+        target: usize,
+        sibling: usize,
+        after: bool,
+    },
 }
 
 fn session_name(second: bool) -> &'static str {
@@ -59,6 +65,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..64).prop_map(|target| Op::Decision { target }),
         2 => any::<bool>().prop_map(|session| Op::SessionPush { session }),
         2 => any::<bool>().prop_map(|session| Op::SessionPop { session }),
+        2 => (0usize..64, 0usize..64, any::<bool>())
+            .prop_map(|(target, sibling, after)| Op::Move { target, sibling, after }),
     ]
 }
 
@@ -235,6 +243,29 @@ proptest! {
                         assert_eq!(trial.active_frame_id().map(str::to_string), active_before.clone());
                     })
                 }
+                Op::Move { target, sibling, after } => match (pick(*target), pick(*sibling)) {
+                    (Some(target), Some(sibling)) => {
+                        let correction = ops::Correction {
+                            moved: Some((sibling.as_str(), *after)),
+                            ..ops::Correction::default()
+                        };
+                        ops::edit(&mut trial, &target, &correction, now).map(|()| {
+                            // It lands next to its sibling in the tree's order.
+                            let index = TreeIndex::new(&trial);
+                            let parent = trial.frame(&target).unwrap().parent().map(str::to_string);
+                            let order: Vec<&str> = match &parent {
+                                Some(p) => index.children(p),
+                                None => index.preorder().into_iter().filter(|id| trial.frame(id).unwrap().parent().is_none()).collect(),
+                            };
+                            let t = order.iter().position(|id| *id == target).unwrap();
+                            let s = order.iter().position(|id| *id == sibling).unwrap();
+                            if parent.is_some() {
+                                assert_eq!(t, if *after { s + 1 } else { s - 1 }, "{order:?}");
+                            }
+                        })
+                    }
+                    _ => Ok(()),
+                },
                 Op::SessionPop { session } => {
                     let session = session_name(*session);
                     let selector = Selector { session: Some(session.to_string()), ..Selector::default() };

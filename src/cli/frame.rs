@@ -211,7 +211,8 @@ the target first.")]
     #[command(long_about = "\
 Correct a frame (default: the current frame), whatever its status: a typo in a
 goal, a summary recorded on a running frame (OpenCode's compaction summary), a
-summary amended after a pop, an artifact or decision recorded by mistake. A
+summary amended after a pop, an artifact or decision recorded by mistake, a
+planned frame's place among its siblings (--before, --after). A
 popped frame's log is brought in step for the goal and summary (its title line
 and Summary section; the rest is kept). Every change is checked before any is
 made. Prints the frame's id.")]
@@ -238,6 +239,16 @@ made. Prints the frame's id.")]
         /// The first decision equal to TEXT is removed.
         #[arg(long, value_name = "TEXT")]
         remove_decision: Vec<String>,
+        /// Move a planned frame to just before this sibling
+        ///
+        /// Siblings are ordered by createdAt, then by their place in the file: the moved frame
+        /// takes the sibling's createdAt and the place next to it (and in the parent's
+        /// plannedChildren). Only a planned frame moves: it has not started.
+        #[arg(long, value_name = "ID", conflicts_with = "after", add = ArgValueCandidates::new(complete::any_frame))]
+        before: Option<String>,
+        /// Move a planned frame to just after this sibling
+        #[arg(long, value_name = "ID", add = ArgValueCandidates::new(complete::any_frame))]
+        after: Option<String>,
         #[command(flatten)]
         selector: FrameSelector,
     },

@@ -97,14 +97,22 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
             summary_file,
             remove_artifact,
             remove_decision,
+            before,
+            after,
             selector,
         } => {
+            let moved = match (&before, &after) {
+                (Some(sibling), _) => Some((sibling.as_str(), false)),
+                (None, Some(sibling)) => Some((sibling.as_str(), true)),
+                (None, None) => None,
+            };
             let inputs = PopInputs::read(summary, summary_file, None)?;
             let correction = ops::Correction {
                 goal: goal.as_deref(),
                 summary: inputs.summary.as_deref(),
                 remove_artifacts: &remove_artifact,
                 remove_decisions: &remove_decision,
+                moved,
             };
             edit(ctx, &store, id.as_deref(), &correction, &selector)
         }

@@ -372,6 +372,9 @@ pub struct Correction<'a> {
     pub remove_artifacts: &'a [String],
     /// Decisions recorded by mistake, removed (the first equal one each; each must be there).
     pub remove_decisions: &'a [String],
+    /// A new place for a planned frame among its siblings: just before (`false`) or after
+    /// (`true`) this sibling.
+    pub moved: Option<(&'a str, bool)>,
 }
 
 /// Corrects the goal or summary of frame `id`, whatever its status (a summary may be recorded on
@@ -381,14 +384,19 @@ pub fn edit(state: &mut State, id: &str, correction: &Correction, now: i64) -> R
         && correction.summary.is_none()
         && correction.remove_artifacts.is_empty()
         && correction.remove_decisions.is_empty()
+        && correction.moved.is_none()
     {
         return Err(Error::usage(
-            "nothing to change: pass --goal, --summary, --summary-file, --remove-artifact or \
-             --remove-decision",
+            "nothing to change: pass --goal, --summary, --summary-file, --remove-artifact, \
+             --remove-decision, --before or --after",
         ));
     }
     let Some(frame) = state.frame(id) else {
         return Err(Error::failure(format!("no frame matches '{id}'")));
+    };
+    let moved = match correction.moved {
+        Some((sibling, after)) => Some(check_move(state, id, sibling, after)?),
+        None => None,
     };
     // Every removal is checked before anything changes.
     let mut artifacts: Vec<&str> = frame.artifacts().collect();
@@ -407,6 +415,20 @@ pub fn edit(state: &mut State, id: &str, correction: &Correction, now: i64) -> R
             .ok_or_else(|| Error::failure(format!("{id} has no decision '{decision}'")))?;
         decisions.remove(at);
     }
+    if let Some((sibling, after, created_at)) = moved {
+        // The tree orders siblings by createdAt, then by place in the file (flame.md §1): a
+        // planned frame moved next to a sibling takes its time and its place. (A planned frame
+        // has not started; the time it was planned is what moving it re-plans.)
+        let parent = state.frame(id).and_then(|f| f.parent()).map(str::to_string);
+        state.set_field(id, "createdAt", Json::int(created_at));
+        state.move_frame(id, &sibling, after);
+        match &parent {
+            Some(parent) => {
+                state.move_in_list(Some(parent), "plannedChildren", id, &sibling, after)
+            }
+            None => state.move_in_list(None, "rootFrameIDs", id, &sibling, after),
+        }
+    }
     for artifact in correction.remove_artifacts {
         state.remove_from(id, "artifacts", artifact);
     }
@@ -423,6 +445,25 @@ pub fn edit(state: &mut State, id: &str, correction: &Correction, now: i64) -> R
     }
     state.set_field(id, "updatedAt", Json::int(now));
     Ok(())
+}
+
+/// Checks moving planned frame `id` next to `sibling`: the frame to move it beside and its time.
+fn check_move(state: &State, id: &str, sibling: &str, after: bool) -> Result<(String, bool, i64)> {
+    let frame = state.frame(id).expect("checked by the caller");
+    if frame.status() != Status::Planned {
+        return Err(Error::failure(format!(
+            "cannot move {id}: it is {}, and only a planned frame can change its place",
+            frame.status()
+        )));
+    }
+    let sibling = lookup(state, sibling)?;
+    let other = state.frame(&sibling).expect("just looked up");
+    if sibling == id || other.parent() != frame.parent() {
+        return Err(Error::failure(format!(
+            "cannot move {id} next to {sibling}: it is not one of its siblings"
+        )));
+    }
+    Ok((sibling.clone(), after, other.created_at()))
 }
 
 /// §6.3: planned children of `parent`, in order; the current frame is unchanged.

@@ -1116,6 +1116,64 @@ impl State {
         self.edit_frame(id, |frame| frame.insert(key, value));
     }
 
+    /// Moves frame `id` in `frames` to just before (`after` false) or after frame `other`. Frames
+    /// keep their text; only their order in the file changes.
+    pub fn move_frame(&mut self, id: &str, other: &str, after: bool) {
+        let (Some(&from), Some(_)) = (self.index.get(id), self.index.get(other)) else {
+            return;
+        };
+        let slot = self.frames.remove(from);
+        let to = self.index_after_removal(other, from) + usize::from(after);
+        self.frames.insert(to, slot);
+        for (pos, slot) in self.frames.iter().enumerate() {
+            *self.index.get_mut(&slot.id).expect("every slot is indexed") = pos;
+        }
+    }
+
+    /// The position of `other` once the slot at `removed` is gone.
+    fn index_after_removal(&self, other: &str, removed: usize) -> usize {
+        let at = self.index[other];
+        if at > removed { at - 1 } else { at }
+    }
+
+    /// Moves `item` in the string array `key` of the document (`top`) or of frame `owner` to
+    /// just before or after `other`, when both are there.
+    pub fn move_in_list(
+        &mut self,
+        owner: Option<&str>,
+        key: &str,
+        item: &str,
+        other: &str,
+        after: bool,
+    ) {
+        let reorder = |items: &mut Vec<Json>| {
+            let Some(from) = items.iter().position(|i| i.as_str() == Some(item)) else {
+                return;
+            };
+            if !items.iter().any(|i| i.as_str() == Some(other)) {
+                return;
+            }
+            let moved = items.remove(from);
+            let at = items
+                .iter()
+                .position(|i| i.as_str() == Some(other))
+                .expect("checked");
+            items.insert(at + usize::from(after), moved);
+        };
+        match owner {
+            None => {
+                if let Some(Json::Array(items)) = self.doc.get_mut(key) {
+                    reorder(items);
+                }
+            }
+            Some(owner) => self.edit_frame(owner, |frame| {
+                if let Some(Json::Array(items)) = frame.get_mut(key) {
+                    reorder(items);
+                }
+            }),
+        }
+    }
+
     /// Removes `key` of frame `id`, when present.
     pub fn remove_field(&mut self, id: &str, key: &str) {
         self.edit_frame(id, |frame| {

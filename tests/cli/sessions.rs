@@ -447,7 +447,7 @@ fn edit_refuses_what_it_cannot_do() {
     exit: 2
     --- stdout
     --- stderr
-    error: nothing to change: pass --goal, --summary, --summary-file, --remove-artifact or --remove-decision
+    error: nothing to change: pass --goal, --summary, --summary-file, --remove-artifact, --remove-decision, --before or --after
     ");
     assert_snapshot!(env.snap(&["frame", "edit", "--goal", "  "]), @r"
     exit: 1
@@ -599,5 +599,49 @@ fn going_back_to_a_frame_and_correcting_one() {
     assert!(
         tree.contains("Later") && tree.contains("Root") && !tree.contains(" B "),
         "{tree}"
+    );
+}
+
+#[test]
+fn a_planned_frame_changes_its_place_among_its_siblings() {
+    let env = TestEnv::new();
+    let root = line(env.ok(&["frame", "push", "Root"]));
+    let planned = env.ok(&["frame", "plan", "One", "Two", "Three"]);
+    let ids: Vec<&str> = planned.lines().collect();
+    let order = |env: &TestEnv| -> Vec<String> {
+        let tree: Value = serde_json::from_str(&env.ok(&["frame", "tree", "--json"])).unwrap();
+        tree["roots"][0]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["goal"].as_str().unwrap().to_string())
+            .collect()
+    };
+    env.ok(&["frame", "edit", ids[2], "--before", ids[0]]);
+    assert_eq!(order(&env), ["Three", "One", "Two"]);
+    env.ok(&["frame", "edit", ids[2], "--after", ids[1]]);
+    assert_eq!(order(&env), ["One", "Two", "Three"]);
+    env.ok(&["frame", "edit", ids[0], "--after", ids[2]]);
+    assert_eq!(order(&env), ["Two", "Three", "One"]);
+    // The parent's plannedChildren follows; the tree's text does too.
+    assert_eq!(
+        frame(&env, &root)["plannedChildren"],
+        serde_json::json!([ids[1], ids[2], ids[0]])
+    );
+    // Only a planned frame moves, and only among its siblings.
+    let running = line(env.ok(&["frame", "push", "Running"]));
+    let out = env.run(&["frame", "edit", &running, "--before", ids[0]]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("only a planned frame can change its place")
+    );
+    let out = env.run(&["frame", "edit", ids[0], "--before", &root]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not one of its siblings"));
+    assert_eq!(
+        env.run(&[
+            "frame", "edit", ids[0], "--before", ids[1], "--after", ids[2]
+        ])
+        .status
+        .code(),
+        Some(2)
     );
 }
