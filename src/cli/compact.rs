@@ -59,7 +59,7 @@ pub struct SourceArgs {
     #[command(flatten)]
     pub selector: FrameSelector,
 
-    /// Cap on the whole render, in tokens [default: the frame context's own total]
+    /// Cap on the whole render, in tokens [default: no cap]
     ///
     /// Tokens are estimated as ceil(UTF-16 code units / 4) per entry plus one per separating blank
     /// line. Swarm and system entries are kept, in order, while they fit; the frame context gets
@@ -181,5 +181,26 @@ printed unchanged. Bad input or a missing target prints nothing and exits 1.")]
         /// left out with a warning.
         #[arg(long)]
         budget_warning: bool,
+        /// Insert this text, after the entries of any --for
+        #[arg(long, value_name = "TEXT", conflicts_with = "text_file")]
+        text: Option<String>,
+        /// Insert the text of this file, after the entries of any --for
+        ///
+        /// Not '-': standard input carries the message list.
+        #[arg(long, value_name = "PATH")]
+        text_file: Option<std::path::PathBuf>,
+        /// Who a new message is from: user or assistant [default: user]
+        ///
+        /// For prepend, append, before:MSGID and after:MSGID; last-user and last-assistant add to
+        /// a message whose role is already given.
+        #[arg(long, value_enum, value_name = "ROLE", hide_possible_values = true)]
+        role: Option<RoleArg>,
     },
+}
+
+/// Who an inserted message is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoleArg {
+    User,
+    Assistant,
 }

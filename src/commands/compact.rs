@@ -6,7 +6,9 @@ use std::io::Read;
 use serde::Serialize;
 
 use super::Context;
-use crate::cli::compact::{CompactCommand, NoticeFormat, RenderFormat, SourceArg, SourceArgs};
+use crate::cli::compact::{
+    CompactCommand, NoticeFormat, RenderFormat, RoleArg, SourceArg, SourceArgs,
+};
 use crate::cli::frame::FrameSelector;
 use crate::compact::doc::{CompactingOutput, SystemOutput};
 use crate::compact::frame_context::{self, Budgets, Estimator, Settings};
@@ -35,7 +37,14 @@ pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
             at,
             sources,
             budget_warning,
-        } => inject(ctx, &at, &sources, budget_warning)?,
+            text,
+            text_file,
+            role,
+        } => {
+            let given = given_text(text, text_file)?;
+            let role = new_message_role(&at, role)?;
+            inject(ctx, &at, &sources, budget_warning, given, role)?
+        }
     }
     Ok(ExitCode::Success)
 }
@@ -290,7 +299,45 @@ fn read_stdin() -> Result<String> {
     })
 }
 
-fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs, budget_warning: bool) -> Result<()> {
+/// The text of `--text` or `--text-file`, read before anything else.
+fn given_text(text: Option<String>, file: Option<std::path::PathBuf>) -> Result<Option<String>> {
+    match (text, file) {
+        (Some(text), _) => Ok(Some(text)),
+        (None, Some(path)) if path == std::path::Path::new("-") => Err(Error::usage(
+            "--text-file cannot be '-': standard input carries the message list",
+        )),
+        (None, Some(path)) => {
+            let bytes = crate::frame::store::read_capped(&path, 64 << 20)
+                .map_err(|e| Error::io(&path, "read", &e))?;
+            String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|_| Error::failure(format!("{}: not UTF-8 text", path.display())))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+/// The role of a new message: `--role` only where a message is made.
+fn new_message_role(at: &Position, role: Option<RoleArg>) -> Result<inject::Role> {
+    let adds_to_one = matches!(at, Position::LastUser | Position::LastAssistant);
+    match role {
+        Some(_) if adds_to_one => Err(Error::usage(
+            "--role is for new messages (prepend, append, before:, after:); last-user and \
+             last-assistant add to a message that has its role",
+        )),
+        Some(RoleArg::Assistant) => Ok(inject::Role::Assistant),
+        Some(RoleArg::User) | None => Ok(inject::Role::User),
+    }
+}
+
+fn inject(
+    ctx: &mut Context,
+    at: &Position,
+    args: &SourceArgs,
+    budget_warning: bool,
+    given: Option<String>,
+    role: inject::Role,
+) -> Result<()> {
     // Errors in the message list name `<stdin>`, as errors in a file name its path.
     let from_stdin = |mut e: Error| {
         e.message = format!("<stdin>: {}", e.message);
@@ -313,7 +360,13 @@ fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs, budget_warning: b
         }
         None => input.as_str(),
     };
-    let entries = match gather(ctx, args, false) {
+    // With given text, sources render only when asked for.
+    let entries = if given.is_some() && args.sources.is_empty() {
+        Ok(Entries::default())
+    } else {
+        gather(ctx, args, false)
+    };
+    let entries = match entries {
         Ok(entries) => entries,
         // A budget warning that fired goes in even when a source cannot render (no frame yet).
         Err(err) if warned.is_some() => {
@@ -325,12 +378,15 @@ fn inject(ctx: &mut Context, at: &Position, args: &SourceArgs, budget_warning: b
         }
         Err(err) => return Err(err),
     };
-    let text = entries.all().join("\n\n");
+    // The rendered entries asked for, then the given text, separated by a blank line.
+    let mut pieces = entries.all();
+    pieces.extend(given);
+    let text = pieces.join("\n\n");
     if text.is_empty() {
         return ctx.out.write(input);
     }
     // The whole document exists before its first byte is written.
-    let mut out = inject::inject(&list, at, &text, &mut IdMinter::new(), ctx.now)?;
+    let mut out = inject::inject_as(&list, at, &text, role, &mut IdMinter::new(), ctx.now)?;
     out.push('\n');
     ctx.out.write(&out)
 }

@@ -380,11 +380,19 @@ fn synthetic_part(
     })
 }
 
-/// A new synthetic user message for insertion at index `at` (opencode.md §8.2).
+/// Who a new message is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// A new synthetic message for insertion at index `at` (opencode.md §8.2), from `role`.
 fn new_message(
     messages: &[Message<'_>],
     at: usize,
     text: &str,
+    role: Role,
     minter: &mut IdMinter,
     now: i64,
 ) -> Result<String> {
@@ -400,7 +408,11 @@ fn new_message(
     let mut info = Map::new();
     info.insert("id".into(), Value::String(id.clone()));
     info.insert("sessionID".into(), session.clone());
-    info.insert("role".into(), Value::String("user".into()));
+    let role = match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    info.insert("role".into(), Value::String(role.into()));
     info.insert("time".into(), json!({ "created": now }));
     if let Some(user) = user {
         for key in ["agent", "model"] {
@@ -441,6 +453,18 @@ pub fn inject(
     minter: &mut IdMinter,
     now: i64,
 ) -> Result<String> {
+    inject_as(list, at, text, Role::User, minter, now)
+}
+
+/// [`inject`], with a new message (prepend, append, before:, after:) from `role`.
+pub fn inject_as(
+    list: &MessageList<'_>,
+    at: &Position,
+    text: &str,
+    role: Role,
+    minter: &mut IdMinter,
+    now: i64,
+) -> Result<String> {
     let messages = &list.messages;
     // The changed message (an index into `messages`, or a new one before index `insert_at`).
     let mut replace: Option<(usize, String)> = None;
@@ -454,7 +478,10 @@ pub fn inject(
                 Position::After(id) => position_of(messages, id)? + 1,
                 _ => unreachable!("matched above"),
             };
-            insert = Some((index, new_message(messages, index, text, minter, now)?));
+            insert = Some((
+                index,
+                new_message(messages, index, text, role, minter, now)?,
+            ));
         }
         Position::LastUser | Position::LastAssistant => {
             let wanted = if *at == Position::LastUser {

@@ -1097,3 +1097,72 @@ fn the_budget_warning_needs_a_user_text_and_combines_with_the_context() {
             .starts_with("<flame-context")
     );
 }
+
+#[test]
+fn inject_takes_any_text_and_a_role_for_new_messages() {
+    let env = TestEnv::new();
+    let list = r#"{"messages":[{"info":{"id":"msg_1","sessionID":"ses_1","role":"user","agent":"build"},"parts":[{"type":"text","text":"Go"}]}]}"#;
+    let doc = |args: &[&str]| -> serde_json::Value {
+        let out = env.run_stdin(args, list.as_bytes());
+        assert!(out.status.success(), "{}", env.render(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let appended = doc(&[
+        "compact",
+        "inject",
+        "--at",
+        "append",
+        "--role",
+        "assistant",
+        "--text",
+        "Noted.",
+    ]);
+    let new = &appended["messages"][1];
+    assert_eq!(new["info"]["role"], "assistant");
+    assert_eq!(new["info"]["sessionID"], "ses_1");
+    assert_eq!(new["parts"][0]["text"], "Noted.");
+    assert_eq!(new["parts"][0]["synthetic"], true);
+    env.write("note.md", "From a file.\n");
+    let prepended = doc(&[
+        "compact",
+        "inject",
+        "--at",
+        "prepend",
+        "--text-file",
+        "note.md",
+    ]);
+    assert_eq!(prepended["messages"][0]["info"]["role"], "user");
+    assert_eq!(
+        prepended["messages"][0]["parts"][0]["text"],
+        "From a file.\n"
+    );
+    let added = doc(&["compact", "inject", "--at", "last-user", "--text", "More"]);
+    assert_eq!(added["messages"][0]["parts"][1]["text"], "More");
+    for (args, message) in [
+        (
+            vec![
+                "compact",
+                "inject",
+                "--at",
+                "last-user",
+                "--role",
+                "user",
+                "--text",
+                "x",
+            ],
+            "error: --role is for new messages",
+        ),
+        (
+            vec!["compact", "inject", "--at", "append", "--text-file", "-"],
+            "error: --text-file cannot be '-': standard input carries the message list",
+        ),
+    ] {
+        let out = env.run_stdin(&args, list.as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).starts_with(message),
+            "{args:?}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -325,14 +325,17 @@ fn help_of_three_commands() {
     Usage: ctx compact inject [OPTIONS] --at <WHERE>
 
     Options:
-          --at <WHERE>      Where the context goes (see the list above)
-          --for <SOURCE>    A source: swarm, system, frame; repeatable [default: those that exist]
-          --frame <ID>      The frame to act on [default: the current frame]
-          --session <ID>    Act for this OpenCode session [env: CTX_SESSION]
-          --max-tokens <N>  Cap on the whole render, in tokens [default: the frame context's own total]
-          --agent <NAME>    The active opencode-swarm agent [default: none]
-          --budget-warning  Also add opencode-swarm's context-budget warning, as the plugin does
-      -h, --help            Print help (see more with '--help')
+          --at <WHERE>        Where the context goes (see the list above)
+          --for <SOURCE>      A source: swarm, system, frame; repeatable [default: those that exist]
+          --frame <ID>        The frame to act on [default: the current frame]
+          --session <ID>      Act for this OpenCode session [env: CTX_SESSION]
+          --max-tokens <N>    Cap on the whole render, in tokens [default: no cap]
+          --agent <NAME>      The active opencode-swarm agent [default: none]
+          --budget-warning    Also add opencode-swarm's context-budget warning, as the plugin does
+          --text <TEXT>       Insert this text, after the entries of any --for
+          --text-file <PATH>  Insert the text of this file, after the entries of any --for
+          --role <ROLE>       Who a new message is from: user or assistant [default: user]
+      -h, --help              Print help (see more with '--help')
 
     Global options:
       -C, --root <DIR>    Project root [default: discovered from the working directory] [env: CTX_ROOT]
@@ -393,7 +396,7 @@ fn help_of_three_commands() {
               [env: CTX_SESSION]
 
           --max-tokens <N>
-              Cap on the whole render, in tokens [default: the frame context's own total]
+              Cap on the whole render, in tokens [default: no cap]
               
               Tokens are estimated as ceil(UTF-16 code units / 4) per entry plus one per separating
               blank line. Swarm and system entries are kept, in order, while they fit; the frame context
@@ -413,6 +416,20 @@ fn help_of_three_commands() {
               or critical share of the limit (budget.limit, else opencode-swarm's model_limits.default,
               else 128000; thresholds budget.warn and budget.critical) and that message's agent is none
               or architect. When it goes in, a source that cannot render is left out with a warning.
+
+          --text <TEXT>
+              Insert this text, after the entries of any --for
+
+          --text-file <PATH>
+              Insert the text of this file, after the entries of any --for
+              
+              Not '-': standard input carries the message list.
+
+          --role <ROLE>
+              Who a new message is from: user or assistant [default: user]
+              
+              For prepend, append, before:MSGID and after:MSGID; last-user and last-assistant add to a
+              message whose role is already given.
 
       -h, --help
               Print help (see a summary with '-h')
