@@ -40,7 +40,7 @@ fn run(env: &TestEnv, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 stdout")
 }
 
-/// Worker `w`: 50 commands (push, artifact, decision, pop, plan, activate, invalidate) on the
+/// Worker `w`: 56 commands (push, artifact, edit, decision, pop, plan, activate, invalidate) on the
 /// branch `wNN` under `root`, always naming its frames with --frame/--parent/ids. Returns the
 /// frames it expects to find at the end and how many commands it ran.
 fn worker(env: &TestEnv, w: usize) -> (BTreeMap<String, Expected>, usize) {
@@ -71,7 +71,7 @@ fn worker(env: &TestEnv, w: usize) -> (BTreeMap<String, Expected>, usize) {
         let child = format!("{branch}-c{c}");
         let goal = format!("child {w}.{c}");
         ctx(&["frame", "push", &goal, "--parent", &branch, "--id", &child]);
-        let artifacts = vec![format!("src/w{w}/c{c}.rs"), format!("docs/w{w}-{c}.md")];
+        let mut artifacts = vec![format!("src/w{w}/c{c}.rs"), format!("docs/w{w}-{c}.md")];
         ctx(&[
             "frame",
             "artifact",
@@ -80,6 +80,18 @@ fn worker(env: &TestEnv, w: usize) -> (BTreeMap<String, Expected>, usize) {
             &artifacts[0],
             &artifacts[1],
         ]);
+        // A correction: the goal sharpened, an artifact recorded by mistake removed.
+        let goal = format!("{goal} (edited)");
+        ctx(&[
+            "frame",
+            "edit",
+            &child,
+            "--goal",
+            &goal,
+            "--remove-artifact",
+            &artifacts[1],
+        ]);
+        artifacts.truncate(1);
         let decision = format!("decision {w}.{c}");
         ctx(&["frame", "decision", "--frame", &child, &decision]);
         let summary = format!("summary {w}.{c}");
@@ -203,7 +215,7 @@ fn sixteen_writers_lose_no_update_and_a_reader_never_sees_a_torn_file() {
     let mut expected = BTreeMap::new();
     for writer in writers {
         let (frames, commands) = writer.join().expect("worker");
-        assert_eq!(commands, 50);
+        assert_eq!(commands, 56);
         expected.extend(frames);
     }
     done.store(true, Ordering::SeqCst);

@@ -183,6 +183,8 @@ pub fn files() -> Vec<ReadFile> {
             readers: vec![
                 writes(&["frame", "pop", "--summary-file", "summary.txt"]),
                 from_stdin(&["frame", "pop", "--summary-file", "-"]),
+                writes(&["frame", "edit", "--summary-file", "summary.txt"]),
+                from_stdin(&["frame", "edit", "--summary-file", "-"]),
             ],
             bystanders: vec![],
             store: false,
