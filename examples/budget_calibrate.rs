@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
+use ctxkit::budget::bpe::Encoding;
 use ctxkit::budget::estimate::{self, ContentClass, FEATURES, Family, Histogram};
-use ctxkit::budget::tokenize::Encoding;
 use rayon::prelude::*;
 
 fn main() {

@@ -5,6 +5,7 @@
 //! project's `.opencode/ctx.toml`, the user's `$XDG_CONFIG_HOME/ctx/config.toml`, a fallback the
 //! setting names (another tool's variable or file), then the built-in default.
 
+use crate::budget::tokenizer;
 use crate::error::{Error, Result};
 use crate::project::{Config, Source, lookup_dotted};
 use crate::swarm::config::ContextBudget;
@@ -135,7 +136,7 @@ pub const FRAME_CONTEXT_CURRENT: Def = Def {
 pub const FRAME_CONTEXT_TOKENIZER: Def = Def {
     key: "frame.context.tokenizer",
     env: "CTX_FRAME_CONTEXT_TOKENIZER",
-    kind: Kind::Choice(&["flame", "o200k", "cl100k", "opencode", "swarm"]),
+    kind: Kind::Choice(&tokenizer::names(tokenizer::FRAME_CONTEXT)),
     default: "\"flame\"",
     fallback_env: None,
     swarm_key: None,
@@ -155,7 +156,7 @@ pub const BUDGET_MODEL: Def = Def {
 pub const BUDGET_TOKENIZER: Def = Def {
     key: "budget.tokenizer",
     env: "CTX_BUDGET_TOKENIZER",
-    kind: Kind::Choice(&["auto", "o200k", "cl100k", "swarm", "opencode"]),
+    kind: Kind::Choice(&tokenizer::names(tokenizer::BUDGET)),
     default: "\"auto\"",
     fallback_env: None,
     swarm_key: None,

@@ -1,4 +1,5 @@
-//! Text from files and arguments on its way to a terminal. Frame goals, summaries, plans and
+//! Measures of text shared by every domain, and text from files and arguments on its way to a
+//! terminal. Frame goals, summaries, plans and
 //! file names are written by models and tools that read untrusted text; printed raw, an escape
 //! sequence in them could clear the screen, retitle the window, write the clipboard, or a bidi
 //! override could reverse what a line seems to say. Human output shows them made visible.
@@ -51,8 +52,44 @@ pub fn visible_line(text: &str) -> Cow<'_, str> {
     escaped(text, |c| acts(c) || c == '\n' || c == '\t')
 }
 
+/// UTF-16 code units of `text`, as JavaScript's `length`.
+pub fn utf16_len(text: &str) -> usize {
+    // Every byte but continuation bytes (10xxxxxx) starts a character; characters of four UTF-8
+    // bytes (lead byte 11110xxx) need two UTF-16 units. Eight bytes at a time.
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let bytes = text.as_bytes();
+    if bytes.is_ascii() {
+        return bytes.len();
+    }
+    let mut words = bytes.chunks_exact(8);
+    let mut continuation = 0;
+    let mut four_byte_leads = 0;
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        // Bit 7 of each byte: set when that byte's bit 7 is set and bit 6 is clear.
+        continuation += (w & !(w << 1) & HIGH).count_ones() as usize;
+        four_byte_leads += (w & (w << 1) & (w << 2) & (w << 3) & HIGH).count_ones() as usize;
+    }
+    for &b in words.remainder() {
+        continuation += usize::from(b & 0xC0 == 0x80);
+        four_byte_leads += usize::from(b >= 0xF0);
+    }
+    bytes.len() - continuation + four_byte_leads
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn utf16_length_counts_surrogate_pairs() {
+        assert_eq!(utf16_len(""), 0);
+        assert_eq!(utf16_len("abc"), 3);
+        assert_eq!(utf16_len("é日"), 2);
+        assert_eq!(utf16_len("🦀"), 2);
+        assert_eq!(utf16_len("a🦀b"), 4);
+        let mixed = "aé日🦀 ".repeat(37);
+        assert_eq!(utf16_len(&mixed), mixed.encode_utf16().count());
+    }
+
     use super::*;
 
     #[test]

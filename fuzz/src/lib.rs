@@ -10,8 +10,8 @@ use ctxkit::json;
 use ctxkit::opencode::export::Export;
 use ctxkit::opencode::id::IdMinter;
 use ctxkit::swarm::doc::{Counts, StatusDoc};
-use ctxkit::swarm::text::len16;
 use ctxkit::swarm::{config as swarm_config_file, extract, markdown, model, plan_json};
+use ctxkit::text::utf16_len;
 
 /// flame.md §3.3's example state: the tree fuzzed exports and imports are applied to.
 const SPEC_STATE: &str = include_str!("../../tests/fixtures/frame/spec-example.json");
@@ -197,7 +197,7 @@ fn check_plan_text(text: &str) {
     let history = markdown::history(Some(text));
     assert!(history == "No history available." || history.starts_with("## Swarm History\n"));
     if let Some(tasks) = extract::incomplete_tasks(text, 500) {
-        assert!(len16(&tasks) <= 503, "E3 over its cap");
+        assert!(utf16_len(&tasks) <= 503, "E3 over its cap");
     }
     let _ = (extract::current_task(text), extract::current_phase(text));
     let plan = model::from_markdown(text);
@@ -265,7 +265,10 @@ pub fn context_md(data: &[u8]) {
         (extract::agent_activity(&text, "x", 2000), 2000),
     ] {
         if let Some(entry) = entry {
-            assert!(len16(&entry) <= cap + 3, "an extract over its cap of {cap}");
+            assert!(
+                utf16_len(&entry) <= cap + 3,
+                "an extract over its cap of {cap}"
+            );
         }
     }
     if !text.contains("## Decisions") {

@@ -382,7 +382,7 @@ mod tests {
 
     #[test]
     fn generic_estimate_is_close_to_o200k_on_this_crate() {
-        use crate::budget::tokenize::Encoding;
+        use crate::budget::bpe::Encoding;
         let sources = [
             (include_str!("estimate.rs"), ContentClass::Code),
             (include_str!("../commands/budget.rs"), ContentClass::Code),

@@ -62,15 +62,7 @@ fn bar(usage: f64, width: usize) -> String {
 
 /// What the tokenizer name means, for people.
 fn tokenizer_note(doc: &EstimateDoc) -> String {
-    let what = match doc.tokenizer.as_str() {
-        "o200k" | "cl100k" => "OpenAI BPE, as tiktoken".to_string(),
-        "swarm" => "opencode-swarm's ceil(utf16 x 0.33)".to_string(),
-        "opencode" => "OpenCode's round(utf16 / 4)".to_string(),
-        other => format!(
-            "calibrated for {} models",
-            other.strip_prefix("estimate:").unwrap_or(other)
-        ),
-    };
+    let what = super::tokenizer::about_name(&doc.tokenizer);
     let exact = if doc.exact { "exact" } else { "an estimate" };
     format!("{}: {exact} ({what})", doc.tokenizer)
 }

@@ -1,71 +1,13 @@
-//! Token counting methods: OpenAI's `o200k_base` and `cl100k_base` encodings counted exactly,
-//! opencode-swarm's and OpenCode's length formulas, and ctx's calibrated estimate.
+//! Token counting methods: OpenAI's `o200k_base` and `cl100k_base` encodings counted exactly
+//! ([`super::bpe`]), opencode-swarm's, OpenCode's and Flame's length formulas, and ctx's
+//! calibrated estimate. Their names are in [`super::tokenizer`].
 //!
 //! Every method counts a stream of text pieces ([`Counter::feed`]) so that files of any size are
-//! counted in bounded memory. The first bytes of a process are counted by [`vocab`]'s counter,
-//! which needs no start-up; `bpe-openai`'s vocabularies, faster per byte but tens of
-//! milliseconds to build, are built only when a process counts more.
+//! counted in bounded memory.
 
-use std::sync::atomic::{AtomicI64, Ordering};
-
+use super::bpe::Encoding;
 use super::estimate::{ContentClass, Family, Histogram};
-use super::vocab;
-
-/// How many bytes a process counts with [`vocab`] before building `bpe-openai`'s vocabulary:
-/// about where that build (40–100 ms) and the slower merging break even.
-const LIGHT_BYTES: i64 = 256 << 10;
-
-static LIGHT_LEFT: AtomicI64 = AtomicI64::new(LIGHT_BYTES);
-
-/// Whether `len` more bytes are still counted with [`vocab`].
-fn light(len: usize) -> bool {
-    let len = len as i64;
-    LIGHT_LEFT.load(Ordering::Relaxed) >= len && LIGHT_LEFT.fetch_sub(len, Ordering::Relaxed) >= len
-}
-
-/// An OpenAI BPE encoding, counted exactly as tiktoken does (special-token text counts as
-/// ordinary text, like tiktoken's `encode_ordinary`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    O200k,
-    Cl100k,
-}
-
-impl Encoding {
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::O200k => "o200k",
-            Encoding::Cl100k => "cl100k",
-        }
-    }
-
-    fn tokenizer(self) -> &'static bpe_openai::Tokenizer {
-        match self {
-            Encoding::O200k => bpe_openai::o200k_base(),
-            Encoding::Cl100k => bpe_openai::cl100k_base(),
-        }
-    }
-
-    /// Tokens of one whole text.
-    pub fn count(self, text: &str) -> u64 {
-        if light(text.len()) {
-            vocab::split(self, text)
-                .map(|piece| self.count_piece(true, piece.as_bytes()))
-                .sum()
-        } else {
-            self.tokenizer().count(text) as u64
-        }
-    }
-
-    /// Tokens of one pre-tokenised piece; `light` when it was split by [`vocab::split`].
-    fn count_piece(self, light: bool, piece: &[u8]) -> u64 {
-        if light && piece.len() <= vocab::MAX_PIECE {
-            vocab::count_piece(self, piece) as u64
-        } else {
-            self.tokenizer().bpe.count(piece) as u64
-        }
-    }
-}
+use crate::text;
 
 /// How tokens are counted, once `auto` has been resolved for a model.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,21 +17,13 @@ pub enum Method {
     Swarm,
     /// OpenCode's `Token.estimate`: `max(0, round(len16 / 4))`.
     OpenCode,
+    /// Flame's `ceil(len16 / 4)`.
+    Flame,
     /// ctx's calibrated estimate for a model family without a public tokenizer.
     Estimate(Family),
 }
 
 impl Method {
-    /// The name reported in output (`tokenizer` in JSON).
-    pub fn name(self) -> String {
-        match self {
-            Method::Exact(encoding) => encoding.name().to_string(),
-            Method::Swarm => "swarm".to_string(),
-            Method::OpenCode => "opencode".to_string(),
-            Method::Estimate(family) => format!("estimate:{}", family.name()),
-        }
-    }
-
     /// Whether the count is what the model's own tokenizer would give.
     pub fn is_exact(self) -> bool {
         matches!(self, Method::Exact(_))
@@ -118,9 +52,14 @@ pub fn opencode_formula(utf16_units: u64) -> u64 {
 }
 
 /// The text the exact counter keeps back (it may continue in the next chunk) is counted anyway
-/// once it grows past this, so memory stays bounded on inputs without any word boundary (e.g. a huge
-/// single line of base64). Such a cut can shift the count by a token or so; nothing real hits it.
-const MAX_CARRY: usize = 1 << 20;
+/// once it grows past this, so memory stays bounded on inputs without any word boundary: a
+/// piece is merged in about 10 bytes per byte (src/budget/bpe/merge.rs), so up to 160 MB here.
+/// Only a single "word" longer than 16 MiB is cut, which can shift its count by a token or so.
+const MAX_CARRY: usize = 16 << 20;
+
+/// A carry shorter than this is split again with every chunk; a longer one (a piece of
+/// megabytes) only once it has doubled, so that a long piece is not split over and over.
+const RESPLIT_ALWAYS: usize = 1 << 20;
 
 /// Counts the tokens of a text that arrives in chunks.
 pub struct Counter {
@@ -128,8 +67,10 @@ pub struct Counter {
     class: Option<ContentClass>,
     tokens: u64,
     utf16: u64,
-    /// The exact counter's last pre-tokenised piece, which the next chunk may extend.
+    /// The exact counter's last pre-tokenised pieces, which the next chunk may extend.
     carry: String,
+    /// How long the carry was when it was last split.
+    carry_split: usize,
     histogram: Histogram,
 }
 
@@ -142,6 +83,7 @@ impl Counter {
             tokens: 0,
             utf16: 0,
             carry: String::new(),
+            carry_split: 0,
             histogram: Histogram::default(),
         }
     }
@@ -149,8 +91,8 @@ impl Counter {
     pub fn feed(&mut self, chunk: &str) {
         match self.method {
             Method::Exact(encoding) => self.feed_exact(encoding, chunk),
-            Method::Swarm | Method::OpenCode => {
-                self.utf16 += utf16_len(chunk);
+            Method::Swarm | Method::OpenCode | Method::Flame => {
+                self.utf16 += text::utf16_len(chunk) as u64;
             }
             Method::Estimate(_) => self.histogram.add(chunk.as_bytes()),
         }
@@ -160,6 +102,12 @@ impl Counter {
     /// The last two pieces of the text seen so far are kept back: more text can extend the last
     /// one, and can merge the one before into it (`" Don" "'"` becomes `" Don't"` in o200k).
     fn feed_exact(&mut self, encoding: Encoding, chunk: &str) {
+        let grown = self.carry.len() + chunk.len();
+        if self.carry.len() >= RESPLIT_ALWAYS && grown < 2 * self.carry_split && grown <= MAX_CARRY
+        {
+            self.carry.push_str(chunk);
+            return;
+        }
         let owned;
         let text: &str = if self.carry.is_empty() {
             chunk
@@ -168,27 +116,13 @@ impl Counter {
             owned = std::mem::take(&mut self.carry);
             &owned
         };
-        if light(text.len()) {
-            self.feed_pieces(encoding, true, text, vocab::split(encoding, text));
-        } else {
-            self.feed_pieces(encoding, false, text, encoding.tokenizer().split(text));
-        }
-    }
-
-    fn feed_pieces<'t>(
-        &mut self,
-        encoding: Encoding,
-        light: bool,
-        text: &'t str,
-        pieces: impl Iterator<Item = &'t str>,
-    ) {
         // Byte offsets of the last two pieces' starts.
         let (mut older, mut newer): (Option<usize>, Option<usize>) = (None, None);
         let mut offset = 0;
-        for piece in pieces {
+        for piece in encoding.pieces(text) {
             if let Some(start) = older {
                 let done = &text[start..newer.unwrap_or(start)];
-                self.tokens += encoding.count_piece(light, done.as_bytes());
+                self.tokens += encoding.count_piece(done.as_bytes());
             }
             older = newer;
             newer = Some(offset);
@@ -202,6 +136,7 @@ impl Counter {
             self.tokens += encoding.count(kept);
         } else {
             self.carry.push_str(kept);
+            self.carry_split = self.carry.len();
         }
     }
 
@@ -222,36 +157,12 @@ impl Counter {
             }
             Method::Swarm => swarm_formula(self.utf16),
             Method::OpenCode => opencode_formula(self.utf16),
+            Method::Flame => self.utf16.div_ceil(4),
             Method::Estimate(family) => {
                 super::estimate::estimate(&self.histogram, self.class, family)
             }
         }
     }
-}
-
-/// UTF-16 code units of `text`, as JavaScript's `length`.
-pub fn utf16_len(text: &str) -> u64 {
-    // Every byte but continuation bytes (10xxxxxx) starts a character; characters of four UTF-8
-    // bytes (lead byte 11110xxx) need two UTF-16 units. Eight bytes at a time.
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let bytes = text.as_bytes();
-    if bytes.is_ascii() {
-        return bytes.len() as u64;
-    }
-    let mut words = bytes.chunks_exact(8);
-    let mut continuation = 0u64;
-    let mut four_byte_leads = 0u64;
-    for word in &mut words {
-        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-        // Bit 7 of each byte: set when that byte's bit 7 is set and bit 6 is clear.
-        continuation += u64::from((w & !(w << 1) & HIGH).count_ones());
-        four_byte_leads += u64::from((w & (w << 1) & (w << 2) & (w << 3) & HIGH).count_ones());
-    }
-    for &b in words.remainder() {
-        continuation += u64::from(b & 0xC0 == 0x80);
-        four_byte_leads += u64::from(b >= 0xF0);
-    }
-    bytes.len() as u64 - continuation + four_byte_leads
 }
 
 /// Turns a byte stream into text chunks, decoding invalid UTF-8 lossily (U+FFFD for each invalid
@@ -347,17 +258,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn utf16_length_counts_surrogate_pairs() {
-        assert_eq!(utf16_len(""), 0);
-        assert_eq!(utf16_len("abc"), 3);
-        assert_eq!(utf16_len("é日"), 2);
-        assert_eq!(utf16_len("🦀"), 2);
-        assert_eq!(utf16_len("a🦀b"), 4);
-        let mixed = "aé日🦀 ".repeat(37);
-        assert_eq!(utf16_len(&mixed), mixed.encode_utf16().count() as u64);
-    }
-
     fn lossy_chunked(bytes: &[u8], size: usize) -> String {
         let mut out = String::new();
         let mut stream = Utf8Stream::default();
@@ -403,6 +303,24 @@ mod tests {
         }
     }
 
+    /// A piece of megabytes arrives in many chunks: it is split again only as it doubles, and
+    /// counted whole at the end, as if it had come at once.
+    #[test]
+    fn a_piece_of_megabytes_streamed_counts_as_a_whole() {
+        let mut state = 7u32;
+        let word: String = (0..3 << 20)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                char::from(b'a' + (state >> 16) as u8 % 26)
+            })
+            .collect();
+        let text = format!("fn main() {{ {word} }}\n");
+        for encoding in [Encoding::O200k, Encoding::Cl100k] {
+            let whole = encoding.count(&text);
+            assert_eq!(chunked(Method::Exact(encoding), &text, 100_000), whole);
+        }
+    }
+
     /// tests/fixtures/budget/tokens.json: 400 varied strings with counts from js-tiktoken.
     fn fixture_cases() -> Vec<serde_json::Value> {
         let path = concat!(
@@ -441,7 +359,11 @@ mod tests {
                 number("cl100k"),
                 "cl100k {text:?}"
             );
-            assert_eq!(utf16_len(text), number("utf16"), "utf16 {text:?}");
+            assert_eq!(
+                text::utf16_len(text) as u64,
+                number("utf16"),
+                "utf16 {text:?}"
+            );
             assert_eq!(Method::Swarm.count(text), number("swarm"), "swarm {text:?}");
             assert_eq!(
                 Method::OpenCode.count(text),

@@ -200,7 +200,7 @@ fn count_with_buffer(
     let mut bytes = 0u64;
     let mut first = true;
     loop {
-        let n = read_full(reader, buffer)?;
+        let n = read_full(reader, buffer, &progress.bytes)?;
         if n == 0 {
             break;
         }
@@ -212,7 +212,6 @@ fn count_with_buffer(
             }
         }
         bytes += n as u64;
-        progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
         stream.push(chunk, &mut |text| counter.feed(text));
     }
     stream.finish(&mut |text| counter.feed(text));
@@ -222,13 +221,17 @@ fn count_with_buffer(
     Ok(Outcome::Counted { tokens, bytes })
 }
 
-/// Fills `buffer` as far as the reader allows (pipes return short reads).
-fn read_full(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
+/// Fills `buffer` as far as the reader allows (pipes return short reads), adding what arrives to
+/// `read` at once, so that a slow pipe's progress shows while the buffer fills.
+fn read_full(reader: &mut impl Read, buffer: &mut [u8], read: &AtomicU64) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buffer.len() {
         match reader.read(&mut buffer[filled..]) {
             Ok(0) => break,
-            Ok(n) => filled += n,
+            Ok(n) => {
+                filled += n;
+                read.fetch_add(n as u64, Ordering::Relaxed);
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }

@@ -2,7 +2,10 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
+
+use crate::budget::tokenizer::{self, Tokenizer};
 
 #[derive(Debug, Subcommand)]
 pub enum BudgetCommand {
@@ -66,14 +69,15 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
 
-    /// How to count: auto, o200k, cl100k, swarm, opencode [default: auto]
-    ///
-    /// o200k and cl100k count exactly as tiktoken; swarm is opencode-swarm's ceil(utf16 x 0.33);
-    /// opencode is OpenCode's round(utf16 / 4); auto picks the exact encoding for OpenAI models
-    /// (o200k without a model) and ctx's calibrated estimate for others. The default is
-    /// $CTX_BUDGET_TOKENIZER, else `[budget] tokenizer`, else auto.
-    #[arg(long, value_name = "NAME", value_enum, hide_possible_values = true)]
-    pub tokenizer: Option<TokenizerArg>,
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_parser = tokenizer_parser(),
+        hide_possible_values = true,
+        help = tokenizer_help(false),
+        long_help = tokenizer_help(true)
+    )]
+    pub tokenizer: Option<Tokenizer>,
 
     /// Warn threshold, a share of the context window [default: 0.7]
     ///
@@ -136,13 +140,27 @@ fn parse_share(text: &str) -> Result<f64, String> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TokenizerArg {
-    Auto,
-    O200k,
-    Cl100k,
-    Swarm,
-    Opencode,
+/// `--tokenizer`'s help: the names and what they mean, from the registry.
+fn tokenizer_help(long: bool) -> String {
+    let names: Vec<&str> = tokenizer::BUDGET.iter().map(|t| t.name()).collect();
+    let mut help = format!("How to count: {} [default: auto]", names.join(", "));
+    if long {
+        help.push('\n');
+        for t in tokenizer::BUDGET {
+            help.push_str(&format!("\n{}: {}.", t.name(), t.about()));
+        }
+        help.push_str(
+            "\n\nThe default is $CTX_BUDGET_TOKENIZER, else `[budget] tokenizer`, else auto.",
+        );
+    }
+    help
+}
+
+/// `--tokenizer`: the names, their help and their parsing come from the registry.
+fn tokenizer_parser() -> impl TypedValueParser<Value = Tokenizer> {
+    let values = tokenizer::BUDGET.map(|t| PossibleValue::new(t.name()).help(t.about()));
+    PossibleValuesParser::new(values)
+        .map(|name| Tokenizer::parse(&name, &tokenizer::BUDGET).expect("a possible value"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -12,12 +12,13 @@ use crate::budget::doc::{
     TotalsDoc,
 };
 use crate::budget::models::{self, FALLBACK_CONTEXT, Limits, ModelsDev};
+use crate::budget::render;
 use crate::budget::session::{self, SessionView};
-use crate::budget::tokenize::{Encoding, Method};
+use crate::budget::tokenize::Method;
+use crate::budget::tokenizer::{self, Tokenizer};
 use crate::budget::verdict::{self, Level, Thresholds};
 use crate::budget::walk::{self, Counted, FileEntry, Progress, Skipped, WalkOptions};
-use crate::budget::{auto_method, render};
-use crate::cli::budget::{BudgetCommand, EstimateArgs, FailOn, Format, TokenizerArg};
+use crate::cli::budget::{BudgetCommand, EstimateArgs, FailOn, Format};
 use crate::error::{Error, ExitCode, Result};
 use crate::opencode::export::Export;
 use crate::project::{Config, Source, lookup_dotted};
@@ -214,28 +215,12 @@ fn resolve_thresholds(
     })
 }
 
-fn resolve_tokenizer(args: &EstimateArgs, config: &Config) -> Result<TokenizerArg> {
+fn resolve_tokenizer(args: &EstimateArgs, config: &Config) -> Result<Tokenizer> {
     if let Some(t) = args.tokenizer {
         return Ok(t);
     }
     let resolved = settings::resolve(config, &settings::BUDGET_TOKENIZER, None, None)?;
-    Ok(match resolved.text() {
-        "o200k" => TokenizerArg::O200k,
-        "cl100k" => TokenizerArg::Cl100k,
-        "swarm" => TokenizerArg::Swarm,
-        "opencode" => TokenizerArg::Opencode,
-        _ => TokenizerArg::Auto,
-    })
-}
-
-fn method_for(tokenizer: TokenizerArg, model: Option<&str>) -> Method {
-    match tokenizer {
-        TokenizerArg::Auto => auto_method(model),
-        TokenizerArg::O200k => Method::Exact(Encoding::O200k),
-        TokenizerArg::Cl100k => Method::Exact(Encoding::Cl100k),
-        TokenizerArg::Swarm => Method::Swarm,
-        TokenizerArg::Opencode => Method::OpenCode,
-    }
+    Tokenizer::parse(resolved.text(), &tokenizer::BUDGET).map_err(Error::failure)
 }
 
 /// Whether counts by `method` are what `model` itself would count.
@@ -243,7 +228,7 @@ fn is_exact_for(method: Method, model: Option<&str>) -> bool {
     match method {
         Method::Exact(encoding) => match model {
             None => true,
-            Some(model) => crate::budget::openai_encoding(model) == Some(encoding),
+            Some(model) => tokenizer::openai_encoding(model) == Some(encoding),
         },
         _ => false,
     }
@@ -369,7 +354,7 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
         }),
     };
     let model = model.as_deref();
-    let method = method_for(resolve_tokenizer(&args, config)?, model);
+    let method = resolve_tokenizer(&args, config)?.method(model);
     let thresholds = resolve_thresholds(&args, config, swarm.as_ref())?;
     let mut sources = LimitSources {
         config,

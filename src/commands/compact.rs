@@ -6,12 +6,14 @@ use std::io::Read;
 use serde::Serialize;
 
 use super::Context;
+use crate::budget::tokenize::Method;
+use crate::budget::tokenizer::{self, Tokenizer};
 use crate::cli::compact::{
     CompactCommand, NoticeFormat, RenderFormat, RoleArg, SourceArg, SourceArgs,
 };
 use crate::cli::frame::FrameSelector;
 use crate::compact::doc::{CompactingOutput, SystemOutput};
-use crate::compact::frame_context::{self, Budgets, Estimator, Settings};
+use crate::compact::frame_context::{self, Budgets, Settings};
 use crate::compact::inject::{self, Position};
 use crate::compact::notice;
 use crate::error::{Error, ExitCode, Result};
@@ -149,7 +151,7 @@ fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries>
 /// Keeps the swarm and system entries that fit under `cap` (in order) and returns what is left
 /// for the frame context.
 fn fit_to_cap(ctx: &Context, entries: &mut Entries, cap: u64) -> u64 {
-    let est = |text: &str| Estimator::Flame.estimate(text);
+    let est = |text: &str| Method::Flame.count(text);
     let mut left = cap;
     let mut kept = 0usize;
     for list in [&mut entries.swarm, &mut entries.system] {
@@ -183,8 +185,9 @@ fn frame_settings(ctx: &Context) -> Result<Settings> {
         current: count(&settings::FRAME_CONTEXT_CURRENT)?,
     };
     let tokenizer = settings::resolve(config, &settings::FRAME_CONTEXT_TOKENIZER, None, None)?;
-    let estimator =
-        Estimator::parse(tokenizer.text()).expect("the setting's choices are the estimator names");
+    let estimator = Tokenizer::parse(tokenizer.text(), &tokenizer::FRAME_CONTEXT)
+        .map_err(Error::failure)?
+        .method(None);
     Ok(Settings { budgets, estimator })
 }
 

@@ -4,9 +4,10 @@
 
 use std::borrow::Cow;
 
-use crate::budget::tokenize::{self, Encoding, Method};
+use crate::budget::tokenize::Method;
 use crate::error::{Error, Result};
 use crate::frame::state::{Frame, State, Status, TreeIndex};
+use crate::text;
 
 /// Token budgets per section (flame.md §9.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,47 +29,21 @@ impl Default for Budgets {
     }
 }
 
-/// How a piece of text is costed in tokens (the `frame.context.tokenizer` setting).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Estimator {
-    /// Flame's `ceil(UTF-16 code units / 4)`.
-    #[default]
-    Flame,
-    /// OpenCode's `Math.round(UTF-16 code units / 4)`.
-    OpenCode,
-    /// opencode-swarm's `Math.ceil(UTF-16 code units × 0.33)`.
-    Swarm,
-    /// An exact OpenAI encoding.
-    Exact(Encoding),
-}
-
-impl Estimator {
-    pub fn parse(name: &str) -> Option<Estimator> {
-        match name {
-            "flame" => Some(Estimator::Flame),
-            "opencode" => Some(Estimator::OpenCode),
-            "swarm" => Some(Estimator::Swarm),
-            "o200k" => Some(Estimator::Exact(Encoding::O200k)),
-            "cl100k" => Some(Estimator::Exact(Encoding::Cl100k)),
-            _ => None,
-        }
-    }
-
-    pub fn estimate(self, text: &str) -> u64 {
-        match self {
-            Estimator::Flame => tokenize::utf16_len(text).div_ceil(4),
-            Estimator::OpenCode => Method::OpenCode.count(text),
-            Estimator::Swarm => Method::Swarm.count(text),
-            Estimator::Exact(encoding) => encoding.count(text),
-        }
-    }
-}
-
 /// Everything that decides the document besides the state.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Settings {
     pub budgets: Budgets,
-    pub estimator: Estimator,
+    /// How a piece of text is costed in tokens (the `frame.context.tokenizer` setting).
+    pub estimator: Method,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            budgets: Budgets::default(),
+            estimator: Method::Flame,
+        }
+    }
 }
 
 /// The rendered document, the sum of its piece costs, and what selection charged to the total
@@ -136,8 +111,8 @@ fn cut<'t>(
     }
     let mut prefix = &text[..bounds[lo]];
     if let Some(space) = prefix.rfind(' ') {
-        let at = tokenize::utf16_len(&prefix[..space]);
-        if at * 5 > tokenize::utf16_len(prefix) * 4 {
+        let at = text::utf16_len(&prefix[..space]);
+        if at * 5 > text::utf16_len(prefix) * 4 {
             prefix = &prefix[..space];
         }
     }
@@ -343,7 +318,7 @@ pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rende
         + 4096
         + settings
             .estimator
-            .estimate(state.frame(current).map_or("", |f| f.goal()));
+            .count(state.frame(current).map_or("", |f| f.goal()));
     let least =
         (given + 1..=bound).find(|&n| matches!(try_render(state, current, &with(n)), Ok(Ok(_))));
     let budget_name = match which {
@@ -367,7 +342,7 @@ fn try_render(
 ) -> Result<std::result::Result<Rendered, TooSmall>> {
     let budgets = settings.budgets;
     let estimator = settings.estimator;
-    let est = move |text: &str| estimator.estimate(text);
+    let est = move |text: &str| estimator.count(text);
     let frame = state
         .frame(current)
         .ok_or_else(|| Error::failure(format!("no frame matches '{current}'")))?;
@@ -658,7 +633,7 @@ mod tests {
                 total,
                 ..Budgets::default()
             },
-            estimator: Estimator::Flame,
+            estimator: Method::Flame,
         }
     }
 
@@ -792,7 +767,7 @@ mod tests {
     fn the_worked_cut_example() {
         let summary = "Signatures are checked with the endpoint secret and a 5-minute tolerance; replays get HTTP 400. The raw body is kept for verification.";
         assert_eq!(summary.len(), 134);
-        let est = |s: &str| Estimator::Flame.estimate(s);
+        let est = |s: &str| Method::Flame.count(s);
         let (text, was_cut) = cut(summary, TRUNCATED, |c| est(c) <= 20).unwrap();
         assert!(was_cut);
         assert_eq!(
@@ -807,7 +782,7 @@ mod tests {
 
     #[test]
     fn cutting_never_splits_a_character_and_keeps_words_when_close() {
-        let est = |s: &str| Estimator::Flame.estimate(s);
+        let est = |s: &str| Method::Flame.count(s);
         // No space in the last fifth: the cut falls inside the word.
         let long = "é".repeat(100);
         let (text, _) = cut(&long, "…", |c| est(c) <= 5).unwrap();
@@ -868,7 +843,7 @@ line two</goal>
         let current_part = |xml: &str| {
             let start = xml.find("  <current-frame").unwrap();
             let end = xml.find("</flame-context>").unwrap();
-            Estimator::Flame.estimate(&xml[start..end])
+            Method::Flame.count(&xml[start..end])
         };
         // A huge goal takes all of K; nothing else of the current frame fits.
         let state = one_frame_state(&words, &[&words, "second"], &words);
@@ -894,14 +869,14 @@ line two</goal>
             decisions.ends_with(" [more decisions omitted]"),
             "{decisions}"
         );
-        assert!(Estimator::Flame.estimate(decisions) <= 400);
+        assert!(Method::Flame.count(decisions) <= 400);
         let summary = out
             .xml
             .split("<summary truncated=\"true\">")
             .nth(1)
             .unwrap();
         let summary = summary.split("</summary>").next().unwrap();
-        assert!(summary.ends_with(" [truncated]") && Estimator::Flame.estimate(summary) <= 320);
+        assert!(summary.ends_with(" [truncated]") && Method::Flame.count(summary) <= 320);
         for cut_text in [goal, decisions, summary] {
             let words_before: &str = cut_text.rsplit_once(" [").unwrap().0;
             let last = words_before.rsplit(' ').next().unwrap();
@@ -913,19 +888,19 @@ line two</goal>
         for budget in [60, 90, 150, 400, 4000] {
             if let Ok(out) = render(&state, "fr_a", &with_total(budget)) {
                 assert!(out.charged <= budget, "{budget}: {}", out.charged);
-                assert!(Estimator::Flame.estimate(&out.xml) <= budget);
+                assert!(Method::Flame.count(&out.xml) <= budget);
             }
         }
     }
 
     #[test]
     fn estimators() {
-        assert_eq!(Estimator::Flame.estimate(""), 0);
-        assert_eq!(Estimator::Flame.estimate("a"), 1);
-        assert_eq!(Estimator::OpenCode.estimate("a"), 0);
-        assert_eq!(Estimator::OpenCode.estimate("ab"), 1);
-        assert_eq!(Estimator::OpenCode.estimate("abcdefghij"), 3);
-        assert_eq!(Estimator::Swarm.estimate("abc"), 1);
-        assert_eq!(Estimator::Swarm.estimate(&"a".repeat(100)), 33);
+        assert_eq!(Method::Flame.count(""), 0);
+        assert_eq!(Method::Flame.count("a"), 1);
+        assert_eq!(Method::OpenCode.count("a"), 0);
+        assert_eq!(Method::OpenCode.count("ab"), 1);
+        assert_eq!(Method::OpenCode.count("abcdefghij"), 3);
+        assert_eq!(Method::Swarm.count("abc"), 1);
+        assert_eq!(Method::Swarm.count(&"a".repeat(100)), 33);
     }
 }

@@ -1,7 +1,8 @@
 //! The extractors E1–E6 (swarm.md §7): what opencode-swarm pulls out of the plan text and
 //! `context.md` for status lines, compaction and system-prompt entries.
 
-use super::text::{cap, cut16, find_ignore_case, len16, lines, starts_with_ignore_case, trim};
+use super::text::{cap, cut16, find_ignore_case, lines, starts_with_ignore_case, trim};
+use crate::text::utf16_len;
 
 /// E1: the current phase, `Phase N: desc [IN PROGRESS]` or `Phase N [PENDING]` (§7.1).
 pub fn current_phase(plan: &str) -> Option<String> {
@@ -134,7 +135,7 @@ pub fn agent_activity(context: &str, agent: &str, m: usize) -> Option<String> {
         _ => "Agent activity summary:\n",
     };
     let s = format!("{label}{body}");
-    if len16(&s) > m {
+    if utf16_len(&s) > m {
         Some(cut16(&s, m.saturating_sub(3)) + "...")
     } else {
         Some(s)

@@ -3,7 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use super::text::{len16, trim};
+use super::text::trim;
+use crate::text::utf16_len;
 use crate::time::rfc3339_ms;
 
 /// A usable plan.json.
@@ -135,7 +136,7 @@ fn field(at: &str, key: &str) -> String {
 
 fn nonempty_string(object: &Map<String, Value>, key: &str, at: &str) -> Result<String, String> {
     match object.get(key) {
-        Some(Value::String(s)) if len16(s) >= 1 => Ok(s.clone()),
+        Some(Value::String(s)) if utf16_len(s) >= 1 => Ok(s.clone()),
         _ => Err(format!("{} must be a non-empty string", field(at, key))),
     }
 }

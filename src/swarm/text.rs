@@ -1,6 +1,8 @@
 //! The JavaScript text semantics opencode-swarm's rules are written in (swarm.md §1): its
 //! whitespace, its line starts, UTF-16 lengths and cuts, `parseInt`, and Number-to-String.
 
+use crate::text::utf16_len;
+
 /// JavaScript's whitespace (`\s`, `trim`): swarm.md §1.3. Unlike `char::is_whitespace` it holds
 /// U+FEFF and not U+0085.
 pub fn is_w(c: char) -> bool {
@@ -34,11 +36,6 @@ pub fn trim_start(s: &str) -> &str {
     s.trim_start_matches(is_w)
 }
 
-/// The number of UTF-16 code units.
-pub fn len16(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
-}
-
 /// The first `n` UTF-16 units; a split surrogate pair becomes U+FFFD (swarm.md §1.5).
 pub fn cut16(s: &str, n: usize) -> String {
     let units: Vec<u16> = s.encode_utf16().take(n).collect();
@@ -47,7 +44,7 @@ pub fn cut16(s: &str, n: usize) -> String {
 
 /// `s`, or its first `n` units plus `...` when longer.
 pub fn cap(s: &str, n: usize) -> String {
-    if len16(s) <= n {
+    if utf16_len(s) <= n {
         s.to_string()
     } else {
         cut16(s, n) + "..."
@@ -131,7 +128,7 @@ mod tests {
 
     #[test]
     fn utf16_cuts_and_caps() {
-        assert_eq!(len16("a😀"), 3);
+        assert_eq!(utf16_len("a😀"), 3);
         assert_eq!(cut16("a😀b", 2), "a\u{fffd}");
         assert_eq!(cap("abcdef", 3), "abc...");
         assert_eq!(cap("abc", 3), "abc");

@@ -607,6 +607,27 @@ fn progress_shows_on_a_terminal_only_and_not_with_quiet() {
 
 // ---- bad input ----
 
+/// A tokenizer name from the settings is checked like the flag's: `flame` costs
+/// `<flame-context>`, not budgets, and no name falls back to a default.
+#[test]
+fn an_unknown_tokenizer_in_the_settings_is_an_error() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hello");
+    env.write(".opencode/ctx.toml", "[budget]\ntokenizer = \"flame\"\n");
+    assert_snapshot!(env.snap(&["budget", "estimate", "a.txt"]), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.opencode/ctx.toml: budget.tokenizer must be one of auto, o200k, cl100k, swarm, opencode
+    ");
+    let out = env
+        .ctx()
+        .args(["budget", "estimate", "a.txt", "--tokenizer", "gpt2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
 #[test]
 fn binary_files_are_skipped_and_non_utf8_is_counted_lossily() {
     let env = TestEnv::new();

@@ -246,10 +246,14 @@ fn help_of_three_commands() {
           --tokenizer <NAME>
               How to count: auto, o200k, cl100k, swarm, opencode [default: auto]
               
-              o200k and cl100k count exactly as tiktoken; swarm is opencode-swarm's ceil(utf16 x 0.33);
-              opencode is OpenCode's round(utf16 / 4); auto picks the exact encoding for OpenAI models
-              (o200k without a model) and ctx's calibrated estimate for others. The default is
-              $CTX_BUDGET_TOKENIZER, else `[budget] tokenizer`, else auto.
+              auto: the exact encoding of an OpenAI model (o200k without a model), else ctx's calibrated
+              estimate for the model's family.
+              o200k: OpenAI BPE, as tiktoken.
+              cl100k: OpenAI BPE, as tiktoken.
+              swarm: opencode-swarm's ceil(utf16 x 0.33).
+              opencode: OpenCode's round(utf16 / 4).
+              
+              The default is $CTX_BUDGET_TOKENIZER, else `[budget] tokenizer`, else auto.
 
           --warn <F>
               Warn threshold, a share of the context window [default: 0.7]
