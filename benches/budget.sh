@@ -34,28 +34,7 @@ fi
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 
 # 50 MB of *.rs files, in path order, copied with their relative paths.
-python3 - "$registry" "$work/tree" <<'PY'
-import os, shutil, sys
-src, dst = sys.argv[1], sys.argv[2]
-files = []
-for root, dirs, names in os.walk(src):
-    dirs.sort()
-    for n in sorted(names):
-        if n.endswith(".rs"):
-            files.append(os.path.join(root, n))
-total = 0
-for f in files:
-    size = os.path.getsize(f)
-    if size == 0 or size > 1_000_000:
-        continue
-    target = os.path.join(dst, os.path.relpath(f, src))
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    shutil.copyfile(f, target)
-    total += size
-    if total >= 50_000_000:
-        break
-print(f"tree: {total} bytes of Rust source")
-PY
+python3 benches/rust-tree.py "$registry" "$work/tree"
 head -c 1024 "$(find "$work/tree" -name '*.rs' | sort | head -1)" > "$work/one.rs"
 
 npm install --silent --prefix "$work/node" js-tiktoken repomix >/dev/null 2>&1 || echo "npm install failed: no repomix or js-tiktoken" >&2

@@ -7,6 +7,7 @@ pub mod commands;
 pub mod compact;
 pub mod complete;
 pub mod error;
+pub mod flamegraph;
 pub mod frame;
 pub mod install;
 pub mod json;

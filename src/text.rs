@@ -77,6 +77,33 @@ pub fn utf16_len(text: &str) -> usize {
     bytes.len() - continuation + four_byte_leads
 }
 
+/// Escapes XML text or an attribute value (flame.md §9.3: `&apos;` for `'`); characters XML 1.0
+/// cannot carry become U+FFFD, so no text can break the document.
+pub fn xml_escape(text: &str) -> Cow<'_, str> {
+    let needs = |c: char| matches!(c, '&' | '<' | '>' | '"' | '\'') || forbidden(c);
+    if !text.chars().any(needs) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if forbidden(c) => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Characters XML 1.0 cannot carry.
+fn forbidden(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}')
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -91,6 +118,15 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn escaping_covers_markup_quotes_and_forbidden_characters() {
+        assert_eq!(
+            xml_escape("a<b & \"c\" 'd' ]]> e\u{1}\u{b}\u{fffe}\n\tf"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos; ]]&gt; e\u{fffd}\u{fffd}\u{fffd}\n\tf"
+        );
+        assert!(matches!(xml_escape("plain"), Cow::Borrowed("plain")));
+    }
 
     #[test]
     fn what_acts_on_a_terminal_is_shown() {

@@ -4,6 +4,7 @@
 pub mod bpe;
 pub mod doc;
 pub mod estimate;
+pub mod flame;
 pub mod models;
 pub mod render;
 pub mod session;

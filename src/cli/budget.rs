@@ -125,10 +125,12 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
-    /// Output: human, json, swarm [default: human; json with --json]
+    /// Output: human, json, swarm, svg [default: human; json with --json]
     ///
     /// human: tables and a usage bar; json: one document; swarm: opencode-swarm's warning line for
-    /// the level, or nothing when ok.
+    /// the level, or nothing when ok; svg: an interactive flame graph of the inputs, folders above
+    /// their files, width by tokens, against the context window with the warn, critical and
+    /// limit lines.
     #[arg(long, value_name = "FORMAT", value_enum, hide_possible_values = true)]
     pub format: Option<Format>,
 }
@@ -175,4 +177,5 @@ pub enum Format {
     Human,
     Json,
     Swarm,
+    Svg,
 }

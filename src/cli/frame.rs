@@ -128,6 +128,21 @@ terminal (80 columns in pipes); only goals are shortened.")]
         /// in_progress, planned, completed, failed, blocked, invalidated.
         #[arg(long, value_name = "STATUS", value_enum, hide_possible_values = true)]
         status: Vec<StatusArg>,
+        /// text, or svg: an interactive flame graph [default: text]
+        ///
+        /// svg: one self-contained SVG, a box per frame with its parent above it, width by
+        /// --weight, colour by status. Hover or focus a box for its details, click to zoom into
+        /// its branch, Escape to reset, "/" to search. Running frames are timed to now, or to
+        /// $SOURCE_DATE_EPOCH when set (the same picture for the same state, byte for byte).
+        #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TreeFormat::Text, hide_default_value = true, hide_possible_values = true)]
+        format: TreeFormat,
+        /// Box width in --format svg: time, frames, tokens [default: time]
+        ///
+        /// time: from creation to the last update (to now while running), or the children's
+        /// total when they ran side by side; frames: the frame and its descendants; tokens: what
+        /// its summary, decisions and log add to the context (o200k), with its descendants'.
+        #[arg(long, value_name = "WEIGHT", value_enum, hide_possible_values = true)]
+        weight: Option<WeightArg>,
         #[command(flatten)]
         selector: FrameSelector,
     },
@@ -287,6 +302,21 @@ read. Prints the imported ids.")]
         #[command(flatten)]
         selector: FrameSelector,
     },
+}
+
+/// `frame tree --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TreeFormat {
+    Text,
+    Svg,
+}
+
+/// `frame tree --weight`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeightArg {
+    Time,
+    Frames,
+    Tokens,
 }
 
 /// A frame status, as `--status` takes it.

@@ -508,6 +508,10 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
             // Paths, model names and sources come from the tree and the settings.
             ctx.out.write(&visible(&text))?;
         }
+        Format::Svg => {
+            ctx.out
+                .write(&crate::flamegraph::svg(&crate::budget::flame::graph(&doc)))?;
+        }
         Format::Swarm => {
             if swarm_would_warn(swarm.as_ref(), session.as_ref().map(|(_, v)| v))
                 && let Some(line) = verdict::swarm_line(usage, thresholds)

@@ -4,17 +4,21 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::Context;
-use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus, StatusArg};
+use crate::budget::bpe::Encoding;
+use crate::budget::tokenize::Method;
+use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus, StatusArg, TreeFormat, WeightArg};
 use crate::error::{Error, ExitCode, Result};
+use crate::flamegraph;
 use crate::frame::doc::{
     AddedDoc, FrameDoc, FrameJson, FramesDoc, ImportDoc, InvalidateDoc, LogDoc, PopDoc, ShowDoc,
     ShownFrame, TreeDoc, TreeNode,
 };
 use crate::frame::ops::{self, Selector};
 use crate::frame::render::{self, TreeOptions};
+use crate::frame::state::Frame;
 use crate::frame::state::{SCHEMA_VERSION, State, Status, TreeIndex};
 use crate::frame::store::{self, Store};
-use crate::frame::{import, log};
+use crate::frame::{flame, import, log};
 use crate::opencode::export::Export;
 use crate::output::Style;
 use crate::schema::Version;
@@ -58,11 +62,36 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
         }
         FrameCommand::Tree {
             from,
+            format: TreeFormat::Svg,
+            weight,
+            selector,
+            details,
+            ascii,
+            depth,
+            status,
+        } => {
+            if details || ascii || depth.is_some() || !status.is_empty() {
+                return Err(Error::usage(
+                    "--details, --ascii, --depth and --status shape the text tree; \
+                     --format svg takes --from and --weight",
+                ));
+            }
+            let weight = weight.unwrap_or(WeightArg::Time);
+            tree_svg(ctx, &store, from.as_deref(), weight, &selector)
+        }
+        FrameCommand::Tree {
+            weight: Some(_), ..
+        } => Err(Error::usage(
+            "--weight sizes the boxes of --format svg; the text tree has no widths",
+        )),
+        FrameCommand::Tree {
+            from,
             details,
             ascii,
             depth,
             status,
             selector,
+            ..
         } => {
             let statuses: Vec<Status> = status.iter().map(|s| status_of(*s)).collect();
             tree(
@@ -423,6 +452,54 @@ fn tree(
         },
     );
     ctx.out.write(&text)?;
+    Ok(ExitCode::Success)
+}
+
+/// `frame tree --format svg`: the flame graph of the tree or of `--from`'s branch.
+fn tree_svg(
+    ctx: &mut Context,
+    store: &Store,
+    from: Option<&str>,
+    weight: WeightArg,
+    args: &FrameSelector,
+) -> Result<ExitCode> {
+    let state = load_for_reading(ctx, store)?;
+    let from = from.map(|arg| ops::lookup(&state, arg)).transpose()?;
+    let current = ops::current(&state, &selector(args))?;
+    let now = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .map_or_else(crate::time::now_ms, |s| s.saturating_mul(1000));
+    let logs = store.dir().join(store::LOGS_DIR);
+    let counter = Method::Exact(Encoding::O200k);
+    // A frame's own context: its summary and decisions, and its log, read only as
+    // `logs/frame-<id>.md` of this store (an id that could name another file is not read).
+    let tokens = |frame: &Frame<'_>| -> u64 {
+        let texts = frame.summary().into_iter().chain(frame.decisions());
+        let mut total: u64 = texts.map(|text| counter.count(text)).sum();
+        if frame.log_path().is_some()
+            && !frame.id.contains(['/', '\\'])
+            && let Ok(text) = std::fs::read_to_string(logs.join(format!("frame-{}.md", frame.id)))
+        {
+            total += counter.count(&text);
+        }
+        total
+    };
+    let graph = flame::graph(
+        &state,
+        &flame::Options {
+            from: from.as_deref(),
+            weight: match weight {
+                WeightArg::Time => flame::Weight::Time,
+                WeightArg::Frames => flame::Weight::Frames,
+                WeightArg::Tokens => flame::Weight::Tokens,
+            },
+            now,
+            current: current.as_deref(),
+        },
+        &tokens,
+    );
+    ctx.out.write(&flamegraph::svg(&graph))?;
     Ok(ExitCode::Success)
 }
 

@@ -1,6 +1,7 @@
-//! Completion scripts and man pages, generated from the clap definitions, and the JSON Schemas
-//! of the `--json` documents, generated from their types. The copies committed under
-//! `completions/`, `man/` and `schemas/` are kept fresh by a test.
+//! Completion scripts and man pages, generated from the clap definitions, the JSON Schemas of
+//! the `--json` documents, generated from their types, and the README's pictures of the demo
+//! project. The copies committed under `completions/`, `man/`, `schemas/` and `docs/` are kept
+//! fresh by tests.
 
 use std::path::Path;
 
@@ -10,6 +11,30 @@ use clap_complete::Shell;
 use crate::cli::Cli;
 use crate::error::{Error, ExitCode, Result};
 use crate::output::Output;
+
+/// The clock of the README's pictures (`SOURCE_DATE_EPOCH`): running frames are timed to it, so
+/// the pictures change only when the demo or the drawing does.
+pub const PICTURE_EPOCH: &str = "1795344600";
+
+/// The README's pictures: the ctx arguments run in `examples/demo`, and the file under `docs/`.
+pub const PICTURES: [(&[&str], &str); 2] = [
+    (&["frame", "tree", "--format", "svg"], "frame-tree.svg"),
+    (
+        // The demo is small: a 1 000-token window shows its folders and the lines.
+        &[
+            "budget",
+            "estimate",
+            ".",
+            "--format",
+            "svg",
+            "--tokenizer",
+            "o200k",
+            "--limit",
+            "1000",
+        ],
+        "budget.svg",
+    ),
+];
 
 /// Each shell and the file name its completion script is committed under.
 pub const SHELLS: [(Shell, &str); 5] = [
@@ -107,8 +132,40 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
             text.as_bytes(),
         )?;
     }
+    // The pictures need the demo project: a DIR without one (a scratch folder) gets the rest.
+    let demo = dir.join("examples/demo");
+    let pictures = if demo.is_dir() { &PICTURES[..] } else { &[] };
+    let ctx =
+        std::env::current_exe().map_err(|e| Error::failure(format!("cannot find ctx: {e}")))?;
+    for &(args, file) in pictures {
+        // No settings from the environment or the user's files: the demo's alone.
+        let run = std::process::Command::new(&ctx)
+            .args(args)
+            .current_dir(&demo)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", demo.join(".no-home"))
+            .env("LANG", "C.UTF-8")
+            .env("SOURCE_DATE_EPOCH", PICTURE_EPOCH)
+            .output()
+            .map_err(|e| Error::io(&demo, "run ctx in", &e))?;
+        if !run.status.success() {
+            return Err(Error::failure(format!(
+                "ctx {} in {} failed: {}",
+                args.join(" "),
+                demo.display(),
+                String::from_utf8_lossy(&run.stderr).trim()
+            )));
+        }
+        write(&dir.join("docs").join(file), &run.stdout)?;
+    }
     out.note(&format!(
-        "wrote completions/, man/ and schemas/ under {}",
+        "wrote completions/, man/, schemas/{} under {}",
+        if pictures.is_empty() {
+            " (no examples/demo: no pictures)"
+        } else {
+            " and docs/"
+        },
         dir.display()
     ));
     Ok(ExitCode::Success)

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use crate::budget::tokenize::Method;
 use crate::error::{Error, Result};
 use crate::frame::state::{Frame, State, Status, TreeIndex};
-use crate::text;
+use crate::text::{self, xml_escape};
 
 /// Token budgets per section (flame.md §9.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,31 +57,6 @@ pub struct Rendered {
 
 const TRUNCATED: &str = " [truncated]";
 const MORE_DECISIONS: &str = " [more decisions omitted]";
-
-/// Escapes text or an attribute value (flame.md §9.3); characters XML 1.0 forbids become U+FFFD.
-pub fn escape(text: &str) -> Cow<'_, str> {
-    let needs = |c: char| matches!(c, '&' | '<' | '>' | '"' | '\'') || forbidden(c);
-    if !text.chars().any(needs) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if forbidden(c) => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
-
-fn forbidden(c: char) -> bool {
-    matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}')
-}
 
 /// `cut(text, fits, indicator)` of flame.md §9.5: the whole text when it fits, else the longest
 /// prefix that fits with the indicator, pulled back to the last space in its final fifth.
@@ -135,7 +110,7 @@ fn element(indent: usize, name: &str, text: &str, was_cut: bool) -> String {
         "{:indent$}<{name}{}>{}</{name}>\n",
         "",
         truncated_attr(was_cut),
-        escape(text)
+        xml_escape(text)
     )
 }
 
@@ -215,11 +190,11 @@ fn frame_piece(
 ) -> String {
     let mut out = format!(
         "    <frame id=\"{}\" status=\"{}\"",
-        escape(frame.id),
+        xml_escape(frame.id),
         frame.status()
     );
     if let Some(of) = sibling_of {
-        out.push_str(&format!(" sibling-of=\"{}\"", escape(of)));
+        out.push_str(&format!(" sibling-of=\"{}\"", xml_escape(of)));
     }
     out.push_str(">\n");
     out.push_str(&element(6, "goal", frame.goal(), false));
@@ -374,11 +349,11 @@ fn try_render(
         .collect();
 
     // Step 1: the envelope, worst-case metadata and the current frame's wrapper.
-    let envelope_open = format!("<flame-context session=\"{}\">\n", escape(current));
+    let envelope_open = format!("<flame-context session=\"{}\">\n", xml_escape(current));
     let envelope_close = "</flame-context>";
     let current_open = format!(
         "  <current-frame id=\"{}\" status=\"{}\">\n",
-        escape(current),
+        xml_escape(current),
         frame.status()
     );
     let current_close = "  </current-frame>\n";
@@ -610,7 +585,7 @@ fn planned_wrapper(count: usize, omitted: usize) -> String {
 fn planned_piece(frame: &Frame<'_>) -> String {
     format!(
         "      <frame id=\"{}\" status=\"planned\">\n{}      </frame>\n",
-        escape(frame.id),
+        xml_escape(frame.id),
         element(8, "goal", frame.goal(), false)
     )
 }
@@ -791,15 +766,6 @@ mod tests {
         let long = "😀".repeat(50);
         let (text, _) = cut(&long, "…", |c| est(c) <= 3).unwrap();
         assert_eq!(text, format!("{}…", "😀".repeat(5)));
-    }
-
-    #[test]
-    fn escaping_covers_markup_quotes_and_forbidden_characters() {
-        assert_eq!(
-            escape("a<b & \"c\" 'd' ]]> e\u{1}\u{b}\u{fffe}\n\tf"),
-            "a&lt;b &amp; &quot;c&quot; &apos;d&apos; ]]&gt; e\u{fffd}\u{fffd}\u{fffd}\n\tf"
-        );
-        assert!(matches!(escape("plain"), Cow::Borrowed("plain")));
     }
 
     fn one_frame_state(goal: &str, decisions: &[&str], summary: &str) -> State {

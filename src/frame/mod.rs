@@ -2,6 +2,7 @@
 //! renderings and log files.
 
 pub mod doc;
+pub mod flame;
 pub mod id;
 pub mod import;
 pub mod log;

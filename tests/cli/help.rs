@@ -187,7 +187,7 @@ fn help_of_three_commands() {
           --hidden            Include hidden files and directories
           --no-ignore         Do not apply .gitignore, .ignore and git's exclude files
           --exclude <GLOB>    Leave out paths matching GLOB (gitignore syntax; repeatable)
-          --format <FORMAT>   Output: human, json, swarm [default: human; json with --json]
+          --format <FORMAT>   Output: human, json, swarm, svg [default: human; json with --json]
       -h, --help              Print help (see more with '--help')
 
     Global options:
@@ -291,10 +291,12 @@ fn help_of_three_commands() {
               Leave out paths matching GLOB (gitignore syntax; repeatable)
 
           --format <FORMAT>
-              Output: human, json, swarm [default: human; json with --json]
+              Output: human, json, swarm, svg [default: human; json with --json]
               
               human: tables and a usage bar; json: one document; swarm: opencode-swarm's warning line
-              for the level, or nothing when ok.
+              for the level, or nothing when ok; svg: an interactive flame graph of the inputs, folders
+              above their files, width by tokens, against the context window with the warn, critical and
+              limit lines.
 
       -h, --help
               Print help (see a summary with '-h')

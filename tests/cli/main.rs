@@ -1,6 +1,7 @@
 //! Integration tests: the `ctx` binary run on real files in temporary directories.
 
 mod artifacts;
+mod browser;
 mod budget;
 mod common;
 mod compact;
@@ -9,6 +10,7 @@ mod concurrency;
 mod config;
 mod crash;
 mod flame_schema;
+mod flamegraph;
 mod frame;
 mod help;
 mod hooks;
