@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::document::Version;
 use crate::error::{Error, Result};
 use crate::frame::store;
 
@@ -265,6 +266,22 @@ pub fn report_line(outcome: &Outcome, base: &Path) -> String {
     let mut line = String::new();
     let _ = write!(line, "{}: {}", shown.display(), outcome.action.describe());
     line
+}
+
+/// What `ctx opencode install --json` and `ctx hooks install --json` print.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct InstallDoc {
+    pub version: Version,
+    /// The folder the files were written into.
+    pub dir: String,
+    pub dry_run: bool,
+    pub files: Vec<InstalledFile>,
+}
+
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct InstalledFile {
+    pub path: String,
+    pub action: Action,
 }
 
 #[cfg(test)]

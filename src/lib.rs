@@ -6,6 +6,7 @@ pub mod cli;
 pub mod commands;
 pub mod compact;
 pub mod complete;
+pub mod document;
 pub mod error;
 pub mod flamegraph;
 pub mod frame;

@@ -183,37 +183,3 @@ impl Output {
         }
     }
 }
-
-/// Shortens `text` to at most `width` display columns, ending in `ellipsis` when cut.
-pub fn fit_width(text: &str, width: usize, ellipsis: &str) -> String {
-    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
-    if text.width() <= width {
-        return text.to_string();
-    }
-    let room = width.saturating_sub(ellipsis.width());
-    let mut used = 0;
-    let mut cut = String::new();
-    for ch in text.chars() {
-        let w = ch.width().unwrap_or(0);
-        if used + w > room {
-            break;
-        }
-        used += w;
-        cut.push(ch);
-    }
-    cut.push_str(ellipsis);
-    cut
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fit_width_cuts_only_when_needed() {
-        assert_eq!(fit_width("abc", 3, "…"), "abc");
-        assert_eq!(fit_width("abcdef", 4, "…"), "abc…");
-        assert_eq!(fit_width("abcdef", 4, "..."), "a...");
-        assert_eq!(fit_width("日本語です", 5, "…"), "日本…");
-    }
-}

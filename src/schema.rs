@@ -2,44 +2,12 @@
 //! domain module; this registry names them, so `schemas/` is generated from the same types that
 //! print the output, and a test keeps the committed files in step.
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Serialize, Serializer};
+use schemars::{JsonSchema, Schema};
 
 use crate::budget::doc as budget;
-use crate::commands::config;
 use crate::compact::doc as compact;
 use crate::frame::doc as frame;
 use crate::swarm::doc as swarm;
-
-/// The `"version": 1` that opens every document.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Version;
-
-impl Serialize for Version {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_u8(1)
-    }
-}
-
-impl JsonSchema for Version {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Version".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"description": "The version of this document's shape.", "const": 1})
-    }
-}
-
-/// A schema for an RFC 3339 UTC timestamp string.
-pub fn timestamp(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": "string", "format": "date-time"})
-}
-
-/// A schema for an optional RFC 3339 UTC timestamp string.
-pub fn optional_timestamp(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": ["string", "null"], "format": "date-time"})
-}
 
 /// Every published document: its file stem under `schemas/` (the command that prints it, e.g.
 /// `frame-push` for `ctx frame push --json`) and its schema.
@@ -62,8 +30,8 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<frame::SessionFrameDoc>("opencode-frame"),
         document::<frame::PopDoc>("opencode-finish"),
         document::<frame::InvalidateDoc>("opencode-deleted"),
-        document::<crate::commands::install::InstallDoc>("opencode-install"),
-        document::<crate::commands::install::InstallDoc>("hooks-install"),
+        document::<crate::install::InstallDoc>("opencode-install"),
+        document::<crate::install::InstallDoc>("hooks-install"),
         document::<swarm::StatusDoc>("swarm-status"),
         document::<swarm::PlanDoc>("swarm-plan"),
         document::<swarm::AgentsDoc>("swarm-agents"),
@@ -72,7 +40,7 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<budget::ModelsDoc>("budget-models"),
         document::<compact::RenderOutput>("compact-render"),
         document::<compact::PromptBody>("compact-notice"),
-        document::<config::ConfigDoc>("config"),
+        document::<crate::settings::ConfigDoc>("config"),
     ]
 }
 

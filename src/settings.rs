@@ -5,7 +5,11 @@
 //! project's `.opencode/ctx.toml`, the user's `$XDG_CONFIG_HOME/ctx/config.toml`, a fallback the
 //! setting names (another tool's variable or file), then the built-in default.
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use crate::budget::tokenizer;
+use crate::document::Version;
 use crate::error::{Error, Result};
 use crate::project::{Config, Source, lookup_dotted};
 use crate::swarm::config::ContextBudget;
@@ -389,6 +393,52 @@ fn collect_unknown(table: &toml::Table, prefix: &str, unknown: &mut Vec<String>)
             _ => unknown.push(path),
         }
     }
+}
+
+/// What `ctx config --json` prints.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConfigDoc {
+    pub version: Version,
+    /// The project root every command works on.
+    pub root: Global,
+    /// The effective `--color` choice.
+    pub color: Global,
+    /// ctx's settings files, whether or not they exist.
+    pub files: Vec<SettingsFile>,
+    /// The file-backed settings (all of them, or the one asked for).
+    pub settings: Vec<SettingDoc>,
+}
+
+/// A global option's value and origin.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Global {
+    pub value: String,
+    pub source: Source,
+    /// The variable it came from, or how a default was found.
+    pub detail: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SettingsFile {
+    /// `project` or `user`.
+    pub scope: &'static str,
+    pub path: String,
+    pub exists: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SettingDoc {
+    /// Dotted key in the settings files.
+    pub key: &'static str,
+    /// The value in effect; null when the configured value is invalid.
+    pub value: serde_json::Value,
+    pub source: Source,
+    /// The file or variable the value came from.
+    pub detail: Option<String>,
+    /// The `CTX_*` variable that sets it.
+    pub env: &'static str,
+    pub default: serde_json::Value,
+    pub about: &'static str,
 }
 
 #[cfg(test)]

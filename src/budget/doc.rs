@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::schema::Version;
+use crate::document::Version;
 
 /// `ctx budget estimate --json`.
 #[derive(Debug, Serialize, JsonSchema)]

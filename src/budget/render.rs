@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::doc::{EstimateDoc, ItemDoc, ModelsDoc};
-use crate::output::fit_width;
+use crate::text::fit_width;
 use crate::text::visible_line;
 
 /// `1234567` → `1,234,567`.

@@ -461,7 +461,7 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
     let level = Level::of(usage, thresholds);
 
     let doc = EstimateDoc {
-        version: crate::schema::Version,
+        version: crate::document::Version,
         tokenizer: method.name(),
         exact: is_exact_for(method, model),
         model: model.map(str::to_string),
@@ -568,7 +568,7 @@ pub(crate) fn swarm_would_warn(
 
 /// opencode-swarm's `context_budget` from its merged configuration.
 fn swarm_context_budget(ctx: &Context) -> Option<ContextBudget> {
-    super::swarm::load_config(ctx).context_budget
+    ctx.swarm_config().context_budget
 }
 
 fn list_models(ctx: &mut Context) -> Result<ExitCode> {
@@ -629,7 +629,7 @@ fn list_models(ctx: &mut Context) -> Result<ExitCode> {
         resolve_limit(&quiet_ctx, &mut sources, None, None)?,
     );
     let doc = ModelsDoc {
-        version: crate::schema::Version,
+        version: crate::document::Version,
         models: rows,
         default,
     };

@@ -105,7 +105,7 @@ fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries>
         let plan = files.plan.as_ref().map(|p| p.text.as_str());
         let context = files.context.as_deref();
         if plan.is_some() || context.is_some() {
-            let config = super::swarm::load_config(ctx);
+            let config = ctx.swarm_config();
             if wants(SourceArg::Swarm) {
                 entries.swarm = markdown::compaction_entries(plan, context, &config);
             }
@@ -400,7 +400,7 @@ fn inject(
 fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
     use crate::budget::{session, tokenize::Method, verdict};
     use crate::settings;
-    let swarm = super::swarm::load_config(ctx).context_budget;
+    let swarm = ctx.swarm_config().context_budget;
     let export = crate::opencode::export::Export::parse_export_or_list(list, true)
         .map_err(|why| Error::failure(format!("<stdin>: {why}")))?;
     let view = session::view(&export);

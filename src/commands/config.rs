@@ -1,62 +1,13 @@
 //! `ctx config`: every setting with its value and source.
 
-use schemars::JsonSchema;
-use serde::Serialize;
-
 use super::Context;
 use crate::cli::GlobalArgs;
+use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::output::{ColorChoice, Style};
 use crate::project::Source;
-use crate::schema::Version;
-use crate::settings::{self, Def};
+use crate::settings::{self, ConfigDoc, Def, Global, SettingDoc, SettingsFile};
 use crate::text::visible_line;
-
-/// What `ctx config --json` prints.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ConfigDoc {
-    pub version: Version,
-    /// The project root every command works on.
-    pub root: Global,
-    /// The effective `--color` choice.
-    pub color: Global,
-    /// ctx's settings files, whether or not they exist.
-    pub files: Vec<SettingsFile>,
-    /// The file-backed settings (all of them, or the one asked for).
-    pub settings: Vec<SettingDoc>,
-}
-
-/// A global option's value and origin.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Global {
-    pub value: String,
-    pub source: Source,
-    /// The variable it came from, or how a default was found.
-    pub detail: Option<String>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SettingsFile {
-    /// `project` or `user`.
-    pub scope: &'static str,
-    pub path: String,
-    pub exists: bool,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SettingDoc {
-    /// Dotted key in the settings files.
-    pub key: &'static str,
-    /// The value in effect; null when the configured value is invalid.
-    pub value: serde_json::Value,
-    pub source: Source,
-    /// The file or variable the value came from.
-    pub detail: Option<String>,
-    /// The `CTX_*` variable that sets it.
-    pub env: &'static str,
-    pub default: serde_json::Value,
-    pub about: &'static str,
-}
 
 /// One row: a setting resolved, or the error its configured value gave.
 struct Row {
@@ -91,7 +42,7 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
         ],
     };
     let swarm = if selected.iter().any(|def| def.swarm_key.is_some()) {
-        super::swarm::load_config(ctx).context_budget
+        ctx.swarm_config().context_budget
     } else {
         None
     };

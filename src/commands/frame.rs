@@ -7,6 +7,7 @@ use super::Context;
 use crate::budget::bpe::Encoding;
 use crate::budget::tokenize::Method;
 use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus, StatusArg, TreeFormat, WeightArg};
+use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::flamegraph;
 use crate::frame::doc::{
@@ -21,7 +22,6 @@ use crate::frame::store::{self, Store};
 use crate::frame::{flame, import, log};
 use crate::opencode::export::Export;
 use crate::output::Style;
-use crate::schema::Version;
 
 /// Exports can be large; anything past this is not a session export.
 const MAX_EXPORT_BYTES: u64 = 1 << 30;

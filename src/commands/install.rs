@@ -5,25 +5,9 @@ use std::path::{Path, PathBuf};
 
 use super::Context;
 use crate::cli::opencode::{HooksCommand, InstallOptions};
+use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
-use crate::install::{self, Action, Embedded, Outcome};
-use crate::schema::Version;
-
-/// What `ctx opencode install --json` and `ctx hooks install --json` print.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct InstallDoc {
-    pub version: Version,
-    /// The folder the files were written into.
-    pub dir: String,
-    pub dry_run: bool,
-    pub files: Vec<InstalledFile>,
-}
-
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct InstalledFile {
-    pub path: String,
-    pub action: Action,
-}
+use crate::install::{self, Action, Embedded, InstallDoc, InstalledFile, Outcome};
 
 pub fn opencode(ctx: &mut Context, global: bool, options: &InstallOptions) -> Result<ExitCode> {
     let dir = if global {

@@ -21,6 +21,17 @@ pub struct Context {
     pub now: i64,
 }
 
+impl Context {
+    /// opencode-swarm's merged config; each ignored file is a warning on stderr.
+    pub fn swarm_config(&self) -> crate::swarm::config::SwarmConfig {
+        let loaded = crate::swarm::files::read_config(&self.project.root);
+        for warning in &loaded.warnings {
+            self.out.warn(warning);
+        }
+        loaded.config
+    }
+}
+
 /// Runs the parsed command line; the result's exit code is the process's.
 pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
     // Commands that do not look at a project must not fail on (or pay for) finding one.

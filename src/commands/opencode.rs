@@ -6,12 +6,12 @@ use serde_json::Value;
 use super::Context;
 use super::frame::{PopInputs, pop, print_pop_doc};
 use crate::cli::opencode::OpencodeCommand;
+use crate::document::Version;
 use crate::error::{ExitCode, Result};
 use crate::frame::doc::{FrameJson, InvalidateDoc, SessionFrameDoc};
 use crate::frame::ops::{self, Place, Selector};
 use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
-use crate::schema::Version;
 use crate::settings;
 
 /// Longest goal taken from a session title, in characters.

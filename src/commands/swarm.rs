@@ -7,10 +7,10 @@ use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Tab
 
 use super::Context;
 use crate::cli::swarm::{FormatArg, SwarmCommand, SwarmFormat};
+use crate::document::Version;
 use crate::error::{ExitCode, Result};
 use crate::output::Style;
-use crate::schema::Version;
-use crate::swarm::config::{Agent, SwarmConfig};
+use crate::swarm::config::Agent;
 use crate::swarm::doc::{
     AgentDoc, AgentsDoc, Counts, HistoryDoc, PhaseCounts, PhaseDoc, PlanDoc, StatusDoc,
 };
@@ -54,17 +54,8 @@ fn noted(ctx: &Context, files: SwarmFiles) -> SwarmFiles {
     files
 }
 
-/// opencode-swarm's merged config; each ignored file is a warning on stderr.
-pub(super) fn load_config(ctx: &Context) -> SwarmConfig {
-    let loaded = files::read_config(&ctx.project.root);
-    for warning in &loaded.warnings {
-        ctx.out.warn(warning);
-    }
-    loaded.config
-}
-
 fn roster(ctx: &Context) -> Vec<Agent> {
-    crate::swarm::config::roster(&load_config(ctx))
+    crate::swarm::config::roster(&ctx.swarm_config())
 }
 
 /// The structured plan behind the human and JSON views.
@@ -248,7 +239,7 @@ fn new_table(ctx: &Context, header: &[&str]) -> Table {
 /// Text from a file shows nothing that acts on a terminal (`crate::text`).
 fn fit(ctx: &Context, text: &str, reserved: usize) -> String {
     let text = visible_line(text);
-    crate::output::fit_width(&text, ctx.out.width.saturating_sub(reserved), "…")
+    crate::text::fit_width(&text, ctx.out.width.saturating_sub(reserved), "…")
 }
 
 /// Cells longer than this are cut, with `…`: comfy-table overflows on a cell 64 K columns wide,

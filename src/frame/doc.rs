@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::state::{Frame, State, Status, TreeIndex};
-use crate::schema::{self, Version};
+use crate::document::{self, Version};
 use crate::time::rfc3339_ms;
 
 /// A frame: cli.md's FRAME.
@@ -17,9 +17,9 @@ pub struct FrameJson {
     pub parent: Option<String>,
     pub status: Status,
     pub goal: String,
-    #[schemars(schema_with = "schema::timestamp")]
+    #[schemars(schema_with = "document::timestamp")]
     pub created_at: String,
-    #[schemars(schema_with = "schema::timestamp")]
+    #[schemars(schema_with = "document::timestamp")]
     pub updated_at: String,
     /// Paths recorded with `ctx frame artifact`, in the order they were added.
     pub artifacts: Vec<String>,
@@ -30,7 +30,7 @@ pub struct FrameJson {
     /// The frame's log file, as recorded in state.json.
     pub log_path: Option<String>,
     pub invalidation_reason: Option<String>,
-    #[schemars(schema_with = "schema::optional_timestamp")]
+    #[schemars(schema_with = "document::optional_timestamp")]
     pub invalidated_at: Option<String>,
     /// Ids of the planned children, in plan order.
     pub planned_children: Vec<String>,

@@ -5,7 +5,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::id;
 use super::state::{Frame, State, Status, TreeIndex};
-use crate::output::fit_width;
+use crate::text::fit_width;
 use crate::text::{visible, visible_line};
 use crate::time::rfc3339_ms;
 

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::config::Agent;
 use super::model::{Phase, PhaseStatus, Plan, Task, TaskStatus};
-use crate::schema::Version;
+use crate::document::Version;
 
 /// Task counts: done, all, and blocked (blocked tasks are in `total`).
 #[derive(Debug, Serialize, JsonSchema)]
