@@ -25,14 +25,34 @@ impl ExitCode {
     }
 }
 
+/// What went wrong, which decides the exit code and whether anything is said. (Budget verdicts
+/// are not errors: the report was printed, and its command returns their [`ExitCode`].)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Bad input, a refused operation, a file that could not be read or written: exit 1.
+    Failure,
+    /// A command line clap could not refuse itself: exit 2.
+    Usage,
+    /// Whoever read stdout has gone (`ctx … | head`): nothing more to say, exit 0.
+    BrokenPipe,
+}
+
+impl Kind {
+    pub fn exit(self) -> ExitCode {
+        match self {
+            Kind::Failure => ExitCode::Failure,
+            Kind::Usage => ExitCode::Usage,
+            Kind::BrokenPipe => ExitCode::Success,
+        }
+    }
+}
+
 /// An error a command reports to the user: one `error:` line, optional `hint:` lines, an exit code.
 #[derive(Debug)]
 pub struct Error {
     pub message: String,
     pub hints: Vec<String>,
-    pub exit: ExitCode,
-    /// Set when the error is a closed stdout: the process then ends quietly with exit 0.
-    pub broken_pipe: bool,
+    pub kind: Kind,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -43,15 +63,14 @@ impl Error {
         Error {
             message: message.into(),
             hints: Vec::new(),
-            exit: ExitCode::Failure,
-            broken_pipe: false,
+            kind: Kind::Failure,
         }
     }
 
     /// A usage error that clap cannot detect (e.g. two options reading stdin): exit 2.
     pub fn usage(message: impl Into<String>) -> Self {
         Error {
-            exit: ExitCode::Usage,
+            kind: Kind::Usage,
             ..Error::failure(message)
         }
     }
@@ -88,18 +107,17 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-impl From<io::Error> for Error {
-    /// Only for writes to stdout/stderr: other I/O errors are reported through [`Error::io`]
-    /// with the path they concern.
-    fn from(err: io::Error) -> Self {
+impl Error {
+    /// A failed write to stdout. Every other I/O error names its file through [`Error::io`];
+    /// there is deliberately no `From<io::Error>`, so a `?` cannot drop a path.
+    pub fn output(err: &io::Error) -> Self {
         if err.kind() == io::ErrorKind::BrokenPipe {
             Error {
-                broken_pipe: true,
-                exit: ExitCode::Success,
+                kind: Kind::BrokenPipe,
                 ..Error::failure("broken pipe")
             }
         } else {
-            Error::failure(format!("cannot write output: {}", describe_io(&err)))
+            Error::failure(format!("cannot write output: {}", describe_io(err)))
         }
     }
 }

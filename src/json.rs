@@ -173,21 +173,44 @@ impl Json {
     }
 
     /// The value as serde_json's model, for JSON output documents.
-    pub fn to_serde(&self) -> serde_json::Value {
-        use serde_json::Value;
+    /// One line of JSON, numbers spelled as in the file.
+    pub fn to_compact(&self) -> String {
+        serde_json::to_string(self).expect("a Json value serializes")
+    }
+}
+
+/// Through serde_json's `RawValue` a number is written as its text: `1e400`, `-0` and `1.0`
+/// stay what the file says, where a conversion to `f64` would make them `null`, `0` and `1`.
+impl serde::Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
         match self {
-            Json::Null => Value::Null,
-            Json::Bool(b) => Value::Bool(*b),
-            Json::Number(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-            Json::String(s) => Value::String(s.clone()),
-            Json::Array(items) => Value::Array(items.iter().map(Json::to_serde).collect()),
-            Json::Object(object) => Value::Object(
-                object
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_serde()))
-                    .collect(),
-            ),
+            Json::Null => serializer.serialize_unit(),
+            Json::Bool(b) => serializer.serialize_bool(*b),
+            Json::Number(text) => serde_json::value::RawValue::from_string(text.to_string())
+                .map_err(S::Error::custom)?
+                .serialize(serializer),
+            Json::String(s) => serializer.serialize_str(s),
+            Json::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Json::Object(object) => object.serialize(serializer),
         }
+    }
+}
+
+impl serde::Serialize for Object {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.iter() {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
     }
 }
 
@@ -1001,9 +1024,19 @@ mod tests {
     #[test]
     fn matches_serde_json_on_values() {
         let text = r#"{"a":"\ud83d\ude00 \u00e9\/","b":[true,false,null,{"c":-1.5e-3}]}"#;
-        let ours = parse(text).unwrap().to_serde();
+        let ours: serde_json::Value =
+            serde_json::from_str(&parse(text).unwrap().to_compact()).unwrap();
         let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(ours, theirs);
+    }
+
+    #[test]
+    fn numbers_serialize_as_their_text() {
+        let text = r#"{"big":1e400,"zero":-0,"one":1.0,"list":[1.50,2E-3],"s":"\u0001"}"#;
+        assert_eq!(
+            parse(text).unwrap().to_compact(),
+            r#"{"big":1e400,"zero":-0,"one":1.0,"list":[1.50,2E-3],"s":"\u0001"}"#
+        );
     }
 
     #[test]

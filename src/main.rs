@@ -2,6 +2,7 @@
 
 use ctxkit::cli::Cli;
 use ctxkit::commands;
+use ctxkit::error::Kind;
 use ctxkit::output::Output;
 
 /// Frame trees are walked recursively; a deep stack keeps a pathological chain of frames from
@@ -27,10 +28,10 @@ fn main() -> std::process::ExitCode {
             let (result, out) = commands::run(cli, out);
             match result {
                 Ok(code) => code.code(),
-                Err(err) if err.broken_pipe => 0,
+                Err(err) if err.kind == Kind::BrokenPipe => 0,
                 Err(err) => {
                     out.error(&err);
-                    err.exit.code()
+                    err.kind.exit().code()
                 }
             }
         });

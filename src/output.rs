@@ -100,17 +100,14 @@ impl Output {
 
     /// Writes raw text to stdout.
     pub fn write(&mut self, text: &str) -> Result<()> {
-        self.stdout.write_all(text.as_bytes())?;
-        Ok(())
+        self.write_bytes(text.as_bytes())
     }
 
     /// Writes raw bytes to stdout (a file printed byte for byte).
     pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
-        self.stdout.write_all(bytes)?;
-        Ok(())
+        self.stdout.write_all(bytes).map_err(|e| Error::output(&e))
     }
 
-    /// Writes one line of primary output.
     /// Output whose bytes are a contract (opencode-swarm's markdown, compact's text and XML, a
     /// log file): written as it is to a pipe or file; on a terminal, with what would act on it
     /// made visible (a person reads it there, and a file must not take over their terminal).
@@ -128,23 +125,21 @@ impl Output {
         self.write("\n")
     }
 
+    /// Writes one line of primary output.
     pub fn line(&mut self, text: &str) -> Result<()> {
-        self.stdout.write_all(text.as_bytes())?;
-        self.stdout.write_all(b"\n")?;
-        Ok(())
+        self.write(text)?;
+        self.write("\n")
     }
 
     /// Writes a JSON document (compact, one line) to stdout.
     pub fn json_doc(&mut self, value: &impl serde::Serialize) -> Result<()> {
         serde_json::to_writer(&mut self.stdout, value)
-            .map_err(|e| Error::from(io::Error::other(e)))?;
-        self.stdout.write_all(b"\n")?;
-        Ok(())
+            .map_err(|e| Error::output(&io::Error::from(e)))?;
+        self.write("\n")
     }
 
     pub fn flush(&mut self) -> Result<()> {
-        self.stdout.flush()?;
-        Ok(())
+        self.stdout.flush().map_err(|e| Error::output(&e))
     }
 
     /// `warning: …` on stderr, unless `-q`.

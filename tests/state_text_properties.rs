@@ -252,7 +252,7 @@ proptest! {
                 }
                 // The frames of a compact text all take the full path; those of the writer's
                 // layout the quick one. Both must reach the same verdict.
-                let compact = serde_json::to_string(&model.to_serde()).unwrap();
+                let compact = model.to_compact();
                 let canonical = json::to_pretty_string(&model);
                 prop_assert_eq!(outcome(&canonical), outcome(&compact));
                 prop_assert_eq!(outcome(&text), outcome(&compact));
@@ -315,8 +315,7 @@ fn duplicate_keys_in_a_frame_take_the_full_path() {
 fn full_path_outcome(text: &str) -> Result<String, String> {
     match json::parse(text) {
         Ok(model) => {
-            let compact = serde_json::to_string(&model.to_serde()).unwrap();
-            // The model keeps a number's text; serde_json, which made `compact`, does not.
+            let compact = model.to_compact();
             state::parse(&compact)
                 .map(|state| model_text(&model) + &fields(&state))
                 .map_err(|e| e.message)

@@ -517,10 +517,13 @@ fn show(
             version: Version,
             frame: ShownFrame {
                 frame: FrameJson::new(&frame),
-                extra: frame
-                    .extra()
-                    .map(|(k, v)| (k.to_string(), v.to_serde()))
-                    .collect(),
+                extra: {
+                    let mut extra = crate::json::Object::new();
+                    for (key, value) in frame.extra() {
+                        extra.push_new(key.to_string(), value.clone());
+                    }
+                    extra
+                },
             },
         })?;
     } else {

@@ -84,8 +84,9 @@ pub struct ShowDoc {
 pub struct ShownFrame {
     #[serde(flatten)]
     pub frame: FrameJson,
-    /// Unknown keys of the frame in state.json, with their values as stored.
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Unknown keys of the frame in state.json, with their values as stored (numbers as spelled).
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
+    pub extra: crate::json::Object,
 }
 
 /// What `ctx frame pop --json` prints.

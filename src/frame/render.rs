@@ -60,7 +60,7 @@ pub fn show_text(frame: &Frame<'_>) -> String {
     if !extra.is_empty() {
         out.push_str("extra:\n");
         for (key, value) in extra {
-            out.push_str(&format!("  {key}: {}\n", value.to_serde()));
+            out.push_str(&format!("  {key}: {}\n", value.to_compact()));
         }
     }
     // Every value came from the file: nothing in it may act on the terminal.

@@ -1629,3 +1629,37 @@ fn every_frame_command_prints_its_documented_json() {
     assert_eq!(imported["imported"], serde_json::json!([]));
     assert_eq!(imported["skipped"].as_array().unwrap().len(), 3);
 }
+
+/// Unknown keys are shown with their numbers spelled as the file spells them: a number ctx
+/// cannot represent as f64 (`1e400`) is not `null`, `-0` is not `0`, `1.0` is not `1`.
+#[test]
+fn show_keeps_the_spelling_of_unknown_numbers() {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/flame/state.json",
+        r#"{"version": 1, "activeFrameID": "f", "rootFrameIDs": ["f"], "updatedAt": 0, "frames": {
+  "f": {"sessionID": "f", "status": "in_progress", "goal": "g", "createdAt": 0, "updatedAt": 0,
+        "artifacts": [], "decisions": [], "weight": 1e400, "zero": -0, "one": 1.0,
+        "nested": {"list": [1.50, 2E-3]}}}}"#,
+    );
+    let out = env
+        .ctx()
+        .args(["--json", "frame", "show", "f"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            r#""extra":{"weight":1e400,"zero":-0,"one":1.0,"nested":{"list":[1.50,2E-3]}}"#
+        ),
+        "{text}"
+    );
+    let shown = env.ok(&["frame", "show", "f"]);
+    assert!(
+        shown.contains(
+            "  weight: 1e400\n  zero: -0\n  one: 1.0\n  nested: {\"list\":[1.50,2E-3]}\n"
+        ),
+        "{shown}"
+    );
+}
