@@ -16,6 +16,13 @@ pub struct FrameSelector {
     /// --session, else $CTX_FRAME, else activeFrameID in state.json.
     #[arg(long = "frame", value_name = "ID", add = ArgValueCandidates::new(complete::any_frame))]
     pub frame: Option<String>,
+    #[command(flatten)]
+    pub session: SessionArg,
+}
+
+/// `--session ID`: whose current frame a command reads and moves.
+#[derive(Debug, Args)]
+pub struct SessionArg {
     /// Act for this OpenCode session
     ///
     /// Below --frame, above $CTX_FRAME. The session's current frame is the last one it pushed or
@@ -180,7 +187,7 @@ terminal (80 columns in pipes); only goals are shortened.")]
         #[arg(add = ArgValueCandidates::new(complete::activatable_frame))]
         id: String,
         #[command(flatten)]
-        selector: FrameSelector,
+        session: SessionArg,
     },
 
     /// Invalidate a frame and its planned descendants; in_progress descendants are reported

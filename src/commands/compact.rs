@@ -18,7 +18,7 @@ use crate::compact::inject::{self, Position};
 use crate::compact::notice;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::ops;
-use crate::frame::state::{SCHEMA_VERSION, State};
+use crate::frame::state::State;
 use crate::frame::store::Store;
 use crate::opencode::id::IdMinter;
 use crate::settings;
@@ -80,16 +80,7 @@ fn requested(args: &SourceArgs) -> Option<Vec<SourceArg>> {
 }
 
 fn load_state(ctx: &Context) -> Result<State> {
-    let store = Store::new(&ctx.project.root);
-    let state = store.load()?;
-    if state.version() > SCHEMA_VERSION {
-        ctx.out.warn(&format!(
-            "{} has version {}; showing what this ctx understands",
-            store.path().display(),
-            state.version()
-        ));
-    }
-    Ok(state)
+    ctx.read_state(&Store::new(&ctx.project.root))
 }
 
 /// Renders the requested (or every existing) source.

@@ -1,12 +1,14 @@
 //! `ctx frame …`: the frame tree from the shell (flame.md §4–§8).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::Context;
 use crate::budget::bpe::Encoding;
 use crate::budget::tokenize::Method;
-use crate::cli::frame::{FrameCommand, FrameSelector, PopStatus, StatusArg, TreeFormat, WeightArg};
+use crate::cli::frame::{
+    FrameCommand, FrameSelector, PopStatus, SessionArg, StatusArg, TreeFormat, WeightArg,
+};
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::flamegraph;
@@ -17,7 +19,7 @@ use crate::frame::doc::{
 use crate::frame::ops::{self, Selector};
 use crate::frame::render::{self, TreeOptions};
 use crate::frame::state::Frame;
-use crate::frame::state::{SCHEMA_VERSION, State, Status, TreeIndex};
+use crate::frame::state::{State, Status, TreeIndex};
 use crate::frame::store::{self, Store};
 use crate::frame::{flame, import, log};
 use crate::opencode::export::Export;
@@ -109,7 +111,7 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
             parent,
             selector,
         } => plan(ctx, &store, &goals, parent.as_deref(), &selector),
-        FrameCommand::Activate { id, selector } => activate(ctx, &store, &id, &selector),
+        FrameCommand::Activate { id, session } => activate(ctx, &store, &id, &session),
         FrameCommand::Invalidate {
             id,
             reason,
@@ -156,7 +158,7 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
 pub(crate) fn selector(args: &FrameSelector) -> Selector {
     Selector {
         flag: args.frame.clone(),
-        session: args.session.clone(),
+        session: args.session.session.clone(),
         env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
     }
 }
@@ -170,19 +172,6 @@ fn status_of(arg: StatusArg) -> Status {
         StatusArg::Blocked => Status::Blocked,
         StatusArg::Invalidated => Status::Invalidated,
     }
-}
-
-/// Loads the state for a read-only command, warning about a newer schema.
-fn load_for_reading(ctx: &Context, store: &Store) -> Result<State> {
-    let state = store.load()?;
-    if state.version() > SCHEMA_VERSION {
-        ctx.out.warn(&format!(
-            "{} has version {}; showing what this ctx understands",
-            store.path().display(),
-            state.version()
-        ));
-    }
-    Ok(state)
 }
 
 fn print_frame_doc(ctx: &mut Context, state: &State, id: &str) -> Result<()> {
@@ -336,23 +325,13 @@ pub(crate) fn pop(
     selector: &Selector,
 ) -> Result<(ops::PopPlan, State)> {
     let now = ctx.now;
-    let logs_dir = store.dir().join(store::LOGS_DIR);
     let (plan, state) = store.update(now, |state| {
         let target = ops::require_current(state, selector)?;
         let plan = ops::check_pop(state, &target, force)?;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now)?;
-        let text = log::render(state, &target, now, inputs.transcript.as_ref());
-        store.check_inside(&logs_dir)?;
-        std::fs::create_dir_all(&logs_dir)
-            .map_err(|e| Error::io(&logs_dir, "create the directory", &e))?;
-        let log_file = logs_dir.join(format!("frame-{target}.md"));
-        let mode = store::existing_mode(&log_file);
-        store::write_atomically(
-            &logs_dir,
-            &log_file,
-            mode,
-            &format!("frame-{target}.md"),
-            |out| out.write_all(text.as_bytes()),
+        store.write_log(
+            &target,
+            &log::render(state, &target, now, inputs.transcript.as_ref()),
         )?;
         Ok((plan, true))
     })?;
@@ -388,7 +367,7 @@ pub(crate) fn print_pop_doc(
     current: Option<String>,
 ) -> Result<()> {
     let frame = state.frame(&plan.id).expect("the popped frame exists");
-    let log_path = store.dir().join(ops::log_path_for(&plan.id));
+    let log_path = store.dir().join(log::path_in_store(&plan.id));
     ctx.out.json_doc(&PopDoc {
         version: Version,
         frame: FrameJson::new(&frame),
@@ -404,7 +383,7 @@ fn tree(
     (details, ascii, depth, statuses): (bool, bool, Option<usize>, &[Status]),
     args: &FrameSelector,
 ) -> Result<ExitCode> {
-    let state = load_for_reading(ctx, store)?;
+    let state = ctx.read_state(store)?;
     let from = from.map(|arg| ops::lookup(&state, arg)).transpose()?;
     let current = ops::current(&state, &selector(args))?;
     if ctx.out.json {
@@ -463,14 +442,13 @@ fn tree_svg(
     weight: WeightArg,
     args: &FrameSelector,
 ) -> Result<ExitCode> {
-    let state = load_for_reading(ctx, store)?;
+    let state = ctx.read_state(store)?;
     let from = from.map(|arg| ops::lookup(&state, arg)).transpose()?;
     let current = ops::current(&state, &selector(args))?;
     let now = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|s| s.trim().parse::<i64>().ok())
         .map_or_else(crate::time::now_ms, |s| s.saturating_mul(1000));
-    let logs = store.dir().join(store::LOGS_DIR);
     let counter = Method::Exact(Encoding::O200k);
     // A frame's own context: its summary and decisions, and its log, read only as
     // `logs/frame-<id>.md` of this store (an id that could name another file is not read).
@@ -479,7 +457,7 @@ fn tree_svg(
         let mut total: u64 = texts.map(|text| counter.count(text)).sum();
         if frame.log_path().is_some()
             && !frame.id.contains(['/', '\\'])
-            && let Ok(text) = std::fs::read_to_string(logs.join(format!("frame-{}.md", frame.id)))
+            && let Ok(text) = std::fs::read_to_string(store.log_file(frame.id))
         {
             total += counter.count(&text);
         }
@@ -509,7 +487,7 @@ fn show(
     id: Option<&str>,
     args: &FrameSelector,
 ) -> Result<ExitCode> {
-    let state = load_for_reading(ctx, store)?;
+    let state = ctx.read_state(store)?;
     let id = ops::target(&state, id, &selector(args))?;
     let frame = state.frame(&id).expect("the id was just resolved");
     if ctx.out.json {
@@ -533,7 +511,7 @@ fn show(
 }
 
 fn current(ctx: &mut Context, store: &Store, args: &FrameSelector) -> Result<ExitCode> {
-    let state = load_for_reading(ctx, store)?;
+    let state = ctx.read_state(store)?;
     let id = ops::require_current(&state, &selector(args))?;
     print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
@@ -574,8 +552,12 @@ fn plan(
     Ok(ExitCode::Success)
 }
 
-fn activate(ctx: &mut Context, store: &Store, arg: &str, args: &FrameSelector) -> Result<ExitCode> {
-    let selector = selector(args);
+/// Activating names its frame: `--session` says whose place moves, and there is no `--frame`.
+fn activate(ctx: &mut Context, store: &Store, arg: &str, session: &SessionArg) -> Result<ExitCode> {
+    let selector = Selector {
+        session: session.session.clone(),
+        ..Selector::default()
+    };
     let now = ctx.now;
     let (id, state) = store.update(now, |state| {
         let id = ops::lookup(state, arg)?;
@@ -597,7 +579,7 @@ fn invalidate(
     let selector = selector(args);
     let now = ctx.now;
     let change = if dry_run {
-        let state = load_for_reading(ctx, store)?;
+        let state = ctx.read_state(store)?;
         let id = ops::target(&state, arg, &selector)?;
         ops::plan_invalidation(&state, &id, reason)?
     } else {
@@ -701,7 +683,6 @@ fn edit(
 ) -> Result<ExitCode> {
     let selector = selector(args);
     let now = ctx.now;
-    let logs_dir = store.dir().join(store::LOGS_DIR);
     let ((id, log_note), state) = store.update(now, |state| {
         let id = ops::target(state, arg, &selector)?;
         let before = state.frame(&id).expect("the id was just resolved");
@@ -709,9 +690,7 @@ fn edit(
             before.goal().to_string(),
             before.summary().map(str::to_string),
         );
-        let log_file = before
-            .log_path()
-            .map(|_| logs_dir.join(format!("frame-{id}.md")));
+        let log_file = before.log_path().map(|_| store.log_file(&id));
         ops::edit(state, &id, correction, now)?;
         // A popped frame's log says what the frame was: it follows the correction, or is left
         // alone, with a warning, when it is no longer laid out as ctx wrote it.
@@ -726,17 +705,7 @@ fn edit(
                 correction.goal,
                 correction.summary,
             ) {
-                Some(amended) => {
-                    store.check_inside(&logs_dir)?;
-                    let mode = store::existing_mode(&log_file);
-                    store::write_atomically(
-                        &logs_dir,
-                        &log_file,
-                        mode,
-                        &format!("frame-{id}.md"),
-                        |out| out.write_all(amended.as_bytes()),
-                    )?;
-                }
+                Some(amended) => store.write_log(&id, &amended)?,
                 None => {
                     note = Some(format!(
                         "{} was not brought in step: it is not laid out as ctx wrote it",
@@ -761,7 +730,7 @@ fn show_log(
     path_only: bool,
     args: &FrameSelector,
 ) -> Result<ExitCode> {
-    let state = load_for_reading(ctx, store)?;
+    let state = ctx.read_state(store)?;
     let id = ops::target(&state, arg, &selector(args))?;
     let frame = state.frame(&id).expect("the id was just resolved");
     let Some(relative) = frame.log_path() else {

@@ -22,6 +22,23 @@ pub struct Context {
 }
 
 impl Context {
+    /// The frame state for a command that only reads it, with a warning when it is of a newer
+    /// schema than this ctx knows.
+    pub fn read_state(
+        &self,
+        store: &crate::frame::store::Store,
+    ) -> Result<crate::frame::state::State> {
+        let state = store.load()?;
+        if state.version() > crate::frame::state::SCHEMA_VERSION {
+            self.out.warn(&format!(
+                "{} has version {}; showing what this ctx understands",
+                store.path().display(),
+                state.version()
+            ));
+        }
+        Ok(state)
+    }
+
     /// opencode-swarm's merged config; each ignored file is a warning on stderr.
     pub fn swarm_config(&self) -> crate::swarm::config::SwarmConfig {
         let loaded = crate::swarm::files::read_config(&self.project.root);

@@ -6,6 +6,19 @@ use super::state::{State, TreeIndex};
 use crate::opencode::export::{Export, non_blank};
 use crate::time::{human_utc, rfc3339_ms};
 
+/// The folder of the logs, under the store's directory.
+pub const DIR: &str = "logs";
+
+/// The log's file name: the one place it is spelled.
+pub fn file_name(id: &str) -> String {
+    format!("frame-{id}.md")
+}
+
+/// The log's path relative to the store's directory, as `logPath` records it.
+pub fn path_in_store(id: &str) -> String {
+    format!("{DIR}/{}", file_name(id))
+}
+
 /// The full text of `logs/frame-<id>.md` for a frame whose pop has just been applied at `now`.
 pub fn render(state: &State, id: &str, now: i64, transcript: Option<&Export>) -> String {
     let frame = state.frame(id).expect("the popped frame exists");

@@ -328,11 +328,6 @@ pub fn check_pop(state: &State, id: &str, force: bool) -> Result<PopPlan> {
     })
 }
 
-/// The relative log path of a frame (`logs/frame-<id>.md`), built from a validated id.
-pub fn log_path_for(id: &str) -> String {
-    format!("logs/frame-{id}.md")
-}
-
 /// §6.2 changes, after [`check_pop`]. A place whose current frame was the popped frame or below
 /// it steps back to its parent; other places keep theirs.
 pub fn apply_pop(
@@ -347,7 +342,7 @@ pub fn apply_pop(
     if let Some(summary) = summary {
         state.set_field(id, "compactionSummary", Json::str(summary));
     }
-    state.set_field(id, "logPath", Json::str(&log_path_for(id)));
+    state.set_field(id, "logPath", Json::str(&super::log::path_in_store(id)));
     state.set_field(id, "updatedAt", Json::int(now));
     // flame.md §6.2: the popped frame or one of its descendants was current.
     step_back(state, id, &|state, current| is_within(state, current, id))

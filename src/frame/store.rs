@@ -19,8 +19,6 @@ const MAX_STATE_BYTES: u64 = 512 << 20;
 
 pub const STATE_FILE: &str = "state.json";
 pub const LOCK_FILE: &str = "state.json.lock";
-/// Where `pop` writes frame logs, under the store's directory.
-pub const LOGS_DIR: &str = "logs";
 
 /// The frame store of one project.
 pub struct Store {
@@ -101,9 +99,29 @@ impl Store {
             })?;
             remove_dead_writers_temps(&target_dir, &format!(".{STATE_FILE}."));
             // Logs are written the same way by `pop` (`logs/.frame-<id>.md.<random>.tmp`).
-            remove_dead_writers_temps(&self.dir.join(LOGS_DIR), ".frame-");
+            remove_dead_writers_temps(&self.dir.join(super::log::DIR), ".frame-");
         }
         Ok((result, state))
+    }
+
+    /// Where the log of frame `id` is (or would be) written.
+    pub fn log_file(&self, id: &str) -> PathBuf {
+        self.dir
+            .join(super::log::DIR)
+            .join(super::log::file_name(id))
+    }
+
+    /// Writes the log of frame `id` the way the state is written: inside the project only, to a
+    /// temp file renamed into place, keeping an existing file's permissions.
+    pub fn write_log(&self, id: &str, text: &str) -> Result<()> {
+        let dir = self.dir.join(super::log::DIR);
+        self.check_inside(&dir)?;
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "create the directory", &e))?;
+        let file = self.log_file(id);
+        let mode = existing_mode(&file);
+        write_atomically(&dir, &file, mode, &super::log::file_name(id), |out| {
+            out.write_all(text.as_bytes())
+        })
     }
 
     /// Refuses to write in `dir` when it, or the nearest ancestor that exists (where creating it

@@ -1663,3 +1663,12 @@ fn show_keeps_the_spelling_of_unknown_numbers() {
         "{shown}"
     );
 }
+
+/// `frame activate` names its frame; it used to accept `--frame` and ignore it.
+#[test]
+fn activate_takes_no_frame_flag() {
+    let env = TestEnv::new();
+    let out = env.run(&["frame", "activate", "abcd", "--frame", "efgh"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--frame'"));
+}
