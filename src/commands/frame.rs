@@ -7,7 +7,9 @@ use super::Context;
 use crate::budget::bpe::Encoding;
 use crate::budget::tokenize::Method;
 use crate::cli::frame::{
-    FrameCommand, FrameSelector, PopStatus, SessionArg, StatusArg, TreeFormat, WeightArg,
+    ActivateArgs, ArtifactArgs, CurrentArgs, DecisionArgs, EditArgs, FrameCommand, FrameSelector,
+    ImportArgs, InvalidateArgs, LogArgs, PlanArgs, PopArgs, PopStatus, PushArgs, ReopenArgs,
+    ShowArgs, StatusArg, TreeArgs, TreeFormat, WeightArg,
 };
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
@@ -31,126 +33,20 @@ const MAX_EXPORT_BYTES: u64 = 1 << 30;
 pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
     let store = Store::new(&ctx.project.root);
     match command {
-        FrameCommand::Push {
-            goal,
-            parent,
-            id,
-            selector,
-        } => push(
-            ctx,
-            &store,
-            &goal,
-            parent.as_deref(),
-            id.as_deref(),
-            &selector,
-        ),
-        FrameCommand::Pop {
-            status,
-            summary,
-            summary_file,
-            transcript,
-            force,
-            selector,
-        } => {
-            let inputs = PopInputs::read(summary, summary_file, transcript)?;
-            let status = match status {
-                PopStatus::Completed => Status::Completed,
-                PopStatus::Failed => Status::Failed,
-                PopStatus::Blocked => Status::Blocked,
-            };
-            let selector = self::selector(&selector);
-            let (plan, state) = pop(ctx, &store, status, inputs, force, &selector)?;
-            print_pop(ctx, &store, &plan, &state, &selector)
-        }
-        FrameCommand::Tree {
-            from,
-            format: TreeFormat::Svg,
-            weight,
-            selector,
-            details,
-            ascii,
-            depth,
-            status,
-        } => {
-            if details || ascii || depth.is_some() || !status.is_empty() {
-                return Err(Error::usage(
-                    "--details, --ascii, --depth and --status shape the text tree; \
-                     --format svg takes --from and --weight",
-                ));
-            }
-            let weight = weight.unwrap_or(WeightArg::Time);
-            tree_svg(ctx, &store, from.as_deref(), weight, &selector)
-        }
-        FrameCommand::Tree {
-            weight: Some(_), ..
-        } => Err(Error::usage(
-            "--weight sizes the boxes of --format svg; the text tree has no widths",
-        )),
-        FrameCommand::Tree {
-            from,
-            details,
-            ascii,
-            depth,
-            status,
-            selector,
-            ..
-        } => {
-            let statuses: Vec<Status> = status.iter().map(|s| status_of(*s)).collect();
-            tree(
-                ctx,
-                &store,
-                from.as_deref(),
-                (details, ascii, depth.map(|d| d as usize), &statuses),
-                &selector,
-            )
-        }
-        FrameCommand::Show { id, selector } => show(ctx, &store, id.as_deref(), &selector),
-        FrameCommand::Current { selector } => current(ctx, &store, &selector),
-        FrameCommand::Plan {
-            goals,
-            parent,
-            selector,
-        } => plan(ctx, &store, &goals, parent.as_deref(), &selector),
-        FrameCommand::Activate { id, session } => activate(ctx, &store, &id, &session),
-        FrameCommand::Invalidate {
-            id,
-            reason,
-            dry_run,
-            selector,
-        } => invalidate(ctx, &store, id.as_deref(), &reason, dry_run, &selector),
-        FrameCommand::Artifact { paths, selector } => artifact(ctx, &store, &paths, &selector),
-        FrameCommand::Decision { texts, selector } => decision(ctx, &store, &texts, &selector),
-        FrameCommand::Reopen { id } => reopen(ctx, &store, &id),
-        FrameCommand::Edit {
-            id,
-            goal,
-            summary,
-            summary_file,
-            remove_artifact,
-            remove_decision,
-            before,
-            after,
-            selector,
-        } => {
-            let moved = match (&before, &after) {
-                (Some(sibling), _) => Some((sibling.as_str(), false)),
-                (None, Some(sibling)) => Some((sibling.as_str(), true)),
-                (None, None) => None,
-            };
-            let inputs = PopInputs::read(summary, summary_file, None)?;
-            let correction = ops::Correction {
-                goal: goal.as_deref(),
-                summary: inputs.summary.as_deref(),
-                remove_artifacts: &remove_artifact,
-                remove_decisions: &remove_decision,
-                moved,
-            };
-            edit(ctx, &store, id.as_deref(), &correction, &selector)
-        }
-        FrameCommand::Import { path } => import(ctx, &store, path),
-        FrameCommand::Log { id, path, selector } => {
-            show_log(ctx, &store, id.as_deref(), path, &selector)
-        }
+        FrameCommand::Push(args) => push(ctx, &store, &args),
+        FrameCommand::Pop(args) => cmd_pop(ctx, &store, args),
+        FrameCommand::Tree(args) => tree(ctx, &store, &args),
+        FrameCommand::Show(args) => show(ctx, &store, &args),
+        FrameCommand::Current(args) => current(ctx, &store, &args),
+        FrameCommand::Plan(args) => plan(ctx, &store, &args),
+        FrameCommand::Activate(args) => activate(ctx, &store, &args),
+        FrameCommand::Invalidate(args) => invalidate(ctx, &store, &args),
+        FrameCommand::Artifact(args) => artifact(ctx, &store, &args),
+        FrameCommand::Decision(args) => decision(ctx, &store, &args),
+        FrameCommand::Reopen(args) => reopen(ctx, &store, &args),
+        FrameCommand::Edit(args) => edit(ctx, &store, args),
+        FrameCommand::Import(args) => import(ctx, &store, args),
+        FrameCommand::Log(args) => show_log(ctx, &store, &args),
     }
 }
 
@@ -186,15 +82,9 @@ fn print_frame_doc(ctx: &mut Context, state: &State, id: &str) -> Result<()> {
     }
 }
 
-fn push(
-    ctx: &mut Context,
-    store: &Store,
-    goal: &str,
-    parent: Option<&str>,
-    adopted: Option<&str>,
-    args: &FrameSelector,
-) -> Result<ExitCode> {
-    let selector = selector(args);
+fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
+    let (goal, parent, adopted) = (&args.goal, args.parent.as_deref(), args.id.as_deref());
+    let selector = selector(&args.selector);
     let now = ctx.now;
     let (id, state) = store.update(now, |state| {
         let parent = match parent {
@@ -316,6 +206,18 @@ fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>> {
 }
 
 /// Pops the target of `selector` (flame.md §6.2) and writes its log; the caller prints.
+fn cmd_pop(ctx: &mut Context, store: &Store, args: PopArgs) -> Result<ExitCode> {
+    let inputs = PopInputs::read(args.summary, args.summary_file, args.transcript)?;
+    let status = match args.status {
+        PopStatus::Completed => Status::Completed,
+        PopStatus::Failed => Status::Failed,
+        PopStatus::Blocked => Status::Blocked,
+    };
+    let selector = selector(&args.selector);
+    let (plan, state) = pop(ctx, store, status, inputs, args.force, &selector)?;
+    print_pop(ctx, store, &plan, &state, &selector)
+}
+
 pub(crate) fn pop(
     ctx: &mut Context,
     store: &Store,
@@ -376,16 +278,34 @@ pub(crate) fn print_pop_doc(
     })
 }
 
-fn tree(
-    ctx: &mut Context,
-    store: &Store,
-    from: Option<&str>,
-    (details, ascii, depth, statuses): (bool, bool, Option<usize>, &[Status]),
-    args: &FrameSelector,
-) -> Result<ExitCode> {
+fn tree(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCode> {
+    match (args.format, args.weight) {
+        (TreeFormat::Svg, _) => {
+            if args.details || args.ascii || args.depth.is_some() || !args.status.is_empty() {
+                return Err(Error::usage(
+                    "--details, --ascii, --depth and --status shape the text tree; \
+                     --format svg takes --from and --weight",
+                ));
+            }
+            tree_svg(ctx, store, args)
+        }
+        (TreeFormat::Text, Some(_)) => Err(Error::usage(
+            "--weight sizes the boxes of --format svg; the text tree has no widths",
+        )),
+        (TreeFormat::Text, None) => tree_text(ctx, store, args),
+    }
+}
+
+fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCode> {
+    let statuses: Vec<Status> = args.status.iter().map(|s| status_of(*s)).collect();
+    let (details, ascii, depth) = (args.details, args.ascii, args.depth.map(|d| d as usize));
     let state = ctx.read_state(store)?;
-    let from = from.map(|arg| ops::lookup(&state, arg)).transpose()?;
-    let current = ops::current(&state, &selector(args))?;
+    let from = args
+        .from
+        .as_deref()
+        .map(|arg| ops::lookup(&state, arg))
+        .transpose()?;
+    let current = ops::current(&state, &selector(&args.selector))?;
     if ctx.out.json {
         let index = TreeIndex::new(&state);
         let roots: Vec<TreeNode> = match &from {
@@ -426,7 +346,7 @@ fn tree(
             width: out.width,
             current: current.as_deref(),
             depth,
-            statuses,
+            statuses: &statuses,
             paint: &paint,
         },
     );
@@ -435,16 +355,14 @@ fn tree(
 }
 
 /// `frame tree --format svg`: the flame graph of the tree or of `--from`'s branch.
-fn tree_svg(
-    ctx: &mut Context,
-    store: &Store,
-    from: Option<&str>,
-    weight: WeightArg,
-    args: &FrameSelector,
-) -> Result<ExitCode> {
+fn tree_svg(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCode> {
     let state = ctx.read_state(store)?;
-    let from = from.map(|arg| ops::lookup(&state, arg)).transpose()?;
-    let current = ops::current(&state, &selector(args))?;
+    let from = args
+        .from
+        .as_deref()
+        .map(|arg| ops::lookup(&state, arg))
+        .transpose()?;
+    let current = ops::current(&state, &selector(&args.selector))?;
     let now = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|s| s.trim().parse::<i64>().ok())
@@ -467,7 +385,7 @@ fn tree_svg(
         &state,
         &flame::Options {
             from: from.as_deref(),
-            weight: match weight {
+            weight: match args.weight.unwrap_or(WeightArg::Time) {
                 WeightArg::Time => flame::Weight::Time,
                 WeightArg::Frames => flame::Weight::Frames,
                 WeightArg::Tokens => flame::Weight::Tokens,
@@ -481,14 +399,9 @@ fn tree_svg(
     Ok(ExitCode::Success)
 }
 
-fn show(
-    ctx: &mut Context,
-    store: &Store,
-    id: Option<&str>,
-    args: &FrameSelector,
-) -> Result<ExitCode> {
+fn show(ctx: &mut Context, store: &Store, args: &ShowArgs) -> Result<ExitCode> {
     let state = ctx.read_state(store)?;
-    let id = ops::target(&state, id, &selector(args))?;
+    let id = ops::target(&state, args.id.as_deref(), &selector(&args.selector))?;
     let frame = state.frame(&id).expect("the id was just resolved");
     if ctx.out.json {
         ctx.out.json_doc(&ShowDoc {
@@ -510,21 +423,16 @@ fn show(
     Ok(ExitCode::Success)
 }
 
-fn current(ctx: &mut Context, store: &Store, args: &FrameSelector) -> Result<ExitCode> {
+fn current(ctx: &mut Context, store: &Store, args: &CurrentArgs) -> Result<ExitCode> {
     let state = ctx.read_state(store)?;
-    let id = ops::require_current(&state, &selector(args))?;
+    let id = ops::require_current(&state, &selector(&args.selector))?;
     print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
 }
 
-fn plan(
-    ctx: &mut Context,
-    store: &Store,
-    goals: &[String],
-    parent: Option<&str>,
-    args: &FrameSelector,
-) -> Result<ExitCode> {
-    let selector = selector(args);
+fn plan(ctx: &mut Context, store: &Store, args: &PlanArgs) -> Result<ExitCode> {
+    let (goals, parent) = (&args.goals, args.parent.as_deref());
+    let selector = selector(&args.selector);
     let now = ctx.now;
     let (ids, state) = store.update(now, |state| {
         let parent = match parent {
@@ -553,9 +461,10 @@ fn plan(
 }
 
 /// Activating names its frame: `--session` says whose place moves, and there is no `--frame`.
-fn activate(ctx: &mut Context, store: &Store, arg: &str, session: &SessionArg) -> Result<ExitCode> {
+fn activate(ctx: &mut Context, store: &Store, args: &ActivateArgs) -> Result<ExitCode> {
+    let arg = &args.id;
     let selector = Selector {
-        session: session.session.clone(),
+        session: args.session.session.clone(),
         ..Selector::default()
     };
     let now = ctx.now;
@@ -568,15 +477,9 @@ fn activate(ctx: &mut Context, store: &Store, arg: &str, session: &SessionArg) -
     Ok(ExitCode::Success)
 }
 
-fn invalidate(
-    ctx: &mut Context,
-    store: &Store,
-    arg: Option<&str>,
-    reason: &str,
-    dry_run: bool,
-    args: &FrameSelector,
-) -> Result<ExitCode> {
-    let selector = selector(args);
+fn invalidate(ctx: &mut Context, store: &Store, args: &InvalidateArgs) -> Result<ExitCode> {
+    let (arg, reason, dry_run) = (args.id.as_deref(), &args.reason, args.dry_run);
+    let selector = selector(&args.selector);
     let now = ctx.now;
     let change = if dry_run {
         let state = ctx.read_state(store)?;
@@ -614,13 +517,9 @@ fn invalidate(
     Ok(ExitCode::Success)
 }
 
-fn artifact(
-    ctx: &mut Context,
-    store: &Store,
-    paths: &[String],
-    args: &FrameSelector,
-) -> Result<ExitCode> {
-    let selector = selector(args);
+fn artifact(ctx: &mut Context, store: &Store, args: &ArtifactArgs) -> Result<ExitCode> {
+    let paths = &args.paths;
+    let selector = selector(&args.selector);
     let now = ctx.now;
     let ((id, added), state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
@@ -639,13 +538,9 @@ fn artifact(
     Ok(ExitCode::Success)
 }
 
-fn decision(
-    ctx: &mut Context,
-    store: &Store,
-    texts: &[String],
-    args: &FrameSelector,
-) -> Result<ExitCode> {
-    let selector = selector(args);
+fn decision(ctx: &mut Context, store: &Store, args: &DecisionArgs) -> Result<ExitCode> {
+    let texts = &args.texts;
+    let selector = selector(&args.selector);
     let now = ctx.now;
     let (id, state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
@@ -663,7 +558,8 @@ fn decision(
     Ok(ExitCode::Success)
 }
 
-fn reopen(ctx: &mut Context, store: &Store, arg: &str) -> Result<ExitCode> {
+fn reopen(ctx: &mut Context, store: &Store, args: &ReopenArgs) -> Result<ExitCode> {
+    let arg = &args.id;
     let now = ctx.now;
     let (id, state) = store.update(now, |state| {
         let id = ops::lookup(state, arg)?;
@@ -674,14 +570,22 @@ fn reopen(ctx: &mut Context, store: &Store, arg: &str) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn edit(
-    ctx: &mut Context,
-    store: &Store,
-    arg: Option<&str>,
-    correction: &ops::Correction,
-    args: &FrameSelector,
-) -> Result<ExitCode> {
-    let selector = selector(args);
+fn edit(ctx: &mut Context, store: &Store, args: EditArgs) -> Result<ExitCode> {
+    let moved = match (&args.before, &args.after) {
+        (Some(sibling), _) => Some((sibling.as_str(), false)),
+        (None, Some(sibling)) => Some((sibling.as_str(), true)),
+        (None, None) => None,
+    };
+    let inputs = PopInputs::read(args.summary.clone(), args.summary_file.clone(), None)?;
+    let correction = &ops::Correction {
+        goal: args.goal.as_deref(),
+        summary: inputs.summary.as_deref(),
+        remove_artifacts: &args.remove_artifact,
+        remove_decisions: &args.remove_decision,
+        moved,
+    };
+    let arg = args.id.as_deref();
+    let selector = selector(&args.selector);
     let now = ctx.now;
     let ((id, log_note), state) = store.update(now, |state| {
         let id = ops::target(state, arg, &selector)?;
@@ -723,15 +627,10 @@ fn edit(
     Ok(ExitCode::Success)
 }
 
-fn show_log(
-    ctx: &mut Context,
-    store: &Store,
-    arg: Option<&str>,
-    path_only: bool,
-    args: &FrameSelector,
-) -> Result<ExitCode> {
+fn show_log(ctx: &mut Context, store: &Store, args: &LogArgs) -> Result<ExitCode> {
+    let path_only = args.path;
     let state = ctx.read_state(store)?;
-    let id = ops::target(&state, arg, &selector(args))?;
+    let id = ops::target(&state, args.id.as_deref(), &selector(&args.selector))?;
     let frame = state.frame(&id).expect("the id was just resolved");
     let Some(relative) = frame.log_path() else {
         return Err(Error::failure(format!(
@@ -778,8 +677,10 @@ fn show_log(
     Ok(ExitCode::Success)
 }
 
-fn import(ctx: &mut Context, store: &Store, path: Option<PathBuf>) -> Result<ExitCode> {
-    let path = path.unwrap_or_else(|| ctx.project.root.join(".opencode/stack/state.json"));
+fn import(ctx: &mut Context, store: &Store, args: ImportArgs) -> Result<ExitCode> {
+    let path = args
+        .path
+        .unwrap_or_else(|| ctx.project.root.join(".opencode/stack/state.json"));
     let bytes = read_input(&path, 512 << 20)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::failure(format!("{}: not UTF-8 text", label(&path))))?;
