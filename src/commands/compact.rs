@@ -112,7 +112,7 @@ fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries>
     }
     if wants(SourceArg::Frame) {
         let state = load_state(ctx)?;
-        let selector = super::frame::selector(&args.selector);
+        let selector = super::selector(&args.selector);
         let current = if explicit.is_some() || only_frame {
             Some(ops::require_current(&state, &selector)?)
         } else {
@@ -249,7 +249,7 @@ fn render(
 
 fn notice(ctx: &mut Context, args: &FrameSelector, format: Option<NoticeFormat>) -> Result<()> {
     let state = load_state(ctx)?;
-    let selector = super::frame::selector(args);
+    let selector = super::selector(args);
     let id = match &selector.flag {
         Some(arg) => ops::lookup(&state, arg)?,
         None => {

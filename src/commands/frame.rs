@@ -3,13 +3,13 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::Context;
+use super::{Context, selector};
 use crate::budget::bpe::Encoding;
 use crate::budget::tokenize::Method;
 use crate::cli::frame::{
-    ActivateArgs, ArtifactArgs, CurrentArgs, DecisionArgs, EditArgs, FrameCommand, FrameSelector,
-    ImportArgs, InvalidateArgs, LogArgs, PlanArgs, PopArgs, PopStatus, PushArgs, ReopenArgs,
-    ShowArgs, StatusArg, TreeArgs, TreeFormat, WeightArg,
+    ActivateArgs, ArtifactArgs, CurrentArgs, DecisionArgs, EditArgs, FrameCommand, ImportArgs,
+    InvalidateArgs, LogArgs, PlanArgs, PopArgs, PopStatus, PushArgs, ReopenArgs, ShowArgs,
+    StatusArg, TreeArgs, TreeFormat, WeightArg,
 };
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
@@ -47,15 +47,6 @@ pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
         FrameCommand::Edit(args) => edit(ctx, &store, args),
         FrameCommand::Import(args) => import(ctx, &store, args),
         FrameCommand::Log(args) => show_log(ctx, &store, &args),
-    }
-}
-
-/// `--frame`, then `--session` (or `CTX_SESSION`), then `CTX_FRAME` (flame.md §5).
-pub(crate) fn selector(args: &FrameSelector) -> Selector {
-    Selector {
-        flag: args.frame.clone(),
-        session: args.session.session.clone(),
-        env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
     }
 }
 

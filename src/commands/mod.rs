@@ -21,6 +21,17 @@ pub struct Context {
     pub now: i64,
 }
 
+/// `--frame`, then `--session` (or `CTX_SESSION`), then `CTX_FRAME` (flame.md §5), for every
+/// command that acts on "the current frame". `CTX_FRAME` is read here rather than by clap's
+/// `env`, which would fill `--frame` with it and so rank it above `--session`.
+pub(crate) fn selector(args: &crate::cli::frame::FrameSelector) -> crate::frame::ops::Selector {
+    crate::frame::ops::Selector {
+        flag: args.frame.clone(),
+        session: args.session.session.clone(),
+        env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
+    }
+}
+
 impl Context {
     /// The frame state for a command that only reads it, with a warning when it is of a newer
     /// schema than this ctx knows.
