@@ -299,12 +299,94 @@ fn with_progress<T>(enabled: bool, progress: &Progress, work: impl FnOnce() -> T
 /// How long a count runs before its progress is shown.
 const PROGRESS_DELAY: Duration = Duration::from_millis(500);
 
-fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
-    let format = match args.format {
-        Some(format) => format,
-        None if ctx.out.json => Format::Json,
-        None => Format::Human,
-    };
+/// Everything `budget estimate` decides before it counts: the inputs, how to count, the model's
+/// limit and the thresholds, from the flags, the environment, ctx's settings, opencode-swarm's
+/// config and OpenCode's models cache.
+struct EstimateSettings {
+    format: Format,
+    model: Option<String>,
+    method: Method,
+    thresholds: Thresholds,
+    limit: ResolvedLimit,
+    swarm: Option<ContextBudget>,
+    /// `--session`: where it was read from, and what it sends.
+    session: Option<(PathBuf, SessionView)>,
+    paths: Vec<PathBuf>,
+    walk: WalkOptions,
+    show_progress: bool,
+}
+
+impl EstimateSettings {
+    fn resolve(ctx: &Context, args: &EstimateArgs) -> Result<EstimateSettings> {
+        let format = match args.format {
+            Some(format) => format,
+            None if ctx.out.json => Format::Json,
+            None => Format::Human,
+        };
+        check_paths(ctx, args)?;
+        let session = match &args.session {
+            Some(path) => Some((path.clone(), session::view(&read_export(path)?))),
+            None => None,
+        };
+        let config = ctx.project.config()?;
+        let swarm = swarm_context_budget(ctx);
+        let model = match &args.model {
+            Some(model) => Some(model.clone()),
+            None => Some(settings::resolve(
+                config,
+                &settings::BUDGET_MODEL,
+                None,
+                None,
+            )?)
+            .map(|r| r.text().to_string())
+            .filter(|model| !model.is_empty())
+            .or_else(|| {
+                session
+                    .as_ref()
+                    .and_then(|(_, view)| view.recorded.as_ref()?.model.clone())
+            }),
+        };
+        let method = resolve_tokenizer(args, config)?.method(model.as_deref());
+        let thresholds = resolve_thresholds(args, config, swarm.as_ref())?;
+        let mut sources = LimitSources {
+            config,
+            swarm: swarm.as_ref(),
+            cache: None,
+        };
+        let limit = resolve_limit(ctx, &mut sources, args.limit, model.as_deref())?;
+        let paths: Vec<PathBuf> = if args.paths.is_empty() && args.session.is_none() {
+            // `ctx -C DIR budget estimate` counts DIR, as it is written (paths stay relative).
+            vec![
+                ctx.project
+                    .given_root
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from(".")),
+            ]
+        } else {
+            args.paths.clone()
+        };
+        Ok(EstimateSettings {
+            format,
+            model,
+            method,
+            thresholds,
+            limit,
+            swarm,
+            session,
+            paths,
+            walk: WalkOptions {
+                hidden: args.hidden,
+                no_ignore: args.no_ignore,
+                excludes: args.exclude.clone(),
+            },
+            show_progress: !ctx.out.quiet && std::io::stderr().is_terminal(),
+        })
+    }
+}
+
+/// Standard input read once at most, and every PATH there (a missing relative one says where it
+/// was looked for).
+fn check_paths(ctx: &Context, args: &EstimateArgs) -> Result<()> {
     let stdin_uses = args.paths.iter().filter(|p| *p == Path::new("-")).count()
         + usize::from(args.session.as_deref() == Some(Path::new("-")));
     if stdin_uses > 1 {
@@ -329,75 +411,35 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
             });
         }
     }
+    Ok(())
+}
 
-    let session = match &args.session {
-        Some(path) => Some((path.clone(), session::view(&read_export(path)?))),
-        None => None,
-    };
-    let config = ctx.project.config()?;
-    let swarm = swarm_context_budget(ctx);
+/// What the inputs counted to.
+#[derive(Default)]
+struct Counts {
+    counted: Vec<Counted>,
+    skipped: Vec<Skipped>,
+    files: u64,
+}
 
-    let model = match &args.model {
-        Some(model) => Some(model.clone()),
-        None => Some(settings::resolve(
-            config,
-            &settings::BUDGET_MODEL,
-            None,
-            None,
-        )?)
-        .map(|r| r.text().to_string())
-        .filter(|model| !model.is_empty())
-        .or_else(|| {
-            session
-                .as_ref()
-                .and_then(|(_, view)| view.recorded.as_ref()?.model.clone())
-        }),
-    };
-    let model = model.as_deref();
-    let method = resolve_tokenizer(&args, config)?.method(model);
-    let thresholds = resolve_thresholds(&args, config, swarm.as_ref())?;
-    let mut sources = LimitSources {
-        config,
-        swarm: swarm.as_ref(),
-        cache: None,
-    };
-    let limit = resolve_limit(ctx, &mut sources, args.limit, model)?;
-
-    // Count.
-    let show_progress = !ctx.out.quiet && std::io::stderr().is_terminal();
+/// Reads and counts every input (stdin, files, walked folders) in parallel.
+fn count(settings: &EstimateSettings) -> Result<Counts> {
+    let method = settings.method;
     let progress = Progress::default();
-    let mut counted: Vec<Counted> = Vec::new();
-    let mut skipped: Vec<Skipped> = Vec::new();
-    let mut files_counted = 0u64;
-    let paths: Vec<PathBuf> = if args.paths.is_empty() && args.session.is_none() {
-        // `ctx -C DIR budget estimate` counts DIR, as it is written (paths stay relative).
-        vec![
-            ctx.project
-                .given_root
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(".")),
-        ]
-    } else {
-        args.paths.clone()
-    };
-    let options = WalkOptions {
-        hidden: args.hidden,
-        no_ignore: args.no_ignore,
-        excludes: args.exclude.clone(),
-    };
-    with_progress(show_progress, &progress, || -> Result<()> {
+    let mut counts = Counts::default();
+    with_progress(settings.show_progress, &progress, || -> Result<()> {
         let mut files: Vec<FileEntry> = Vec::new();
         let mut dirs: Vec<PathBuf> = Vec::new();
-        for path in &paths {
+        for path in &settings.paths {
             if path == Path::new("-") {
                 let stdin = std::io::stdin();
                 match walk::count_stream(stdin.lock(), method, None, &progress) {
-                    Ok(walk::Outcome::Counted { tokens, bytes }) => counted.push(Counted {
+                    Ok(walk::Outcome::Counted { tokens, bytes }) => counts.counted.push(Counted {
                         path: "-".into(),
                         tokens,
                         bytes,
                     }),
-                    Ok(walk::Outcome::Binary) => skipped.push(Skipped {
+                    Ok(walk::Outcome::Binary) => counts.skipped.push(Skipped {
                         path: "-".into(),
                         reason: "binary".into(),
                     }),
@@ -412,17 +454,22 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
                 });
             }
         }
-        let (walked, walk_skipped) = walk::walk(&dirs, &options).map_err(Error::usage)?;
+        let (walked, walk_skipped) = walk::walk(&dirs, &settings.walk).map_err(Error::usage)?;
         files.extend(walked);
-        skipped.extend(walk_skipped);
+        counts.skipped.extend(walk_skipped);
         let (file_counts, file_skipped) = walk::count_files(&files, method, &progress);
-        files_counted = file_counts.len() as u64;
-        counted.extend(file_counts);
-        skipped.extend(file_skipped);
+        counts.files = file_counts.len() as u64;
+        counts.counted.extend(file_counts);
+        counts.skipped.extend(file_skipped);
         Ok(())
     })?;
+    Ok(counts)
+}
 
-    let session_doc = session.as_ref().map(|(path, view)| {
+/// The report: the session beside the files, everything sorted, totals and the verdict.
+fn report(settings: &EstimateSettings, mut counts: Counts) -> EstimateDoc {
+    let method = settings.method;
+    let session_doc = settings.session.as_ref().map(|(path, view)| {
         let tokens = session_tokens(view, method);
         let bytes: u64 = view.sent.iter().map(|t| t.len() as u64).sum();
         let shown = if path == Path::new("-") {
@@ -430,7 +477,7 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
         } else {
             walk::display_path(path)
         };
-        counted.push(Counted {
+        counts.counted.push(Counted {
             path: shown.clone(),
             tokens,
             bytes,
@@ -452,19 +499,23 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
             },
         }
     });
-
+    let Counts {
+        mut counted,
+        mut skipped,
+        files,
+    } = counts;
     counted.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.path.cmp(&b.path)));
     skipped.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.reason.cmp(&b.reason)));
     let total_tokens: u64 = counted.iter().map(|c| c.tokens).sum();
     let bytes: u64 = counted.iter().map(|c| c.bytes).sum();
+    let limit = &settings.limit;
     let usage = verdict::usage(total_tokens, limit.limits.context);
-    let level = Level::of(usage, thresholds);
-
-    let doc = EstimateDoc {
+    let level = Level::of(usage, settings.thresholds);
+    EstimateDoc {
         version: crate::document::Version,
         tokenizer: method.name(),
-        exact: is_exact_for(method, model),
-        model: model.map(str::to_string),
+        exact: is_exact_for(method, settings.model.as_deref()),
+        model: settings.model.clone(),
         limit: LimitDoc {
             context: limit.limits.context,
             input: limit.limits.input,
@@ -474,12 +525,12 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
         },
         total_tokens,
         bytes,
-        files: files_counted,
+        files,
         usage,
         level: level.name(),
         thresholds: ThresholdsDoc {
-            warn: thresholds.warn,
-            critical: thresholds.critical,
+            warn: settings.thresholds.warn,
+            critical: settings.thresholds.critical,
         },
         items: counted
             .into_iter()
@@ -497,24 +548,27 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
             })
             .collect(),
         session: session_doc,
-    };
+    }
+}
 
-    match format {
-        Format::Json => {
-            ctx.out.json_doc(&doc)?;
-        }
+fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
+    let settings = EstimateSettings::resolve(ctx, &args)?;
+    let doc = report(&settings, count(&settings)?);
+    let level = Level::of(doc.usage, settings.thresholds);
+    match settings.format {
+        Format::Json => ctx.out.json_doc(&doc)?,
         Format::Human => {
             let text = render::estimate(&doc, args.top, ctx.out.width);
             // Paths, model names and sources come from the tree and the settings.
             ctx.out.write(&visible(&text))?;
         }
-        Format::Svg => {
-            ctx.out
-                .write(&crate::flamegraph::svg(&crate::budget::flame::graph(&doc)))?;
-        }
+        Format::Svg => ctx
+            .out
+            .write(&crate::flamegraph::svg(&crate::budget::flame::graph(&doc)))?,
         Format::Swarm => {
-            if swarm_would_warn(swarm.as_ref(), session.as_ref().map(|(_, v)| v))
-                && let Some(line) = verdict::swarm_line(usage, thresholds)
+            let session = settings.session.as_ref().map(|(_, view)| view);
+            if swarm_would_warn(settings.swarm.as_ref(), session)
+                && let Some(line) = verdict::swarm_line(doc.usage, settings.thresholds)
             {
                 ctx.out.line(&line)?;
             }
@@ -522,7 +576,11 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
     }
     // opencode-swarm's `context_budget.enabled: false` turns the budget off: no warning line, and
     // no verdict in the exit code either.
-    if swarm.as_ref().is_some_and(|budget| !budget.enabled()) {
+    if settings
+        .swarm
+        .as_ref()
+        .is_some_and(|budget| !budget.enabled())
+    {
         return Ok(ExitCode::Success);
     }
     Ok(match (args.fail_on, level) {
