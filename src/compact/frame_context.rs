@@ -55,6 +55,8 @@ pub struct Rendered {
     pub charged: u64,
 }
 
+const ENVELOPE_CLOSE: &str = "</flame-context>";
+const CURRENT_CLOSE: &str = "  </current-frame>\n";
 const TRUNCATED: &str = " [truncated]";
 const MORE_DECISIONS: &str = " [more decisions omitted]";
 
@@ -309,6 +311,58 @@ pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rende
     })
 }
 
+/// The frames each section may show, before any budget is applied.
+struct Candidates<'s> {
+    frame: Frame<'s>,
+    /// The ancestors, parent first.
+    chain: Vec<Frame<'s>>,
+    /// The completed siblings of the current frame.
+    siblings: Vec<Frame<'s>>,
+    /// The completed siblings of each ancestor, with the ancestor they are siblings of.
+    related: Vec<(Frame<'s>, &'s str)>,
+    /// The current frame's planned children.
+    planned: Vec<Frame<'s>>,
+}
+
+impl<'s> Candidates<'s> {
+    fn gather(state: &'s State, current: &str) -> Result<Candidates<'s>> {
+        let frame = state
+            .frame(current)
+            .ok_or_else(|| Error::failure(format!("no frame matches '{current}'")))?;
+        let index = TreeIndex::new(state);
+        let mut chain: Vec<Frame<'s>> = Vec::new();
+        let mut cursor = frame.parent().and_then(|p| state.frame(p));
+        while let Some(f) = cursor {
+            chain.push(f);
+            cursor = f.parent().and_then(|p| state.frame(p));
+        }
+        let siblings = match chain.first() {
+            Some(parent) => completed_siblings(state, &index, parent.id, current),
+            None => Vec::new(),
+        };
+        let mut related: Vec<(Frame<'s>, &'s str)> = Vec::new();
+        for pair in chain.windows(2) {
+            let (x, x_parent) = (pair[0], pair[1]);
+            for f in completed_siblings(state, &index, x_parent.id, x.id) {
+                related.push((f, x.id));
+            }
+        }
+        let planned = index
+            .children(current)
+            .iter()
+            .filter_map(|id| state.frame(id))
+            .filter(|f| f.status() == Status::Planned)
+            .collect();
+        Ok(Candidates {
+            frame,
+            chain,
+            siblings,
+            related,
+            planned,
+        })
+    }
+}
+
 /// [`render`], or which budget is too small for the goal.
 fn try_render(
     state: &State,
@@ -318,51 +372,27 @@ fn try_render(
     let budgets = settings.budgets;
     let estimator = settings.estimator;
     let est = move |text: &str| estimator.count(text);
-    let frame = state
-        .frame(current)
-        .ok_or_else(|| Error::failure(format!("no frame matches '{current}'")))?;
-    let index = TreeIndex::new(state);
-
-    // Candidates of every section.
-    let mut chain: Vec<Frame<'_>> = Vec::new(); // parent first
-    let mut cursor = frame.parent().and_then(|p| state.frame(p));
-    while let Some(f) = cursor {
-        chain.push(f);
-        cursor = f.parent().and_then(|p| state.frame(p));
-    }
-    let siblings: Vec<Frame<'_>> = match chain.first() {
-        Some(parent) => completed_siblings(state, &index, parent.id, current),
-        None => Vec::new(),
-    };
-    let mut related: Vec<(Frame<'_>, &str)> = Vec::new();
-    for pair in chain.windows(2) {
-        let (x, x_parent) = (pair[0], pair[1]);
-        for f in completed_siblings(state, &index, x_parent.id, x.id) {
-            related.push((f, x.id));
-        }
-    }
-    let planned: Vec<Frame<'_>> = index
-        .children(current)
-        .iter()
-        .filter_map(|id| state.frame(id))
-        .filter(|f| f.status() == Status::Planned)
-        .collect();
+    let Candidates {
+        frame,
+        chain,
+        siblings,
+        related,
+        planned,
+    } = Candidates::gather(state, current)?;
 
     // Step 1: the envelope, worst-case metadata and the current frame's wrapper.
     let envelope_open = format!("<flame-context session=\"{}\">\n", xml_escape(current));
-    let envelope_close = "</flame-context>";
     let current_open = format!(
         "  <current-frame id=\"{}\" status=\"{}\">\n",
         xml_escape(current),
         frame.status()
     );
-    let current_close = "  </current-frame>\n";
-    let envelope_cost = est(&format!("{envelope_open}{envelope_close}"));
+    let envelope_cost = est(&format!("{envelope_open}{ENVELOPE_CLOSE}"));
     let worst_metadata = est(&metadata(
         &budgets,
         Some((chain.len(), siblings.len(), related.len())),
     ));
-    let current_wrapper_cost = est(&format!("{current_open}{current_close}"));
+    let current_wrapper_cost = est(&format!("{current_open}{CURRENT_CLOSE}"));
     let mut total =
         budgets.total as i64 - (envelope_cost + worst_metadata + current_wrapper_cost) as i64;
     let mut k_left = budgets.current as i64 - current_wrapper_cost as i64;
@@ -407,77 +437,18 @@ fn try_render(
 
     // Step 4: the rest of the current frame, charged to K and T.
     let mut current_pieces: Vec<(String, u64)> = vec![(goal_piece, goal_cost)];
-    {
-        let mut room = Room {
-            total: &mut total,
-            section: &mut k_left,
-        };
-        let mut add = |piece: Option<String>, room: &mut Room<'_>| {
-            if let Some(piece) = piece {
-                let cost = est(&piece);
-                room.charge(cost);
-                current_pieces.push((piece, cost));
-            }
-        };
-        let fits_room = |piece: &str, room: &Room<'_>| {
-            let left = room.left();
-            left >= 0 && est(piece) <= left as u64
-        };
-        let artifacts: Vec<&str> = frame.artifacts().collect();
-        if !artifacts.is_empty() {
-            let joined = artifacts.join(", ");
-            let piece = cut(&joined, TRUNCATED, |cand| {
-                fits_room(&element(4, "artifacts", cand, true), &room)
-            })
-            .map(|(text, c)| element(4, "artifacts", &text, c));
-            add(piece, &mut room);
-        }
-        let decisions: Vec<&str> = frame.decisions().collect();
-        if !decisions.is_empty() {
-            let joined = decisions.join("; ");
-            let cap = budgets.current / 2;
-            let piece = cut(&joined, MORE_DECISIONS, |cand| {
-                est(cand) <= cap && fits_room(&element(4, "decisions", cand, true), &room)
-            })
-            .map(|(text, c)| element(4, "decisions", &text, c));
-            add(piece, &mut room);
-        }
-        if let Some(summary) = frame.summary() {
-            let cap = budgets.current * 2 / 5;
-            let piece = cut(summary, TRUNCATED, |cand| {
-                est(cand) <= cap && fits_room(&element(4, "summary", cand, true), &room)
-            })
-            .map(|(text, c)| element(4, "summary", &text, c));
-            add(piece, &mut room);
-        }
-        if let Some(log) = frame.log_path() {
-            let piece = element(4, "log", &log_from_root(log), false);
-            let piece = fits_room(&piece, &room).then_some(piece);
-            add(piece, &mut room);
-        }
-        if !planned.is_empty() {
-            let wrapper_cost = est(&planned_wrapper(planned.len(), planned.len()));
-            let mut shown: Vec<String> = Vec::new();
-            let mut shown_cost = 0;
-            for child in &planned {
-                let piece = planned_piece(child);
-                let cost = est(&piece);
-                let extra = if shown.is_empty() { wrapper_cost } else { 0 };
-                let left = room.left() - extra as i64;
-                if left < 0 || cost > left as u64 {
-                    break;
-                }
-                room.charge(cost + extra);
-                shown.push(piece);
-                shown_cost += cost;
-            }
-            if !shown.is_empty() {
-                let (open, close) = planned_wrapper_lines(shown.len(), planned.len() - shown.len());
-                let cost = shown_cost + est(&format!("{open}{close}"));
-                current_pieces.push((format!("{open}{}{close}", shown.concat()), cost));
-            }
-        }
-    }
+    let mut room = Room {
+        total: &mut total,
+        section: &mut k_left,
+    };
+    rest_of_current(
+        &frame,
+        &planned,
+        &budgets,
+        &est,
+        &mut room,
+        &mut current_pieces,
+    );
 
     // Step 5: the other ancestors: the root, then the rest nearest first.
     if chain.len() > 1 {
@@ -523,15 +494,41 @@ fn try_render(
     }
 
     // Assembly, in document order, summing the real pieces' costs.
+    let (xml, cost) = assemble(
+        &budgets,
+        &est,
+        (&envelope_open, &current_open),
+        envelope_cost + current_wrapper_cost,
+        [ancestors, sibling_section, related_section],
+        &current_pieces,
+    );
+    let charged = (budgets.total as i64 - total) as u64;
+    debug_assert!(cost <= charged && charged <= budgets.total);
+    Ok(Ok(Rendered { xml, cost, charged }))
+}
+
+/// The document from the pieces that fit, in document order: the envelope with the metadata,
+/// the ancestors (root first), completed siblings, related frames, then the current frame.
+/// Returns it with the sum of its pieces' costs (`wrappers_cost`: the envelope's and the current
+/// frame's wrappers).
+fn assemble(
+    budgets: &Budgets,
+    est: &dyn Fn(&str) -> u64,
+    (envelope_open, current_open): (&str, &str),
+    wrappers_cost: u64,
+    sections: [Section<'_>; 3],
+    current_pieces: &[(String, u64)],
+) -> (String, u64) {
+    let [mut ancestors, mut sibling_section, mut related_section] = sections;
     let (a, s, r) = (
         ancestors.omitted(),
         sibling_section.omitted(),
         related_section.omitted(),
     );
-    let meta = metadata(&budgets, (a + s + r > 0).then_some((a, s, r)));
+    let meta = metadata(budgets, (a + s + r > 0).then_some((a, s, r)));
     let mut xml = String::with_capacity(4096);
-    let mut cost = envelope_cost + est(&meta);
-    xml.push_str(&envelope_open);
+    let mut cost = wrappers_cost + est(&meta);
+    xml.push_str(envelope_open);
     xml.push_str(&meta);
     // Ancestors print root first, parent last: descending chain position.
     ancestors.shown.sort_by_key(|x| std::cmp::Reverse(x.0));
@@ -555,17 +552,91 @@ fn try_render(
         }
         xml.push_str(&close);
     }
-    cost += current_wrapper_cost;
-    xml.push_str(&current_open);
-    for (piece, piece_cost) in &current_pieces {
+    xml.push_str(current_open);
+    for (piece, piece_cost) in current_pieces {
         cost += piece_cost;
         xml.push_str(piece);
     }
-    xml.push_str(current_close);
-    xml.push_str(envelope_close);
-    let charged = (budgets.total as i64 - total) as u64;
-    debug_assert!(cost <= charged && charged <= budgets.total);
-    Ok(Ok(Rendered { xml, cost, charged }))
+    xml.push_str(CURRENT_CLOSE);
+    xml.push_str(ENVELOPE_CLOSE);
+    (xml, cost)
+}
+
+/// Step 4 of flame.md §9.6: after the goal, the current frame's artifacts, decisions, summary,
+/// log and planned children, each as far as `room` allows, appended to `pieces`.
+fn rest_of_current(
+    frame: &Frame<'_>,
+    planned: &[Frame<'_>],
+    budgets: &Budgets,
+    est: &dyn Fn(&str) -> u64,
+    room: &mut Room<'_>,
+    pieces: &mut Vec<(String, u64)>,
+) {
+    let mut add = |piece: Option<String>, room: &mut Room<'_>| {
+        if let Some(piece) = piece {
+            let cost = est(&piece);
+            room.charge(cost);
+            pieces.push((piece, cost));
+        }
+    };
+    let fits_room = |piece: &str, room: &Room<'_>| {
+        let left = room.left();
+        left >= 0 && est(piece) <= left as u64
+    };
+    let artifacts: Vec<&str> = frame.artifacts().collect();
+    if !artifacts.is_empty() {
+        let joined = artifacts.join(", ");
+        let piece = cut(&joined, TRUNCATED, |cand| {
+            fits_room(&element(4, "artifacts", cand, true), room)
+        })
+        .map(|(text, c)| element(4, "artifacts", &text, c));
+        add(piece, room);
+    }
+    let decisions: Vec<&str> = frame.decisions().collect();
+    if !decisions.is_empty() {
+        let joined = decisions.join("; ");
+        let cap = budgets.current / 2;
+        let piece = cut(&joined, MORE_DECISIONS, |cand| {
+            est(cand) <= cap && fits_room(&element(4, "decisions", cand, true), room)
+        })
+        .map(|(text, c)| element(4, "decisions", &text, c));
+        add(piece, room);
+    }
+    if let Some(summary) = frame.summary() {
+        let cap = budgets.current * 2 / 5;
+        let piece = cut(summary, TRUNCATED, |cand| {
+            est(cand) <= cap && fits_room(&element(4, "summary", cand, true), room)
+        })
+        .map(|(text, c)| element(4, "summary", &text, c));
+        add(piece, room);
+    }
+    if let Some(log) = frame.log_path() {
+        let piece = element(4, "log", &log_from_root(log), false);
+        let piece = fits_room(&piece, room).then_some(piece);
+        add(piece, room);
+    }
+    if !planned.is_empty() {
+        let wrapper_cost = est(&planned_wrapper(planned.len(), planned.len()));
+        let mut shown: Vec<String> = Vec::new();
+        let mut shown_cost = 0;
+        for child in planned {
+            let piece = planned_piece(child);
+            let cost = est(&piece);
+            let extra = if shown.is_empty() { wrapper_cost } else { 0 };
+            let left = room.left() - extra as i64;
+            if left < 0 || cost > left as u64 {
+                break;
+            }
+            room.charge(cost + extra);
+            shown.push(piece);
+            shown_cost += cost;
+        }
+        if !shown.is_empty() {
+            let (open, close) = planned_wrapper_lines(shown.len(), planned.len() - shown.len());
+            let cost = shown_cost + est(&format!("{open}{close}"));
+            pieces.push((format!("{open}{}{close}", shown.concat()), cost));
+        }
+    }
 }
 
 fn planned_wrapper_lines(count: usize, omitted: usize) -> (String, &'static str) {
