@@ -567,19 +567,7 @@ impl<'a, 'm> Parser<'a, 'm> {
             return Ok(Json::Object(object));
         }
         loop {
-            self.skip_ws();
-            match self.peek() {
-                Some(b'"') => {}
-                None => return Err(self.error("unexpected end of input inside an object")),
-                Some(_) => return Err(self.error("expected a string key")),
-            }
-            let key = self.string()?;
-            self.skip_ws();
-            if self.peek() != Some(b':') {
-                return Err(self.error("expected ':' after a key"));
-            }
-            self.pos += 1;
-            self.skip_ws();
+            let key = self.member_key()?;
             let value = if depth == 1 && self.lazy_key.as_ref().is_some_and(|k| k.key == key) {
                 if self.peek() == Some(b'{') {
                     let start = self.pos;
@@ -621,16 +609,46 @@ impl<'a, 'm> Parser<'a, 'm> {
                     }
                 }
             }
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Json::Object(object));
-                }
-                None => return Err(self.error("unexpected end of input inside an object")),
-                Some(_) => return Err(self.error("expected ',' or '}'")),
+            if !self.more_members()? {
+                return Ok(Json::Object(object));
             }
+        }
+    }
+}
+
+impl Parser<'_, '_> {
+    /// The key of the next member and its `:`, with the whitespace around them.
+    fn member_key(&mut self) -> Result<String, SyntaxError> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b'"') => {}
+            None => return Err(self.error("unexpected end of input inside an object")),
+            Some(_) => return Err(self.error("expected a string key")),
+        }
+        let key = self.string()?;
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.error("expected ':' after a key"));
+        }
+        self.pos += 1;
+        self.skip_ws();
+        Ok(key)
+    }
+
+    /// After a member: `,` (another member follows: true) or `}` (the object ends: false).
+    fn more_members(&mut self) -> Result<bool, SyntaxError> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            None => Err(self.error("unexpected end of input inside an object")),
+            Some(_) => Err(self.error("expected ',' or '}'")),
         }
     }
 }
@@ -657,19 +675,7 @@ impl Parser<'_, '_> {
             return Ok(object);
         }
         loop {
-            self.skip_ws();
-            match self.peek() {
-                Some(b'"') => {}
-                None => return Err(self.error("unexpected end of input inside an object")),
-                Some(_) => return Err(self.error("expected a string key")),
-            }
-            let key = self.string()?;
-            self.skip_ws();
-            if self.peek() != Some(b':') {
-                return Err(self.error("expected ':' after a key"));
-            }
-            self.pos += 1;
-            self.skip_ws();
+            let key = self.member_key()?;
             let start = self.pos;
             let lazy_key = self.lazy_key.as_mut().expect("reading the lazy member");
             let value = match (lazy_key.member_end)(&key, start, level) {
@@ -686,15 +692,8 @@ impl Parser<'_, '_> {
                     entry.insert(object.members.len() - 1);
                 }
             }
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(object);
-                }
-                None => return Err(self.error("unexpected end of input inside an object")),
-                Some(_) => return Err(self.error("expected ',' or '}'")),
+            if !self.more_members()? {
+                return Ok(object);
             }
         }
     }
