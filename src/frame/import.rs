@@ -2,7 +2,7 @@
 //! file, appended to this tree.
 
 use super::id;
-use super::state::{self, State};
+use super::state::{self, FrameKey, State};
 use crate::error::{Error, Result};
 use crate::json::{self, Json, Object};
 
@@ -66,24 +66,30 @@ pub fn import(target: &State, source_text: &str, now: i64) -> Result<(State, Imp
             continue;
         }
         let mut frame = frame.clone();
-        if !frame.get("goal").is_some_and(Json::is_string) {
+        if !frame
+            .get(FrameKey::Goal.name())
+            .is_some_and(Json::is_string)
+        {
             let goal = goal_of(&frame, key);
-            frame.insert("goal", Json::String(goal));
+            frame.insert(FrameKey::Goal.name(), Json::String(goal));
         }
-        if !frame.get("compactionSummary").is_some_and(Json::is_string) {
+        if !frame
+            .get(FrameKey::Summary.name())
+            .is_some_and(Json::is_string)
+        {
             let summary =
                 non_blank(&frame, "resultsCompacted").or_else(|| non_blank(&frame, "results"));
             if let Some(summary) = summary.map(str::to_string) {
-                frame.insert("compactionSummary", Json::String(summary));
+                frame.insert(FrameKey::Summary.name(), Json::String(summary));
             }
         }
-        for list in ["artifacts", "decisions"] {
+        for list in [FrameKey::Artifacts.name(), FrameKey::Decisions.name()] {
             if frame.get(list).is_none_or(Json::is_null) {
                 frame.insert(list, Json::Array(Vec::new()));
             }
         }
         let is_root = frame
-            .get("parentSessionID")
+            .get(FrameKey::Parent.name())
             .and_then(Json::as_str)
             .is_none();
         merged.insert_frame(key, frame);

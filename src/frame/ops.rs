@@ -2,7 +2,7 @@
 //! in-memory state. Pure: no I/O, the clock reading is passed in.
 
 use super::id;
-use super::state::{State, Status, TreeIndex};
+use super::state::{FrameKey, State, Status, TreeIndex};
 use crate::error::{Error, Result};
 use crate::json::{Json, Object};
 
@@ -204,16 +204,16 @@ fn status_of(state: &State, id: &str) -> Status {
 
 fn new_frame(id: &str, parent: Option<&str>, status: Status, goal: &str, now: i64) -> Object {
     let mut frame = Object::with_capacity(9);
-    frame.insert("sessionID", Json::str(id));
+    frame.insert(FrameKey::SessionId.name(), Json::str(id));
     if let Some(parent) = parent {
-        frame.insert("parentSessionID", Json::str(parent));
+        frame.insert(FrameKey::Parent.name(), Json::str(parent));
     }
-    frame.insert("status", Json::str(status.as_str()));
-    frame.insert("goal", Json::str(goal));
-    frame.insert("createdAt", Json::int(now));
-    frame.insert("updatedAt", Json::int(now));
-    frame.insert("artifacts", Json::Array(Vec::new()));
-    frame.insert("decisions", Json::Array(Vec::new()));
+    frame.insert(FrameKey::Status.name(), Json::str(status.as_str()));
+    frame.insert(FrameKey::Goal.name(), Json::str(goal));
+    frame.insert(FrameKey::CreatedAt.name(), Json::int(now));
+    frame.insert(FrameKey::UpdatedAt.name(), Json::int(now));
+    frame.insert(FrameKey::Artifacts.name(), Json::Array(Vec::new()));
+    frame.insert(FrameKey::Decisions.name(), Json::Array(Vec::new()));
     frame
 }
 
@@ -338,12 +338,16 @@ pub fn apply_pop(
     now: i64,
 ) -> Result<()> {
     let id = plan.id.as_str();
-    state.set_field(id, "status", Json::str(status.as_str()));
+    state.set_field(id, FrameKey::Status.name(), Json::str(status.as_str()));
     if let Some(summary) = summary {
-        state.set_field(id, "compactionSummary", Json::str(summary));
+        state.set_field(id, FrameKey::Summary.name(), Json::str(summary));
     }
-    state.set_field(id, "logPath", Json::str(&super::log::path_in_store(id)));
-    state.set_field(id, "updatedAt", Json::int(now));
+    state.set_field(
+        id,
+        FrameKey::LogPath.name(),
+        Json::str(&super::log::path_in_store(id)),
+    );
+    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     // flame.md §6.2: the popped frame or one of its descendants was current.
     step_back(state, id, &|state, current| is_within(state, current, id))
 }
@@ -415,30 +419,34 @@ pub fn edit(state: &mut State, id: &str, correction: &Correction, now: i64) -> R
         // planned frame moved next to a sibling takes its time and its place. (A planned frame
         // has not started; the time it was planned is what moving it re-plans.)
         let parent = state.frame(id).and_then(|f| f.parent()).map(str::to_string);
-        state.set_field(id, "createdAt", Json::int(created_at));
+        state.set_field(id, FrameKey::CreatedAt.name(), Json::int(created_at));
         state.move_frame(id, &sibling, after);
         match &parent {
-            Some(parent) => {
-                state.move_in_list(Some(parent), "plannedChildren", id, &sibling, after)
-            }
+            Some(parent) => state.move_in_list(
+                Some(parent),
+                FrameKey::PlannedChildren.name(),
+                id,
+                &sibling,
+                after,
+            ),
             None => state.move_in_list(None, "rootFrameIDs", id, &sibling, after),
         }
     }
     for artifact in correction.remove_artifacts {
-        state.remove_from(id, "artifacts", artifact);
+        state.remove_from(id, FrameKey::Artifacts.name(), artifact);
     }
     for decision in correction.remove_decisions {
-        state.remove_from(id, "decisions", decision);
+        state.remove_from(id, FrameKey::Decisions.name(), decision);
     }
     if let Some(goal) = correction.goal {
         require_text("the goal", goal)?;
-        state.set_field(id, "goal", Json::str(goal));
+        state.set_field(id, FrameKey::Goal.name(), Json::str(goal));
     }
     if let Some(summary) = correction.summary {
         require_text("the summary", summary)?;
-        state.set_field(id, "compactionSummary", Json::str(summary));
+        state.set_field(id, FrameKey::Summary.name(), Json::str(summary));
     }
-    state.set_field(id, "updatedAt", Json::int(now));
+    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     Ok(())
 }
 
@@ -476,12 +484,12 @@ pub fn plan(state: &mut State, parent: &str, goals: &[String], now: i64) -> Resu
     for goal in goals {
         let id = new_id(state, None)?;
         let mut frame = new_frame(&id, Some(parent), Status::Planned, goal, now);
-        frame.insert("plannedChildren", Json::Array(Vec::new()));
+        frame.insert(FrameKey::PlannedChildren.name(), Json::Array(Vec::new()));
         state.insert_frame(&id, frame);
-        state.append_to(parent, "plannedChildren", &id);
+        state.append_to(parent, FrameKey::PlannedChildren.name(), &id);
         ids.push(id);
     }
-    state.set_field(parent, "updatedAt", Json::int(now));
+    state.set_field(parent, FrameKey::UpdatedAt.name(), Json::int(now));
     Ok(ids)
 }
 
@@ -516,8 +524,12 @@ pub fn activate(state: &mut State, id: &str, place: Place, now: i64) -> Result<(
             )));
         }
     }
-    state.set_field(id, "status", Json::str(Status::InProgress.as_str()));
-    state.set_field(id, "updatedAt", Json::int(now));
+    state.set_field(
+        id,
+        FrameKey::Status.name(),
+        Json::str(Status::InProgress.as_str()),
+    );
+    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     set_current(state, place, id);
     Ok(())
 }
@@ -543,10 +555,14 @@ pub fn reopen(state: &mut State, id: &str, now: i64) -> Result<()> {
             parent.status()
         )));
     }
-    state.set_field(id, "status", Json::str(Status::Planned.as_str()));
-    state.remove_field(id, "invalidationReason");
-    state.remove_field(id, "invalidatedAt");
-    state.set_field(id, "updatedAt", Json::int(now));
+    state.set_field(
+        id,
+        FrameKey::Status.name(),
+        Json::str(Status::Planned.as_str()),
+    );
+    state.remove_field(id, FrameKey::InvalidationReason.name());
+    state.remove_field(id, FrameKey::InvalidatedAt.name());
+    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     Ok(())
 }
 
@@ -595,10 +611,14 @@ pub fn apply_invalidation(
     let target = change.invalidated[0].clone();
     for (i, id) in change.invalidated.iter().enumerate() {
         let why = if i == 0 { reason } else { cascaded.as_str() };
-        state.set_field(id, "status", Json::str(Status::Invalidated.as_str()));
-        state.set_field(id, "invalidationReason", Json::str(why));
-        state.set_field(id, "invalidatedAt", Json::int(now));
-        state.set_field(id, "updatedAt", Json::int(now));
+        state.set_field(
+            id,
+            FrameKey::Status.name(),
+            Json::str(Status::Invalidated.as_str()),
+        );
+        state.set_field(id, FrameKey::InvalidationReason.name(), Json::str(why));
+        state.set_field(id, FrameKey::InvalidatedAt.name(), Json::int(now));
+        state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     }
     // flame.md §6.5: only a place whose current frame was invalidated moves.
     let gone = &change.invalidated;
@@ -629,10 +649,10 @@ pub fn add_artifacts(
         }
     }
     for path in &added {
-        state.append_to(id, "artifacts", path);
+        state.append_to(id, FrameKey::Artifacts.name(), path);
     }
     if !added.is_empty() {
-        state.set_field(id, "updatedAt", Json::int(now));
+        state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     }
     Ok(added)
 }
@@ -646,8 +666,8 @@ pub fn add_decisions(state: &mut State, id: &str, texts: &[String], now: i64) ->
         return Err(Error::failure(format!("no frame matches '{id}'")));
     }
     for text in texts {
-        state.append_to(id, "decisions", text);
+        state.append_to(id, FrameKey::Decisions.name(), text);
     }
-    state.set_field(id, "updatedAt", Json::int(now));
+    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     Ok(())
 }

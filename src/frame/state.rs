@@ -89,22 +89,114 @@ impl Invalid {
     }
 }
 
-/// Keys of a frame that ctx knows; every other key is "extra" and preserved verbatim.
-pub const KNOWN_FRAME_KEYS: [&str; 13] = [
-    "sessionID",
-    "parentSessionID",
-    "status",
-    "goal",
-    "createdAt",
-    "updatedAt",
-    "artifacts",
-    "decisions",
-    "compactionSummary",
-    "logPath",
-    "invalidationReason",
-    "invalidatedAt",
-    "plannedChildren",
+/// A key of a frame that ctx knows, numbered by its row in [`FIELDS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKey {
+    SessionId,
+    Parent,
+    Status,
+    Goal,
+    CreatedAt,
+    UpdatedAt,
+    Artifacts,
+    Decisions,
+    PlannedChildren,
+    Summary,
+    LogPath,
+    InvalidationReason,
+    InvalidatedAt,
+}
+
+/// What a known key's value may be (flame.md §3). `null` counts as absent wherever a value may
+/// be absent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A string equal to the frame's own key.
+    Id,
+    /// A string or null; may be absent.
+    Parent,
+    /// One of the status names.
+    Status,
+    String,
+    Number,
+    /// A string; may be absent.
+    OptionalString,
+    /// A number; may be absent.
+    OptionalNumber,
+    /// An array of strings; may be absent.
+    StringList,
+}
+
+impl Kind {
+    /// What `validate_frame` says a wrong value must be.
+    const fn must(self) -> &'static str {
+        match self {
+            Kind::Id => "must equal the frame's key",
+            Kind::Parent => "must be a string or null",
+            Kind::Status => {
+                "must be one of planned, in_progress, completed, failed, blocked, invalidated"
+            }
+            Kind::String | Kind::OptionalString => "must be a string",
+            Kind::Number | Kind::OptionalNumber => "must be a number",
+            Kind::StringList => "must be an array of strings",
+        }
+    }
+}
+
+/// The frame schema, once: each key ctx knows, its JSON name and its kind, in the order the
+/// validator checks them. The one-pass reader (`scan_frame`), the validator (`validate_frame`),
+/// the accessors and the writers all take the names from here; every other key is "extra" and
+/// preserved verbatim. Adding a field is a row here, its [`FrameKey`] and its `known_key` arm
+/// (a test holds the two to this table), and the code that uses it.
+const FIELDS: [(FrameKey, &str, Kind); 13] = [
+    (FrameKey::SessionId, "sessionID", Kind::Id),
+    (FrameKey::Parent, "parentSessionID", Kind::Parent),
+    (FrameKey::Status, "status", Kind::Status),
+    (FrameKey::Goal, "goal", Kind::String),
+    (FrameKey::CreatedAt, "createdAt", Kind::Number),
+    (FrameKey::UpdatedAt, "updatedAt", Kind::Number),
+    (FrameKey::Artifacts, "artifacts", Kind::StringList),
+    (FrameKey::Decisions, "decisions", Kind::StringList),
+    (
+        FrameKey::PlannedChildren,
+        "plannedChildren",
+        Kind::StringList,
+    ),
+    (FrameKey::Summary, "compactionSummary", Kind::OptionalString),
+    (FrameKey::LogPath, "logPath", Kind::OptionalString),
+    (
+        FrameKey::InvalidationReason,
+        "invalidationReason",
+        Kind::OptionalString,
+    ),
+    (
+        FrameKey::InvalidatedAt,
+        "invalidatedAt",
+        Kind::OptionalNumber,
+    ),
 ];
+
+impl FrameKey {
+    /// The key's name in state.json.
+    pub const fn name(self) -> &'static str {
+        FIELDS[self as usize].1
+    }
+
+    const fn kind(self) -> Kind {
+        FIELDS[self as usize].2
+    }
+}
+
+/// Keys of a frame that ctx knows, from [`FIELDS`].
+pub const KNOWN_FRAME_KEYS: [&str; 13] = {
+    let mut names = [""; 13];
+    let mut i = 0;
+    while i < FIELDS.len() {
+        names[i] = FIELDS[i].1;
+        i += 1;
+    }
+    names
+};
 
 /// A validated state document.
 ///
@@ -170,15 +262,21 @@ impl Fields {
     /// The fields of a frame object, with the defaults the accessors have always had.
     fn of(map: &Object) -> Fields {
         Fields {
-            parent: non_null(map, "parentSessionID")
+            parent: non_null(map, FrameKey::Parent.name())
                 .and_then(Json::as_str)
                 .map(Text::owned),
-            status: non_null(map, "status")
+            status: non_null(map, FrameKey::Status.name())
                 .and_then(Json::as_str)
                 .and_then(Status::parse)
                 .unwrap_or(Status::Planned),
-            goal: Text::owned(non_null(map, "goal").and_then(Json::as_str).unwrap_or("")),
-            created_at: non_null(map, "createdAt").and_then(as_millis).unwrap_or(0),
+            goal: Text::owned(
+                non_null(map, FrameKey::Goal.name())
+                    .and_then(Json::as_str)
+                    .unwrap_or(""),
+            ),
+            created_at: non_null(map, FrameKey::CreatedAt.name())
+                .and_then(as_millis)
+                .unwrap_or(0),
         }
     }
 }
@@ -252,30 +350,30 @@ impl<'a> Frame<'a> {
         self.slot.fields.created_at
     }
     pub fn updated_at(&self) -> i64 {
-        non_null(self.map(), "updatedAt")
+        non_null(self.map(), FrameKey::UpdatedAt.name())
             .and_then(as_millis)
             .unwrap_or(0)
     }
     pub fn artifacts(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        strings(non_null(self.map(), "artifacts"))
+        strings(non_null(self.map(), FrameKey::Artifacts.name()))
     }
     pub fn decisions(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        strings(non_null(self.map(), "decisions"))
+        strings(non_null(self.map(), FrameKey::Decisions.name()))
     }
     pub fn planned_children(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        strings(non_null(self.map(), "plannedChildren"))
+        strings(non_null(self.map(), FrameKey::PlannedChildren.name()))
     }
     pub fn summary(&self) -> Option<&'a str> {
-        non_null(self.map(), "compactionSummary").and_then(Json::as_str)
+        non_null(self.map(), FrameKey::Summary.name()).and_then(Json::as_str)
     }
     pub fn log_path(&self) -> Option<&'a str> {
-        non_null(self.map(), "logPath").and_then(Json::as_str)
+        non_null(self.map(), FrameKey::LogPath.name()).and_then(Json::as_str)
     }
     pub fn invalidation_reason(&self) -> Option<&'a str> {
-        non_null(self.map(), "invalidationReason").and_then(Json::as_str)
+        non_null(self.map(), FrameKey::InvalidationReason.name()).and_then(Json::as_str)
     }
     pub fn invalidated_at(&self) -> Option<i64> {
-        non_null(self.map(), "invalidatedAt").and_then(as_millis)
+        non_null(self.map(), FrameKey::InvalidatedAt.name()).and_then(as_millis)
     }
     /// Keys ctx does not know, in file order.
     pub fn extra(&self) -> impl Iterator<Item = (&'a str, &'a Json)> + use<'a> {
@@ -650,26 +748,8 @@ fn load_frame(
     })
 }
 
-/// A key of [`KNOWN_FRAME_KEYS`], numbered by its position there.
-#[derive(Clone, Copy)]
-enum FrameKey {
-    SessionId,
-    Parent,
-    Status,
-    Goal,
-    CreatedAt,
-    UpdatedAt,
-    Artifacts,
-    Decisions,
-    Summary,
-    LogPath,
-    InvalidationReason,
-    InvalidatedAt,
-    PlannedChildren,
-}
-
-/// The known key `key` is: a `match` tells a dozen keys apart faster than comparing with each in
-/// turn, and every frame has about that many.
+/// The known key `key` is: a `match` tells a dozen keys apart faster than comparing with each
+/// name of [`FIELDS`] in turn, and every frame has about that many (a test holds it to the table).
 fn known_key(key: &[u8]) -> Option<FrameKey> {
     Some(match key {
         b"sessionID" => FrameKey::SessionId,
@@ -680,11 +760,11 @@ fn known_key(key: &[u8]) -> Option<FrameKey> {
         b"updatedAt" => FrameKey::UpdatedAt,
         b"artifacts" => FrameKey::Artifacts,
         b"decisions" => FrameKey::Decisions,
+        b"plannedChildren" => FrameKey::PlannedChildren,
         b"compactionSummary" => FrameKey::Summary,
         b"logPath" => FrameKey::LogPath,
         b"invalidationReason" => FrameKey::InvalidationReason,
         b"invalidatedAt" => FrameKey::InvalidatedAt,
-        b"plannedChildren" => FrameKey::PlannedChildren,
         _ => return None,
     })
 }
@@ -766,21 +846,15 @@ fn scan_frame(source: &str, id: &str, pos: usize, level: usize) -> Option<(usize
                 updated_at = true;
                 json::number_end(bytes, value)?
             }
-            Some(FrameKey::Artifacts | FrameKey::Decisions | FrameKey::PlannedChildren) => {
-                match *bytes.get(value)? {
-                    b'n' => json::literal_end(bytes, value, b"null")?,
-                    _ => string_array_end(bytes, value, member_level)?,
+            // The rest are only checked, by their kind.
+            Some(key) => match (key.kind(), *bytes.get(value)?) {
+                (Kind::StringList | Kind::OptionalString | Kind::OptionalNumber, b'n') => {
+                    json::literal_end(bytes, value, b"null")?
                 }
-            }
-            Some(FrameKey::Summary | FrameKey::LogPath | FrameKey::InvalidationReason) => {
-                match *bytes.get(value)? {
-                    b'n' => json::literal_end(bytes, value, b"null")?,
-                    _ => json::canonical_string_end(bytes, value)?,
-                }
-            }
-            Some(FrameKey::InvalidatedAt) => match *bytes.get(value)? {
-                b'n' => json::literal_end(bytes, value, b"null")?,
-                _ => json::number_end(bytes, value)?,
+                (Kind::StringList, _) => string_array_end(bytes, value, member_level)?,
+                (Kind::OptionalString, _) => json::canonical_string_end(bytes, value)?,
+                (Kind::OptionalNumber, _) => json::number_end(bytes, value)?,
+                _ => return None,
             },
             None => json::canonical_end(bytes, value, member_level, &mut scratch)?,
         };
@@ -888,63 +962,30 @@ fn validate_frame(key: &str, value: &Json) -> Result<(), Invalid> {
     let Json::Object(frame) = value else {
         return Err(Invalid::new(format!("{} must be an object", at())));
     };
-    let field = |name: &str| non_null(frame, name);
-    let need = |ok: bool, what: &str| -> Result<(), Invalid> {
-        if ok {
-            Ok(())
-        } else {
-            Err(Invalid::new(format!("{}/{what}", at())))
-        }
-    };
-    need(
-        field("sessionID").and_then(Json::as_str) == Some(key),
-        "sessionID must equal the frame's key",
-    )?;
-    need(
-        matches!(
-            frame.get("parentSessionID"),
-            None | Some(Json::Null | Json::String(_))
-        ),
-        "parentSessionID must be a string or null",
-    )?;
-    need(
-        field("status")
-            .and_then(Json::as_str)
-            .and_then(Status::parse)
-            .is_some(),
-        "status must be one of planned, in_progress, completed, failed, blocked, invalidated",
-    )?;
-    need(
-        field("goal").is_some_and(Json::is_string),
-        "goal must be a string",
-    )?;
-    need(
-        field("createdAt").is_some_and(Json::is_number),
-        "createdAt must be a number",
-    )?;
-    need(
-        field("updatedAt").is_some_and(Json::is_number),
-        "updatedAt must be a number",
-    )?;
-    for name in ["artifacts", "decisions", "plannedChildren"] {
-        let ok = match field(name) {
-            None => true,
-            Some(Json::Array(items)) => items.iter().all(Json::is_string),
-            Some(_) => false,
+    for (_, name, kind) in FIELDS {
+        let value = frame.get(name).filter(|v| !v.is_null());
+        let ok = match kind {
+            Kind::Id => value.and_then(Json::as_str) == Some(key),
+            Kind::Parent => matches!(frame.get(name), None | Some(Json::Null | Json::String(_))),
+            Kind::Status => value
+                .and_then(Json::as_str)
+                .and_then(Status::parse)
+                .is_some(),
+            Kind::String => value.is_some_and(Json::is_string),
+            Kind::Number => value.is_some_and(Json::is_number),
+            Kind::OptionalString => value.is_none_or(Json::is_string),
+            Kind::OptionalNumber => value.is_none_or(Json::is_number),
+            Kind::StringList => match value {
+                None => true,
+                Some(Json::Array(items)) => items.iter().all(Json::is_string),
+                Some(_) => false,
+            },
         };
         if !ok {
-            return need(false, &format!("{name} must be an array of strings"));
+            return Err(Invalid::new(format!("{}/{name} {}", at(), kind.must())));
         }
     }
-    for name in ["compactionSummary", "logPath", "invalidationReason"] {
-        if !field(name).is_none_or(Json::is_string) {
-            return need(false, &format!("{name} must be a string"));
-        }
-    }
-    need(
-        field("invalidatedAt").is_none_or(Json::is_number),
-        "invalidatedAt must be a number",
-    )
+    Ok(())
 }
 
 impl State {
@@ -1372,6 +1413,14 @@ mod tests {
     fn statuses_are_listed_in_the_order_of_the_enum() {
         for (at, status) in Status::ALL.into_iter().enumerate() {
             assert_eq!(status as usize, at, "{status}");
+        }
+    }
+
+    #[test]
+    fn each_row_of_the_schema_is_its_key() {
+        for (at, (key, name, _)) in FIELDS.iter().enumerate() {
+            assert_eq!(*key as usize, at, "{name}");
+            assert_eq!(key.name(), *name);
         }
     }
 
