@@ -5,6 +5,14 @@ use serde::Serialize;
 
 use crate::document::Version;
 
+/// Where a model's limits came from (`limit.source`, `source` of a model row).
+fn limit_source(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": ["flag", "env", "project", "user", "opencode-swarm", "models.dev", "built-in", "default"]
+    })
+}
+
 /// `ctx budget estimate --json`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EstimateDoc {
@@ -40,7 +48,7 @@ pub struct LimitDoc {
     /// Where OpenCode would compact a session on this model.
     pub usable: u64,
     /// `flag`, `env`, `project`, `user`, `opencode-swarm`, `models.dev`, `built-in` or `default`.
-    #[schemars(extend("enum" = ["flag", "env", "project", "user", "opencode-swarm", "models.dev", "built-in", "default"]))]
+    #[schemars(schema_with = "limit_source")]
     pub source: &'static str,
 }
 
@@ -106,6 +114,6 @@ pub struct ModelRow {
     pub input: Option<u64>,
     pub output: Option<u64>,
     pub usable: u64,
-    #[schemars(extend("enum" = ["flag", "env", "project", "user", "opencode-swarm", "models.dev", "built-in", "default"]))]
+    #[schemars(schema_with = "limit_source")]
     pub source: &'static str,
 }

@@ -46,17 +46,6 @@ struct LimitSources<'a> {
     cache: Option<ModelsDev>,
 }
 
-fn source_name(source: Source) -> &'static str {
-    match source {
-        Source::Flag => "flag",
-        Source::Env => "env",
-        Source::Project => "project",
-        Source::User => "user",
-        Source::Swarm => "opencode-swarm",
-        Source::Default => "default",
-    }
-}
-
 /// The keys a model is looked up under in settings maps: as given, then without its provider.
 fn model_keys(model: &str) -> Vec<&str> {
     let mut keys = vec![model];
@@ -98,14 +87,14 @@ fn config_limit(config: &Config, model: Option<&str>) -> Result<Option<(u64, &'s
                             file.path.display()
                         ))
                     })?;
-                    return Ok(Some((n as u64, source_name(source))));
+                    return Ok(Some((n as u64, source.as_str())));
                 }
             }
         }
         if scalar.source == source
             && let Some(n) = scalar_limit
         {
-            return Ok(Some((n, source_name(source))));
+            return Ok(Some((n, source.as_str())));
         }
     }
     Ok(None)
