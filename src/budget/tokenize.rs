@@ -53,7 +53,7 @@ pub fn opencode_formula(utf16_units: u64) -> u64 {
 
 /// The text the exact counter keeps back (it may continue in the next chunk) is counted anyway
 /// once it grows past this, so memory stays bounded on inputs without any word boundary: a
-/// piece is merged in about 10 bytes per byte (src/budget/bpe/merge.rs), so up to 160 MB here.
+/// piece is merged in under 20 bytes per byte (src/budget/bpe/merge.rs), so about 300 MB here.
 /// Only a single "word" longer than 16 MiB is cut, which can shift its count by a token or so.
 const MAX_CARRY: usize = 16 << 20;
 

@@ -61,7 +61,8 @@ fn count_short(ranks: &Ranks, piece: &[u8]) -> usize {
 }
 
 /// The same merge for long pieces (runs of one letter, base64, minified code), in about
-/// O(n log n) time and 10 bytes of memory per byte.
+/// O(n log n) time and under 20 bytes of memory per byte (a whole process counting a 10 MB word
+/// peaked at 91 MB for random letters and 187 MB for one letter repeated).
 ///
 /// Joins wait in buckets by rank, and the lowest rank's bucket is swept left to right: that is
 /// tiktoken's order, (rank, start), as long as no join of the sweep's rank or lower appears
