@@ -73,6 +73,20 @@ for dir in "$@"; do
     --export-json "$work/other-$(basename "$other").json"
   results+=("$work/other-$(basename "$other").json")
 done
+# The other JSON model (examples/state_rawvalue.rs: ordered maps of &RawValue and a re-indenter),
+# doing what push does to the file, beside ctx's push, each on its own copy of the state.
+cargo build --release --quiet --example state_rawvalue
+cp -r "$work/big" "$work/proto"
+cp -r "$work/big" "$work/push"
+hyperfine --warmup 5 --runs 60 -N \
+  -n "ctx frame push (src/json.rs)" "$ctx -C $work/push frame push 'Benchmark frame'" \
+  -n "prototype push (&RawValue)" "$PWD/target/release/examples/state_rawvalue $work/proto 'Benchmark frame'" \
+  --export-json "$work/model.json"
+python3 - "$work/model.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print(f"  {r['median'] * 1000:6.1f} ms  {r['command']}")
+PY
 # Medians, the figure the README quotes.
 python3 - "${results[@]}" <<'PY'
 import json, sys
