@@ -24,7 +24,7 @@ pub enum Encoding {
 }
 
 /// Merged pieces a thread remembers per encoding before it starts afresh: enough for the
-/// distinct multi-token words of a large repository, and a few megabytes at most.
+/// distinct multi-token words of a large repository, and at most about 10 MB per thread.
 const MEMO_ENTRIES: usize = 1 << 17;
 
 /// Pieces longer than this are not remembered: they rarely recur.
