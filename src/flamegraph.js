@@ -23,7 +23,7 @@
     return g.querySelector("title").textContent;
   }
   function fit(g, width) {
-    var full = about(g).split("\n")[0];
+    var full = g.getAttribute("data-label") || about(g).split("\n")[0];
     var chars = Math.floor((width - 6) / charWidth);
     var text = g.querySelector("text");
     if (chars < 3) text.textContent = "";

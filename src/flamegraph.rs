@@ -16,7 +16,8 @@ use crate::text::xml_escape;
 /// One box: its weight includes its children's, which hang below it in order.
 #[derive(Debug, Clone)]
 pub struct Node {
-    /// Drawn in the box, cut to fit.
+    /// Drawn in the box, cut to fit; when it is not the details' first line, the SVG carries it
+    /// for the script, which redraws labels on zoom.
     pub label: String,
     /// Shown on hover and focus: the label's line first, then details.
     pub details: String,
@@ -201,12 +202,19 @@ pub fn svg(graph: &Graph) -> String {
         let y = TOP + level as f64 * ROW;
         let _ = write!(
             out,
-            "<g class=\"box{}\" tabindex=\"0\" data-x=\"{}\" data-w=\"{}\" data-d=\"{level}\">\
-             <title>",
+            "<g class=\"box{}\" tabindex=\"0\" data-x=\"{}\" data-w=\"{}\" data-d=\"{level}\"",
             if n.marked { " marked" } else { "" },
             x,
             n.value
         );
+        // The script redraws a label from the details' first line, unless it is something else.
+        let label = n.label.lines().next().unwrap_or("");
+        if n.details.lines().next() != Some(label) {
+            out.push_str(" data-label=\"");
+            escape(&cut(label, MAX_DETAILS), &mut out);
+            out.push('"');
+        }
+        out.push_str("><title>");
         escape(&cut(&n.details, MAX_DETAILS), &mut out);
         let _ = write!(
             out,

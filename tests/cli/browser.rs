@@ -316,3 +316,55 @@ fn the_frame_tree_renders_and_a_click_zooms() {
     let reset: Value = serde_json::from_str(browser.eval(widths).as_str().unwrap()).unwrap();
     assert_eq!(reset, before);
 }
+
+/// A budget's file boxes show file names, and keep showing them when a click zooms.
+#[test]
+fn a_budget_zoom_keeps_file_names() {
+    let Some(binary) = chromium() else {
+        return;
+    };
+    let env = TestEnv::new();
+    env.write(
+        "src/billing/invoice.rs",
+        "pub fn total() -> u64 { 42 }\n".repeat(30),
+    );
+    env.write(
+        "src/billing/refund.rs",
+        "pub fn refund() -> u64 { 7 }\n".repeat(10),
+    );
+    env.write("README.md", "Billing.\n");
+    let args = [
+        "budget",
+        "estimate",
+        ".",
+        "--format",
+        "svg",
+        "--tokenizer",
+        "o200k",
+    ];
+    let svg = env.ok(&[&args[..], &["--limit", "2000"]].concat());
+    let file = env.path("budget.svg");
+    std::fs::write(&file, svg).unwrap();
+    let mut browser = Browser::launch(binary, &env.path("profile"));
+    browser.open(&format!("file://{}", file.display()));
+    let labels = "JSON.stringify([...document.querySelectorAll('#boxes > g')]\
+                  .filter(g => !g.classList.contains('hidden'))\
+                  .map(g => g.querySelector('text').textContent))";
+    let before = browser.eval(labels);
+    assert!(
+        before.as_str().unwrap().contains("\"invoice.rs\""),
+        "{before}"
+    );
+    let target = browser.eval(
+        "(() => { const g = [...document.querySelectorAll('#boxes > g')].find(g => \
+         g.querySelector('title').textContent.startsWith('src/billing/\\n')); \
+         const r = g.querySelector('rect').getBoundingClientRect(); \
+         return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+    );
+    browser.click(target[0].as_f64().unwrap(), target[1].as_f64().unwrap());
+    let after: Vec<String> = serde_json::from_str(browser.eval(labels).as_str().unwrap()).unwrap();
+    assert_eq!(
+        after,
+        ["all inputs", "src/", "billing/", "invoice.rs", "refund.rs"]
+    );
+}
