@@ -1,8 +1,8 @@
-//! Measures of text shared by every domain, and text from files and arguments on its way to a
-//! terminal. Frame goals, summaries, plans and
-//! file names are written by models and tools that read untrusted text; printed raw, an escape
-//! sequence in them could clear the screen, retitle the window, write the clipboard, or a bidi
-//! override could reverse what a line seems to say. Human output shows them made visible.
+//! Text helpers every domain shares: lengths and widths, and text from files and arguments on
+//! its way to a terminal or into XML. Frame goals, summaries, plans and file names are written by
+//! models and tools that read untrusted text; printed raw, an escape sequence in them could clear
+//! the screen, retitle the window, write the clipboard, or a bidi override could reverse what a
+//! line seems to say. Human output shows them made visible.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -26,19 +26,29 @@ fn escape(c: char, out: &mut String) {
     }
 }
 
-fn escaped(text: &str, acting: impl Fn(char) -> bool) -> Cow<'_, str> {
-    if !text.chars().any(&acting) {
+/// `text` with each character for which `special` holds written by `write`; borrowed when there
+/// is none, which is nearly always.
+fn replaced(
+    text: &str,
+    special: impl Fn(char) -> bool,
+    write: impl Fn(char, &mut String),
+) -> Cow<'_, str> {
+    if !text.chars().any(&special) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if acting(c) {
-            escape(c, &mut out);
+        if special(c) {
+            write(c, &mut out);
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+fn escaped(text: &str, acting: impl Fn(char) -> bool) -> Cow<'_, str> {
+    replaced(text, acting, escape)
 }
 
 /// `text` with every character that would act on a terminal shown as an escape: `\e` for ESC,
@@ -80,23 +90,15 @@ pub fn utf16_len(text: &str) -> usize {
 /// Escapes XML text or an attribute value (flame.md §9.3: `&apos;` for `'`); characters XML 1.0
 /// cannot carry become U+FFFD, so no text can break the document.
 pub fn xml_escape(text: &str) -> Cow<'_, str> {
-    let needs = |c: char| matches!(c, '&' | '<' | '>' | '"' | '\'') || forbidden(c);
-    if !text.chars().any(needs) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if forbidden(c) => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
+    let special = |c: char| matches!(c, '&' | '<' | '>' | '"' | '\'') || forbidden(c);
+    replaced(text, special, |c, out| match c {
+        '&' => out.push_str("&amp;"),
+        '<' => out.push_str("&lt;"),
+        '>' => out.push_str("&gt;"),
+        '"' => out.push_str("&quot;"),
+        '\'' => out.push_str("&apos;"),
+        _ => out.push('\u{FFFD}'),
+    })
 }
 
 /// Characters XML 1.0 cannot carry.
@@ -127,6 +129,8 @@ pub fn fit_width(text: &str, width: usize, ellipsis: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn utf16_length_counts_surrogate_pairs() {
         assert_eq!(utf16_len(""), 0);
@@ -137,8 +141,6 @@ mod tests {
         let mixed = "aé日🦀 ".repeat(37);
         assert_eq!(utf16_len(&mixed), mixed.encode_utf16().count());
     }
-
-    use super::*;
 
     #[test]
     fn fit_width_cuts_only_when_needed() {

@@ -4,6 +4,7 @@
 
 use super::doc::EstimateDoc;
 use super::estimate::ContentClass;
+use super::render::thousands;
 use crate::flamegraph::{Graph, Mark, Node, Swatch};
 
 const FOLDER: usize = 0;
@@ -46,24 +47,13 @@ fn swatch_of(path: &str) -> usize {
     }
 }
 
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The picture of an estimate's items.
 pub fn graph(doc: &EstimateDoc) -> Graph {
     // The folder tree: node 0 is the root; folders are found by (parent, name).
+    // A folder's details start as its path; its totals are added once its files are in.
     let mut nodes = vec![Node {
         label: "all inputs".into(),
-        details: String::new(),
+        details: "all inputs".into(),
         value: 0,
         swatch: FOLDER,
         children: Vec::new(),
@@ -76,14 +66,14 @@ pub fn graph(doc: &EstimateDoc) -> Graph {
         let (file, dirs) = parts
             .split_last()
             .map_or((item.path.as_str(), &[][..]), |(f, d)| (*f, d));
-        for dir in dirs {
+        for (depth, dir) in dirs.iter().enumerate() {
             let key = (parent, (*dir).to_string());
             parent = match folders.get(&key) {
                 Some(&folder) => folder,
                 None => {
                     nodes.push(Node {
                         label: format!("{dir}/"),
-                        details: String::new(),
+                        details: format!("{}/", dirs[..=depth].join("/")),
                         value: 0,
                         swatch: FOLDER,
                         children: Vec::new(),
@@ -119,18 +109,13 @@ pub fn graph(doc: &EstimateDoc) -> Graph {
             nodes[i].value = nodes[i].children.iter().map(|&c| nodes[c].value).sum();
         }
     }
-    let paths = folder_paths(&nodes);
-    for (i, path) in paths.into_iter().enumerate() {
-        if nodes[i].swatch == FOLDER {
-            let files = nodes[i].children.len();
-            nodes[i].details = format!(
-                "{}\n{} tokens · {} {} directly inside",
-                if i == 0 { "all inputs".into() } else { path },
-                thousands(nodes[i].value),
-                files,
-                if files == 1 { "entry" } else { "entries" }
-            );
-        }
+    for node in nodes.iter_mut().filter(|n| n.swatch == FOLDER) {
+        let entries = node.children.len();
+        node.details.push_str(&format!(
+            "\n{} tokens · {entries} {} directly inside",
+            thousands(node.value),
+            if entries == 1 { "entry" } else { "entries" }
+        ));
     }
     // Biggest first, then by name: the folders that eat the window are on the left.
     let order: Vec<(u64, String)> = nodes.iter().map(|n| (n.value, n.label.clone())).collect();
@@ -206,22 +191,4 @@ pub fn graph(doc: &EstimateDoc) -> Graph {
             )]
         },
     }
-}
-
-/// The path of every node from the root's children down (the root's is empty).
-fn folder_paths(nodes: &[Node]) -> Vec<String> {
-    let mut paths = vec![String::new(); nodes.len()];
-    let mut stack = vec![0usize];
-    while let Some(i) = stack.pop() {
-        for &child in &nodes[i].children {
-            let name = nodes[child].label.trim_end_matches('/');
-            paths[child] = if paths[i].is_empty() {
-                format!("{name}/")
-            } else {
-                format!("{}{name}/", paths[i])
-            };
-            stack.push(child);
-        }
-    }
-    paths
 }

@@ -287,9 +287,12 @@ fn tree(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCode> {
     }
 }
 
-fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCode> {
-    let statuses: Vec<Status> = args.status.iter().map(|s| status_of(*s)).collect();
-    let (details, ascii, depth) = (args.details, args.ascii, args.depth.map(|d| d as usize));
+/// What both drawings of the tree start from: the state, `--from`'s frame and the current one.
+fn tree_scope(
+    ctx: &Context,
+    store: &Store,
+    args: &TreeArgs,
+) -> Result<(State, Option<String>, Option<String>)> {
     let state = ctx.read_state(store)?;
     let from = args
         .from
@@ -297,6 +300,13 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
         .map(|arg| ops::lookup(&state, arg))
         .transpose()?;
     let current = ops::current(&state, &selector(&args.selector))?;
+    Ok((state, from, current))
+}
+
+fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCode> {
+    let statuses: Vec<Status> = args.status.iter().map(|s| status_of(*s)).collect();
+    let (details, ascii, depth) = (args.details, args.ascii, args.depth.map(|d| d as usize));
+    let (state, from, current) = tree_scope(ctx, store, args)?;
     if ctx.out.json {
         let index = TreeIndex::new(&state);
         let roots: Vec<TreeNode> = match &from {
@@ -347,17 +357,12 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
 
 /// `frame tree --format svg`: the flame graph of the tree or of `--from`'s branch.
 fn tree_svg(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCode> {
-    let state = ctx.read_state(store)?;
-    let from = args
-        .from
-        .as_deref()
-        .map(|arg| ops::lookup(&state, arg))
-        .transpose()?;
-    let current = ops::current(&state, &selector(&args.selector))?;
+    let (state, from, current) = tree_scope(ctx, store, args)?;
+    // The picture's clock: the process's, unless SOURCE_DATE_EPOCH fixes it.
     let now = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|s| s.trim().parse::<i64>().ok())
-        .map_or_else(crate::time::now_ms, |s| s.saturating_mul(1000));
+        .map_or(ctx.now, |s| s.saturating_mul(1000));
     let counter = Method::Exact(Encoding::O200k);
     // A frame's own context: its summary and decisions, and its log, read only as
     // `logs/frame-<id>.md` of this store (an id that could name another file is not read).

@@ -36,6 +36,22 @@ pub const PICTURES: [(&[&str], &str); 2] = [
     ),
 ];
 
+/// The process that draws one of [`PICTURES`]: `ctx` run in the demo at [`PICTURE_EPOCH`], with
+/// no settings from the environment or the user's files (the test of their freshness runs the
+/// same).
+pub fn picture_command(ctx: &Path, demo: &Path, args: &[&str]) -> std::process::Command {
+    let mut command = std::process::Command::new(ctx);
+    command
+        .args(args)
+        .current_dir(demo)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", demo.join(".no-home"))
+        .env("LANG", "C.UTF-8")
+        .env("SOURCE_DATE_EPOCH", PICTURE_EPOCH);
+    command
+}
+
 /// Each shell and the file name its completion script is committed under.
 pub const SHELLS: [(Shell, &str); 5] = [
     (Shell::Bash, "ctx.bash"),
@@ -138,15 +154,7 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
     let ctx =
         std::env::current_exe().map_err(|e| Error::failure(format!("cannot find ctx: {e}")))?;
     for &(args, file) in pictures {
-        // No settings from the environment or the user's files: the demo's alone.
-        let run = std::process::Command::new(&ctx)
-            .args(args)
-            .current_dir(&demo)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", demo.join(".no-home"))
-            .env("LANG", "C.UTF-8")
-            .env("SOURCE_DATE_EPOCH", PICTURE_EPOCH)
+        let run = picture_command(&ctx, &demo, args)
             .output()
             .map_err(|e| Error::io(&demo, "run ctx in", &e))?;
         if !run.status.success() {

@@ -99,14 +99,15 @@ pub fn graph(state: &State, options: &Options<'_>, tokens: &dyn Fn(&Frame<'_>) -
         nodes = build(state, options, &order, weight, tokens);
     }
 
+    let mut counts = [0usize; Status::ALL.len()];
+    for frame in state.frames() {
+        counts[frame.status() as usize] += 1;
+    }
     let mut legend: Vec<Swatch> = Status::ALL
         .iter()
-        .map(|&status| {
-            let count = state.frames().filter(|f| f.status() == status).count();
-            Swatch {
-                label: format!("{} ({count})", human(status)),
-                fill: FILLS[status as usize],
-            }
+        .map(|&status| Swatch {
+            label: format!("{} ({})", human(status), counts[status as usize]),
+            fill: FILLS[status as usize],
         })
         .collect();
     let mut roots: Vec<usize> = order

@@ -342,15 +342,8 @@ fn empty_and_broken_states() {
 fn the_demo_pictures_are_the_committed_ones() {
     let demo = fixture("../../examples/demo");
     for (args, file) in ctxkit::commands::generate::PICTURES {
-        // A clean environment and a home without settings, as the generator runs it.
-        let out = TestEnv::new()
-            .std_command()
-            .args(args)
-            .current_dir(&demo)
-            .env(
-                "SOURCE_DATE_EPOCH",
-                ctxkit::commands::generate::PICTURE_EPOCH,
-            )
+        let ctx = assert_cmd::cargo::cargo_bin("ctx");
+        let out = ctxkit::commands::generate::picture_command(&ctx, &demo, args)
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
