@@ -361,7 +361,40 @@ first(lambda r: r['last'].startswith('Error: ') and 'state.json' in r['last'], '
 "
 }
 
-all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning)
+scenario_tight_budget() {
+  echo "scenario tight_budget: a tight frame-context budget keeps what fits; one too small is named in OpenCode's log"
+  local project
+  project=$(new_project tight-budget)
+  (
+    cd "$project"
+    ctx frame push "Build the billing service" >/dev/null
+    ctx frame push "Implement the invoice model" >/dev/null
+    ctx frame pop --summary "Invoices store integer cents; totals are computed on read." >/dev/null
+    ctx frame push "Handle refund events" >/dev/null
+    ctx frame decision "Refunds add a negative line item" >/dev/null
+  )
+  printf '[frame.context]\ntotal = 150\n' >"$project/.opencode/ctx.toml"
+  echo '[]' >"$work/empty.json"
+  local requests
+  requests=$(SANDBOX=tight run tight "$project" "$work/empty.json" -- run "Continue with the refunds")
+  check "$requests" "tight budget" "
+r = first(lambda r: 'Continue with the refunds' in r['last_user'] and r['tools'], 'the conversation request')
+need('<budget total=\"150\"' in r['last_user'], 'the settings file budget')
+need('siblings-filtered=\"1\"' in r['last_user'], 'the sibling that did not fit is counted')
+need('<goal>Handle refund events</goal>' in r['last_user'], 'the goal is kept')
+need('Invoices store integer cents' not in r['last_user'], 'the sibling is left out')
+"
+  printf '[frame.context]\ntotal = 60\n' >"$project/.opencode/ctx.toml"
+  requests=$(SANDBOX=too-tight run too-tight "$project" "$work/empty.json" -- run "Continue with the refunds")
+  check "$requests" "too tight" "
+first(lambda r: 'Continue with the refunds' in r['last_user'], 'the conversation goes on')
+need(all('<flame-context' not in r['last_user'] for r in requests), 'no frame context is sent')
+"
+  grep -rqs "the frame context needs at least 93 tokens; the budget is 60" "$work/sandbox-too-tight/data/opencode/log" \
+    || fail "tight_budget: OpenCode's log does not name the budget that works"
+}
+
+all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

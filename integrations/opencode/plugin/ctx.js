@@ -455,7 +455,14 @@ export const CtxPlugin = async ({ client, directory }) => {
         args.push("--session", session);
       }
       const result = await run(args, JSON.stringify({ messages: output.messages }));
-      if (!result.ok) return; // no current frame, no state: the messages go as they are
+      if (!result.ok) {
+        // Without a current frame the messages go as they are, and nothing needs saying. Any
+        // other refusal (a budget too small for the goal, a broken file) is something to fix:
+        // OpenCode's log says what, once.
+        const why = result.stderr.trim();
+        if (!why.startsWith("error: no current frame")) log(`ctx compact inject: ${why || "failed"}`);
+        return;
+      }
       try {
         const doc = JSON.parse(result.stdout);
         // OpenCode holds a reference to this array: replace its contents, never the array.
