@@ -7,7 +7,8 @@
 
 use clap_complete::engine::CompletionCandidate;
 
-use crate::frame::state::{State, Status};
+use crate::frame::ops;
+use crate::frame::state::{Frame, State, Status};
 use crate::frame::store::Store;
 use crate::project::Project;
 
@@ -23,14 +24,11 @@ fn state() -> Option<State> {
 }
 
 /// Frames for which `wanted` holds, most recently updated first, each with its goal and status.
-fn frames(wanted: impl Fn(&State, Status, Option<&str>) -> bool) -> Vec<CompletionCandidate> {
+fn frames(wanted: impl Fn(&State, &Frame<'_>) -> bool) -> Vec<CompletionCandidate> {
     let Some(state) = state() else {
         return Vec::new();
     };
-    let mut frames: Vec<_> = state
-        .frames()
-        .filter(|f| wanted(&state, f.status(), f.parent()))
-        .collect();
+    let mut frames: Vec<_> = state.frames().filter(|f| wanted(&state, f)).collect();
     frames.sort_by_key(|f| std::cmp::Reverse(f.updated_at()));
     frames
         .into_iter()
@@ -49,40 +47,31 @@ fn frames(wanted: impl Fn(&State, Status, Option<&str>) -> bool) -> Vec<Completi
         .collect()
 }
 
-fn parent_runs(state: &State, parent: Option<&str>) -> bool {
-    parent
-        .and_then(|p| state.frame(p))
-        .is_none_or(|p| p.status() == Status::InProgress)
-}
-
 /// Every frame (`show`, `log`, `invalidate`, `edit`, `tree --from`, `--frame`).
 pub fn any_frame() -> Vec<CompletionCandidate> {
-    frames(|_, _, _| true)
+    frames(|_, _| true)
 }
 
-/// What `frame activate` takes: planned frames whose parent runs, blocked frames to resume,
-/// running frames to return to.
+/// What `frame activate` takes (its own check): planned frames whose parent runs, blocked frames
+/// to resume, running frames to return to.
 pub fn activatable_frame() -> Vec<CompletionCandidate> {
-    frames(|state, status, parent| match status {
-        Status::Planned | Status::Blocked => parent_runs(state, parent),
-        Status::InProgress => true,
-        _ => false,
-    })
+    frames(|state, f| ops::check_activate(state, f.id).is_ok())
 }
 
 /// What can take a child (`push --parent`): running frames.
 pub fn running_frame() -> Vec<CompletionCandidate> {
-    frames(|_, status, _| status == Status::InProgress)
+    frames(|_, f| f.status() == Status::InProgress)
 }
 
 /// What `pop --frame` can finish: running and blocked frames.
 pub fn poppable_frame() -> Vec<CompletionCandidate> {
-    frames(|_, status, _| matches!(status, Status::InProgress | Status::Blocked))
+    frames(|_, f| matches!(f.status(), Status::InProgress | Status::Blocked))
 }
 
-/// What `frame reopen` takes: invalidated frames.
+/// What `frame reopen` takes (its own check): invalidated frames under a parent that has not
+/// finished.
 pub fn invalidated_frame() -> Vec<CompletionCandidate> {
-    frames(|_, status, _| status == Status::Invalidated)
+    frames(|state, f| ops::check_reopen(state, f.id).is_ok())
 }
 
 /// The phases of the swarm plan, with their names.

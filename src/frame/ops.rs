@@ -497,13 +497,28 @@ pub fn plan(state: &mut State, parent: &str, goals: &[String], now: i64) -> Resu
 /// `place`. A blocked frame is resumed the same way (blocked → in_progress), and a running frame
 /// left for another is made current again (its fields unchanged).
 pub fn activate(state: &mut State, id: &str, place: Place, now: i64) -> Result<()> {
+    if check_activate(state, id)? == Status::InProgress {
+        set_current(state, place, id);
+        return Ok(());
+    }
+    state.set_field(
+        id,
+        FrameKey::Status.name(),
+        Json::str(Status::InProgress.as_str()),
+    );
+    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
+    set_current(state, place, id);
+    Ok(())
+}
+
+/// Whether [`activate`] accepts `id` (the rule completions offer too); its status when it does.
+pub fn check_activate(state: &State, id: &str) -> Result<Status> {
     let frame = state
         .frame(id)
         .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
     let status = frame.status();
     if status == Status::InProgress {
-        set_current(state, place, id);
-        return Ok(());
+        return Ok(status);
     }
     if !matches!(status, Status::Planned | Status::Blocked) {
         return Err(Error::failure(format!(
@@ -524,19 +539,26 @@ pub fn activate(state: &mut State, id: &str, place: Place, now: i64) -> Result<(
             )));
         }
     }
-    state.set_field(
-        id,
-        FrameKey::Status.name(),
-        Json::str(Status::InProgress.as_str()),
-    );
-    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
-    set_current(state, place, id);
-    Ok(())
+    Ok(status)
 }
 
 /// An invalidated frame planned again (invalidated → planned), its invalidation forgotten, under
 /// a parent that has not finished (the rule of `plan`). The current frame is unchanged.
 pub fn reopen(state: &mut State, id: &str, now: i64) -> Result<()> {
+    check_reopen(state, id)?;
+    state.set_field(
+        id,
+        FrameKey::Status.name(),
+        Json::str(Status::Planned.as_str()),
+    );
+    state.remove_field(id, FrameKey::InvalidationReason.name());
+    state.remove_field(id, FrameKey::InvalidatedAt.name());
+    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
+    Ok(())
+}
+
+/// Whether [`reopen`] accepts `id` (the rule completions offer too).
+pub fn check_reopen(state: &State, id: &str) -> Result<()> {
     let frame = state
         .frame(id)
         .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
@@ -555,14 +577,6 @@ pub fn reopen(state: &mut State, id: &str, now: i64) -> Result<()> {
             parent.status()
         )));
     }
-    state.set_field(
-        id,
-        FrameKey::Status.name(),
-        Json::str(Status::Planned.as_str()),
-    );
-    state.remove_field(id, FrameKey::InvalidationReason.name());
-    state.remove_field(id, FrameKey::InvalidatedAt.name());
-    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     Ok(())
 }
 

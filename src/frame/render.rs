@@ -5,8 +5,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::id;
 use super::state::{Frame, State, Status, TreeIndex};
-use crate::text::fit_width;
-use crate::text::{visible, visible_line};
+use crate::text::{fit_width, visible, visible_line};
 use crate::time::rfc3339_ms;
 
 /// `frame show`: every field, untruncated, `key: value` per line.

@@ -76,6 +76,13 @@ fn frame_ids_are_offered_where_ids_go() {
     // A prefix narrows them.
     let (narrowed, _) = offered(&env, &["ctx", "frame", "log", &done[..6]]);
     assert_eq!(narrowed.as_slice(), std::slice::from_ref(&done));
+    // reopen offers what reopen accepts: an invalidated frame, while its parent has not finished.
+    env.ok(&["frame", "invalidate", &planned, "--reason", "not now"]);
+    let (reopenable, _) = offered(&env, &["ctx", "frame", "reopen", ""]);
+    assert_eq!(ids(&reopenable), [planned.as_str()]);
+    env.ok(&["frame", "pop", "--frame", &root]);
+    let (reopenable, _) = offered(&env, &["ctx", "frame", "reopen", ""]);
+    assert!(ids(&reopenable).is_empty(), "{reopenable:?}");
 }
 
 #[test]
