@@ -300,13 +300,7 @@ fn given_text(text: Option<String>, file: Option<std::path::PathBuf>) -> Result<
         (None, Some(path)) if path == std::path::Path::new("-") => Err(Error::usage(
             "--text-file cannot be '-': standard input carries the message list",
         )),
-        (None, Some(path)) => {
-            let bytes = crate::frame::store::read_capped(&path, 64 << 20)
-                .map_err(|e| Error::io(&path, "read", &e))?;
-            String::from_utf8(bytes)
-                .map(Some)
-                .map_err(|_| Error::failure(format!("{}: not UTF-8 text", path.display())))
-        }
+        (None, Some(path)) => super::read_text(&path, 64 << 20).map(Some),
         (None, None) => Ok(None),
     }
 }

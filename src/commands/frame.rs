@@ -1,9 +1,8 @@
 //! `ctx frame …`: the frame tree from the shell (flame.md §4–§8).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::{Context, selector};
+use super::{Context, label, read_input, read_text, selector};
 use crate::budget::bpe::Encoding;
 use crate::budget::tokenize::Method;
 use crate::cli::frame::{
@@ -161,39 +160,6 @@ impl PopInputs {
             transcript,
         })
     }
-}
-
-fn label(path: &Path) -> String {
-    if path == Path::new("-") {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
-}
-
-/// Reads a file, or stdin for `-`, refusing more than `cap` bytes.
-fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>> {
-    if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(cap + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::io(Path::new("<stdin>"), "read", &e))?;
-        if bytes.len() as u64 > cap {
-            return Err(Error::failure(format!(
-                "<stdin>: larger than {} MiB",
-                cap >> 20
-            )));
-        }
-        return Ok(bytes);
-    }
-    store::read_capped(path, cap).map_err(|e| match e.kind() {
-        std::io::ErrorKind::FileTooLarge => {
-            Error::failure(format!("{}: larger than {} MiB", path.display(), cap >> 20))
-        }
-        _ => Error::io(path, "read", &e),
-    })
 }
 
 /// Pops the target of `selector` (flame.md §6.2) and writes its log; the caller prints.
@@ -677,9 +643,7 @@ fn import(ctx: &mut Context, store: &Store, args: ImportArgs) -> Result<ExitCode
     let path = args
         .path
         .unwrap_or_else(|| ctx.project.root.join(".opencode/stack/state.json"));
-    let bytes = read_input(&path, 512 << 20)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Error::failure(format!("{}: not UTF-8 text", label(&path))))?;
+    let text = read_text(&path, 512 << 20)?;
     let now = ctx.now;
     let (outcome, _) = store.update(now, |state| {
         let (merged, outcome) = import::import(state, &text, now).map_err(|e| Error {
