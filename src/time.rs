@@ -67,9 +67,31 @@ pub fn human_utc(ms: i64) -> String {
     )
 }
 
+/// `850 ms`, `12 s`, `3 min 20 s`, `2 h 5 min`, `3 d 4 h`.
+pub fn duration(ms: u64) -> String {
+    let s = ms / 1000;
+    match ms {
+        0..1000 => format!("{ms} ms"),
+        1000..60_000 => format!("{s} s"),
+        60_000..3_600_000 => format!("{} min {} s", s / 60, s % 60),
+        3_600_000..86_400_000 => format!("{} h {} min", s / 3600, s / 60 % 60),
+        _ => format!("{} d {} h", s / 86_400, s / 3600 % 24),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_for_people() {
+        assert_eq!(duration(0), "0 ms");
+        assert_eq!(duration(999), "999 ms");
+        assert_eq!(duration(12_345), "12 s");
+        assert_eq!(duration(200_000), "3 min 20 s");
+        assert_eq!(duration(7_500_000), "2 h 5 min");
+        assert_eq!(duration(274_000_000), "3 d 4 h");
+    }
 
     #[test]
     fn formats_known_instants() {

@@ -3,7 +3,7 @@
 
 use super::state::{Frame, State, Status, TreeIndex};
 use crate::flamegraph::{Graph, Node, Swatch};
-use crate::time::rfc3339_ms;
+use crate::time::{duration, rfc3339_ms};
 
 /// What a frame's width stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,18 +40,6 @@ fn human(status: Status) -> &'static str {
         Status::Failed => "failed",
         Status::Blocked => "blocked",
         Status::Invalidated => "invalidated",
-    }
-}
-
-/// `850 ms`, `12 s`, `3 min 20 s`, `2 h 5 min`, `3 d 4 h`.
-pub fn duration(ms: u64) -> String {
-    let s = ms / 1000;
-    match ms {
-        0..1000 => format!("{ms} ms"),
-        1000..60_000 => format!("{s} s"),
-        60_000..3_600_000 => format!("{} min {} s", s / 60, s % 60),
-        3_600_000..86_400_000 => format!("{} h {} min", s / 3600, s / 60 % 60),
-        _ => format!("{} d {} h", s / 86_400, s / 3600 % 24),
     }
 }
 
@@ -222,19 +210,4 @@ fn build(
         };
     }
     nodes
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_for_people() {
-        assert_eq!(duration(0), "0 ms");
-        assert_eq!(duration(999), "999 ms");
-        assert_eq!(duration(12_345), "12 s");
-        assert_eq!(duration(200_000), "3 min 20 s");
-        assert_eq!(duration(7_500_000), "2 h 5 min");
-        assert_eq!(duration(274_000_000), "3 d 4 h");
-    }
 }
