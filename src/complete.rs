@@ -96,6 +96,27 @@ pub fn phase() -> Vec<CompletionCandidate> {
         .collect()
 }
 
+/// The tasks with an evidence bundle (opencode-swarm 5.x), with their entry counts.
+pub fn evidence_task() -> Vec<CompletionCandidate> {
+    let Some(project) = project() else {
+        return Vec::new();
+    };
+    let swarm_dir = project.swarm_dir();
+    crate::swarm::evidence::list(&swarm_dir)
+        .ids
+        .into_iter()
+        .map(|id| {
+            let help = match crate::swarm::evidence::load(&swarm_dir, &id) {
+                crate::swarm::evidence::Bundle::Valid(bundle) => {
+                    format!("{} entries", crate::swarm::evidence::entries(&bundle).len())
+                }
+                _ => "no readable bundle".to_string(),
+            };
+            CompletionCandidate::new(id).help(Some(help.into()))
+        })
+        .collect()
+}
+
 /// Models ctx knows: its own table and the user's models.dev cache.
 pub fn model() -> Vec<CompletionCandidate> {
     let mut names: Vec<String> = crate::budget::models::BUILTIN

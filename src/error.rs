@@ -17,6 +17,8 @@ pub enum ExitCode {
     BudgetWarn = 3,
     /// `budget estimate --fail-on warn|critical`: usage above the critical threshold.
     BudgetCritical = 4,
+    /// `swarm diagnose`: a health check failed.
+    SwarmUnhealthy = 5,
 }
 
 impl ExitCode {

@@ -217,6 +217,16 @@ pub const OPENCODE_SUBAGENT_FRAMES: Def = Def {
     about: "which OpenCode child sessions become frames (heuristic: the task tool's subagents)",
 };
 
+pub const SWARM_VERSION: Def = Def {
+    key: "swarm.version",
+    env: "CTX_SWARM_VERSION",
+    kind: Kind::Choice(&["auto", "4.3", "5"]),
+    default: "\"auto\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "which opencode-swarm `ctx swarm` reproduces (auto: the one the project runs)",
+};
+
 /// Tables of free-form keys that are settings too (model ids to token counts), read by their
 /// command rather than through a `Def`.
 pub const TABLES: &[&str] = &["budget.model_limits"];
@@ -235,6 +245,7 @@ pub const ALL: &[&Def] = &[
     &BUDGET_CRITICAL,
     &OPENCODE_TOOLS,
     &OPENCODE_SUBAGENT_FRAMES,
+    &SWARM_VERSION,
 ];
 
 /// A setting's value and where it came from (`detail`: the file or variable).

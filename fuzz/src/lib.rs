@@ -210,7 +210,12 @@ fn check_plan_model(plan: &model::Plan) {
     if let Some(current) = plan.current_phase() {
         assert!(plan.phases.iter().any(|p| p.number == current.number));
     }
-    let doc = StatusDoc::new(Some("plan.md"), Some(plan), 7);
+    let assumed = ctxkit::swarm::version::Assumed {
+        version: ctxkit::swarm::version::PluginVersion::V4_3,
+        reason: String::new(),
+    };
+    let plugin = ctxkit::swarm::doc::PluginDoc::new(&assumed);
+    let doc = StatusDoc::new(plugin, Some("plan.md"), Some(plan), 7);
     assert_eq!(doc.phases.len(), plan.phases.len());
 }
 
@@ -219,6 +224,31 @@ fn check_plan_model(plan: &model::Plan) {
 pub fn plan_md(data: &[u8]) {
     let Some(text) = swarm_text(data) else { return };
     check_plan_text(&text);
+    check_migration(&text);
+}
+
+/// opencode-swarm 5.1.0's migration of a plan.md: it never panics, every task it keeps has an
+/// `N.M` id in a phase it keeps, and a plan it accepts derives a markdown every reader takes.
+fn check_migration(text: &str) {
+    let Ok(plan) = ctxkit::swarm::migrate::migrate(text) else {
+        return;
+    };
+    assert!(!plan.phases.is_empty());
+    for phase in &plan.phases {
+        for task in &phase.tasks {
+            let (major, minor) = task.id.split_once('.').expect("N.M ids");
+            assert!(
+                major
+                    .bytes()
+                    .chain(minor.bytes())
+                    .all(|b| b.is_ascii_digit())
+            );
+            assert!(!task.description.is_empty());
+        }
+    }
+    let ids: Vec<i64> = plan.phases.iter().map(|p| p.id).collect();
+    assert!(ids.windows(2).all(|w| w[0] <= w[1]), "phases sorted by id");
+    check_plan_text(&ctxkit::swarm::plan_json::derive_markdown(&plan, Some(0)));
 }
 
 /// `.swarm/plan.json` (swarm.md §4): validation never panics; a usable plan derives a markdown

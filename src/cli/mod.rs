@@ -128,9 +128,8 @@ pub enum Command {
     #[command(subcommand)]
     Frame(frame::FrameCommand),
 
-    /// opencode-swarm's plan and agents, read-only: status, plan, agents, history
-    #[command(subcommand)]
-    Swarm(swarm::SwarmCommand),
+    /// opencode-swarm's plan, agents, evidence and health, read-only: the plugin's /swarm views
+    Swarm(swarm::SwarmArgs),
 
     /// Token budgets: count files, directories, stdin and sessions against model limits
     #[command(subcommand)]

@@ -88,6 +88,11 @@ impl SwarmConfig {
 /// Parses and validates one file's text (§6.2–6.3). `Err` says why the file is ignored.
 pub fn parse(text: &str) -> Result<SwarmConfig, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    from_value(&value)
+}
+
+/// Validates a parsed config file (§6.2–6.3).
+pub fn from_value(value: &Value) -> Result<SwarmConfig, String> {
     let root = value.as_object().ok_or("the top level is not an object")?;
     for key in ["max_iterations", "qa_retry_limit"] {
         optional_number(root, key, 1.0, 10.0)?;
@@ -239,7 +244,7 @@ fn optional_bool(object: &Map<String, Value>, key: &str) -> Result<Option<bool>,
 }
 
 /// JavaScript's own-key order: canonical array indices ascending, then the rest in file order.
-fn js_key_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+pub fn js_key_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
     let index = |key: &str| -> Option<u32> {
         let n: u32 = key.parse().ok()?;
         (n.to_string() == key && n != u32::MAX).then_some(n)

@@ -16,8 +16,14 @@ const MAX_SWARM_BYTES: u64 = 512 << 20;
 /// A file's bytes; `Ok(None)` when it does not exist (a dangling link included), `Err` saying why
 /// a file that exists cannot be read. Only regular files are opened: opening a named pipe would
 /// wait for a writer forever, and a device can be endless.
-fn read_bytes(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, String> {
-    let too_large = || format!("larger than {} MiB", cap >> 20);
+pub fn read_bytes(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, String> {
+    let too_large = || {
+        if cap >= 1 << 20 {
+            format!("larger than {} MiB", cap >> 20)
+        } else {
+            format!("larger than {} KB", cap >> 10)
+        }
+    };
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -50,13 +56,16 @@ fn read_bytes(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, String> {
 /// A `.swarm/` file's text: `Ok(None)` when it is absent or empty, `Err` saying why a file that
 /// exists cannot be read (which the plugin treats as absent too).
 pub fn read_swarm_file(path: &Path) -> Result<Option<String>, String> {
+    Ok(read_swarm_file_keeping_empty(path)?.filter(|text| !text.is_empty()))
+}
+
+/// A `.swarm/` file's text as opencode-swarm 5.x's reader returns it: one BOM stripped, invalid
+/// UTF-8 replaced, and an empty file kept as `Some("")` (5.x tells it from a missing one).
+pub fn read_swarm_file_keeping_empty(path: &Path) -> Result<Option<String>, String> {
     let Some(bytes) = read_bytes(path, MAX_SWARM_BYTES)? else {
         return Ok(None);
     };
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
-    if bytes.is_empty() {
-        return Ok(None);
-    }
     Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
 }
 
@@ -72,8 +81,13 @@ pub fn modified_ms(path: &Path) -> Option<i64> {
     i64::try_from(since.as_millis()).ok()
 }
 
+use std::path::PathBuf;
+
+use serde_json::Value;
+
 use super::config::{self, SwarmConfig};
 use super::plan_json;
+use super::schemas::{BARE_CONFIG, PLUGIN_CONFIG};
 
 /// Which file the plan text came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,6 +225,105 @@ pub fn read_config(root: &Path) -> LoadedConfig {
     LoadedConfig {
         config: config::merge(user, project),
         warnings,
+    }
+}
+
+/// opencode-swarm 5.1.0's cap on a config file (`MAX_CONFIG_FILE_BYTES`): a larger one is
+/// ignored.
+const MAX_CONFIG_BYTES_5: u64 = 100 * 1024;
+
+/// The config as opencode-swarm 5.1.0 loads it (`loadPluginConfig`).
+pub struct LoadedConfig5 {
+    /// What the plugin's agents are built from.
+    pub config: SwarmConfig,
+    /// The merged config exactly as the plugin holds it (its schema's order and defaults), which
+    /// `/swarm config` prints.
+    pub resolved: Value,
+    pub user_path: PathBuf,
+    pub project_path: PathBuf,
+    /// Whether each file was read: `None` absent, `Some(false)` ignored, `Some(true)` used.
+    pub user_used: Option<bool>,
+    pub project_used: Option<bool>,
+    pub warnings: Vec<String>,
+}
+
+/// Reads both config files as opencode-swarm 5.1.0 does: each file over 100 KB, not JSON or
+/// not valid under its schema is ignored (with a warning); the user file (or the bare defaults)
+/// is overlaid key by key with the project file's, `agents` merged deeply.
+pub fn read_config_5(root: &Path) -> LoadedConfig5 {
+    let mut warnings = Vec::new();
+    let user_path = crate::project::xdg_config_home()
+        .unwrap_or_default()
+        .join("opencode")
+        .join("opencode-swarm.json");
+    let project_path = root.join(".opencode").join("opencode-swarm.json");
+    let mut read = |path: &Path| -> Option<Option<Value>> {
+        let problem = match read_bytes(path, MAX_CONFIG_BYTES_5) {
+            Ok(None) => return None,
+            Ok(Some(bytes)) => serde_json::from_str::<Value>(&String::from_utf8_lossy(&bytes))
+                .map_err(|e| format!("not JSON: {e}"))
+                .and_then(|value| PLUGIN_CONFIG.parse(&value)),
+            Err(reason) => Err(reason),
+        };
+        match problem {
+            Ok(value) => Some(Some(value)),
+            Err(reason) => {
+                warnings.push(format!(
+                    "{}: {reason}; ignored, as opencode-swarm ignores it",
+                    path.display()
+                ));
+                Some(None)
+            }
+        }
+    };
+    let user_file = read(&user_path);
+    let project_file = read(&project_path);
+    let used = |file: &Option<Option<Value>>| file.as_ref().map(Option::is_some);
+    let (user_used, project_used) = (used(&user_file), used(&project_file));
+    let (user, project) = (user_file.flatten(), project_file.flatten());
+    let mut resolved =
+        user.unwrap_or_else(|| serde_json::from_str(BARE_CONFIG).expect("the bare config is JSON"));
+    if let (Value::Object(merged), Some(Value::Object(project))) = (&mut resolved, project) {
+        let base_agents = merged.get("agents").cloned();
+        let project_agents = project.get("agents").cloned();
+        for (key, value) in project {
+            merged.insert(key, value);
+        }
+        if let Some(agents) = deep_merge(base_agents, project_agents) {
+            merged.insert("agents".into(), agents);
+        }
+    }
+    let config = config::from_value(&resolved).unwrap_or_default();
+    LoadedConfig5 {
+        config,
+        resolved,
+        user_path,
+        project_path,
+        user_used,
+        project_used,
+        warnings,
+    }
+}
+
+/// The plugin's `deepMerge`: objects merged key by key (the base's keys first), anything else
+/// replaced by the override.
+fn deep_merge(base: Option<Value>, over: Option<Value>) -> Option<Value> {
+    match (base, over) {
+        (None, over) => over,
+        (base, None) => base,
+        (Some(Value::Object(mut base)), Some(Value::Object(over))) => {
+            for (key, value) in over {
+                let merged = match (base.get(&key), &value) {
+                    (Some(old @ Value::Object(_)), Value::Object(_)) => {
+                        deep_merge(Some(old.clone()), Some(value)).unwrap_or_default()
+                    }
+                    _ => value,
+                };
+                base.insert(key, merged);
+            }
+            Some(Value::Object(base))
+        }
+        (_, over) => over,
     }
 }
 

@@ -84,6 +84,14 @@ pub fn agents(roster: &[Agent]) -> String {
         return "No agents registered.".to_string();
     }
     let mut out = vec!["## Registered Agents".to_string(), String::new()];
+    out.extend(agent_entries(roster, |_| ""));
+    out.join("\n")
+}
+
+/// The lines of each agent in `/swarm agents`; `suffix` adds to an agent's first line
+/// (opencode-swarm 5.x marks agents with guardrail limits of their own).
+pub fn agent_entries<'a>(roster: &'a [Agent], suffix: impl Fn(&Agent) -> &'a str) -> Vec<String> {
+    let mut out = Vec::new();
     for agent in roster {
         let model = if agent.model.is_empty() {
             "default"
@@ -99,14 +107,15 @@ pub fn agents(roster: &[Agent]) -> String {
             "\u{270f}\u{fe0f} read-write"
         };
         out.push(format!(
-            "- **{}** | model: `{model}` | temp: {temp} | {access}",
-            agent.name
+            "- **{}** | model: `{model}` | temp: {temp} | {access}{}",
+            agent.name,
+            suffix(agent)
         ));
         if !agent.description.is_empty() {
             out.push(format!("  {}", agent.description));
         }
     }
-    out.join("\n")
+    out
 }
 
 /// One row of `/swarm history`.

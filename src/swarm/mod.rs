@@ -3,9 +3,15 @@
 
 pub mod config;
 pub mod doc;
+pub mod evidence;
 pub mod extract;
 pub mod files;
+pub mod five;
 pub mod markdown;
+pub mod migrate;
 pub mod model;
 pub mod plan_json;
+pub mod schemas;
 pub mod text;
+pub mod version;
+pub mod zod;

@@ -1,19 +1,24 @@
 //! `.swarm/plan.json` (schema 1.0.0, opencode-swarm 5.0.0): validation (swarm.md §4.1–4.2) and the
 //! markdown the plugin derives from it, `D` (§4.3).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::schemas::PLAN;
 use super::text::trim;
-use crate::text::utf16_len;
 use crate::time::rfc3339_ms;
 
-/// A usable plan.json.
+/// A plan.json that passes opencode-swarm's `PlanSchema`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanJson {
     pub title: String,
     pub swarm: String,
     pub current_phase: i64,
     pub phases: Vec<Phase>,
+    /// `native`, `migrated` or `migration_failed`, when present.
+    pub migration_status: Option<String>,
+    /// The document as zod returns it (the schema's key order, defaults filled in), which is
+    /// what opencode-swarm 5.1.0 writes back and exports.
+    pub value: Value,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -37,168 +42,64 @@ pub struct Task {
     pub blocked_reason: Option<String>,
 }
 
-const PHASE_STATUSES: [&str; 4] = ["pending", "in_progress", "complete", "blocked"];
-const TASK_STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "blocked"];
-const SIZES: [&str; 3] = ["small", "medium", "large"];
-const MIGRATION_STATUSES: [&str; 3] = ["native", "migrated", "migration_failed"];
-
-/// Parses and validates plan.json text (BOM already stripped). `Err` says why it is not usable.
-pub fn parse(text: &str) -> Result<PlanJson, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let root = value.as_object().ok_or("the top level is not an object")?;
-    match root.get("schema_version") {
-        Some(Value::String(v)) if v == "1.0.0" => {}
-        Some(Value::String(v)) => {
-            return Err(format!(
-                "schema_version {v:?} is not supported (ctx reads \"1.0.0\")"
-            ));
-        }
-        _ => return Err("schema_version must be the string \"1.0.0\"".into()),
+impl PlanJson {
+    pub fn migration_failed(&self) -> bool {
+        self.migration_status.as_deref() == Some("migration_failed")
     }
-    let title = nonempty_string(root, "title", "")?;
-    let swarm = nonempty_string(root, "swarm", "")?;
-    let current_phase = integer_at_least_1(root, "current_phase", "")?;
-    if optional_enum(root, "migration_status", &MIGRATION_STATUSES, "")? == Some("migration_failed")
-    {
+}
+
+/// Parses plan.json text (BOM already stripped) as usable for the plan text of swarm.md §4.2:
+/// valid, and not the placeholder of a failed migration. `Err` says why not.
+pub fn parse(text: &str) -> Result<PlanJson, String> {
+    let plan = load(text)?;
+    if plan.migration_failed() {
         return Err("migration_status is migration_failed".into());
     }
-    let phases = match root.get("phases") {
-        Some(Value::Array(items)) if !items.is_empty() => items
-            .iter()
-            .enumerate()
-            .map(|(i, p)| phase(p, &format!("phases[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?,
-        Some(Value::Array(_)) => return Err("phases must not be empty".into()),
-        _ => return Err("phases must be an array".into()),
-    };
+    Ok(plan)
+}
+
+/// Parses plan.json text as opencode-swarm 5.1.0 loads it: anything `PlanSchema` accepts.
+pub fn load(text: &str) -> Result<PlanJson, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    from_value(&value)
+}
+
+/// Validates a parsed document against `PlanSchema`.
+pub fn from_value(value: &Value) -> Result<PlanJson, String> {
+    let value = PLAN.parse(value)?;
+    let text = |v: &Value, key: &str| v[key].as_str().unwrap_or_default().to_string();
+    let int = |v: &Value, key: &str| v[key].as_f64().unwrap_or_default() as i64;
+    let items = |v: &Value, key: &str| v[key].as_array().cloned().unwrap_or_default();
+    let phases = items(&value, "phases")
+        .iter()
+        .map(|p| Phase {
+            id: int(p, "id"),
+            name: text(p, "name"),
+            status: text(p, "status"),
+            tasks: items(p, "tasks")
+                .iter()
+                .map(|t| Task {
+                    id: text(t, "id"),
+                    status: text(t, "status"),
+                    size: text(t, "size"),
+                    description: text(t, "description"),
+                    depends: items(t, "depends")
+                        .iter()
+                        .map(|d| d.as_str().unwrap_or_default().to_string())
+                        .collect(),
+                    blocked_reason: t["blocked_reason"].as_str().map(str::to_string),
+                })
+                .collect(),
+        })
+        .collect();
     Ok(PlanJson {
-        title,
-        swarm,
-        current_phase,
+        title: text(&value, "title"),
+        swarm: text(&value, "swarm"),
+        current_phase: int(&value, "current_phase"),
         phases,
+        migration_status: value["migration_status"].as_str().map(str::to_string),
+        value,
     })
-}
-
-fn phase(value: &Value, at: &str) -> Result<Phase, String> {
-    let object = value.as_object().ok_or(format!("{at} is not an object"))?;
-    let tasks = match object.get("tasks") {
-        None => Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, t)| task(t, &format!("{at}.tasks[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?,
-        Some(_) => return Err(format!("{at}.tasks must be an array")),
-    };
-    Ok(Phase {
-        id: integer_at_least_1(object, "id", at)?,
-        name: nonempty_string(object, "name", at)?,
-        status: optional_enum(object, "status", &PHASE_STATUSES, at)?
-            .unwrap_or("pending")
-            .to_string(),
-        tasks,
-    })
-}
-
-fn task(value: &Value, at: &str) -> Result<Task, String> {
-    let object = value.as_object().ok_or(format!("{at} is not an object"))?;
-    let id = match object.get("id") {
-        Some(Value::String(id)) => id.clone(),
-        _ => return Err(format!("{at}.id must be a string")),
-    };
-    integer_at_least_1(object, "phase", at)?;
-    let depends = string_array(object, "depends", at)?;
-    string_array(object, "files_touched", at)?;
-    for key in ["acceptance", "evidence_path"] {
-        optional_string(object, key, at)?;
-    }
-    Ok(Task {
-        id,
-        status: optional_enum(object, "status", &TASK_STATUSES, at)?
-            .unwrap_or("pending")
-            .to_string(),
-        size: optional_enum(object, "size", &SIZES, at)?
-            .unwrap_or("small")
-            .to_string(),
-        description: nonempty_string(object, "description", at)?,
-        depends,
-        blocked_reason: optional_string(object, "blocked_reason", at)?,
-    })
-}
-
-fn field(at: &str, key: &str) -> String {
-    if at.is_empty() {
-        key.to_string()
-    } else {
-        format!("{at}.{key}")
-    }
-}
-
-fn nonempty_string(object: &Map<String, Value>, key: &str, at: &str) -> Result<String, String> {
-    match object.get(key) {
-        Some(Value::String(s)) if utf16_len(s) >= 1 => Ok(s.clone()),
-        _ => Err(format!("{} must be a non-empty string", field(at, key))),
-    }
-}
-
-fn optional_string(
-    object: &Map<String, Value>,
-    key: &str,
-    at: &str,
-) -> Result<Option<String>, String> {
-    match object.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!("{} must be a string", field(at, key))),
-    }
-}
-
-fn string_array(object: &Map<String, Value>, key: &str, at: &str) -> Result<Vec<String>, String> {
-    match object.get(key) {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::String(s) => Ok(s.clone()),
-                _ => Err(format!("{} must hold only strings", field(at, key))),
-            })
-            .collect(),
-        Some(_) => Err(format!("{} must be an array of strings", field(at, key))),
-    }
-}
-
-fn optional_enum<'a>(
-    object: &Map<String, Value>,
-    key: &str,
-    allowed: &[&'a str],
-    at: &str,
-) -> Result<Option<&'a str>, String> {
-    match object.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => match allowed.iter().find(|a| **a == s) {
-            Some(found) => Ok(Some(found)),
-            None => Err(format!(
-                "{} {s:?} is not one of {}",
-                field(at, key),
-                allowed.join(", ")
-            )),
-        },
-        Some(_) => Err(format!("{} must be a string", field(at, key))),
-    }
-}
-
-/// An integral JSON number ≥ 1 within ±(2^53 − 1); `2.0` qualifies (swarm.md §4.1).
-fn integer_at_least_1(object: &Map<String, Value>, key: &str, at: &str) -> Result<i64, String> {
-    const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
-    let bad = || format!("{} must be an integer of at least 1", field(at, key));
-    let number = match object.get(key) {
-        Some(Value::Number(n)) => n.as_f64().ok_or_else(bad)?,
-        _ => return Err(bad()),
-    };
-    if number.fract() != 0.0 || !(1.0..=MAX_SAFE).contains(&number) {
-        return Err(bad());
-    }
-    Ok(number as i64)
 }
 
 fn phase_label(status: &str) -> &'static str {

@@ -85,6 +85,52 @@ pub fn js_number(x: f64) -> String {
     format!("{x}")
 }
 
+/// `JSON.stringify(value, null, 2)`: two-space indents, `[]` and `{}` for empty containers,
+/// strings escaped as JavaScript escapes them (serde_json's escaping is the same) and numbers
+/// printed by JavaScript's Number-to-String (`1e+21`, `0.1`).
+pub fn json_stringify_pretty(value: &serde_json::Value) -> String {
+    fn write(out: &mut String, value: &serde_json::Value, depth: usize) {
+        use serde_json::Value;
+        let indent = |out: &mut String, depth: usize| {
+            out.push('\n');
+            out.push_str(&"  ".repeat(depth));
+        };
+        match value {
+            Value::Number(n) => out.push_str(&js_number(n.as_f64().unwrap_or(0.0))),
+            Value::Array(items) if !items.is_empty() => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    write(out, item, depth + 1);
+                }
+                indent(out, depth);
+                out.push(']');
+            }
+            Value::Object(map) if !map.is_empty() => {
+                out.push('{');
+                for (i, (key, item)) in map.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    out.push_str(&Value::from(key.as_str()).to_string());
+                    out.push_str(": ");
+                    write(out, item, depth + 1);
+                }
+                indent(out, depth);
+                out.push('}');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(&mut out, value, 0);
+    out
+}
+
 /// The offsets where JavaScript's multi-line `^` matches: 0 and after every terminator.
 pub fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     std::iter::once(0).chain(
@@ -153,6 +199,18 @@ mod tests {
         assert_eq!(js_number(1e-7), "1e-7");
         assert_eq!(js_number(2.5e-7), "2.5e-7");
         assert_eq!(js_number(-0.0), "0");
+    }
+
+    #[test]
+    fn stringify_is_javascripts() {
+        let value: serde_json::Value = serde_json::from_str(
+            r#"{"a": [], "b": {}, "c": [1.0, 1e21, "\u0001\u2028é"], "d": {"e": null}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            json_stringify_pretty(&value),
+            "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1,\n    1e+21,\n    \"\\u0001\u{2028}é\"\n  ],\n  \"d\": {\n    \"e\": null\n  }\n}"
+        );
     }
 
     #[test]

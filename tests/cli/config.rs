@@ -27,6 +27,7 @@ fn defaults_when_nothing_is_configured() {
     budget.critical = 0.9                   # default
     opencode.tools = "on"                   # default
     opencode.subagent_frames = "heuristic"  # default
+    swarm.version = "auto"                  # default
     --- stderr
     "#);
 }
@@ -149,6 +150,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     budget.critical = 0.9                   # default
     opencode.tools = "on"                   # default
     opencode.subagent_frames = "heuristic"  # default
+    swarm.version = "auto"                  # default
     --- stderr
     error: [ROOT]/.opencode/ctx.toml: frame.context.total must be a non-negative integer
     "#);

@@ -22,4 +22,5 @@ mod schema;
 mod sessions;
 mod snapshot;
 mod swarm;
+mod swarm5;
 mod terminal;

@@ -22,8 +22,11 @@ fn example_1() -> String {
     std::fs::read_to_string(fixture("swarm/example-1.plan.md")).unwrap()
 }
 
-/// Sets plan.json's modification time, which `D(plan)` stamps (swarm.md §4.3).
+/// Sets plan.json's modification time, which `D(plan)` stamps (swarm.md §4.3). A plan.json
+/// alone says the project runs opencode-swarm 5.x; these tests are of the 4.3.0 contract's
+/// reading of it (swarm.md §4, §14), so the project names that contract in its settings.
 fn write_plan_json(env: &TestEnv, text: &str, mtime_secs: u64) {
+    env.write(".opencode/ctx.toml", "[swarm]\nversion = \"4.3\"\n");
     env.write(PLAN_JSON, text);
     let file = std::fs::File::options()
         .write(true)
