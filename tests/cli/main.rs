@@ -23,4 +23,5 @@ mod sessions;
 mod snapshot;
 mod swarm;
 mod swarm5;
+mod swarm_plugin;
 mod terminal;
