@@ -76,9 +76,11 @@ pub enum SwarmCommand {
 Current phase, task counts and the number of agents.
 
 Reads .swarm/plan.json when it is a usable schema 1.0.0 plan, else .swarm/plan.md. With
---format markdown the output is byte-identical to opencode-swarm 4.3.0's `/swarm status`
-(whole-plan counts, its phase rules and quirks); human and json report per-phase progress,
-the current phase's own counts and blocked tasks. Never writes a file.")]
+--format markdown the output is byte-identical to the `/swarm status` of the opencode-swarm the
+project runs (`ctx swarm --help` says how ctx tells): 4.3.0's (whole-plan counts, its phase
+rules and quirks) or 5.1.0's (a plan.md migrated in memory as the plugin migrates it, blocked
+tasks counted). Human and json report per-phase progress, the current phase's own counts and
+blocked tasks. Never writes a file.")]
     Status(#[command(flatten)] FormatArg),
 
     /// The whole plan, or one phase
@@ -86,9 +88,9 @@ the current phase's own counts and blocked tasks. Never writes a file.")]
         long_about = "\
 The whole plan, or one phase.
 
-With --format markdown: the plan text verbatim (for plan.json, the markdown opencode-swarm 5.0.0
+With --format markdown: the plan text verbatim (for plan.json, the markdown opencode-swarm 5.x
 derives from it, stamped with the file's modification time), or one phase's section exactly as
-opencode-swarm 4.3.0's `/swarm plan N` prints it. Never writes a file.",
+the project's opencode-swarm (4.3.0 or 5.1.0) prints `/swarm plan N`. Never writes a file.",
         allow_negative_numbers = true
     )]
     Plan {
@@ -104,9 +106,10 @@ opencode-swarm 4.3.0's `/swarm plan N` prints it. Never writes a file.",
 The resolved agent roster.
 
 Merges $XDG_CONFIG_HOME/opencode/opencode-swarm.json (user) and .opencode/opencode-swarm.json
-(project) as opencode-swarm 4.3.0 does: overrides per agent, swarms with prefixed agent names,
+(project) as opencode-swarm does: overrides per agent, swarms with prefixed agent names,
 disabled agents left out, and the plugin's default roster of seven agents. An invalid config
-file is reported on stderr and ignored, as the plugin ignores it.")]
+file is reported on stderr and ignored, as the plugin ignores it. For 5.1.0 the markdown counts
+the agents and marks those with a guardrail profile of their own, then lists the profiles.")]
     Agents(#[command(flatten)] FormatArg),
 
     /// One row per phase with its task counts

@@ -570,18 +570,28 @@ impl View {
                     ];
                     if let Some(profiles) = profiles {
                         row.push(text_cell(&match profiles.get(&agent.name) {
-                            Some(profile) => {
-                                let limits = five::profile_overrides(profile);
-                                if limits.is_empty() {
-                                    "own profile".to_string()
-                                } else {
-                                    limits.join(", ")
-                                }
-                            }
+                            Some(profile) => limits_for_people(profile),
                             None => String::new(),
                         }));
                     }
                     table.add_row(row);
+                }
+                // Names and models (up to 32 columns) stay whole; the limits wrap first.
+                let widest = |of: fn(&Agent) -> &str| {
+                    roster
+                        .iter()
+                        .map(|a| of(a).width())
+                        .max()
+                        .unwrap_or(0)
+                        .min(32)
+                };
+                let widths = [widest(|a| &a.name), widest(|a| &a.model)];
+                for (column, width) in widths.into_iter().enumerate() {
+                    if let Some(column) = table.column_mut(column) {
+                        // The bound counts the cell's padding, one column each side.
+                        let width = u16::try_from(width + 2).unwrap_or(34);
+                        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(width)));
+                    }
                 }
                 ctx.out.line(&trim_lines(&table.to_string()))?;
             }
@@ -748,21 +758,49 @@ impl View {
                     ctx.out.line("No evidence bundles found.")?;
                     return Ok(ExitCode::Success);
                 }
-                let mut table = new_table(ctx, &["Task", "Entries", "Verdicts", "Updated"]);
+                let mut table = new_table(ctx, &["Task", "Entries", "Failed", "Last", "Updated"]);
                 for (id, bundle) in rows {
-                    let (entries, verdicts, updated) = match bundle {
-                        Bundle::Valid(b) => (
-                            evidence::entries(b).len().to_string(),
-                            verdict_counts(evidence::entries(b)),
-                            evidence::field(b, "updated_at").to_string(),
-                        ),
-                        Bundle::Absent => ("?".into(), String::new(), "no evidence.json".into()),
-                        Bundle::Unusable(_) => ("?".into(), String::new(), "unreadable".into()),
+                    let [entries, failed, last, updated] = match bundle {
+                        Bundle::Valid(b) => {
+                            let entries = evidence::entries(b);
+                            let failed = entries
+                                .iter()
+                                .filter(|e| {
+                                    matches!(evidence::field(e, "verdict"), "fail" | "rejected")
+                                })
+                                .count();
+                            let last = entries.last().map_or(String::new(), |e| {
+                                format!(
+                                    "{}: {}",
+                                    evidence::field(e, "type"),
+                                    evidence::field(e, "verdict")
+                                )
+                            });
+                            [
+                                entries.len().to_string(),
+                                failed.to_string(),
+                                last,
+                                evidence::field(b, "updated_at").to_string(),
+                            ]
+                        }
+                        Bundle::Absent => [
+                            "?".into(),
+                            String::new(),
+                            String::new(),
+                            "no evidence.json".into(),
+                        ],
+                        Bundle::Unusable(_) => [
+                            "?".into(),
+                            String::new(),
+                            String::new(),
+                            "unreadable".into(),
+                        ],
                     };
                     table.add_row(vec![
                         text_cell(id),
                         Cell::new(entries).set_alignment(CellAlignment::Right),
-                        Cell::new(verdicts),
+                        Cell::new(failed).set_alignment(CellAlignment::Right),
+                        text_cell(&last),
                         text_cell(&updated),
                     ]);
                 }
@@ -886,29 +924,35 @@ impl View {
     }
 }
 
+/// A guardrail profile's limits, short: `600 tool calls, 60 min`.
+fn limits_for_people(profile: &serde_json::Value) -> String {
+    let limits: Vec<String> = [
+        ("max_tool_calls", " tool calls"),
+        ("max_duration_minutes", " min"),
+        ("max_repetitions", " repeats"),
+        ("max_consecutive_errors", " errors in a row"),
+        ("warning_threshold", " warning share"),
+        ("idle_timeout_minutes", " min idle"),
+    ]
+    .iter()
+    .filter_map(|(key, unit)| {
+        let value = profile.get(*key)?.as_f64()?;
+        Some(format!("{}{unit}", text::js_number(value)))
+    })
+    .collect();
+    if limits.is_empty() {
+        "own profile, no limits".to_string()
+    } else {
+        limits.join(", ")
+    }
+}
+
 /// Text from a file, each line made safe for a terminal.
 fn visible_text(text: &str) -> String {
     text.lines()
         .map(|line| visible_line(line).into_owned())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// `2 pass, 1 fail`: how many entries gave each verdict, in order of first appearance.
-fn verdict_counts(entries: &[serde_json::Value]) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for entry in entries {
-        let verdict = evidence::field(entry, "verdict");
-        match counts.iter_mut().find(|(v, _)| *v == verdict) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((verdict, 1)),
-        }
-    }
-    counts
-        .iter()
-        .map(|(verdict, n)| format!("{n} {verdict}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// One bundle for people: its stamps, a table of entries, then what reviews and tests found.

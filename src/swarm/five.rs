@@ -14,7 +14,7 @@ use super::config::Agent;
 use super::files::{self, modified_ms, read_swarm_file_keeping_empty};
 use super::markdown;
 use super::migrate::migrate;
-use super::plan_json::{self, PlanJson, derive_markdown};
+use super::plan_json::{self, PlanJson, derive_markdown, phase_label};
 use super::schemas::PROFILE_LIMITS;
 use super::text::{js_number, js_parse_int, json_stringify_pretty, trim};
 
@@ -133,15 +133,6 @@ impl State {
             .as_ref()
             .map(|p| &p.plan)
             .filter(|p| !p.migration_failed())
-    }
-}
-
-fn phase_label(status: &str) -> &'static str {
-    match status {
-        "in_progress" => "IN PROGRESS",
-        "complete" => "COMPLETE",
-        "blocked" => "BLOCKED",
-        _ => "PENDING",
     }
 }
 

@@ -102,7 +102,8 @@ pub fn from_value(value: &Value) -> Result<PlanJson, String> {
     })
 }
 
-fn phase_label(status: &str) -> &'static str {
+/// A phase status as the plugin's markdown writes it (`in_progress` → `IN PROGRESS`).
+pub fn phase_label(status: &str) -> &'static str {
     match status {
         "in_progress" => "IN PROGRESS",
         "complete" => "COMPLETE",

@@ -318,222 +318,47 @@ const SWARM_CONFIG: &[u8] =
 
 const CONFIG_WRONG_TYPES: &str = r#"{"agents": {"coder": {"temperature": "hot"}}}"#;
 
-/// Every `ctx swarm` command in every format; each reads the plan, the config, or both. These
-/// test the 4.3.0 contract (swarm.md), which a plan.json would otherwise switch to 5.1.0's.
-fn swarm_commands() -> Vec<Reader> {
-    const COMMANDS: &[&[&str]] = &[
-        &[
-            "swarm",
-            "status",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "human",
-        ],
-        &[
-            "swarm",
-            "status",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "markdown",
-        ],
-        &[
-            "swarm",
-            "status",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "json",
-        ],
-        &[
-            "swarm",
-            "plan",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "human",
-        ],
-        &[
-            "swarm",
-            "plan",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "markdown",
-        ],
-        &[
-            "swarm",
-            "plan",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "json",
-        ],
-        &[
-            "swarm",
-            "plan",
-            "2",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "markdown",
-        ],
-        &[
-            "swarm",
-            "agents",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "human",
-        ],
-        &[
-            "swarm",
-            "agents",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "markdown",
-        ],
-        &[
-            "swarm",
-            "agents",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "json",
-        ],
-        &[
-            "swarm",
-            "history",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "human",
-        ],
-        &[
-            "swarm",
-            "history",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "markdown",
-        ],
-        &[
-            "swarm",
-            "history",
-            "--swarm-version",
-            "4.3",
-            "--format",
-            "json",
-        ],
-    ];
-    let mut readers: Vec<Reader> = COMMANDS.iter().map(|args| reads(args)).collect();
-    readers.extend(SWARM_5_COMMANDS.iter().map(|args| reads(args)));
-    readers
+/// `ctx swarm VIEW… --swarm-version VERSION --format FORMAT` (its arguments live for the run).
+fn swarm_view(view: &[&'static str], version: &'static str, format: &'static str) -> Reader {
+    let mut args = vec!["swarm"];
+    args.extend_from_slice(view);
+    args.extend(["--swarm-version", version, "--format", format]);
+    reads(args.leak())
 }
 
-/// opencode-swarm 5.1.0's views, the new ones included.
-const SWARM_5_COMMANDS: &[&[&str]] = &[
-    &[
-        "swarm",
-        "status",
-        "--swarm-version",
-        "5",
-        "--format",
-        "human",
-    ],
-    &[
-        "swarm",
-        "status",
-        "--swarm-version",
-        "5",
-        "--format",
-        "markdown",
-    ],
-    &[
-        "swarm",
-        "status",
-        "--swarm-version",
-        "5",
-        "--format",
-        "json",
-    ],
-    &["swarm", "plan", "--swarm-version", "5", "--format", "json"],
-    &[
-        "swarm",
-        "plan",
-        "2",
-        "--swarm-version",
-        "5",
-        "--format",
-        "markdown",
-    ],
-    &[
-        "swarm",
-        "agents",
-        "--swarm-version",
-        "5",
-        "--format",
-        "markdown",
-    ],
-    &[
-        "swarm",
-        "agents",
-        "--swarm-version",
-        "5",
-        "--format",
-        "json",
-    ],
-    &[
-        "swarm",
-        "history",
-        "--swarm-version",
-        "5",
-        "--format",
-        "markdown",
-    ],
-    &[
-        "swarm",
-        "evidence",
-        "--swarm-version",
-        "5",
-        "--format",
-        "markdown",
-    ],
-    &[
-        "swarm",
-        "diagnose",
-        "--swarm-version",
-        "5",
-        "--format",
-        "human",
-    ],
-    &[
-        "swarm",
-        "diagnose",
-        "--swarm-version",
-        "5",
-        "--format",
-        "json",
-    ],
-    &[
-        "swarm",
-        "export",
-        "--swarm-version",
-        "5",
-        "--format",
-        "markdown",
-    ],
-    &[
-        "swarm",
-        "config",
-        "--swarm-version",
-        "5",
-        "--format",
-        "json",
-    ],
-];
+/// Every `ctx swarm` command; each reads the plan, the config, or both. First the 4.3.0
+/// contract (swarm.md), which a plan.json alone would switch to 5.1.0's, in every format; then
+/// 5.1.0's views, the new ones included, in the formats that read the most.
+fn swarm_commands() -> Vec<Reader> {
+    const ALL: &[&str] = &["human", "markdown", "json"];
+    let views_4_3: &[(&[&'static str], &[&'static str])] = &[
+        (&["status"], ALL),
+        (&["plan"], ALL),
+        (&["plan", "2"], &["markdown"]),
+        (&["agents"], ALL),
+        (&["history"], ALL),
+    ];
+    let views_5: &[(&[&'static str], &[&'static str])] = &[
+        (&["status"], ALL),
+        (&["plan"], &["json"]),
+        (&["plan", "2"], &["markdown"]),
+        (&["agents"], &["markdown", "json"]),
+        (&["history"], &["markdown"]),
+        (&["evidence"], &["markdown"]),
+        (&["diagnose"], &["human", "json"]),
+        (&["export"], &["markdown"]),
+        (&["config"], &["json"]),
+    ];
+    let mut readers = Vec::new();
+    for (version, views) in [("4.3", views_4_3), ("5", views_5)] {
+        for (view, formats) in views {
+            for format in *formats {
+                readers.push(swarm_view(view, version, format));
+            }
+        }
+    }
+    readers
+}
 
 fn is_swarm_5(reader: &Reader) -> bool {
     reader

@@ -128,6 +128,27 @@ fn cases() -> Vec<Case> {
         })
         .collect();
     cases.sort_by(|a, b| a.name.cmp(&b.name));
+    // The example projects the README shows, every view.
+    for example in ["examples/demo", "examples/swarm5"] {
+        cases.push(Case {
+            name: example.to_string(),
+            dir: Path::new(env!("CARGO_MANIFEST_DIR")).join(example),
+            views: [
+                "status",
+                "plan",
+                "plan 2",
+                "agents",
+                "history",
+                "evidence",
+                "evidence 1.2",
+                "diagnose",
+                "export",
+                "config",
+            ]
+            .map(str::to_string)
+            .to_vec(),
+        });
+    }
     cases
 }
 
