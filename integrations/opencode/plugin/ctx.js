@@ -30,10 +30,12 @@ const PREVIEW_CHARS = 2000;
 export const CtxPlugin = async ({ client, directory }) => {
   const bin = process.env.CTX_BIN || "ctx";
   const logged = new Set();
+  // Resolves once OpenCode has the line (never rejects): a caller about to let the request go
+  // on awaits it, so a short `opencode run` cannot exit before the line is written.
   const log = (message) => {
-    if (logged.has(message)) return;
+    if (logged.has(message)) return Promise.resolve();
     logged.add(message);
-    Promise.resolve()
+    return Promise.resolve()
       .then(() => client?.app?.log?.({ body: { service: "ctx", level: "warn", message } }))
       .catch(() => {});
   };
@@ -460,7 +462,7 @@ export const CtxPlugin = async ({ client, directory }) => {
         // other refusal (a budget too small for the goal, a broken file) is something to fix:
         // OpenCode's log says what, once.
         const why = result.stderr.trim();
-        if (!why.startsWith("error: no current frame")) log(`ctx compact inject: ${why || "failed"}`);
+        if (!why.startsWith("error: no current frame")) await log(`ctx compact inject: ${why || "failed"}`);
         return;
       }
       try {
