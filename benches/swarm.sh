@@ -1,43 +1,46 @@
 #!/usr/bin/env bash
-# `ctx swarm status --format markdown` next to opencode-swarm's own `/swarm status`, measured in
-# one hyperfine run on a copy of the demo project (the plugin, from 5.x on, rewrites .swarm/ when
-# it reads it). Needs hyperfine, npm and python3; installs the plugin and bun under target/.
-# Usage: benches/swarm.sh [PLUGIN_VERSION]   (default: the newest on the registry)
+# Every `ctx swarm VIEW --format markdown` next to opencode-swarm's own `/swarm VIEW`, whole
+# processes, in hyperfine runs on copies of the demo project with two evidence bundles added (the
+# plugin, from 5.x on, rewrites .swarm/ when it reads it, so each tool gets its own copy).
+# Needs hyperfine, npm and python3; installs the plugin and bun under target/.
+# Usage: benches/swarm.sh [PLUGIN_VERSION]   (default: 5.1.0, the version ctx reproduces)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
-version=${1:-latest}
+version=${1:-5.1.0}
 cargo build --release --quiet
 ctx="$PWD/target/release/ctx"
-peers="$PWD/target/bench-peers/swarm"
+peers="$PWD/target/bench-peers/swarm-$version"
 mkdir -p "$peers"
 if [ ! -x "$peers/node_modules/.bin/bun" ] || [ ! -d "$peers/node_modules/opencode-swarm" ]; then
-  (cd "$peers" && npm install --silent --no-audit --no-fund "opencode-swarm@$version" bun >/dev/null)
+  (cd "$peers" && npm install --silent --no-audit --no-fund "opencode-swarm@$version" bun@1 >/dev/null)
 fi
 plugin_version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' \
   "$peers/node_modules/opencode-swarm/package.json")
+bun="$peers/node_modules/.bin/bun"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp -r examples/demo "$work/ctx-demo"
-cp -r examples/demo "$work/plugin-demo"
-peer="SWARM_PLUGIN=$peers/node_modules/opencode-swarm/dist/index.js $peers/node_modules/.bin/bun $PWD/benches/swarm-peer.mjs $work/plugin-demo"
-echo "opencode-swarm $plugin_version, $("$peers/node_modules/.bin/bun" --version | sed 's/^/bun /')"
-echo "--- ctx swarm status --format markdown"
-"$ctx" -C "$work/ctx-demo" swarm status --format markdown
-echo "--- opencode-swarm /swarm status"
-env SWARM_PLUGIN="$peers/node_modules/opencode-swarm/dist/index.js" \
-  "$peers/node_modules/.bin/bun" benches/swarm-peer.mjs "$work/plugin-demo"
-hyperfine --warmup 5 --runs 40 -N \
-  -n ctx "$ctx -C $work/ctx-demo swarm status --format markdown" \
-  --export-json "$work/ctx.json"
-hyperfine --warmup 3 --runs 20 \
-  -n opencode-swarm "$peer" \
-  --export-json "$work/peer.json"
-python3 - "$work/ctx.json" "$work/peer.json" <<'PY'
+for copy in ctx-demo plugin-demo; do
+  cp -r examples/demo "$work/$copy"
+  cp -r tests/fixtures/swarm5/cases/evidence-entry-types/.swarm/evidence "$work/$copy/.swarm/"
+done
+export SWARM_PLUGIN="$peers/node_modules/opencode-swarm/dist/index.js"
+# The plugin's first read migrates plan.md; the measured runs read what it wrote, as in OpenCode.
+"$bun" benches/swarm-peer.mjs "$work/plugin-demo" status >/dev/null
+echo "opencode-swarm $plugin_version, bun $("$bun" --version), $(nproc) cores"
+echo "| view | ctx | opencode-swarm | ratio |"
+echo "|---|---:|---:|---:|"
+for view in status plan agents history evidence diagnose export config; do
+  # One hyperfine run per view holds both, so they are measured under the same conditions;
+  # -i: diagnose exits 5 when a check fails (the demo has completed tasks without evidence).
+  hyperfine --warmup 3 --runs 30 -N -i --style none \
+    -n ctx "$ctx -C $work/ctx-demo swarm $view --format markdown --swarm-version 5" \
+    -n opencode-swarm "$bun $PWD/benches/swarm-peer.mjs $work/plugin-demo $view" \
+    --export-json "$work/run.json" >/dev/null 2>&1
+  python3 - "$view" "$work/run.json" <<'PY'
 import json, sys
-ctx, peer = (json.load(open(p))["results"][0] for p in sys.argv[1:])
-print("| command | median |\n|---|---|")
-print(f"| `ctx swarm status --format markdown` | {ctx['median']*1000:.1f} ms |")
-print(f"| opencode-swarm `/swarm status` under bun | {peer['median']*1000:.1f} ms |")
-print(f"ctx is {peer['median']/ctx['median']:.0f}x faster (medians)")
+view = sys.argv[1]
+ctx, peer = json.load(open(sys.argv[2]))["results"]
+print(f"| `{view}` | {ctx['median']*1000:.1f} ms | {peer['median']*1000:.1f} ms | {peer['median']/ctx['median']:.0f}x |")
 PY
+done

@@ -72,7 +72,8 @@ enum Read {
 }
 
 impl Read {
-    /// The plan text opencode-swarm 4.3.0's markdown rules run on.
+    /// The plan text opencode-swarm 4.3.0's markdown rules run on (none for 5.1.0, whose
+    /// markdown reads the state itself).
     fn plan_text(&self) -> Option<&str> {
         match self {
             Read::V4(files) => files.plan.as_ref().map(|p| p.text.as_str()),

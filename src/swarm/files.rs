@@ -4,8 +4,10 @@
 //! absent too, with a note saying why. Nothing here ever opens a file for writing.
 
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
+
+use serde_json::Value;
 
 use crate::error::describe_io;
 
@@ -80,10 +82,6 @@ pub fn modified_ms(path: &Path) -> Option<i64> {
     let since = modified.duration_since(UNIX_EPOCH).ok()?;
     i64::try_from(since.as_millis()).ok()
 }
-
-use std::path::PathBuf;
-
-use serde_json::Value;
 
 use super::config::{self, SwarmConfig};
 use super::plan_json;
@@ -252,8 +250,11 @@ pub struct LoadedConfig5 {
 /// is overlaid key by key with the project file's, `agents` merged deeply.
 pub fn read_config_5(root: &Path) -> LoadedConfig5 {
     let mut warnings = Vec::new();
-    let user_path = crate::project::xdg_config_home()
-        .unwrap_or_default()
+    // Without HOME (or XDG_CONFIG_HOME) there is no user file to read; the path is still shown.
+    let config_home = crate::project::xdg_config_home();
+    let user_path = config_home
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("~/.config"))
         .join("opencode")
         .join("opencode-swarm.json");
     let project_path = root.join(".opencode").join("opencode-swarm.json");
@@ -276,7 +277,7 @@ pub fn read_config_5(root: &Path) -> LoadedConfig5 {
             }
         }
     };
-    let user_file = read(&user_path);
+    let user_file = config_home.and_then(|_| read(&user_path));
     let project_file = read(&project_path);
     let used = |file: &Option<Option<Value>>| file.as_ref().map(Option::is_some);
     let (user_used, project_used) = (used(&user_file), used(&project_file));
@@ -293,6 +294,8 @@ pub fn read_config_5(root: &Path) -> LoadedConfig5 {
             merged.insert("agents".into(), agents);
         }
     }
+    // 4.3.0's checks are a subset of 5.1.0's schema, so a config that passed the schema passes
+    // them too; the default roster is only the fallback for that impossible case.
     let config = config::from_value(&resolved).unwrap_or_default();
     LoadedConfig5 {
         config,
