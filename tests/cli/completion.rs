@@ -126,3 +126,20 @@ fn a_broken_state_completes_no_frame_and_prints_nothing() {
     assert!(ids(&offered).is_empty(), "{offered:?}");
     assert_eq!(stderr, "");
 }
+
+#[test]
+fn evidence_tasks_and_swarm_versions() {
+    let env = TestEnv::new();
+    let bundle = std::fs::read(crate::common::fixture(
+        "swarm5/cases/evidence-entry-types/.swarm/evidence/1.1/evidence.json",
+    ))
+    .unwrap();
+    env.write(".swarm/evidence/1.1/evidence.json", &bundle);
+    env.write(".swarm/evidence/2.1/evidence.json", "not JSON");
+    std::fs::create_dir_all(env.path(".swarm/evidence/bad id")).unwrap();
+    let (tasks, _) = offered(&env, &["ctx", "swarm", "evidence", ""]);
+    assert_eq!(&tasks[..2], ["1.1", "2.1"]);
+    assert!(!tasks.iter().any(|t| t == "bad id"), "{tasks:?}");
+    let (versions, _) = offered(&env, &["ctx", "swarm", "status", "--swarm-version", ""]);
+    assert_eq!(versions, ["auto", "4.3", "5"]);
+}
