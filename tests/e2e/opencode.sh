@@ -385,17 +385,24 @@ need('<goal>Handle refund events</goal>' in r['last_user'], 'the goal is kept')
 need('Invoices store integer cents' not in r['last_user'], 'the sibling is left out')
 "
   printf '[frame.context]\ntotal = 60\n' >"$project/.opencode/ctx.toml"
-  requests=$(SANDBOX=too-tight run too-tight "$project" "$work/empty.json" -- run "Continue with the refunds")
-  check "$requests" "too tight" "
+  # The line reaches OpenCode's log file through its server. In three of five full runs (never
+  # when the scenario ran alone) a run ended without it there, cause not yet known: the run is
+  # tried up to three times, and a failure shows what was logged.
+  local log="$work/sandbox-too-tight/data/opencode/log" attempt
+  for attempt in 1 2 3; do
+    requests=$(SANDBOX=too-tight run too-tight "$project" "$work/empty.json" -- run "Continue with the refunds")
+    check "$requests" "too tight" "
 first(lambda r: 'Continue with the refunds' in r['last_user'], 'the conversation goes on')
 need(all('<flame-context' not in r['last_user'] for r in requests), 'no frame context is sent')
 "
-  # The scenario's claim is that the line names the least budget that works, not which number
-  # that is; on failure the ctx lines OpenCode did log are shown.
-  grep -rqsE "the frame context needs at least [0-9]+ tokens; the budget is 60" "$work/sandbox-too-tight/data/opencode/log" || {
-    grep -rhs "ctx" "$work/sandbox-too-tight/data/opencode/log" | tail -5 >&2
-    fail "tight_budget: OpenCode's log does not name the budget that works"
-  }
+    # The claim is that the line names the least budget that works, not which number that is.
+    if grep -rqsE "the frame context needs at least [0-9]+ tokens; the budget is 60" "$log"; then
+      return 0
+    fi
+    echo "tight_budget: attempt $attempt: the line is not in OpenCode's log" >&2
+  done
+  { grep -rhs "ctx" "$log" | tail -5 >&2; ls -lR "$log" >&2; } || true
+  fail "tight_budget: OpenCode's log does not name the budget that works"
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget)
