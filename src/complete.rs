@@ -80,12 +80,8 @@ pub fn phase() -> Vec<CompletionCandidate> {
         return Vec::new();
     };
     let files = crate::swarm::files::read_plan(&project.swarm_dir());
-    let Some(plan) = files.plan.as_ref() else {
+    let Some(plan) = files.plan.as_ref().map(crate::swarm::files::Plan::model) else {
         return Vec::new();
-    };
-    let plan = match &plan.json {
-        Some(json) => crate::swarm::model::from_json(json),
-        None => crate::swarm::model::from_markdown(&plan.text),
     };
     plan.phases
         .iter()

@@ -84,20 +84,10 @@ impl Read {
     /// The structured plan behind the human and JSON views.
     fn structured(&self) -> Option<Plan> {
         match self {
-            Read::V4(files) => {
-                let plan = files.plan.as_ref()?;
-                Some(match &plan.json {
-                    Some(json) => model::from_json(json),
-                    None => model::from_markdown(&plan.text),
-                })
-            }
+            Read::V4(files) => files.plan.as_ref().map(files::Plan::model),
             Read::V5(state) => match &state.plan {
                 Some(loaded) => Some(model::from_json(&loaded.plan)),
-                None => state
-                    .plan_md
-                    .as_deref()
-                    .filter(|t| !t.is_empty())
-                    .map(model::from_markdown),
+                None => state.plan_text().map(model::from_markdown),
             },
         }
     }
@@ -109,11 +99,7 @@ impl Read {
             Read::V5(state) => match &state.plan {
                 Some(loaded) if !loaded.migrated => Some("plan.json"),
                 Some(_) => Some("plan.md"),
-                None => state
-                    .plan_md
-                    .as_deref()
-                    .filter(|t| !t.is_empty())
-                    .map(|_| "plan.md"),
+                None => state.plan_text().map(|_| "plan.md"),
             },
         }
     }

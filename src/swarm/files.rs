@@ -111,6 +111,16 @@ pub struct Plan {
     pub json: Option<plan_json::PlanJson>,
 }
 
+impl Plan {
+    /// The plan as data, read from plan.json when that was the source.
+    pub fn model(&self) -> super::model::Plan {
+        match &self.json {
+            Some(json) => super::model::from_json(json),
+            None => super::model::from_markdown(&self.text),
+        }
+    }
+}
+
 /// What `.swarm/` holds, plus a note for each file that was there but could not be used (a
 /// plan.json that is not usable, a plan.md or context.md that cannot be read).
 pub struct SwarmFiles {
@@ -179,7 +189,8 @@ pub fn read_swarm_dir(dir: &Path) -> SwarmFiles {
     files
 }
 
-fn unreadable(path: &Path, reason: &str) -> String {
+/// The note for a `.swarm/` file that exists but cannot be read.
+pub fn unreadable(path: &Path, reason: &str) -> String {
     format!(
         "{}: {reason}; read as absent, as opencode-swarm does",
         path.display()

@@ -38,7 +38,8 @@ impl PlanState {
 pub struct State {
     /// `plan.json` as `loadPlanJsonOnly` returns it.
     pub plan: Option<PlanState>,
-    /// The text of plan.md (rewritten from the migrated plan after a migration).
+    /// The text of plan.md (rewritten from the migrated plan after a migration); not read when a
+    /// usable plan.json makes it irrelevant.
     pub plan_md: Option<String>,
     /// Why the migration of plan.md fails (the plugin then throws and writes nothing).
     pub migration_error: Option<String>,
@@ -50,20 +51,15 @@ pub struct State {
 /// project on 4.3.0, where nothing migrates it).
 pub fn read(swarm_dir: &Path, migrate_plan_md: bool) -> State {
     let mut notes = Vec::new();
-    let mut read = |name: &str| match read_swarm_file_keeping_empty(&swarm_dir.join(name)) {
-        Ok(text) => text,
-        Err(reason) => {
-            notes.push(format!(
-                "{}: {reason}; read as absent, as opencode-swarm does",
-                swarm_dir.join(name).display()
-            ));
+    let read = |name: &str, notes: &mut Vec<String>| {
+        let path = swarm_dir.join(name);
+        read_swarm_file_keeping_empty(&path).unwrap_or_else(|reason| {
+            notes.push(files::unreadable(&path, &reason));
             None
-        }
+        })
     };
-    let json_text = read("plan.json");
-    let md_text = read("plan.md");
     let json_path = swarm_dir.join("plan.json");
-    let mut plan = match json_text.map(|text| plan_json::load(&text)) {
+    let mut plan = match read("plan.json", &mut notes).map(|text| plan_json::load(&text)) {
         Some(Ok(plan)) => Some(PlanState {
             plan,
             migrated: false,
@@ -77,6 +73,12 @@ pub fn read(swarm_dir: &Path, migrate_plan_md: bool) -> State {
             None
         }
         None => None,
+    };
+    // plan.md matters only without a usable plan.json: then it is migrated, or (after a failed
+    // migration) the status line reads its text.
+    let md_text = match &plan {
+        Some(loaded) if !loaded.plan.migration_failed() => None,
+        _ => read("plan.md", &mut notes),
     };
     let mut plan_md = md_text;
     let mut migration_error = None;
@@ -111,19 +113,13 @@ pub fn read_context(swarm_dir: &Path) -> (Option<String>, Option<String>) {
     let path = swarm_dir.join("context.md");
     match read_swarm_file_keeping_empty(&path) {
         Ok(text) => (text, None),
-        Err(reason) => (
-            None,
-            Some(format!(
-                "{}: {reason}; read as absent, as opencode-swarm does",
-                path.display()
-            )),
-        ),
+        Err(reason) => (None, Some(files::unreadable(&path, &reason))),
     }
 }
 
 impl State {
     /// plan.md's text for the views that read it, when it has content.
-    fn plan_text(&self) -> Option<&str> {
+    pub fn plan_text(&self) -> Option<&str> {
         self.plan_md.as_deref().filter(|t| !t.is_empty())
     }
 

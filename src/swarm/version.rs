@@ -88,9 +88,9 @@ pub fn detect(root: &Path, setting: &Resolved) -> Assumed {
         return Assumed { version, reason };
     }
     let mut unversioned: Option<PathBuf> = None;
-    let project_configs = opencode_configs(root, &[root.to_path_buf(), root.join(".opencode")]);
+    let project_configs = opencode_configs(&[root.to_path_buf(), root.join(".opencode")]);
     let user_dir = xdg_config_home().map(|d| d.join("opencode"));
-    let user_configs = opencode_configs(root, user_dir.as_slice());
+    let user_configs = opencode_configs(user_dir.as_slice());
     for path in project_configs.iter().chain(&user_configs) {
         match declared(path) {
             Some(Declared::Version(spec)) => {
@@ -184,7 +184,7 @@ fn shown(root: &Path, path: &Path) -> String {
 }
 
 /// `opencode.json` and `opencode.jsonc` in each folder, those that exist.
-fn opencode_configs(_root: &Path, dirs: &[PathBuf]) -> Vec<PathBuf> {
+fn opencode_configs(dirs: &[PathBuf]) -> Vec<PathBuf> {
     dirs.iter()
         .flat_map(|dir| ["opencode.json", "opencode.jsonc"].map(|name| dir.join(name)))
         .filter(|path| path.is_file())
@@ -200,13 +200,9 @@ enum Declared {
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 fn read_small(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_CONFIG_BYTES {
-        return None;
-    }
-    std::fs::read(path)
-        .ok()
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+    // The `.swarm/` reader's rules: regular files only (a pipe would block), capped.
+    let bytes = super::files::read_bytes(path, MAX_CONFIG_BYTES).ok()??;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The opencode-swarm entry of an OpenCode config's `plugin` list, if any.
