@@ -55,7 +55,9 @@ $XDG_CACHE_HOME/opencode/node_modules; else a plugin declared without a version 
 else 5.x when .swarm/ holds a plan.json with a schema_version or an evidence/ folder; else 4.3.0.
 JSON output names the version and the reason (swarm_version, swarm_version_reason).")]
 pub struct SwarmArgs {
-    /// Which opencode-swarm to reproduce: auto, 4.3, 5 [default: swarm.version, else auto]
+    /// Which opencode-swarm to reproduce: auto, 4.3, 5 [default: auto]
+    ///
+    /// Without the flag, the swarm.version setting decides, and auto when it is not set.
     #[arg(
         long,
         global = true,
