@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod compact;
+mod deferred;
 pub mod frame;
 pub mod opencode;
 pub mod swarm;
@@ -10,6 +11,8 @@ pub mod swarm;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+
+pub use deferred::Deferred;
 
 use crate::output::ColorChoice;
 use crate::project::Source;
@@ -126,26 +129,26 @@ impl Cli {
 pub enum Command {
     /// The Flame frame tree in .opencode/flame/state.json: push, pop, plan, inspect
     #[command(subcommand)]
-    Frame(frame::FrameCommand),
+    Frame(Deferred<frame::FrameCommand>),
 
     /// opencode-swarm's plan, agents, evidence and health, read-only: the plugin's /swarm views
-    Swarm(swarm::SwarmArgs),
+    Swarm(Deferred<swarm::SwarmArgs>),
 
     /// Token budgets: count files, directories, stdin and sessions against model limits
     #[command(subcommand)]
-    Budget(budget::BudgetCommand),
+    Budget(Deferred<budget::BudgetCommand>),
 
     /// What goes back into the model: compaction context, frame context XML, notices, injection
     #[command(subcommand)]
-    Compact(compact::CompactCommand),
+    Compact(Deferred<compact::CompactCommand>),
 
     /// OpenCode integration: install the plugin and commands; session frames for the plugin
     #[command(subcommand)]
-    Opencode(opencode::OpencodeCommand),
+    Opencode(Deferred<opencode::OpencodeCommand>),
 
     /// Git hooks: install ctx's pre-commit and post-commit hooks
     #[command(subcommand)]
-    Hooks(opencode::HooksCommand),
+    Hooks(Deferred<opencode::HooksCommand>),
 
     /// Show every setting with its value and where it comes from
     #[command(long_about = "\

@@ -12,7 +12,7 @@ pub mod swarm;
 use std::io::Read as _;
 use std::path::Path;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, Deferred};
 use crate::error::{Error, ExitCode, Result};
 use crate::output::Output;
 use crate::project::Project;
@@ -127,13 +127,13 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         now: crate::time::now_ms(),
     };
     let result = match cli.command {
-        Command::Frame(command) => frame::run(&mut ctx, command),
-        Command::Swarm(command) => swarm::run(&mut ctx, command),
+        Command::Frame(Deferred(command)) => frame::run(&mut ctx, command),
+        Command::Swarm(Deferred(command)) => swarm::run(&mut ctx, command),
         Command::Config { key } => config::run(&mut ctx, &cli.global, key.as_deref()),
-        Command::Budget(command) => budget::run(&mut ctx, command),
-        Command::Compact(command) => compact::run(&mut ctx, command),
-        Command::Opencode(command) => opencode::run(&mut ctx, command),
-        Command::Hooks(command) => install::hooks(&mut ctx, command),
+        Command::Budget(Deferred(command)) => budget::run(&mut ctx, command),
+        Command::Compact(Deferred(command)) => compact::run(&mut ctx, command),
+        Command::Opencode(Deferred(command)) => opencode::run(&mut ctx, command),
+        Command::Hooks(Deferred(command)) => install::hooks(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")
         }

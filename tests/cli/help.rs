@@ -9,7 +9,9 @@ use crate::common::TestEnv;
 /// Every visible subcommand path, e.g. ["frame", "push"].
 fn commands() -> Vec<Vec<String>> {
     fn walk(command: &clap::Command, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-        for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        // build() adds a `help` subcommand to every group; its help is the group's own.
+        let visible = |s: &&clap::Command| !s.is_hide_set() && s.get_name() != "help";
+        for sub in command.get_subcommands().filter(visible) {
             path.push(sub.get_name().to_string());
             if sub.has_subcommands() {
                 walk(sub, path, out);
@@ -19,8 +21,11 @@ fn commands() -> Vec<Vec<String>> {
             path.pop();
         }
     }
+    // Groups are defined lazily (`Deferred`); build() defines the whole tree, as help does.
+    let mut cli = ctxkit::cli::Cli::command();
+    cli.build();
     let mut out = Vec::new();
-    walk(&ctxkit::cli::Cli::command(), &mut Vec::new(), &mut out);
+    walk(&cli, &mut Vec::new(), &mut out);
     out
 }
 
