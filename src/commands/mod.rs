@@ -103,6 +103,15 @@ impl Context {
     }
 }
 
+/// Whether the command reads a frame tree, which is walked recursively (and so needs a deep
+/// stack); swarm views, budgets, settings and completions never do.
+pub fn walks_frame_trees(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Frame(_) | Command::Compact(_) | Command::Opencode(_)
+    )
+}
+
 /// Runs the parsed command line; the result's exit code is the process's.
 pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
     // Commands that do not look at a project must not fail on (or pay for) finding one.
