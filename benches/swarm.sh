@@ -4,6 +4,7 @@
 # plugin, from 5.x on, rewrites .swarm/ when it reads it, so each tool gets its own copy).
 # Needs hyperfine, npm and python3; installs the plugin and bun under target/.
 # Usage: benches/swarm.sh [PLUGIN_VERSION]   (default: 5.1.0, the version ctx reproduces)
+# With CTX_BASELINE=/path/to/an/older/ctx, that build is measured in the same runs, in its own column.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "hyperfine is needed: apt-get install hyperfine" >&2; exit 1; }
@@ -20,7 +21,7 @@ plugin_version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))
 bun="$peers/node_modules/.bin/bun"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for copy in ctx-demo plugin-demo; do
+for copy in ctx-demo baseline-demo plugin-demo; do
   cp -r examples/demo "$work/$copy"
   cp -r tests/fixtures/swarm5/cases/evidence-entry-types/.swarm/evidence "$work/$copy/.swarm/"
 done
@@ -28,19 +29,32 @@ export SWARM_PLUGIN="$peers/node_modules/opencode-swarm/dist/index.js"
 # The plugin's first read migrates plan.md; the measured runs read what it wrote, as in OpenCode.
 "$bun" benches/swarm-peer.mjs "$work/plugin-demo" status >/dev/null
 echo "opencode-swarm $plugin_version, bun $("$bun" --version), $(nproc) cores"
-echo "| view | ctx | opencode-swarm | ratio |"
-echo "|---|---:|---:|---:|"
+baseline=${CTX_BASELINE:-}
+if [ -n "$baseline" ]; then
+  echo "| view | ctx | ctx baseline | opencode-swarm | ratio |"
+  echo "|---|---:|---:|---:|---:|"
+else
+  echo "| view | ctx | opencode-swarm | ratio |"
+  echo "|---|---:|---:|---:|"
+fi
 for view in status plan agents history evidence diagnose export config; do
   # One hyperfine run per view holds both, so they are measured under the same conditions;
   # -i: diagnose exits 5 when a check fails (the demo has completed tasks without evidence).
+  extra=()
+  if [ -n "$baseline" ]; then
+    extra=(-n baseline "$baseline -C $work/baseline-demo swarm $view --format markdown --swarm-version 5")
+  fi
   hyperfine --warmup 3 --runs 30 -N -i --style none \
     -n ctx "$ctx -C $work/ctx-demo swarm $view --format markdown --swarm-version 5" \
+    "${extra[@]}" \
     -n opencode-swarm "$bun $PWD/benches/swarm-peer.mjs $work/plugin-demo $view" \
     --export-json "$work/run.json" >/dev/null 2>&1
   python3 - "$view" "$work/run.json" <<'PY'
 import json, sys
 view = sys.argv[1]
-ctx, peer = json.load(open(sys.argv[2]))["results"]
-print(f"| `{view}` | {ctx['median']*1000:.1f} ms | {peer['median']*1000:.1f} ms | {peer['median']/ctx['median']:.0f}x |")
+ctx, *baseline, peer = json.load(open(sys.argv[2]))["results"]
+ms = lambda r: f"{r['median']*1000:.1f} ms"
+cells = [f"`{view}`", ms(ctx), *map(ms, baseline), ms(peer), f"{peer['median']/ctx['median']:.0f}x"]
+print("| " + " | ".join(cells) + " |")
 PY
 done
