@@ -675,10 +675,7 @@ impl View {
                 ctx.out.note(why);
                 Some(why.clone())
             }
-            Bundle::Absent => Some(format!(
-                "{}: no such file",
-                evidence::bundle_path(&swarm_dir, task).display()
-            )),
+            Bundle::Absent => Some(evidence::absent_problem(&swarm_dir, task)),
             Bundle::Valid(_) => None,
         };
         match format {
@@ -713,6 +710,7 @@ impl View {
         rows: &[(String, Bundle)],
         format: SwarmFormat,
     ) -> Result<ExitCode> {
+        let swarm_dir = ctx.project.swarm_dir();
         match format {
             SwarmFormat::Markdown => ctx.out.contract_line(&evidence::markdown_list(rows))?,
             SwarmFormat::Json => ctx.out.json_doc(&EvidenceOutput::List(EvidenceListDoc {
@@ -733,7 +731,7 @@ impl View {
                             updated_at: stamp("updated_at"),
                             problem: match bundle {
                                 Bundle::Valid(_) => None,
-                                Bundle::Absent => Some("no evidence.json".to_string()),
+                                Bundle::Absent => Some(evidence::absent_problem(&swarm_dir, id)),
                                 Bundle::Unusable(why) => Some(why.clone()),
                             },
                         }

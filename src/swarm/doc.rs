@@ -246,8 +246,8 @@ pub struct BundleRow {
     pub entries: Option<usize>,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
-    /// Why the bundle could not be read (missing, not JSON, outside the schema, too large, a
-    /// link out of .swarm/); null for a valid one.
+    /// Why the bundle could not be read (`<path>: no such file`, not JSON, outside the schema,
+    /// too large, a link out of .swarm/); null for a valid one.
     pub problem: Option<String>,
 }
 
@@ -270,6 +270,8 @@ pub struct EvidenceDoc {
     /// The bundle as opencode-swarm validates it (its schema's key order, defaults filled in);
     /// null when there is none or it could not be read.
     pub bundle: Option<serde_json::Value>,
+    /// Why there is no bundle, as in the list (`<path>: no such file`, not JSON, outside the
+    /// schema, too large, a link out of .swarm/); null for a valid one.
     pub problem: Option<String>,
 }
 

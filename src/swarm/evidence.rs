@@ -118,6 +118,11 @@ pub fn bundle_path(swarm_dir: &Path, id: &str) -> PathBuf {
     swarm_dir.join("evidence").join(id).join("evidence.json")
 }
 
+/// Why a task has no bundle, as JSON output's `problem` says it, listed or alone.
+pub fn absent_problem(swarm_dir: &Path, id: &str) -> String {
+    format!("{}: no such file", bundle_path(swarm_dir, id).display())
+}
+
 /// Loads a task's bundle; `id` must have passed [`check_task_id`].
 pub fn load(swarm_dir: &Path, id: &str) -> Bundle {
     let path = bundle_path(swarm_dir, id);

@@ -306,6 +306,31 @@ fn evidence_as_json() {
 }
 
 #[test]
+fn a_task_folder_without_a_bundle_has_the_same_problem_listed_or_alone() {
+    let env = env_with_case("evidence-entry-types");
+    std::fs::create_dir_all(env.path(".swarm/evidence/2.1")).unwrap();
+    let json = |args: &[&str]| -> Value {
+        let mut args = args.to_vec();
+        args.extend(["--json", "--swarm-version", "5"]);
+        serde_json::from_str(&env.ok(&args)).unwrap()
+    };
+    let expected = format!(
+        "{}: no such file",
+        env.path(".swarm/evidence/2.1/evidence.json").display()
+    );
+    let list = json(&["swarm", "evidence"]);
+    let row = &list["bundles"][2];
+    assert_eq!(
+        (row["task"].as_str(), row["entries"].as_u64()),
+        (Some("2.1"), None)
+    );
+    assert_eq!(row["problem"], expected.as_str());
+    let one = json(&["swarm", "evidence", "2.1"]);
+    assert_eq!(one["problem"], expected.as_str());
+    assert_eq!(one["bundle"], Value::Null);
+}
+
+#[test]
 fn diagnose_exits_5_when_a_check_fails() {
     let env = env_with_case("evidence-entry-types");
     let out = env.run(&["swarm", "diagnose", "--swarm-version", "5"]);
