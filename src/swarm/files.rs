@@ -67,8 +67,15 @@ pub fn read_swarm_file_keeping_empty(path: &Path) -> Result<Option<String>, Stri
     let Some(bytes) = read_bytes(path, MAX_SWARM_BYTES)? else {
         return Ok(None);
     };
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
-    Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
+    // Valid UTF-8, the usual case, keeps its buffer: a large plan.json is not copied.
+    let mut text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(Some(text))
 }
 
 /// A `.swarm/` file's text, or `None` when it is absent, unreadable or empty.

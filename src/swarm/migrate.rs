@@ -17,7 +17,7 @@ use super::text::{is_t, is_w, trim};
 /// The plan 5.1.0 derives from `text`, validated as it validates it before writing; `Err` when
 /// its own schema refuses the result (the plugin then throws and writes nothing).
 pub fn migrate(text: &str) -> Result<PlanJson, String> {
-    plan_json::from_value(&migrated_value(text)).map_err(|reason| {
+    plan_json::from_value(migrated_value(text)).map_err(|reason| {
         format!(
             "opencode-swarm 5.1.0 migrates plan.md into a plan its own schema refuses: {reason}"
         )

@@ -61,15 +61,17 @@ pub fn parse(text: &str) -> Result<PlanJson, String> {
 /// Parses plan.json text as opencode-swarm 5.1.0 loads it: anything `PlanSchema` accepts.
 pub fn load(text: &str) -> Result<PlanJson, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    from_value(&value)
+    from_value(value)
 }
 
 /// Validates a parsed document against `PlanSchema`.
-pub fn from_value(value: &Value) -> Result<PlanJson, String> {
-    let value = PLAN.parse(value)?;
+pub fn from_value(value: Value) -> Result<PlanJson, String> {
+    let value = PLAN.parse_owned(value)?;
     let text = |v: &Value, key: &str| v[key].as_str().unwrap_or_default().to_string();
     let int = |v: &Value, key: &str| v[key].as_f64().unwrap_or_default() as i64;
-    let items = |v: &Value, key: &str| v[key].as_array().cloned().unwrap_or_default();
+    fn items<'v>(v: &'v Value, key: &str) -> &'v [Value] {
+        v[key].as_array().map_or(&[], Vec::as_slice)
+    }
     let phases = items(&value, "phases")
         .iter()
         .map(|p| Phase {

@@ -8,9 +8,11 @@
 //! installs the newest, a 5.x); what `.swarm/` holds (a `plan.json` with a `schema_version`, or an
 //! `evidence/` folder, are written only by 5.x); else 4.3.0.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::project::{Source, xdg_cache_home, xdg_config_home};
@@ -144,11 +146,12 @@ pub fn detect(root: &Path, setting: &Resolved) -> Assumed {
     }
     let swarm = root.join(".swarm");
     // Read as every `.swarm/` file is read: regular files only (a pipe would block), capped.
-    let plan_json = super::files::read_swarm_file(&swarm.join("plan.json"))
+    // Only the top level's keys are kept: the rest is checked as JSON but not built.
+    let top_level = super::files::read_swarm_file(&swarm.join("plan.json"))
         .ok()
         .flatten()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok());
-    if plan_json.is_some_and(|v| v.get("schema_version").is_some()) {
+        .and_then(|text| serde_json::from_str::<HashMap<String, IgnoredAny>>(&text).ok());
+    if top_level.is_some_and(|keys| keys.contains_key("schema_version")) {
         return Assumed {
             version: PluginVersion::V5,
             reason: ".swarm/plan.json has a schema_version, which only opencode-swarm 5.x writes"

@@ -5,6 +5,8 @@
 //! ctx needs the returned value, not only a yes or no: `/swarm config` and `/swarm export`
 //! print it with `JSON.stringify`, so its key order and its defaults are part of the output.
 
+use std::fmt;
+
 use serde_json::{Map, Value};
 
 use super::config::js_key_order;
@@ -98,35 +100,54 @@ pub const STRING: Schema = Schema::Str { min: 0 };
 pub const NONEMPTY: Schema = Schema::Str { min: 1 };
 pub const BOOL: Schema = Schema::Bool;
 
-/// Where in the document a problem is, for the reason ctx prints.
-fn at(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
+/// Where in the document a value is (`phases[2].tasks[0].id`), spelled out only in an error:
+/// a plan of 50 000 tasks has half a million of them.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Root => Ok(()),
+            Path::Key(Path::Root, key) => f.write_str(key),
+            Path::Key(parent, key) => write!(f, "{parent}.{key}"),
+            Path::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
     }
 }
 
-fn named(path: &str) -> &str {
-    if path.is_empty() {
-        "the document"
-    } else {
-        path
+impl Path<'_> {
+    /// The path as a reason's subject.
+    fn named(&self) -> String {
+        match self {
+            Path::Root => "the document".to_string(),
+            _ => self.to_string(),
+        }
     }
 }
 
 impl Schema {
     /// The value zod returns for `input`, or why it throws (the first problem, with its path).
     pub fn parse(&self, input: &Value) -> Result<Value, String> {
-        self.parse_at(input, "")
+        self.parse_owned(input.clone())
     }
 
-    fn parse_at(&self, input: &Value, path: &str) -> Result<Value, String> {
+    /// [`Schema::parse`], taking `input` apart instead of copying it: what a large plan.json
+    /// needs.
+    pub fn parse_owned(&self, input: Value) -> Result<Value, String> {
+        self.parse_at(input, &Path::Root)
+    }
+
+    fn parse_at(&self, input: Value, path: &Path<'_>) -> Result<Value, String> {
         let fail = |what: &str| {
-            Err(if path.is_empty() && what == "an object" {
+            Err(if matches!(path, Path::Root) && what == "an object" {
                 "the top level is not an object".to_string()
             } else {
-                format!("{} must be {what}", named(path))
+                format!("{} must be {what}", path.named())
             })
         };
         match self {
@@ -137,22 +158,28 @@ impl Schema {
                 parse_object(fields, object, path)
             }
             Schema::Record(value) => {
-                let Value::Object(object) = input else {
+                let Value::Object(mut object) = input else {
                     return fail("an object");
                 };
+                let order: Vec<String> = js_key_order(&object)
+                    .into_iter()
+                    .map(|(key, _)| key.clone())
+                    .collect();
                 let mut out = Map::new();
-                for (key, item) in js_key_order(object) {
-                    out.insert(key.clone(), value.parse_at(item, &at(path, key))?);
+                for key in order {
+                    let item = object.remove(&key).unwrap_or_default();
+                    let parsed = value.parse_at(item, &Path::Key(path, &key))?;
+                    out.insert(key, parsed);
                 }
                 Ok(Value::Object(out))
             }
             Schema::Str { min } => match input {
-                Value::String(s) if utf16_len(s) >= *min => Ok(input.clone()),
+                Value::String(ref s) if utf16_len(s) >= *min => Ok(input),
                 _ if *min > 0 => fail("a non-empty string"),
                 _ => fail("a string"),
             },
             Schema::DateTime => match input {
-                Value::String(s) if is_datetime(s) => Ok(input.clone()),
+                Value::String(ref s) if is_datetime(s) => Ok(input),
                 _ => fail("an ISO 8601 time in UTC (like 2026-01-31T09:30:00.000Z)"),
             },
             Schema::Number { int, min, max } => {
@@ -165,7 +192,7 @@ impl Schema {
                         && max.is_none_or(|hi| x <= hi)
                 });
                 if fits {
-                    return Ok(input.clone());
+                    return Ok(input);
                 }
                 let kind = if *int { "an integer" } else { "a number" };
                 fail(&match (min, max) {
@@ -176,23 +203,23 @@ impl Schema {
                 })
             }
             Schema::Bool => match input {
-                Value::Bool(_) => Ok(input.clone()),
+                Value::Bool(_) => Ok(input),
                 _ => fail("true or false"),
             },
             Schema::Enum(words) => match input {
-                Value::String(s) if words.contains(&s.as_str()) => Ok(input.clone()),
+                Value::String(ref s) if words.contains(&s.as_str()) => Ok(input),
                 Value::String(s) => Err(format!(
                     "{} {s:?} is not one of {}",
-                    named(path),
+                    path.named(),
                     words.join(", ")
                 )),
                 _ => fail("a string"),
             },
             Schema::Literal(word) => match input {
-                Value::String(s) if s == word => Ok(input.clone()),
+                Value::String(ref s) if s == word => Ok(input),
                 Value::String(s) => Err(format!(
                     "{} {s:?} is not supported (ctx reads \"{word}\")",
-                    named(path)
+                    path.named()
                 )),
                 _ => fail(&format!("the string \"{word}\"")),
             },
@@ -204,15 +231,15 @@ impl Schema {
                     return fail(&format!("an array of at least {min} item(s)"));
                 }
                 items
-                    .iter()
+                    .into_iter()
                     .enumerate()
-                    .map(|(i, v)| item.parse_at(v, &format!("{path}[{i}]")))
+                    .map(|(i, v)| item.parse_at(v, &Path::Index(path, i)))
                     .collect::<Result<Vec<_>, _>>()
                     .map(Value::Array)
             }
-            Schema::Unknown => Ok(input.clone()),
+            Schema::Unknown => Ok(input),
             Schema::Union { tag, variants } => {
-                let Value::Object(object) = input else {
+                let Value::Object(object) = &input else {
                     return fail("an object");
                 };
                 let chosen = object.get(*tag).and_then(Value::as_str).and_then(|t| {
@@ -227,7 +254,7 @@ impl Schema {
                         let names: Vec<&str> = variants.iter().map(|(n, _)| *n).collect();
                         Err(format!(
                             "{} must be one of {}",
-                            at(path, tag),
+                            Path::Key(path, tag),
                             names.join(", ")
                         ))
                     }
@@ -239,17 +266,17 @@ impl Schema {
 
 fn parse_object(
     fields: &[Field],
-    object: &Map<String, Value>,
-    path: &str,
+    mut object: Map<String, Value>,
+    path: &Path<'_>,
 ) -> Result<Value, String> {
     let mut out = Map::new();
     for field in fields {
-        let value = match (object.get(field.key), &field.absent) {
-            (Some(value), _) => field.schema.parse_at(value, &at(path, field.key))?,
+        let value = match (object.remove(field.key), &field.absent) {
+            (Some(value), _) => field.schema.parse_at(value, &Path::Key(path, field.key))?,
             // Said as for a value of the wrong type: what the field must be.
-            (None, Absent::Required) => {
-                field.schema.parse_at(&Value::Null, &at(path, field.key))?
-            }
+            (None, Absent::Required) => field
+                .schema
+                .parse_at(Value::Null, &Path::Key(path, field.key))?,
             (None, Absent::Optional) => continue,
             (None, Absent::Default(json)) => {
                 serde_json::from_str(json).expect("schema defaults are JSON")
