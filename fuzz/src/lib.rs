@@ -255,7 +255,7 @@ fn check_migration(text: &str) {
 /// `D` that every plan.md reader accepts, and the structured plan keeps every phase and task.
 pub fn plan_json(data: &[u8]) {
     let Some(text) = swarm_text(data) else { return };
-    let Ok(plan) = plan_json::parse(&text) else {
+    let Ok(plan) = plan_json::parse(text) else {
         return;
     };
     assert!(!plan.phases.is_empty() && plan.current_phase >= 1);

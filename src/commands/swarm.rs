@@ -846,7 +846,7 @@ impl View {
 
     fn export(&self, ctx: &mut Context, format: FormatArg) -> Result<ExitCode> {
         let (state, context) = self.read_5(ctx);
-        let document = five::export(&state, context.as_deref(), ctx.now);
+        let document = five::export(state, context.as_deref(), ctx.now);
         match format_of(ctx, &format) {
             SwarmFormat::Markdown => ctx.out.contract_line(&five::export_markdown(&document))?,
             SwarmFormat::Json => ctx.out.json_doc(&ExportDoc {

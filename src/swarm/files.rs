@@ -143,7 +143,7 @@ pub fn read_plan(dir: &Path) -> SwarmFiles {
     let json_path = dir.join("plan.json");
     let mut plan = None;
     let json = read_swarm_file(&json_path).and_then(|text| match text {
-        Some(text) => plan_json::parse(&text).map(Some),
+        Some(text) => plan_json::parse(text).map(Some),
         None => Ok(None),
     });
     match json {

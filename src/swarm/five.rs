@@ -59,7 +59,7 @@ pub fn read(swarm_dir: &Path, migrate_plan_md: bool) -> State {
         })
     };
     let json_path = swarm_dir.join("plan.json");
-    let mut plan = match read("plan.json", &mut notes).map(|text| plan_json::load(&text)) {
+    let mut plan = match read("plan.json", &mut notes).map(plan_json::load) {
         Some(Ok(plan)) => Some(PlanState {
             plan,
             migrated: false,
@@ -395,10 +395,11 @@ pub fn diagnose_markdown(checks: &[Check]) -> String {
 }
 
 /// `/swarm export`'s document; `now` stands for the time the plugin takes at call time.
-pub fn export(state: &State, context: Option<&str>, now_ms: i64) -> Value {
-    let plan = match (&state.plan, &state.plan_md) {
-        (Some(loaded), _) => loaded.plan.value.clone(),
-        (None, Some(text)) => Value::from(text.as_str()),
+/// Takes the state: a plan's document moves into the export rather than being copied.
+pub fn export(state: State, context: Option<&str>, now_ms: i64) -> Value {
+    let plan = match (state.plan, state.plan_md) {
+        (Some(loaded), _) => loaded.plan.document(),
+        (None, Some(text)) => Value::from(text),
         (None, None) => Value::Null,
     };
     json!({

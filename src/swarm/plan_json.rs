@@ -16,9 +16,16 @@ pub struct PlanJson {
     pub phases: Vec<Phase>,
     /// `native`, `migrated` or `migration_failed`, when present.
     pub migration_status: Option<String>,
-    /// The document as zod returns it (the schema's key order, defaults filled in), which is
-    /// what opencode-swarm 5.1.0 writes back and exports.
-    pub value: Value,
+    /// What opencode-swarm 5.1.0 writes back and exports: see [`PlanJson::document`].
+    pub document: Document,
+}
+
+/// The plan as zod returns it, or the text to build it from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    Built(Value),
+    /// Read by the fast path (`plan_fast`), which builds no JSON values.
+    Text(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -46,11 +53,23 @@ impl PlanJson {
     pub fn migration_failed(&self) -> bool {
         self.migration_status.as_deref() == Some("migration_failed")
     }
+
+    /// The document as zod returns it (the schema's key order, defaults filled in).
+    pub fn document(self) -> Value {
+        match self.document {
+            Document::Built(value) => value,
+            // The fast path took it, so the schema takes it too (tested); `null` is unreachable.
+            Document::Text(text) => serde_json::from_str(&text)
+                .ok()
+                .and_then(|value| PLAN.parse_owned(value).ok())
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// Parses plan.json text (BOM already stripped) as usable for the plan text of swarm.md §4.2:
 /// valid, and not the placeholder of a failed migration. `Err` says why not.
-pub fn parse(text: &str) -> Result<PlanJson, String> {
+pub fn parse(text: String) -> Result<PlanJson, String> {
     let plan = load(text)?;
     if plan.migration_failed() {
         return Err("migration_status is migration_failed".into());
@@ -58,9 +77,14 @@ pub fn parse(text: &str) -> Result<PlanJson, String> {
     Ok(plan)
 }
 
-/// Parses plan.json text as opencode-swarm 5.1.0 loads it: anything `PlanSchema` accepts.
-pub fn load(text: &str) -> Result<PlanJson, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+/// Parses plan.json text as opencode-swarm 5.1.0 loads it: anything `PlanSchema` accepts. The
+/// fast path reads most plans; the schema decides the rest, and says why it refuses one.
+pub fn load(text: String) -> Result<PlanJson, String> {
+    let text = match super::plan_fast::load(text) {
+        Ok(plan) => return Ok(plan),
+        Err(text) => text,
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
     from_value(value)
 }
 
@@ -100,7 +124,7 @@ pub fn from_value(value: Value) -> Result<PlanJson, String> {
         current_phase: int(&value, "current_phase"),
         phases,
         migration_status: value["migration_status"].as_str().map(str::to_string),
-        value,
+        document: Document::Built(value),
     })
 }
 
@@ -182,7 +206,7 @@ mod tests {
 
     #[test]
     fn derives_the_spec_example() {
-        let plan = parse(EXAMPLE_2).unwrap();
+        let plan = parse(EXAMPLE_2.into()).unwrap();
         // 2026-03-02 09:30:00 UTC
         let md = derive_markdown(&plan, Some(1_772_443_800_000));
         assert_eq!(
@@ -193,7 +217,7 @@ mod tests {
 
     #[test]
     fn refuses_what_the_schema_refuses() {
-        let bad = |from: &str, to: &str| parse(&EXAMPLE_2.replacen(from, to, 1)).unwrap_err();
+        let bad = |from: &str, to: &str| parse(EXAMPLE_2.replacen(from, to, 1)).unwrap_err();
         assert!(bad("\"1.0.0\"", "\"2.0.0\"").contains("not supported"));
         assert!(bad("\"current_phase\":2", "\"current_phase\":\"2\"").contains("current_phase"));
         assert!(bad("\"current_phase\":2", "\"current_phase\":2.5").contains("current_phase"));
@@ -203,15 +227,15 @@ mod tests {
         assert!(bad("\"size\":\"medium\"", "\"size\":null").contains("size"));
         assert!(bad("\"depends\":[\"1.1\"]", "\"depends\":[1]").contains("depends"));
         assert!(bad("\"title\":\"CLI docs\"", "\"title\":\"\"").contains("title"));
-        assert!(parse("[]").is_err());
-        assert!(parse("{").unwrap_err().starts_with("not JSON"));
+        assert!(parse("[]".into()).is_err());
+        assert!(parse("{".into()).unwrap_err().starts_with("not JSON"));
         let with_2_0 = EXAMPLE_2.replacen("\"current_phase\":2", "\"current_phase\":2.0", 1);
-        assert_eq!(parse(&with_2_0).unwrap().current_phase, 2);
+        assert_eq!(parse(with_2_0).unwrap().current_phase, 2);
         let failed = EXAMPLE_2.replacen(
             "{\"schema_version",
             "{\"migration_status\":\"migration_failed\",\"schema_version",
             1,
         );
-        assert!(parse(&failed).is_err());
+        assert!(parse(failed).is_err());
     }
 }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::config::js_key_order;
 use crate::text::utf16_len;
@@ -183,15 +183,9 @@ impl Schema {
                 _ => fail("an ISO 8601 time in UTC (like 2026-01-31T09:30:00.000Z)"),
             },
             Schema::Number { int, min, max } => {
-                const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
-                let fits = input.as_f64().is_some_and(|x| {
-                    input.is_number()
-                        && x.is_finite()
-                        && (!*int || (x.fract() == 0.0 && x.abs() <= MAX_SAFE))
-                        && min.is_none_or(|lo| x >= lo)
-                        && max.is_none_or(|hi| x <= hi)
-                });
-                if fits {
+                if let Value::Number(n) = &input
+                    && number_fits(n, *int, *min, *max)
+                {
                     return Ok(input);
                 }
                 let kind = if *int { "an integer" } else { "a number" };
@@ -285,6 +279,17 @@ fn parse_object(
         out.insert(field.key.to_string(), value);
     }
     Ok(Value::Object(out))
+}
+
+/// Whether zod's `z.number()` (`.int()` when `int`: a safe integer) with these bounds takes `n`.
+pub fn number_fits(n: &Number, int: bool, min: Option<f64>, max: Option<f64>) -> bool {
+    const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+    n.as_f64().is_some_and(|x| {
+        x.is_finite()
+            && (!int || (x.fract() == 0.0 && x.abs() <= MAX_SAFE))
+            && min.is_none_or(|lo| x >= lo)
+            && max.is_none_or(|hi| x <= hi)
+    })
 }
 
 /// zod 4's `datetime()` pattern: `YYYY-MM-DDTHH:MM[:SS[.fraction]]Z` with a real calendar day
