@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every `ctx swarm VIEW --format markdown` next to opencode-swarm's own `/swarm VIEW`, whole
 # processes, in hyperfine runs on copies of the demo project with two evidence bundles added (the
-# plugin, from 5.x on, rewrites .swarm/ when it reads it, so each tool gets its own copy).
+# plugin, from 5.x on, rewrites .swarm/ when it reads it, so each tool gets its own copy); then
+# status and export on a plan of 50 000 tasks.
 # Needs hyperfine, npm and python3; installs the plugin and bun under target/.
 # Usage: benches/swarm.sh [PLUGIN_VERSION]   (default: 5.1.0, the version ctx reproduces)
 # With CTX_BASELINE=/path/to/an/older/ctx, that build is measured in the same runs, in its own column.
@@ -56,5 +57,35 @@ ctx, *baseline, peer = json.load(open(sys.argv[2]))["results"]
 ms = lambda r: f"{r['median']*1000:.1f} ms"
 cells = [f"`{view}`", ms(ctx), *map(ms, baseline), ms(peer), f"{peer['median']/ctx['median']:.0f}x"]
 print("| " + " | ".join(cells) + " |")
+PY
+done
+
+# A large plan: 200 phases of 250 tasks (50 000 tasks, 12 MB of plan.json), status and export.
+for copy in ctx-large plugin-large; do
+  mkdir -p "$work/$copy/.swarm"
+  python3 - "$work/$copy/.swarm/plan.json" <<'PY'
+import json, sys
+phases = [{"id": p, "name": f"Phase {p}", "status": "in_progress" if p == 1 else "pending",
+           "tasks": [{"id": f"{p}.{t}", "phase": p, "status": "completed" if t % 3 else "pending",
+                      "size": "small", "description": f"Task {p}.{t} does a thing",
+                      "depends": [], "files_touched": []} for t in range(1, 251)]}
+          for p in range(1, 201)]
+plan = {"schema_version": "1.0.0", "title": "Big", "swarm": "s", "current_phase": 1, "phases": phases}
+open(sys.argv[1], "w").write(json.dumps(plan, indent=2))
+PY
+done
+echo
+echo "A plan of 50 000 tasks ($(wc -c <"$work/ctx-large/.swarm/plan.json") bytes of plan.json):"
+echo "| view | ctx | opencode-swarm | ratio |"
+echo "|---|---:|---:|---:|"
+for view in status export; do
+  hyperfine --warmup 1 --runs 10 -N --style none \
+    -n ctx "$ctx -C $work/ctx-large swarm $view --format markdown --swarm-version 5" \
+    -n opencode-swarm "$bun $PWD/benches/swarm-peer.mjs $work/plugin-large $view" \
+    --export-json "$work/run.json" >/dev/null 2>&1
+  python3 - "$view" "$work/run.json" <<'PY'
+import json, sys
+ctx, peer = json.load(open(sys.argv[2]))["results"]
+print(f"| `{sys.argv[1]}` | {ctx['median']*1000:.1f} ms | {peer['median']*1000:.1f} ms | {peer['median']/ctx['median']:.1f}x |")
 PY
 done
