@@ -10,7 +10,7 @@ pub mod five;
 pub mod markdown;
 pub mod migrate;
 pub mod model;
-pub mod plan_fast;
+mod plan_fast;
 pub mod plan_json;
 pub mod schemas;
 pub mod text;
