@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::config::Agent;
 use super::files::{self, modified_ms, read_swarm_file_keeping_empty};
@@ -402,12 +402,13 @@ pub fn export(state: State, context: Option<&str>, now_ms: i64) -> Value {
         (None, Some(text)) => Value::from(text),
         (None, None) => Value::Null,
     };
-    json!({
-        "version": "4.5.0",
-        "exported": crate::time::rfc3339_ms(now_ms),
-        "plan": plan,
-        "context": context,
-    })
+    // Not `json!`, which would copy the plan through serde.
+    let mut document = Map::new();
+    document.insert("version".into(), "4.5.0".into());
+    document.insert("exported".into(), crate::time::rfc3339_ms(now_ms).into());
+    document.insert("plan".into(), plan);
+    document.insert("context".into(), context.into());
+    Value::Object(document)
 }
 
 pub fn export_markdown(document: &Value) -> String {

@@ -91,9 +91,12 @@ pub fn js_number(x: f64) -> String {
 pub fn json_stringify_pretty(value: &serde_json::Value) -> String {
     fn write(out: &mut String, value: &serde_json::Value, depth: usize) {
         use serde_json::Value;
+        use std::fmt::Write as _;
         let indent = |out: &mut String, depth: usize| {
             out.push('\n');
-            out.push_str(&"  ".repeat(depth));
+            for _ in 0..depth {
+                out.push_str("  ");
+            }
         };
         match value {
             Value::Number(n) => out.push_str(&js_number(n.as_f64().unwrap_or(0.0))),
@@ -116,14 +119,20 @@ pub fn json_stringify_pretty(value: &serde_json::Value) -> String {
                         out.push(',');
                     }
                     indent(out, depth + 1);
-                    out.push_str(&Value::from(key.as_str()).to_string());
+                    // A key is quoted and escaped as a string value is.
+                    if let Ok(key) = serde_json::to_string(key) {
+                        out.push_str(&key);
+                    }
                     out.push_str(": ");
                     write(out, item, depth + 1);
                 }
                 indent(out, depth);
                 out.push('}');
             }
-            other => out.push_str(&other.to_string()),
+            // Writing into a String cannot fail.
+            other => {
+                let _ = write!(out, "{other}");
+            }
         }
     }
     let mut out = String::new();
