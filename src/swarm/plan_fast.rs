@@ -1,6 +1,6 @@
-//! The fast path of reading plan.json: the text read straight into typed fields, checked against
-//! the same rules as `PlanSchema`, with no JSON value tree built twice (once parsed, once as zod
-//! returns it). On a plan of 50 000 tasks that tree is most of the time.
+//! The fast path of reading plan.json: the text read straight into typed fields, checked by the
+//! leaf schemas of `PlanSchema` itself, with no JSON value tree built twice (once parsed, once as
+//! zod returns it). On a plan of 50 000 tasks that tree is most of the time.
 //!
 //! The schema stays the judge: this path answers only for a plan it takes as a whole. Anything it
 //! does not take (a problem, a duplicate key, a value it does not expect) goes to the zod path,
@@ -15,9 +15,10 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Number;
 
 use super::plan_json::{Document, Phase, PlanJson, Task};
-use super::schemas::{PHASE_STATUSES, TASK_STATUSES};
-use super::zod::number_fits;
-use crate::text::utf16_len;
+use super::schemas::{
+    ID, MIGRATION_STATUS, PHASE_STATUS, PLAN_SCHEMA_VERSION, TASK_SIZE, TASK_STATUS,
+};
+use super::zod::{NONEMPTY, Schema};
 
 /// The plan, when this path takes it; else the text back, for the schema to judge. Keys the
 /// schema does not name are skipped, as zod drops them: checked as JSON, nothing built.
@@ -106,36 +107,36 @@ struct RawTask {
 
 /// `ID`: an integer of at least 1, as the model keeps it.
 fn id(n: &Number) -> Option<i64> {
-    number_fits(n, true, Some(1.0), None).then(|| n.as_f64().unwrap_or_default() as i64)
+    ID.takes_number(n)
+        .then(|| n.as_f64().unwrap_or_default() as i64)
 }
 
-fn nonempty(s: String) -> Option<String> {
-    (utf16_len(&s) >= 1).then_some(s)
+/// A string `schema` takes.
+fn string(s: String, schema: &Schema) -> Option<String> {
+    schema.takes_str(&s).then_some(s)
 }
 
-/// A `.default(word)` enum: the word when absent, else one of `words`.
-fn word(value: Option<String>, words: &[&str], default: &str) -> Option<String> {
+/// A `.default(word)` field: the word when absent, else what `schema` takes.
+fn or_default(value: Option<String>, schema: &Schema, default: &str) -> Option<String> {
     match value {
         None => Some(default.to_string()),
-        Some(v) => words.contains(&v.as_str()).then_some(v),
+        Some(v) => string(v, schema),
     }
 }
 
 impl RawPlan {
     /// The plan, its document still to be attached.
     fn check(self) -> Option<PlanJson> {
-        if self.schema_version != "1.0.0" || self.phases.is_empty() {
+        if !PLAN_SCHEMA_VERSION.takes_str(&self.schema_version) || self.phases.is_empty() {
             return None;
         }
         let migration_status = match self.migration_status {
             None => None,
-            Some(s) => ["native", "migrated", "migration_failed"]
-                .contains(&s.as_str())
-                .then_some(Some(s))?,
+            Some(s) => Some(string(s, &MIGRATION_STATUS)?),
         };
         Some(PlanJson {
-            title: nonempty(self.title)?,
-            swarm: nonempty(self.swarm)?,
+            title: string(self.title, &NONEMPTY)?,
+            swarm: string(self.swarm, &NONEMPTY)?,
             current_phase: id(&self.current_phase)?,
             phases: self
                 .phases
@@ -152,8 +153,8 @@ impl RawPhase {
     fn check(self) -> Option<Phase> {
         Some(Phase {
             id: id(&self.id)?,
-            name: nonempty(self.name)?,
-            status: word(self.status, &PHASE_STATUSES, "pending")?,
+            name: string(self.name, &NONEMPTY)?,
+            status: or_default(self.status, &PHASE_STATUS, "pending")?,
             tasks: self
                 .tasks
                 .unwrap_or_default()
@@ -169,9 +170,9 @@ impl RawTask {
         id(&self.phase)?;
         Some(Task {
             id: self.id,
-            status: word(self.status, &TASK_STATUSES, "pending")?,
-            size: word(self.size, &["small", "medium", "large"], "small")?,
-            description: nonempty(self.description)?,
+            status: or_default(self.status, &TASK_STATUS, "pending")?,
+            size: or_default(self.size, &TASK_SIZE, "small")?,
+            description: string(self.description, &NONEMPTY)?,
             depends: self.depends.unwrap_or_default(),
             blocked_reason: self.blocked_reason,
         })
@@ -184,6 +185,7 @@ mod tests {
     use serde_json::{Map, Value, json};
 
     use super::super::plan_json::{self, Document};
+    use super::super::schemas::{MIGRATION_STATUSES, PHASE_STATUSES, TASK_SIZES, TASK_STATUSES};
 
     /// Mostly what the schema takes, sometimes not: each value is wrong one time in forty, so
     /// that about a third of the plans are taken whole.
@@ -257,8 +259,8 @@ mod tests {
         or_wrong(object(vec![
             ("id", text()),
             ("phase", number()),
-            ("status", one_of(&super::TASK_STATUSES)),
-            ("size", one_of(&["small", "medium", "large"])),
+            ("status", one_of(&TASK_STATUSES)),
+            ("size", one_of(&TASK_SIZES)),
             ("description", text()),
             ("depends", strings()),
             ("acceptance", text()),
@@ -272,7 +274,7 @@ mod tests {
         or_wrong(object(vec![
             ("id", number()),
             ("name", text()),
-            ("status", one_of(&super::PHASE_STATUSES)),
+            ("status", one_of(&PHASE_STATUSES)),
             (
                 "tasks",
                 or_wrong(proptest::collection::vec(task(), 0..4).prop_map(Value::from)),
@@ -290,10 +292,7 @@ mod tests {
                 "phases",
                 or_wrong(proptest::collection::vec(phase(), 0..3).prop_map(Value::from)),
             ),
-            (
-                "migration_status",
-                one_of(&["native", "migrated", "migration_failed"]),
-            ),
+            ("migration_status", one_of(&MIGRATION_STATUSES)),
         ]))
     }
 

@@ -4,7 +4,7 @@
 
 use super::zod::{BOOL, NONEMPTY, STRING, Schema, default, number, optional, required};
 
-const ID: Schema = Schema::Number {
+pub const ID: Schema = Schema::Number {
     int: true,
     min: Some(1.0),
     max: None,
@@ -21,16 +21,22 @@ const STRINGS: Schema = Schema::Array {
 
 pub const TASK_STATUSES: [&str; 4] = ["pending", "in_progress", "completed", "blocked"];
 pub const PHASE_STATUSES: [&str; 4] = ["pending", "in_progress", "complete", "blocked"];
+pub const TASK_SIZES: [&str; 3] = ["small", "medium", "large"];
+pub const MIGRATION_STATUSES: [&str; 3] = ["native", "migrated", "migration_failed"];
+
+// The plan's leaves, named so that the typed reader of plan.json (`plan_fast`) applies these
+// very rules.
+pub const PLAN_SCHEMA_VERSION: Schema = Schema::Literal("1.0.0");
+pub const TASK_STATUS: Schema = Schema::Enum(&TASK_STATUSES);
+pub const TASK_SIZE: Schema = Schema::Enum(&TASK_SIZES);
+pub const PHASE_STATUS: Schema = Schema::Enum(&PHASE_STATUSES);
+pub const MIGRATION_STATUS: Schema = Schema::Enum(&MIGRATION_STATUSES);
 
 static TASK: Schema = Schema::Object(&[
     required("id", &STRING),
     required("phase", &ID),
-    default("status", &Schema::Enum(&TASK_STATUSES), "\"pending\""),
-    default(
-        "size",
-        &Schema::Enum(&["small", "medium", "large"]),
-        "\"small\"",
-    ),
+    default("status", &TASK_STATUS, "\"pending\""),
+    default("size", &TASK_SIZE, "\"small\""),
     required("description", &NONEMPTY),
     default("depends", &STRINGS, "[]"),
     optional("acceptance", &STRING),
@@ -42,7 +48,7 @@ static TASK: Schema = Schema::Object(&[
 static PHASE: Schema = Schema::Object(&[
     required("id", &ID),
     required("name", &NONEMPTY),
-    default("status", &Schema::Enum(&PHASE_STATUSES), "\"pending\""),
+    default("status", &PHASE_STATUS, "\"pending\""),
     default(
         "tasks",
         &Schema::Array {
@@ -55,7 +61,7 @@ static PHASE: Schema = Schema::Object(&[
 
 /// `PlanSchema`: `.swarm/plan.json`.
 pub static PLAN: Schema = Schema::Object(&[
-    required("schema_version", &Schema::Literal("1.0.0")),
+    required("schema_version", &PLAN_SCHEMA_VERSION),
     required("title", &NONEMPTY),
     required("swarm", &NONEMPTY),
     required("current_phase", &ID),
@@ -66,10 +72,7 @@ pub static PLAN: Schema = Schema::Object(&[
             min: 1,
         },
     ),
-    optional(
-        "migration_status",
-        &Schema::Enum(&["native", "migrated", "migration_failed"]),
-    ),
+    optional("migration_status", &MIGRATION_STATUS),
 ]);
 
 /// The fields every evidence entry has, then the ones of its type.

@@ -136,6 +136,22 @@ impl Schema {
         self.parse_owned(input.clone())
     }
 
+    /// Whether this leaf schema (a number) takes `n`, as `parse` would.
+    pub fn takes_number(&self, n: &Number) -> bool {
+        matches!(self, Schema::Number { int, min, max } if number_fits(n, *int, *min, *max))
+    }
+
+    /// Whether this leaf schema (a string, an enum or a literal) takes `s`, as `parse` would.
+    pub fn takes_str(&self, s: &str) -> bool {
+        match self {
+            Schema::Str { min } => utf16_len(s) >= *min,
+            Schema::DateTime => is_datetime(s),
+            Schema::Enum(words) => words.contains(&s),
+            Schema::Literal(word) => s == *word,
+            _ => false,
+        }
+    }
+
     /// [`Schema::parse`], taking `input` apart instead of copying it: what a large plan.json
     /// needs.
     pub fn parse_owned(&self, input: Value) -> Result<Value, String> {
@@ -174,17 +190,17 @@ impl Schema {
                 Ok(Value::Object(out))
             }
             Schema::Str { min } => match input {
-                Value::String(ref s) if utf16_len(s) >= *min => Ok(input),
+                Value::String(ref s) if self.takes_str(s) => Ok(input),
                 _ if *min > 0 => fail("a non-empty string"),
                 _ => fail("a string"),
             },
             Schema::DateTime => match input {
-                Value::String(ref s) if is_datetime(s) => Ok(input),
+                Value::String(ref s) if self.takes_str(s) => Ok(input),
                 _ => fail("an ISO 8601 time in UTC (like 2026-01-31T09:30:00.000Z)"),
             },
             Schema::Number { int, min, max } => {
                 if let Value::Number(n) = &input
-                    && number_fits(n, *int, *min, *max)
+                    && self.takes_number(n)
                 {
                     return Ok(input);
                 }
@@ -201,7 +217,7 @@ impl Schema {
                 _ => fail("true or false"),
             },
             Schema::Enum(words) => match input {
-                Value::String(ref s) if words.contains(&s.as_str()) => Ok(input),
+                Value::String(ref s) if self.takes_str(s) => Ok(input),
                 Value::String(s) => Err(format!(
                     "{} {s:?} is not one of {}",
                     path.named(),
@@ -210,7 +226,7 @@ impl Schema {
                 _ => fail("a string"),
             },
             Schema::Literal(word) => match input {
-                Value::String(ref s) if s == word => Ok(input),
+                Value::String(ref s) if self.takes_str(s) => Ok(input),
                 Value::String(s) => Err(format!(
                     "{} {s:?} is not supported (ctx reads \"{word}\")",
                     path.named()
@@ -282,7 +298,7 @@ fn parse_object(
 }
 
 /// Whether zod's `z.number()` (`.int()` when `int`: a safe integer) with these bounds takes `n`.
-pub fn number_fits(n: &Number, int: bool, min: Option<f64>, max: Option<f64>) -> bool {
+fn number_fits(n: &Number, int: bool, min: Option<f64>, max: Option<f64>) -> bool {
     const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
     n.as_f64().is_some_and(|x| {
         x.is_finite()
