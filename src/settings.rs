@@ -217,6 +217,36 @@ pub const OPENCODE_SUBAGENT_FRAMES: Def = Def {
     about: "which OpenCode child sessions become frames (heuristic: the task tool's subagents)",
 };
 
+pub const OPENCODE_FOLD: Def = Def {
+    key: "opencode.fold",
+    env: "CTX_OPENCODE_FOLD",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether a popped frame's messages are sent to the model as its summary alone",
+};
+
+pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {
+    key: "opencode.fold_user_messages",
+    env: "CTX_OPENCODE_FOLD_USER_MESSAGES",
+    kind: Kind::Choice(&["fold", "keep"]),
+    default: "\"fold\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether what a person wrote inside a popped frame folds with it or is kept",
+};
+
+pub const FRAME_LOG_OUTPUT_MAX: Def = Def {
+    key: "frame.log.output_max",
+    env: "CTX_FRAME_LOG_OUTPUT_MAX",
+    kind: Kind::Count,
+    default: "262144",
+    fallback_env: None,
+    swarm_key: None,
+    about: "bytes of one tool output a frame's log keeps (0: no limit); the rest is cut, marked",
+};
+
 pub const SWARM_VERSION: Def = Def {
     key: "swarm.version",
     env: "CTX_SWARM_VERSION",
@@ -238,6 +268,7 @@ pub const ALL: &[&Def] = &[
     &FRAME_CONTEXT_SIBLINGS,
     &FRAME_CONTEXT_CURRENT,
     &FRAME_CONTEXT_TOKENIZER,
+    &FRAME_LOG_OUTPUT_MAX,
     &BUDGET_MODEL,
     &BUDGET_TOKENIZER,
     &BUDGET_LIMIT,
@@ -245,6 +276,8 @@ pub const ALL: &[&Def] = &[
     &BUDGET_CRITICAL,
     &OPENCODE_TOOLS,
     &OPENCODE_SUBAGENT_FRAMES,
+    &OPENCODE_FOLD,
+    &OPENCODE_FOLD_USER_MESSAGES,
     &SWARM_VERSION,
 ];
 

@@ -131,6 +131,7 @@ pub fn export(data: &[u8]) {
         "fr_46s6jr410dd3",
         1_795_343_600_000,
         Some(&export),
+        256 << 10,
     );
     assert!(log.starts_with('#'), "a log starts with its title");
 }

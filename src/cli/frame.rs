@@ -20,6 +20,23 @@ pub struct FrameSelector {
     pub session: SessionArg,
 }
 
+/// `--span-message`, `--span-call`: where in an OpenCode session a push, pop or invalidation
+/// happened, so that the frame's span can be folded (what ctx's plugin passes).
+#[derive(Debug, Args, Default)]
+pub struct SpanArgs {
+    /// The OpenCode message of the tool call making this change
+    ///
+    /// Set by ctx's plugin. With --session, recorded on the frame (opencodeSpan), so that the
+    /// messages of a popped frame can be folded out of what the session sends to the model.
+    #[arg(long, value_name = "ID")]
+    pub span_message: Option<String>,
+    /// The OpenCode tool call making this change
+    ///
+    /// Set by ctx's plugin, with --span-message.
+    #[arg(long, value_name = "ID")]
+    pub span_call: Option<String>,
+}
+
 /// `--session ID`: whose current frame a command reads and moves.
 #[derive(Debug, Args)]
 pub struct SessionArg {
@@ -141,6 +158,8 @@ pub struct PushArgs {
     pub id: Option<String>,
     #[command(flatten)]
     pub selector: FrameSelector,
+    #[command(flatten)]
+    pub span: SpanArgs,
 }
 
 /// `ctx frame pop`.
@@ -180,6 +199,8 @@ pub struct PopArgs {
     pub force: bool,
     #[command(flatten)]
     pub selector: FrameSelector,
+    #[command(flatten)]
+    pub span: SpanArgs,
 }
 
 /// `ctx frame tree`.
@@ -262,6 +283,8 @@ pub struct ActivateArgs {
     pub id: String,
     #[command(flatten)]
     pub session: SessionArg,
+    #[command(flatten)]
+    pub span: SpanArgs,
 }
 
 /// `ctx frame invalidate`.
@@ -278,6 +301,8 @@ pub struct InvalidateArgs {
     pub dry_run: bool,
     #[command(flatten)]
     pub selector: FrameSelector,
+    #[command(flatten)]
+    pub span: SpanArgs,
 }
 
 /// `ctx frame artifact`.

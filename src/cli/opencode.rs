@@ -95,6 +95,40 @@ invalidated ids.")]
         /// The OpenCode session id (ses_…)
         session: String,
     },
+
+    /// Print the message list a session sends to the model, with popped frames folded
+    #[command(long_about = "\
+Read the message list OpenCode is about to send to the model for a session (the
+{\"messages\": [...]} of experimental.chat.messages.transform) on stdin, and
+print it as it should be sent.
+
+Folding (opencode.fold = on, the default): the messages of every frame this
+session pushed and popped (from the message after the push to the pop) are left
+out, and the pop's tool output becomes the frame's fold entry: id, goal,
+status, summary, artifacts, decisions and its log's path. What a person wrote
+inside the span folds too, unless opencode.fold_user_messages = keep. Only what
+is sent changes: OpenCode's stored session keeps every message. A span whose
+push or pop is not among the messages (compacted, pushed from a shell) is not
+folded.
+
+The session's <flame-context> goes in a synthetic user message right after the
+latest person's message, push or pop, the first time that one is the latest,
+and the same text is sent after that same message from then on (recorded in
+.opencode/flame/sessions/<session>.json): between two pushes or pops, every
+request starts with the whole request before it, so prompt caches keep serving
+it. A context equal to the one before it is not repeated.
+
+With opencode.fold = off, the frame context is added to the last user message
+of every request instead. --budget-warning adds opencode-swarm's context-budget
+warning as the plugin does.")]
+    Messages {
+        /// The OpenCode session sending the messages (ses_…)
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// Add opencode-swarm's context-budget warning, as its plugin does
+        #[arg(long)]
+        budget_warning: bool,
+    },
 }
 
 /// What every `install` command takes.

@@ -182,6 +182,20 @@ fn frame_settings(ctx: &Context) -> Result<Settings> {
     Ok(Settings { budgets, estimator })
 }
 
+/// The `<flame-context>` of the current frame of OpenCode session `session`, or `None` when it
+/// has none.
+pub(crate) fn session_frame_context(
+    ctx: &Context,
+    state: &State,
+    session: &str,
+) -> Result<Option<String>> {
+    let Some(current) = ops::session_current(state, session)? else {
+        return Ok(None);
+    };
+    let settings = frame_settings(ctx)?;
+    frame_context::render(state, &current, &settings).map(|r| Some(r.xml))
+}
+
 fn print_json<T: Serialize>(ctx: &mut Context, doc: &T) -> Result<()> {
     let mut text = serde_json::to_string(doc).map_err(|e| Error::failure(e.to_string()))?;
     text.push('\n');
@@ -271,7 +285,7 @@ fn notice(ctx: &mut Context, args: &FrameSelector, format: Option<NoticeFormat>)
     }
 }
 
-fn read_stdin() -> Result<String> {
+pub(crate) fn read_stdin() -> Result<String> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()
@@ -382,7 +396,7 @@ fn inject(
 /// opencode-swarm's context-budget warning for a message list (swarm.md §11), or `None` when it
 /// would give none: budget disabled, no last user message with a text part, an agent other than
 /// architect, or usage under the warn share.
-fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
+pub(crate) fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
     use crate::budget::{session, tokenize::Method, verdict};
     use crate::settings;
     let swarm = ctx.swarm_config().context_budget;

@@ -8,7 +8,7 @@ use crate::budget::tokenize::Method;
 use crate::cli::frame::{
     ActivateArgs, ArtifactArgs, CurrentArgs, DecisionArgs, EditArgs, FrameCommand, ImportArgs,
     InvalidateArgs, LogArgs, PlanArgs, PopArgs, PopStatus, PushArgs, ReopenArgs, ShowArgs,
-    StatusArg, TreeArgs, TreeFormat, WeightArg,
+    SpanArgs, StatusArg, TreeArgs, TreeFormat, WeightArg,
 };
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
@@ -22,7 +22,7 @@ use crate::frame::render::{self, TreeOptions};
 use crate::frame::state::Frame;
 use crate::frame::state::{State, Status, TreeIndex};
 use crate::frame::store::{self, Store};
-use crate::frame::{flame, import, log};
+use crate::frame::{flame, import, log, span};
 use crate::opencode::export::Export;
 use crate::output::Style;
 
@@ -89,10 +89,16 @@ fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
             selector.place(),
             now,
         )?;
+        span::open(state, &id, selector.place(), span_mark(&args.span, now));
         Ok((id, true))
     })?;
     print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
+}
+
+/// Where in its session a change was made, as `--span-message`/`--span-call` say.
+pub(crate) fn span_mark(args: &SpanArgs, now: i64) -> span::Mark {
+    span::Mark::new(now, args.span_message.as_deref(), args.span_call.as_deref())
 }
 
 /// The summary and transcript of a pop, read before the lock is taken.
@@ -171,7 +177,9 @@ fn cmd_pop(ctx: &mut Context, store: &Store, args: PopArgs) -> Result<ExitCode> 
         PopStatus::Blocked => Status::Blocked,
     };
     let selector = selector(&args.selector);
-    let (plan, state) = pop(ctx, store, status, inputs, args.force, &selector)?;
+    let (plan, state) = pop(
+        ctx, store, status, inputs, args.force, &selector, &args.span,
+    )?;
     print_pop(ctx, store, &plan, &state, &selector)
 }
 
@@ -182,15 +190,21 @@ pub(crate) fn pop(
     inputs: PopInputs,
     force: bool,
     selector: &Selector,
+    at: &SpanArgs,
 ) -> Result<(ops::PopPlan, State)> {
     let now = ctx.now;
+    let config = ctx.project.config()?;
+    let output_max =
+        crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
+            .count() as usize;
     let (plan, state) = store.update(now, |state| {
         let target = ops::require_current(state, selector)?;
         let plan = ops::check_pop(state, &target, force)?;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now)?;
+        span::close(state, &target, selector.place(), span_mark(at, now));
         store.write_log(
             &target,
-            &log::render(state, &target, now, inputs.transcript.as_ref()),
+            &log::render(state, &target, now, inputs.transcript.as_ref(), output_max),
         )?;
         Ok((plan, true))
     })?;
@@ -433,6 +447,7 @@ fn activate(ctx: &mut Context, store: &Store, args: &ActivateArgs) -> Result<Exi
     let (id, state) = store.update(now, |state| {
         let id = ops::lookup(state, arg)?;
         ops::activate(state, &id, selector.place(), now)?;
+        span::resume(state, &id, selector.place(), span_mark(&args.span, now));
         Ok((id, true))
     })?;
     print_frame_doc(ctx, &state, &id)?;
@@ -453,6 +468,7 @@ fn invalidate(ctx: &mut Context, store: &Store, args: &InvalidateArgs) -> Result
                 let id = ops::target(state, arg, &selector)?;
                 let change = ops::plan_invalidation(state, &id, reason)?;
                 ops::apply_invalidation(state, &change, reason, now)?;
+                span::close(state, &id, selector.place(), span_mark(&args.span, now));
                 Ok((change, true))
             })?
             .0

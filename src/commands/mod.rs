@@ -3,6 +3,7 @@
 pub mod budget;
 pub mod compact;
 pub mod config;
+pub mod fold;
 pub mod frame;
 pub mod generate;
 pub mod install;

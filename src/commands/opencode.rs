@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::Context;
 use super::frame::{PopInputs, pop, print_pop_doc};
+use crate::cli::frame::SpanArgs;
 use crate::cli::opencode::OpencodeCommand;
 use crate::document::Version;
 use crate::error::{ExitCode, Result};
@@ -41,6 +42,10 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             transcript,
         } => finish(ctx, &store, &session, &state, summary, transcript),
         OpencodeCommand::Deleted { session } => deleted(ctx, &store, &session),
+        OpencodeCommand::Messages {
+            session,
+            budget_warning,
+        } => super::fold::run(ctx, &session, budget_warning),
     }
 }
 
@@ -226,7 +231,15 @@ fn finish(
         ..Selector::default()
     };
     // The session has ended: whatever it left running can no longer be popped by it.
-    let (plan, state) = pop(ctx, store, status_for(task_state), inputs, true, &selector)?;
+    let (plan, state) = pop(
+        ctx,
+        store,
+        status_for(task_state),
+        inputs,
+        true,
+        &selector,
+        &SpanArgs::default(),
+    )?;
     if ctx.out.json {
         let current = ops::running_current(&state, Place::Shared)?;
         print_pop_doc(ctx, store, &plan, &state, current)?;

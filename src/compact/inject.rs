@@ -94,7 +94,7 @@ pub struct MessageList<'a> {
     messages: Vec<Message<'a>>,
 }
 
-struct Message<'a> {
+pub struct Message<'a> {
     raw: &'a RawValue,
     /// The members of `info` named in [`INFO_KEYS`] that are present.
     info: Map<String, Value>,
@@ -104,7 +104,7 @@ struct Message<'a> {
 const INFO_KEYS: [&str; 5] = ["id", "role", "sessionID", "agent", "model"];
 
 /// An object key, borrowed from the input unless it holds escapes.
-struct Key<'a>(Cow<'a, str>);
+pub(crate) struct Key<'a>(pub(crate) Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -127,7 +127,7 @@ impl<'de> Deserialize<'de> for Key<'de> {
 
 /// The members of an object whose keys are in `names`, unparsed, the last of a repeated key
 /// winning; the other members are skipped without being built.
-struct Pick<'n>(&'n [&'n str]);
+pub(crate) struct Pick<'n>(pub(crate) &'n [&'n str]);
 
 impl<'de> DeserializeSeed<'de> for Pick<'_> {
     type Value = Vec<Option<&'de RawValue>>;
@@ -331,12 +331,26 @@ fn describe(err: &serde_json::Error) -> String {
     }
 }
 
-impl Message<'_> {
-    fn role(&self) -> &str {
+impl<'a> MessageList<'a> {
+    /// The messages, in order.
+    pub fn messages(&self) -> &[Message<'a>] {
+        &self.messages
+    }
+}
+
+impl<'a> Message<'a> {
+    pub fn role(&self) -> &str {
         self.info["role"].as_str().unwrap_or("")
     }
-    fn id(&self) -> &str {
+    pub fn id(&self) -> &str {
         self.info["id"].as_str().unwrap_or("")
+    }
+    pub fn session(&self) -> Option<&str> {
+        self.info.get("sessionID").and_then(Value::as_str)
+    }
+    /// The message's JSON text, as read.
+    pub fn raw(&self) -> &'a str {
+        self.raw.get()
     }
 }
 
@@ -388,7 +402,7 @@ pub enum Role {
 }
 
 /// A new synthetic message for insertion at index `at` (opencode.md §8.2), from `role`.
-fn new_message(
+pub(crate) fn new_message(
     messages: &[Message<'_>],
     at: usize,
     text: &str,
@@ -540,6 +554,45 @@ fn write_list(
     insert: Option<(usize, String)>,
     added: usize,
 ) -> String {
+    let mut edits = Edits::new(list.messages.len());
+    if let Some((at, text)) = replace {
+        edits.messages[at] = Edit::Replace(text);
+    }
+    if let Some((at, text)) = insert {
+        edits.before[at].push(text);
+    }
+    write_edited(list, &edits, added)
+}
+
+/// What becomes of one message of a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    Keep,
+    Drop,
+    /// Its new JSON text.
+    Replace(String),
+}
+
+/// Changes to a message list: one [`Edit`] per message, and new messages (JSON texts) to put
+/// before message `i` (`before[len]`: after the last one).
+#[derive(Debug, Clone)]
+pub struct Edits {
+    pub messages: Vec<Edit>,
+    pub before: Vec<Vec<String>>,
+}
+
+impl Edits {
+    pub fn new(len: usize) -> Edits {
+        Edits {
+            messages: vec![Edit::Keep; len],
+            before: vec![Vec::new(); len + 1],
+        }
+    }
+}
+
+/// The document with `edits` applied: the top-level members as read, kept messages copied byte
+/// for byte. `added` is a guess of the bytes the edits add, to size the text once.
+pub fn write_edited(list: &MessageList<'_>, edits: &Edits, added: usize) -> String {
     let messages = &list.messages;
     let size = list
         .top
@@ -569,15 +622,16 @@ fn write_list(
             out.push_str(text);
         };
         for (i, message) in messages.iter().enumerate() {
-            if let Some((_, new)) = insert.as_ref().filter(|(at, _)| *at == i) {
+            for new in &edits.before[i] {
                 item(&mut out, new);
             }
-            match replace.as_ref().filter(|(at, _)| *at == i) {
-                Some((_, changed)) => item(&mut out, changed),
-                None => item(&mut out, message.raw.get()),
+            match &edits.messages[i] {
+                Edit::Keep => item(&mut out, message.raw.get()),
+                Edit::Replace(changed) => item(&mut out, changed),
+                Edit::Drop => {}
             }
         }
-        if let Some((_, new)) = insert.as_ref().filter(|(at, _)| *at == messages.len()) {
+        for new in &edits.before[messages.len()] {
             item(&mut out, new);
         }
         out.push(']');

@@ -2,6 +2,7 @@
 //! the completion notice of a finished frame, and message-list injection.
 
 pub mod doc;
+pub mod fold;
 pub mod frame_context;
 pub mod inject;
 pub mod notice;

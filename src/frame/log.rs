@@ -20,7 +20,14 @@ pub fn path_in_store(id: &str) -> String {
 }
 
 /// The full text of `logs/frame-<id>.md` for a frame whose pop has just been applied at `now`.
-pub fn render(state: &State, id: &str, now: i64, transcript: Option<&Export>) -> String {
+/// A tool output longer than `output_max` bytes (0: no limit) is cut, and says so.
+pub fn render(
+    state: &State,
+    id: &str,
+    now: i64,
+    transcript: Option<&Export>,
+    output_max: usize,
+) -> String {
     let frame = state.frame(id).expect("the popped frame exists");
     let mut out = String::new();
     out.push_str(&format!("# Frame: {}\n\n", single_line(frame.goal())));
@@ -62,7 +69,7 @@ pub fn render(state: &State, id: &str, now: i64, transcript: Option<&Export>) ->
     }
     if let Some(export) = transcript {
         out.push_str("\n## Messages\n\n");
-        out.push_str(&transcript_text(export));
+        out.push_str(&transcript_text(export, output_max));
     }
     let mut text = out.trim_end_matches(['\n', '\r']).to_string();
     text.push('\n');
@@ -100,7 +107,7 @@ fn single_line(text: &str) -> String {
 }
 
 /// `## Messages` body (flame.md §8.3).
-fn transcript_text(export: &Export) -> String {
+fn transcript_text(export: &Export, output_max: usize) -> String {
     let mut out = format!(
         "OpenCode session {}: {}\n",
         export.session_id(),
@@ -117,7 +124,7 @@ fn transcript_text(export: &Export) -> String {
         let mut blocks: Vec<String> = Vec::new();
         let mut run: Vec<String> = Vec::new();
         for part in message.parts {
-            match render_part(part) {
+            match render_part(part, output_max) {
                 Some(Rendered::Block(text)) => {
                     if !run.is_empty() {
                         blocks.push(run.join("\n"));
@@ -154,7 +161,7 @@ enum Rendered {
     Line(String),
 }
 
-fn render_part(part: &Value) -> Option<Rendered> {
+fn render_part(part: &Value, output_max: usize) -> Option<Rendered> {
     match part.get("type")?.as_str()? {
         "text" => {
             if part.get("ignored").and_then(Value::as_bool) == Some(true) {
@@ -184,7 +191,14 @@ fn render_part(part: &Value) -> Option<Rendered> {
                 Some("running") => line.push_str(" (running)"),
                 _ => {}
             }
-            Some(Rendered::Line(line))
+            Some(Rendered::Block(tool_block(line, state, output_max)))
+        }
+        "reasoning" => {
+            let text = part.get("text")?.as_str()?.trim_end();
+            if text.trim().is_empty() {
+                return None;
+            }
+            Some(Rendered::Block(format!("(reasoning) {text}")))
         }
         "file" => {
             let name = non_blank(part, "filename")
@@ -211,6 +225,86 @@ fn render_part(part: &Value) -> Option<Rendered> {
         "compaction" => Some(Rendered::Line("[Compaction]".into())),
         _ => None,
     }
+}
+
+/// A tool call: its line, then its input (JSON) and its output or error, each fenced.
+fn tool_block(line: String, state: Option<&Value>, output_max: usize) -> String {
+    let mut out = line;
+    let Some(state) = state else {
+        return out;
+    };
+    if let Some(input) = state.get("input").filter(|i| !is_empty_input(i)) {
+        let json = serde_json::to_string_pretty(input).unwrap_or_default();
+        out.push_str("\n\nInput:\n\n");
+        out.push_str(&fenced("json", &printable(&json)));
+    }
+    let (label, text) = match state.get("status").and_then(Value::as_str) {
+        Some("error") => ("Error", state.get("error").and_then(Value::as_str)),
+        _ => ("Output", state.get("output").and_then(Value::as_str)),
+    };
+    if let Some(text) = text {
+        let (kept, cut) = cut_bytes(text, output_max);
+        out.push_str(&format!("\n\n{label}:\n\n"));
+        out.push_str(&fenced("", &printable(kept)));
+        if cut > 0 {
+            out.push_str(&format!(
+                "\n\n[output cut: {cut} of {} bytes left out (frame.log.output_max = {output_max})]",
+                text.len()
+            ));
+        }
+    }
+    out
+}
+
+fn is_empty_input(input: &Value) -> bool {
+    input.is_null() || input.as_object().is_some_and(|o| o.is_empty())
+}
+
+/// The first `max` bytes of `text` (0: all), never splitting a character, and how many bytes
+/// were left out.
+fn cut_bytes(text: &str, max: usize) -> (&str, usize) {
+    if max == 0 || text.len() <= max {
+        return (text, 0);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], text.len() - end)
+}
+
+/// `text` with control characters a terminal or editor would act on shown as `\xNN` (tabs and
+/// line breaks kept; a `\r\n` becomes `\n`).
+fn printable(text: &str) -> String {
+    let text = text.replace("\r\n", "\n");
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() && (c as u32) < 0x100 => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` in a fenced code block whose fence no run of backticks inside it can close.
+fn fenced(info: &str, text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    let body = text.trim_end_matches('\n');
+    format!("{fence}{info}\n{body}\n{fence}")
 }
 
 /// `state.title` if non-blank, else the first string among the input fields that name the call.
@@ -254,6 +348,18 @@ fn cut_utf16(text: &str, limit: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outputs_are_fenced_cut_and_printable() {
+        assert_eq!(fenced("", "a ``` b\n"), "````\na ``` b\n````");
+        assert_eq!(fenced("json", "{}"), "```json\n{}\n```");
+        assert_eq!(cut_bytes("héllo", 2), ("h", 5));
+        assert_eq!(cut_bytes("héllo", 0), ("héllo", 0));
+        assert_eq!(
+            printable("a\x1b[31mb\r\nc\rd\te"),
+            "a\\x1b[31mb\nc\\x0dd\te"
+        );
+    }
 
     #[test]
     fn cut_never_splits_a_surrogate_pair() {

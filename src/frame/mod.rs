@@ -8,5 +8,6 @@ pub mod import;
 pub mod log;
 pub mod ops;
 pub mod render;
+pub mod span;
 pub mod state;
 pub mod store;

@@ -375,6 +375,10 @@ impl<'a> Frame<'a> {
     pub fn invalidated_at(&self) -> Option<i64> {
         non_null(self.map(), FrameKey::InvalidatedAt.name()).and_then(as_millis)
     }
+    /// The value of any key of the frame, `null` read as absent.
+    pub fn field(&self, key: &str) -> Option<&'a Json> {
+        non_null(self.map(), key)
+    }
     /// Keys ctx does not know, in file order.
     pub fn extra(&self) -> impl Iterator<Item = (&'a str, &'a Json)> + use<'a> {
         self.map()

@@ -19,6 +19,8 @@ const MAX_STATE_BYTES: u64 = 512 << 20;
 
 pub const STATE_FILE: &str = "state.json";
 pub const LOCK_FILE: &str = "state.json.lock";
+/// The folder of the OpenCode sessions' recorded contexts (`compact::fold`).
+pub const SESSIONS_DIR: &str = "sessions";
 
 /// The frame store of one project.
 pub struct Store {
@@ -124,6 +126,43 @@ impl Store {
         })
     }
 
+    /// Where the recorded contexts of OpenCode session `session` are kept.
+    pub fn session_file(&self, session: &str) -> PathBuf {
+        self.dir.join(SESSIONS_DIR).join(format!("{session}.json"))
+    }
+
+    /// Runs `edit` on the text of the session's file (`None` when there is none) under the
+    /// state's lock, and writes what it returns (the old file when `None`) the way the state is
+    /// written. Returns the text as it is now.
+    pub fn update_session_file(
+        &self,
+        session: &str,
+        edit: impl FnOnce(Option<&str>) -> Result<Option<String>>,
+    ) -> Result<Option<String>> {
+        super::id::validate_id(session)?;
+        let dir = self.dir.join(SESSIONS_DIR);
+        self.check_inside(&dir)?;
+        fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "create the directory", &e))?;
+        let _lock = self.lock()?;
+        let file = self.session_file(session);
+        let old = read_session_text(&file)?;
+        let Some(new) = edit(old.as_deref())? else {
+            return Ok(old);
+        };
+        let name = format!("{session}.json");
+        write_atomically(&dir, &file, existing_mode(&file), &name, |out| {
+            out.write_all(new.as_bytes())
+        })?;
+        remove_dead_writers_temps(&dir, &format!(".{session}.json."));
+        Ok(Some(new))
+    }
+
+    /// The text of the session's file without the lock (it is only ever replaced whole).
+    pub fn read_session_file(&self, session: &str) -> Result<Option<String>> {
+        super::id::validate_id(session)?;
+        read_session_text(&self.session_file(session))
+    }
+
     /// Refuses to write in `dir` when it, or the nearest ancestor that exists (where creating it
     /// would start), resolves through symbolic links to a place outside the project root.
     pub fn check_inside(&self, dir: &Path) -> Result<()> {
@@ -223,6 +262,17 @@ impl Store {
                 Err(fs::TryLockError::Error(e)) => return Err(Error::io(&path, "lock", &e)),
             }
         }
+    }
+}
+
+/// A session file's text; `None` when there is none.
+fn read_session_text(path: &Path) -> Result<Option<String>> {
+    match read_capped(path, MAX_STATE_BYTES) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| Error::failure(format!("{}: not UTF-8", path.display()))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, "read", &e)),
     }
 }
 

@@ -20,6 +20,7 @@ fn defaults_when_nothing_is_configured() {
     frame.context.siblings = 1500           # default
     frame.context.current = 800             # default
     frame.context.tokenizer = "flame"       # default
+    frame.log.output_max = 262144           # default
     budget.model = ""                       # default
     budget.tokenizer = "auto"               # default
     budget.limit = 0                        # default
@@ -27,6 +28,8 @@ fn defaults_when_nothing_is_configured() {
     budget.critical = 0.9                   # default
     opencode.tools = "on"                   # default
     opencode.subagent_frames = "heuristic"  # default
+    opencode.fold = "on"                    # default
+    opencode.fold_user_messages = "fold"    # default
     swarm.version = "auto"                  # default
     --- stderr
     "#);
@@ -143,6 +146,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     frame.context.siblings = 1500           # default
     frame.context.current = 800             # default
     frame.context.tokenizer = "flame"       # default
+    frame.log.output_max = 262144           # default
     budget.model = ""                       # default
     budget.tokenizer = "auto"               # default
     budget.limit = 0                        # default
@@ -150,6 +154,8 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     budget.critical = 0.9                   # default
     opencode.tools = "on"                   # default
     opencode.subagent_frames = "heuristic"  # default
+    opencode.fold = "on"                    # default
+    opencode.fold_user_messages = "fold"    # default
     swarm.version = "auto"                  # default
     --- stderr
     error: [ROOT]/.opencode/ctx.toml: frame.context.total must be a non-negative integer

@@ -604,11 +604,58 @@ Verify Stripe webhook signatures before any event is parsed.
 
 ### Assistant (2026-11-22 09:44:14)
 
+(reasoning) Look at the handler.
+
 I'll read the current handler first.
 
 [Tool: read] src/billing/webhook/mod.rs
+
+Input:
+
+```json
+{
+  \"filePath\": \"src/billing/webhook/mod.rs\"
+}
+```
+
+Output:
+
+```
+…
+```
+
 [Tool: edit] src/billing/webhook/verify.rs
+
+Input:
+
+```json
+{
+  \"filePath\": \"src/billing/webhook/verify.rs\"
+}
+```
+
+Output:
+
+```
+ok
+```
+
 [Tool: bash] Run webhook tests
+
+Input:
+
+```json
+{
+  \"command\": \"cargo test webhook\",
+  \"description\": \"Run webhook tests\"
+}
+```
+
+Output:
+
+```
+running 9 tests
+```
 
 Signature verification is in place; all 9 webhook tests pass.
 "

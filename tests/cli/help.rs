@@ -84,6 +84,8 @@ fn help_of_three_commands() {
           --force                Pop even when descendants are still in_progress
           --frame <ID>           The frame to act on [default: the current frame]
           --session <ID>         Act for this OpenCode session [env: CTX_SESSION]
+          --span-message <ID>    The OpenCode message of the tool call making this change
+          --span-call <ID>       The OpenCode tool call making this change
       -h, --help                 Print help (see more with '--help')
 
     Global options:
@@ -144,6 +146,17 @@ fn help_of_three_commands() {
               activeFrameID.
               
               [env: CTX_SESSION]
+
+          --span-message <ID>
+              The OpenCode message of the tool call making this change
+              
+              Set by ctx's plugin. With --session, recorded on the frame (opencodeSpan), so that the
+              messages of a popped frame can be folded out of what the session sends to the model.
+
+          --span-call <ID>
+              The OpenCode tool call making this change
+              
+              Set by ctx's plugin, with --span-message.
 
       -h, --help
               Print help (see a summary with '-h')

@@ -11,6 +11,7 @@ mod config;
 mod crash;
 mod flame_schema;
 mod flamegraph;
+mod fold;
 mod frame;
 mod help;
 mod hooks;

@@ -55,7 +55,7 @@ run() {
 }
 
 # check REQUESTS PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in order,
-# as {"file", "body", "tools", "system", "last_user", "last", "all"}) and helpers in scope.
+# as {"file", "body", "tools", "system", "last_user", "last", "all", "messages"}) and helpers in scope.
 check() {
   python3 - "$1" <<PY || fail "$2"
 import glob, json, sys
@@ -68,12 +68,23 @@ requests = []
 for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
     body = json.load(open(path))
     messages = body.get("messages", [])
-    users = [text(m) for m in messages if m["role"] == "user"]
+    # The user turn the model answers: the user messages after the last other one (ctx puts the
+    # frame context in a synthetic user message of its own, right after the person's).
+    tail = []
+    for m in reversed(messages):
+        if m["role"] == "system":
+            continue
+        if m["role"] != "user":
+            break
+        tail.insert(0, text(m))
+    if not tail:
+        tail = [text(m) for m in messages if m["role"] == "user"]
     requests.append({
         "file": path, "body": body,
         "tools": [t["function"]["name"] for t in body.get("tools") or []],
         "system": "".join(text(m) for m in messages if m["role"] == "system"),
-        "last_user": users[-1] if users else "",
+        "last_user": "\n\n".join(tail),
+        "messages": [m for m in messages if m["role"] != "system"],
         "last": text(messages[-1]) if messages else "",
         "all": json.dumps(body),
     })
@@ -406,7 +417,104 @@ need(all('<flame-context' not in r['last_user'] for r in requests), 'no frame co
   fail "tight_budget: OpenCode's log does not name the budget that works"
 }
 
-all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget)
+# A bash call printing about 20 000 characters, each word tagged (TAG-0 … TAG-2999).
+big_bash() {
+  printf '{"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "python3 -c \\"print(chr(32).join(\x27%s-%%d\x27 %% i for i in range(2500)))\\"", "description": "%s"}}]}' "$1" "$1"
+}
+
+# The work of the fold scenarios: three frames (the second nested in the first), each running two
+# large bash calls, popped with a summary. $1: how a push and a pop are made (flame = the tools;
+# plain = bash echoes, for OpenCode without ctx's plugin).
+fold_script() {
+  local push pop
+  push() {
+    if [[ $1 == flame ]]; then
+      printf '{"tools": true, "tool_calls": [{"name": "flame_push", "arguments": {"goal": "%s"}}]}' "$2"
+    else
+      printf '{"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo push", "description": "%s"}}]}' "$2"
+    fi
+  }
+  pop() {
+    if [[ $1 == flame ]]; then
+      printf '{"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "%s"}}]}' "$2"
+    else
+      printf '{"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo pop", "description": "%s"}}]}' "$2"
+    fi
+  }
+  printf '[\n'
+  push "$1" "Audit the ledger"; printf ',\n'
+  big_bash F1A; printf ',\n'
+  push "$1" "Check the rounding"; printf ',\n'
+  big_bash F2A; printf ',\n'
+  big_bash F2B; printf ',\n'
+  pop "$1" "Rounding is half-even everywhere"; printf ',\n'
+  big_bash F1B; printf ',\n'
+  pop "$1" "The ledger balances to the cent"; printf ',\n'
+  push "$1" "Write the report"; printf ',\n'
+  big_bash F3A; printf ',\n'
+  big_bash F3B; printf ',\n'
+  pop "$1" "The report is in docs/ledger.md"; printf ',\n'
+  printf '{"tools": true, "reply": "All three frames are done."}\n]\n'
+}
+
+scenario_fold() {
+  echo "scenario fold: popped frames leave only their entries in what is sent; requests extend each other between pops"
+  local project plain
+  project=$(new_project fold)
+  plain=$work/fold-plain
+  mkdir -p "$plain"
+  fold_script flame >"$work/fold.json"
+  fold_script plain >"$work/fold-plain.json"
+  local requests plain_requests
+  requests=$(MOCK_STRICT=1 run fold "$project" "$work/fold.json" -- run "Audit the ledger and report")
+  plain_requests=$(MOCK_STRICT=1 run fold-plain "$plain" "$work/fold-plain.json" -- run "Audit the ledger and report")
+  local outer inner third
+  outer=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  inner=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["children"][0]["id"]')
+  third=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][1]["id"]')
+  for pair in "$outer F1A F1B F2A" "$inner F2A F2B" "$third F3A F3B"; do
+    set -- $pair
+    local log=$project/.opencode/flame/logs/frame-$1.md
+    for tag in "${@:2}"; do
+      grep -q "$tag-2499" "$log" || fail "fold: the log of $1 misses the output $tag"
+    done
+  done
+  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "fold: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  check "$requests" "fold" "
+import json
+agent = [r for r in requests if r['tools']]
+last = agent[-1]
+for tag in ['F1A', 'F1B', 'F2A', 'F2B', 'F3A', 'F3B']:
+    need(tag + '-2499' not in last['all'], tag + ' is folded out of the last request')
+for summary, frame in [('The ledger balances to the cent', '$outer'), ('The report is in docs/ledger.md', '$third')]:
+    need(summary in last['all'], summary)
+    need('.opencode/flame/logs/frame-' + frame + '.md' in last['all'], 'the log path of ' + frame)
+after_inner = first(lambda r: 'Rounding is half-even everywhere' in r['all'], 'the request after the nested pop')
+need('F1A-2499' in after_inner['all'] and 'F2A-2499' not in after_inner['all'], 'the nested frame folds inside the running one')
+# Between pushes and pops each request starts with the whole request before it.
+breaks = []
+for i in range(1, len(agent)):
+    a, b = agent[i - 1]['messages'], agent[i]['messages']
+    if b[:len(a)] != a:
+        at = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        breaks.append((i, at))
+need(len(breaks) == 3, 'one break per pop: %r' % breaks)
+need(all(at > 0 for _, at in breaks), 'never at the first message: %r' % breaks)
+size = len(json.dumps(last['messages']))
+print('fold: last request %d characters of messages, %d breaks at %r' % (size, len(breaks), breaks))
+open('$work/fold-size', 'w').write(str(size))
+"
+  check "$plain_requests" "fold, plain OpenCode" "
+import json
+agent = [r for r in requests if r['tools']]
+size = len(json.dumps(agent[-1]['messages']))
+folded = int(open('$work/fold-size').read())
+print('fold: plain OpenCode sends %d characters of messages; with ctx %d (%.1f %%)' % (size, folded, 100.0 * folded / size))
+need(folded * 5 < size, 'ctx sends less than a fifth of what plain OpenCode sends')
+"
+}
+
+all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget fold)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

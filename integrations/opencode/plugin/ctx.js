@@ -11,9 +11,14 @@
 //   /push /pop /status /plan               the same calls as the tools, for the session typing them
 //   experimental.session.compacting        ctx compact render --format json --session ID
 //   experimental.chat.system.transform     ctx compact render --for system --format json
-//   experimental.chat.messages.transform   ctx compact inject --at last-user --for frame --session ID
-//                                          (--budget-warning in opencode-swarm projects: its context-
-//                                          budget warning, where opencode-swarm puts it)
+//   experimental.chat.messages.transform   ctx opencode messages --session ID: popped frames folded
+//                                          to their summaries, the frame context anchored where it
+//                                          keeps prompt caches (--budget-warning in opencode-swarm
+//                                          projects: its context-budget warning)
+//   tool.execute.before                    a root session's own frame at its first tool call; the
+//                                          call ids of flame_* calls, recorded with their frames
+//   shell.env                              CTX_SESSION for the model's shell: `ctx frame …` run
+//                                          through bash acts for its own session
 // Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is logged
 // once and OpenCode carries on with its data untouched. CTX_BIN names the ctx binary; CTX_TIMEOUT_MS
 // (default 10000) bounds each call.
@@ -186,6 +191,14 @@ export const CtxPlugin = async ({ client, directory }) => {
   // A ctx call for the session: `ctx GROUP COMMAND --session=ID ARGS…` (ARGS may end in `-- VALUES`).
   const frameArgs = (session, group, command, ...args) => [group, command, `--session=${session}`, ...args];
 
+  // Where a tool call happened (the message holding it and its call id), so that ctx records the
+  // frame's span in the session and can fold it once the frame is popped.
+  const callIDs = new Map(); // "<session> <tool>" -> call ids of calls under way, oldest first
+  const spanArgs = (at) => [
+    ...(at?.message ? [`--span-message=${at.message}`] : []),
+    ...(at?.call ? [`--span-call=${at.call}`] : []),
+  ];
+
   const currentFrame = async (session) => {
     const result = await run(frameArgs(session, "frame", "show", "--json"));
     if (!result.ok) return undefined;
@@ -198,19 +211,19 @@ export const CtxPlugin = async ({ client, directory }) => {
 
   const say = (frame) => `${frame.id} ("${frame.goal.split("\n")[0]}", ${frame.status})`;
 
-  const push = async (session, goal) => {
+  const push = async (session, goal, at) => {
     await ensureFrame(session);
-    const result = await run(frameArgs(session, "frame", "push", "--json", "--", goal));
+    const result = await run(frameArgs(session, "frame", "push", "--json", ...spanArgs(at), "--", goal));
     if (!result.ok) return refusal(result);
     const { frame } = JSON.parse(result.stdout);
     return `Pushed frame ${say(frame)}. It is now this session's current frame: work on its goal here, and call flame_pop when the goal is reached (or cannot be).`;
   };
 
-  const pop = async (session, status, summary) => {
+  const pop = async (session, status, summary, at) => {
     const frame = await currentFrame(session);
     if (!frame) return "Error: this session has no current frame to pop";
     const exported = await transcript(session, frame.id === session ? 0 : Date.parse(frame.created_at));
-    const args = frameArgs(session, "frame", "pop", "--json", "--status", status || "completed");
+    const args = frameArgs(session, "frame", "pop", "--json", "--status", status || "completed", ...spanArgs(at));
     if (summary?.trim()) args.push(`--summary=${summary}`);
     if (exported) args.push("--transcript", "-");
     const result = await run(args, exported);
@@ -258,7 +271,9 @@ export const CtxPlugin = async ({ client, directory }) => {
         args,
         async execute(input, context) {
           try {
-            return await execute(input ?? {}, context.sessionID);
+            const queue = callIDs.get(`${context.sessionID} ${name}`);
+            const at = { message: context.messageID, call: queue?.shift() };
+            return await execute(input ?? {}, context.sessionID, at);
           } catch (error) {
             return `Error: ${error?.message ?? error}`;
           }
@@ -271,7 +286,7 @@ export const CtxPlugin = async ({ client, directory }) => {
       "flame_push",
       "Start a child frame of this session's current frame for a subtask with its own goal, and make it this session's current frame. Use it when you begin a distinct piece of work (a feature, a fix, an investigation) whose result should be summarised on its own; call flame_pop when it is done.",
       { goal: z.string().describe("What the new frame is for, in one sentence (required, not blank)") },
-      ({ goal }, session) => push(session, goal),
+      ({ goal }, session, at) => push(session, goal, at),
     );
     define(
       "flame_pop",
@@ -280,7 +295,7 @@ export const CtxPlugin = async ({ client, directory }) => {
         status: z.enum(["completed", "failed", "blocked"]).optional().describe("How the frame ended (default: completed)"),
         summary: z.string().optional().describe("What was achieved or learned, for later frames and the log (default: none)"),
       },
-      ({ status, summary }, session) => pop(session, status, summary),
+      ({ status, summary }, session, at) => pop(session, status, summary, at),
     );
     define(
       "flame_status",
@@ -333,9 +348,9 @@ export const CtxPlugin = async ({ client, directory }) => {
       "flame_activate",
       "Start a planned frame, or resume a blocked one, and make it this session's current frame. Its parent must be in progress.",
       { sessionID: id("The frame to start") },
-      async ({ sessionID }, session) => {
+      async ({ sessionID }, session, at) => {
         await ensureFrame(session);
-        const result = await run(frameArgs(session, "frame", "activate", "--json", "--", sessionID));
+        const result = await run(frameArgs(session, "frame", "activate", "--json", ...spanArgs(at), "--", sessionID));
         if (!result.ok) return refusal(result);
         const { frame } = JSON.parse(result.stdout);
         return `Frame ${say(frame)} is now this session's current frame.`;
@@ -348,8 +363,8 @@ export const CtxPlugin = async ({ client, directory }) => {
         reason: z.string().describe("Why the frame no longer applies (required)"),
         sessionID: z.string().optional().describe("The frame (default: this session's current frame)"),
       },
-      async ({ reason, sessionID }, session) => {
-        const args = frameArgs(session, "frame", "invalidate", "--json", `--reason=${reason}`);
+      async ({ reason, sessionID }, session, at) => {
+        const args = frameArgs(session, "frame", "invalidate", "--json", `--reason=${reason}`, ...spanArgs(at));
         if (sessionID) args.push("--", sessionID);
         const result = await run(args);
         if (!result.ok) return refusal(result);
@@ -449,32 +464,37 @@ export const CtxPlugin = async ({ client, directory }) => {
 
     "experimental.chat.messages.transform": async (_input, output) => {
       const session = output.messages.findLast((m) => m.info?.sessionID)?.info.sessionID;
-      const args = ["compact", "inject", "--at", "last-user", "--for", "frame"];
+      if (!session) return;
+      // A subagent's first request must already see its own frame.
+      if ((await sessionInfo(session)).parentID) await ensureFrame(session);
+      const args = ["opencode", "messages", "--session", session];
       if (existsSync(join(directory, ".swarm"))) args.push("--budget-warning");
-      if (session) {
-        // A subagent's first request must already see its own frame.
-        if ((await sessionInfo(session)).parentID) await ensureFrame(session);
-        args.push("--session", session);
-      }
       const result = await run(args, JSON.stringify({ messages: output.messages }));
-      if (!result.ok) {
-        // Without a current frame the messages go as they are, and nothing needs saying. Any
-        // other refusal (a budget too small for the goal, a broken file) is something to fix:
-        // OpenCode's log says what, once.
-        const why = result.stderr.trim();
-        if (!why.startsWith("error: no current frame")) await log(`ctx compact inject: ${why || "failed"}`);
-        return;
-      }
+      // ctx's warnings (a span it could not fold) and refusals (a broken file) go to OpenCode's
+      // log, once each; on a refusal the messages go as they are.
+      for (const line of result.stderr.split("\n")) if (line.trim()) await log(`ctx opencode messages: ${line.trim()}`);
+      if (!result.ok) return;
       try {
         const doc = JSON.parse(result.stdout);
         // OpenCode holds a reference to this array: replace its contents, never the array.
         if (Array.isArray(doc?.messages)) output.messages.splice(0, output.messages.length, ...doc.messages);
       } catch {
-        log("ctx compact inject printed no JSON");
+        log("ctx opencode messages printed no JSON");
       }
     },
 
+    "shell.env": async (input, output) => {
+      if (input?.sessionID && output?.env) output.env.CTX_SESSION = input.sessionID;
+    },
+
     "tool.execute.before": async (input, output) => {
+      if (input.tool?.startsWith("flame_") && input.callID) {
+        const key = `${input.sessionID} ${input.tool}`;
+        callIDs.set(key, [...(callIDs.get(key) ?? []), input.callID]);
+      }
+      // Every session has its own frame from its first tool call on (subagents as ctx's settings
+      // say), so that its compaction summaries and cost are recorded.
+      if (input.sessionID) await ensureFrame(input.sessionID);
       if (input.tool !== "task") return;
       taskCalls.set(input.sessionID, (taskCalls.get(input.sessionID) ?? 0) + 1);
       // The task tool continues an earlier subagent session: a blocked frame runs again.

@@ -1,0 +1,547 @@
+//! What an OpenCode session sends to the model, with its popped frames folded (`ctx opencode
+//! messages`): each popped frame's span (the messages after the one that pushed it, up to the one
+//! that popped it) is left out, the pop's tool output becomes the frame's fold entry (goal,
+//! status, summary, artifacts, decisions, log path), and the session's `<flame-context>` is put
+//! where it never rewrites what was sent before.
+//!
+//! Prompt caches serve the longest unchanged prefix of a request, so the history must change only
+//! where a frame is popped. Each context is anchored: it goes in a synthetic user message right
+//! after a boundary (a person's message, a push, a pop) the first time that boundary is the latest
+//! one, is recorded (`sessions::Anchor`), and is sent again, byte for byte, after that same
+//! message on every later request. Between two pushes or pops, each request's messages are then a
+//! prefix of the next request's.
+//!
+//! Pure: the caller reads the state, the session's anchors and the message list, renders the
+//! frame context when [`Folding::needs_context`] asks for it, and writes what changed.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde::de::DeserializeSeed;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::inject::{Edit, Edits, MessageList, Pick, write_edited};
+use crate::frame::span::{Mark, Span};
+use crate::frame::state::{Frame, Status};
+use crate::text::xml_escape;
+
+/// A popped frame of the session, with the entry that stands in for its span.
+#[derive(Debug, Clone)]
+pub struct Popped {
+    pub id: String,
+    pub span: Span,
+    pub entry: String,
+}
+
+/// The frame's fold entry: what the model keeps of a popped frame.
+pub fn entry(frame: &Frame<'_>) -> String {
+    let mut out = format!(
+        "<flame-folded id=\"{}\" status=\"{}\">\n",
+        xml_escape(frame.id),
+        frame.status()
+    );
+    let line = |out: &mut String, name: &str, text: &str| {
+        out.push_str(&format!("  <{name}>{}</{name}>\n", xml_escape(text)));
+    };
+    line(&mut out, "goal", frame.goal());
+    match frame.summary() {
+        Some(summary) => line(&mut out, "summary", summary),
+        None => line(&mut out, "summary", "(no summary was given)"),
+    }
+    if let Some(reason) = frame.invalidation_reason() {
+        line(&mut out, "reason", reason);
+    }
+    let artifacts: Vec<&str> = frame.artifacts().collect();
+    if !artifacts.is_empty() {
+        out.push_str("  <artifacts>\n");
+        for artifact in artifacts {
+            out.push_str(&format!(
+                "    <artifact>{}</artifact>\n",
+                xml_escape(artifact)
+            ));
+        }
+        out.push_str("  </artifacts>\n");
+    }
+    let decisions: Vec<&str> = frame.decisions().collect();
+    if !decisions.is_empty() {
+        out.push_str("  <decisions>\n");
+        for decision in decisions {
+            out.push_str(&format!(
+                "    <decision>{}</decision>\n",
+                xml_escape(decision)
+            ));
+        }
+        out.push_str("  </decisions>\n");
+    }
+    if let Some(log) = frame.log_path() {
+        line(&mut out, "log", &format!(".opencode/flame/{log}"));
+    }
+    line(
+        &mut out,
+        "note",
+        "The messages of this frame are left out of the conversation from here on; its log \
+         holds them in full, tool calls and outputs included. Read it when you need a detail.",
+    );
+    out.push_str("</flame-folded>");
+    out
+}
+
+/// Whether a popped frame folds: it ended, and its span was closed by the session itself.
+pub fn folds(frame: &Frame<'_>, span: &Span) -> bool {
+    span.close.is_some()
+        && matches!(
+            frame.status(),
+            Status::Completed | Status::Failed | Status::Blocked | Status::Invalidated
+        )
+}
+
+/// A recorded context: the synthetic message sent after message `after` (none when the context
+/// had not changed since the one before it, or the session had no frame).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Anchor {
+    pub after: String,
+    pub id: String,
+    pub part: String,
+    pub created: i64,
+    pub text: Option<String>,
+}
+
+/// One tool call of a message, as folding needs it.
+#[derive(Debug, Default)]
+struct Call {
+    index: usize,
+    tool: String,
+    call: Option<String>,
+    completed: bool,
+    start: Option<i64>,
+    end: Option<i64>,
+}
+
+/// A message as folding sees it.
+#[derive(Debug, Default)]
+struct View {
+    created: Option<i64>,
+    calls: Vec<Call>,
+    /// A message a person (or a command they typed) sent: some text that is not synthetic.
+    typed: bool,
+    /// The text of a user message's parts (to find a `/push` by the id it printed).
+    user_text: String,
+}
+
+fn pick<'a>(raw: &'a str, keys: &[&str]) -> Option<Vec<Option<&'a RawValue>>> {
+    Pick(keys)
+        .deserialize(&mut serde_json::Deserializer::from_str(raw))
+        .ok()
+}
+
+fn number(raw: Option<&RawValue>) -> Option<i64> {
+    let value: Value = serde_json::from_str(raw?.get()).ok()?;
+    value
+        .as_i64()
+        .or_else(|| value.as_f64().filter(|f| f.is_finite()).map(|f| f as i64))
+}
+
+fn string(raw: Option<&RawValue>) -> Option<String> {
+    serde_json::from_str::<String>(raw?.get()).ok()
+}
+
+/// Reads what folding needs of one message; anything malformed reads as absent, never an error
+/// (the list itself was checked by `parse_messages`).
+fn view(raw: &str, role: &str) -> View {
+    let mut out = View::default();
+    let Some(head) = pick(raw, &["info", "parts"]) else {
+        return out;
+    };
+    if let Some(time) = head[0]
+        .and_then(|info| pick(info.get(), &["time"]))
+        .and_then(|t| t[0])
+    {
+        out.created = pick(time.get(), &["created"]).and_then(|c| number(c[0]));
+    }
+    let Some(parts) = head[1].and_then(|p| Vec::<&RawValue>::deserialize(p).ok()) else {
+        return out;
+    };
+    for (index, part) in parts.into_iter().enumerate() {
+        let Some(fields) = pick(
+            part.get(),
+            &["type", "tool", "callID", "state", "synthetic", "text"],
+        ) else {
+            continue;
+        };
+        match string(fields[0]).as_deref() {
+            Some("tool") => {
+                let mut call = Call {
+                    index,
+                    tool: string(fields[1]).unwrap_or_default(),
+                    call: string(fields[2]),
+                    ..Call::default()
+                };
+                if let Some(state) = fields[3].and_then(|s| pick(s.get(), &["status", "time"])) {
+                    call.completed = string(state[0]).as_deref() == Some("completed");
+                    if let Some(time) = state[1].and_then(|t| pick(t.get(), &["start", "end"])) {
+                        call.start = number(time[0]);
+                        call.end = number(time[1]);
+                    }
+                }
+                out.calls.push(call);
+            }
+            Some("text") if role == "user" => {
+                let synthetic = fields[4]
+                    .and_then(|s| serde_json::from_str::<bool>(s.get()).ok())
+                    .unwrap_or(false);
+                let text = string(fields[5]).unwrap_or_default();
+                if !synthetic && !text.trim().is_empty() {
+                    out.typed = true;
+                }
+                out.user_text.push_str(&text);
+                out.user_text.push('\n');
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Where a mark is among the messages: the message index and, when known, the tool call's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Found {
+    message: usize,
+    call: Option<usize>,
+}
+
+/// Finds the message (and call) of a push or pop: by its call id, else its message id, else the
+/// tool call that was running at the mark's time (a `ctx frame …` run through the bash tool).
+/// A push made by a slash command is the user message at or after the mark that names the frame.
+fn locate(
+    list: &MessageList<'_>,
+    views: &[View],
+    mark: &Mark,
+    frame: &str,
+    is_open: bool,
+) -> Option<Found> {
+    let messages = list.messages();
+    if let Some(call) = &mark.call {
+        for (i, view) in views.iter().enumerate() {
+            if let Some(c) = view.calls.iter().find(|c| c.call.as_deref() == Some(call)) {
+                return Some(Found {
+                    message: i,
+                    call: Some(c.index),
+                });
+            }
+        }
+    }
+    if let Some(message) = &mark.message
+        && let Some(i) = messages.iter().position(|m| m.id() == message)
+    {
+        let call = views[i]
+            .calls
+            .iter()
+            .find(|c| c.tool.starts_with("flame_"))
+            .map(|c| c.index);
+        return Some(Found { message: i, call });
+    }
+    for (i, view) in views.iter().enumerate() {
+        let during = view.calls.iter().find(
+            |c| matches!((c.start, c.end), (Some(s), Some(e)) if s <= mark.at && mark.at <= e),
+        );
+        if let Some(c) = during {
+            return Some(Found {
+                message: i,
+                call: Some(c.index),
+            });
+        }
+    }
+    if is_open {
+        for (i, view) in views.iter().enumerate() {
+            if messages[i].role() == "user"
+                && view.created.is_some_and(|t| t >= mark.at)
+                && view.user_text.contains(frame)
+            {
+                return Some(Found {
+                    message: i,
+                    call: None,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// A span found among the messages.
+#[derive(Debug, Clone)]
+struct Located {
+    popped: usize,
+    open: Found,
+    close: Found,
+}
+
+/// What folding decided for one request.
+pub struct Folding<'l, 'a> {
+    list: &'l MessageList<'a>,
+    edits: Edits,
+    /// Indices of the messages after which a context may go, in order.
+    boundaries: Vec<usize>,
+    /// Frames folded, in the order of their spans.
+    pub folded: Vec<String>,
+    /// Why a frame of the session was not folded.
+    pub warnings: Vec<String>,
+}
+
+/// Decides the folds of `popped` (the session's popped frames with spans) in `list`.
+/// `keep_user` keeps what a person wrote inside a span.
+pub fn fold<'l, 'a>(
+    list: &'l MessageList<'a>,
+    popped: &[Popped],
+    keep_user: bool,
+) -> Folding<'l, 'a> {
+    let messages = list.messages();
+    let views: Vec<View> = messages.iter().map(|m| view(m.raw(), m.role())).collect();
+    let mut warnings = Vec::new();
+    let mut located = Vec::new();
+    for (n, frame) in popped.iter().enumerate() {
+        let close_mark = frame.span.close.as_ref().expect("only closed spans fold");
+        let open = locate(list, &views, &frame.span.open, &frame.id, true);
+        let close = locate(list, &views, close_mark, &frame.id, false);
+        match (open, close) {
+            (Some(open), Some(close)) if open.message <= close.message => {
+                located.push(Located {
+                    popped: n,
+                    open,
+                    close,
+                });
+            }
+            (Some(_), Some(_)) => warnings.push(format!(
+                "frame {}: its pop comes before its push among the messages; not folded",
+                frame.id
+            )),
+            (None, _) => warnings.push(format!(
+                "frame {}: the message that pushed it is not among the messages (compacted, \
+                 edited or pushed elsewhere); not folded",
+                frame.id
+            )),
+            (_, None) => warnings.push(format!(
+                "frame {}: the message that popped it is not among the messages; not folded",
+                frame.id
+            )),
+        }
+    }
+    // Outermost spans first; a span inside another folds with it; two spans that cross are a
+    // broken record, and neither folds.
+    located.sort_by_key(|l| (l.open.message, std::cmp::Reverse(l.close.message)));
+    let crosses = |a: &Located, b: &Located| {
+        a.open.message < b.open.message
+            && b.open.message < a.close.message
+            && a.close.message < b.close.message
+    };
+    let mut broken = vec![false; located.len()];
+    for i in 0..located.len() {
+        for j in 0..located.len() {
+            if i != j && crosses(&located[i], &located[j]) {
+                broken[i] = true;
+                broken[j] = true;
+            }
+        }
+    }
+    let mut edits = Edits::new(messages.len());
+    let mut folded = Vec::new();
+    let mut replaced: HashMap<usize, Value> = HashMap::new();
+    let mut outer: Vec<(usize, usize)> = Vec::new();
+    for (l, is_broken) in located.iter().zip(&broken) {
+        let frame = &popped[l.popped];
+        if *is_broken {
+            warnings.push(format!(
+                "frame {}: its span crosses another frame's span (a broken state file?); not \
+                 folded",
+                frame.id
+            ));
+            continue;
+        }
+        let inside = outer.iter().any(|&(o, c)| {
+            o <= l.open.message
+                && l.close.message <= c
+                && (o, c) != (l.open.message, l.close.message)
+        });
+        folded.push(frame.id.clone());
+        if inside {
+            continue;
+        }
+        outer.push((l.open.message, l.close.message));
+        let span = l.open.message + 1..l.close.message;
+        for (edit, view) in edits.messages[span.clone()].iter_mut().zip(&views[span]) {
+            if !(keep_user && view.typed) {
+                *edit = Edit::Drop;
+            }
+        }
+        put_entry(list, &mut edits, &mut replaced, l.close, &frame.entry);
+    }
+    for (i, value) in replaced {
+        edits.messages[i] = Edit::Replace(value.to_string());
+    }
+    // Boundaries: what a person sent, and the pushes and pops still in view.
+    let mut boundaries: Vec<usize> = (0..messages.len())
+        .filter(|&i| messages[i].role() == "user" && views[i].typed)
+        .collect();
+    for l in &located {
+        boundaries.push(l.close.message);
+    }
+    boundaries.extend(open_pushes(&views));
+    boundaries.retain(|&i| edits.messages[i] != Edit::Drop);
+    boundaries.sort_unstable();
+    boundaries.dedup();
+    Folding {
+        list,
+        edits,
+        boundaries,
+        folded,
+        warnings,
+    }
+}
+
+/// The messages holding a completed `flame_push` call: a running frame's push is a boundary too.
+fn open_pushes(views: &[View]) -> Vec<usize> {
+    views
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            v.calls
+                .iter()
+                .any(|c| c.tool == "flame_push" && c.completed)
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The fold entry as the output of the pop's tool call, or, when the pop is not a completed tool
+/// call of that message, as a synthetic message right after it.
+fn put_entry(
+    list: &MessageList<'_>,
+    edits: &mut Edits,
+    replaced: &mut HashMap<usize, Value>,
+    close: Found,
+    entry: &str,
+) {
+    let message = &list.messages()[close.message];
+    if let Some(call) = close.call {
+        if !replaced.contains_key(&close.message)
+            && let Ok(value) = serde_json::from_str(message.raw())
+        {
+            replaced.insert(close.message, value);
+        }
+        let state = replaced
+            .get_mut(&close.message)
+            .and_then(|m| m.get_mut("parts"))
+            .and_then(|p| p.get_mut(call))
+            .and_then(|p| p.get_mut("state"))
+            .and_then(Value::as_object_mut)
+            .filter(|s| s.get("status").and_then(Value::as_str) == Some("completed"));
+        if let Some(state) = state {
+            state.insert("output".into(), Value::String(entry.to_string()));
+            return;
+        }
+    }
+    if let Some(session) = message.session() {
+        edits.before[close.message + 1].push(
+            serde_json::json!({
+                "info": {"id": format!("{}_fold", message.id()), "sessionID": session, "role": "user"},
+                "parts": [{"type": "text", "text": entry, "synthetic": true}],
+            })
+            .to_string(),
+        );
+    }
+}
+
+impl<'l, 'a> Folding<'l, 'a> {
+    /// The latest boundary in view, when it has no recorded context yet: the message id after
+    /// which a context is to be rendered and recorded.
+    pub fn needs_context(&self, anchors: &[Anchor]) -> Option<(usize, String)> {
+        let last = *self.boundaries.last()?;
+        let id = self.list.messages()[last].id();
+        if anchors.iter().any(|a| a.after == id) {
+            return None;
+        }
+        Some((last, id.to_string()))
+    }
+
+    /// The text of the latest context in view before message `at` (what a new context is
+    /// compared with: an unchanged one is not sent twice).
+    pub fn context_in_view(&self, anchors: &[Anchor], at: usize) -> Option<String> {
+        let by_id: HashMap<&str, &Anchor> = anchors.iter().map(|a| (a.after.as_str(), a)).collect();
+        self.list.messages()[..at]
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(i, _)| self.edits.messages[*i] != Edit::Drop)
+            .find_map(|(_, m)| by_id.get(m.id()).and_then(|a| a.text.clone()))
+    }
+
+    /// The message list to send: folds applied, and each recorded context in view after its
+    /// message, as a synthetic user message.
+    pub fn write(mut self, anchors: &[Anchor]) -> String {
+        let messages = self.list.messages();
+        let by_id: HashMap<&str, &Anchor> = anchors.iter().map(|a| (a.after.as_str(), a)).collect();
+        let mut added = 0;
+        for (i, message) in messages.iter().enumerate() {
+            if self.edits.messages[i] == Edit::Drop {
+                continue;
+            }
+            let Some(anchor) = by_id.get(message.id()) else {
+                continue;
+            };
+            let Some(text) = &anchor.text else {
+                continue;
+            };
+            let Some(session) = message.session() else {
+                continue;
+            };
+            added += text.len();
+            let (agent, model) = nearest_user_info(self.list, i);
+            let mut info = serde_json::Map::new();
+            info.insert("id".into(), Value::String(anchor.id.clone()));
+            info.insert("sessionID".into(), Value::String(session.to_string()));
+            info.insert("role".into(), Value::String("user".into()));
+            info.insert(
+                "time".into(),
+                serde_json::json!({ "created": anchor.created }),
+            );
+            if let Some(agent) = agent {
+                info.insert("agent".into(), agent);
+            }
+            if let Some(model) = model {
+                info.insert("model".into(), model);
+            }
+            let part = serde_json::json!({
+                "id": anchor.part,
+                "sessionID": session,
+                "messageID": anchor.id,
+                "type": "text",
+                "text": text,
+                "synthetic": true,
+            });
+            // After the message and anything already put after it (a fold entry).
+            self.edits.before[i + 1].push(
+                serde_json::json!({ "info": Value::Object(info), "parts": [part] }).to_string(),
+            );
+        }
+        write_edited(self.list, &self.edits, added)
+    }
+}
+
+/// The `agent` and `model` of the user message at or before `at` (else the first after it), which a
+/// synthetic user message copies so that OpenCode answers with the same agent.
+fn nearest_user_info(list: &MessageList<'_>, at: usize) -> (Option<Value>, Option<Value>) {
+    let messages = list.messages();
+    let before = (0..=at).rev().find(|&i| messages[i].role() == "user");
+    let after = || (at + 1..messages.len()).find(|&i| messages[i].role() == "user");
+    let Some(i) = before.or_else(after) else {
+        return (None, None);
+    };
+    let info = pick(messages[i].raw(), &["info"])
+        .and_then(|h| h[0])
+        .and_then(|info| pick(info.get(), &["agent", "model"]));
+    let value = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str(r.get()).ok());
+    match info {
+        Some(fields) => (value(fields[0]), value(fields[1])),
+        None => (None, None),
+    }
+}

@@ -1,0 +1,610 @@
+//! `ctx opencode messages`: popped frames folded out of what an OpenCode session sends, the
+//! frame context anchored so that every request extends the one before it, and the spans that
+//! `frame push|pop|invalidate|activate --session` record.
+//!
+//! A small stand-in for OpenCode's loop builds the message lists: each step appends the messages
+//! OpenCode would have stored, and runs the ctx command the plugin would have run.
+
+use serde_json::{Value, json};
+
+use crate::common::TestEnv;
+
+const SESSION: &str = "ses_fold";
+
+/// An OpenCode session as the plugin sees it: its stored messages, in order.
+struct Session<'e> {
+    env: &'e TestEnv,
+    id: String,
+    messages: Vec<Value>,
+    clock: i64,
+    /// Every list `ctx opencode messages` printed, in order.
+    sent: Vec<Vec<Value>>,
+    /// Where each running frame's messages start.
+    pushed_at: Vec<usize>,
+}
+
+impl<'e> Session<'e> {
+    fn new(env: &'e TestEnv, id: &str) -> Session<'e> {
+        Session {
+            env,
+            id: id.to_string(),
+            messages: Vec::new(),
+            clock: 1_000,
+            sent: Vec::new(),
+            pushed_at: Vec::new(),
+        }
+    }
+
+    fn next_id(&mut self, prefix: &str) -> String {
+        self.clock += 1;
+        format!("{prefix}_{:06}", self.clock)
+    }
+
+    fn user(&mut self, text: &str) {
+        let id = self.next_id("msg");
+        self.messages.push(json!({
+            "info": {"id": id, "sessionID": self.id, "role": "user", "agent": "build",
+                     "model": {"providerID": "mock", "modelID": "mock-1"},
+                     "time": {"created": self.clock}},
+            "parts": [{"id": format!("prt_{id}"), "type": "text", "text": text}],
+        }));
+    }
+
+    /// An assistant message with one completed tool call; returns (message id, call id).
+    fn tool(&mut self, tool: &str, input: Value, output: &str) -> (String, String) {
+        let id = self.next_id("msg");
+        let call = format!("call_{id}");
+        let start = self.clock;
+        self.messages.push(json!({
+            "info": {"id": id, "sessionID": self.id, "role": "assistant", "time": {"created": start}},
+            "parts": [{"id": format!("prt_{id}"), "type": "tool", "tool": tool, "callID": call,
+                       "state": {"status": "completed", "input": input, "output": output,
+                                 "time": {"start": start, "end": start + 1}}}],
+        }));
+        (id, call)
+    }
+
+    fn text(&mut self, text: &str) {
+        let id = self.next_id("msg");
+        self.messages.push(json!({
+            "info": {"id": id, "sessionID": self.id, "role": "assistant", "time": {"created": self.clock}},
+            "parts": [{"id": format!("prt_{id}"), "type": "text", "text": text}],
+        }));
+    }
+
+    /// The model calls flame_push: ctx pushes with the call's place; returns the new frame's id.
+    fn push(&mut self, goal: &str) -> String {
+        let (message, call) = self.tool("flame_push", json!({"goal": goal}), "");
+        let out = self.env.ok(&[
+            "frame",
+            "push",
+            "--session",
+            &self.id.clone(),
+            "--span-message",
+            &message,
+            "--span-call",
+            &call,
+            goal,
+        ]);
+        let id = out.trim().to_string();
+        self.set_last_output(&format!("Pushed frame {id}"));
+        self.pushed_at.push(self.messages.len());
+        id
+    }
+
+    /// The model calls flame_pop with `summary` (and `status`); the plugin passes the messages
+    /// since the push for the log.
+    fn pop(&mut self, summary: &str, status: &str) {
+        let (message, call) = self.tool("flame_pop", json!({"summary": summary}), "");
+        let since = self.pushed_at.pop().unwrap_or(0);
+        let export = json!({"info": {"id": self.id}, "messages": self.messages[since..]});
+        let out = self.env.run_stdin(
+            &[
+                "frame",
+                "pop",
+                "--session",
+                &self.id.clone(),
+                "--span-message",
+                &message,
+                "--span-call",
+                &call,
+                "--status",
+                status,
+                "--summary",
+                summary,
+                "--transcript",
+                "-",
+            ],
+            export.to_string().as_bytes(),
+        );
+        assert!(out.status.success(), "{}", self.env.render(&out));
+        self.set_last_output("Popped");
+    }
+
+    fn set_last_output(&mut self, text: &str) {
+        let last = self.messages.last_mut().unwrap();
+        last["parts"][0]["state"]["output"] = json!(text);
+    }
+
+    /// One model request: what ctx makes of the stored messages.
+    fn request(&mut self) -> Vec<Value> {
+        let input = json!({ "messages": self.messages }).to_string();
+        let out = self.env.run_stdin(
+            &["opencode", "messages", "--session", &self.id],
+            input.as_bytes(),
+        );
+        assert!(out.status.success(), "{}", self.env.render(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON out");
+        let list = doc["messages"].as_array().unwrap().clone();
+        self.sent.push(list.clone());
+        list
+    }
+}
+
+fn text_of(list: &[Value]) -> String {
+    serde_json::to_string(list).unwrap()
+}
+
+/// Every string in the messages, one per line: what the model reads, unescaped.
+fn strings_of(list: &[Value]) -> String {
+    fn walk(value: &Value, out: &mut String) {
+        match value {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            Value::Object(map) => map.values().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    list.iter().for_each(|m| walk(m, &mut out));
+    out
+}
+
+/// A big, recognisable tool output.
+fn big(tag: &str) -> String {
+    format!("{tag}:{}", "lorem ipsum dolor sit amet ".repeat(800))
+}
+
+/// Whether `after` starts with the whole of `before`.
+fn extends(before: &[Value], after: &[Value]) -> bool {
+    after.len() >= before.len() && after[..before.len()] == *before
+}
+
+fn session_file(env: &TestEnv, session: &str) -> Value {
+    serde_json::from_str(&env.read(&format!(".opencode/flame/sessions/{session}.json"))).unwrap()
+}
+
+#[test]
+fn a_popped_frame_leaves_only_its_entry_and_requests_extend_each_other() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Build billing"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Build the billing service");
+    s.request();
+    let mut frames = Vec::new();
+    for n in 0..3 {
+        let frame = s.push(&format!("Step {n}"));
+        s.request();
+        s.tool(
+            "bash",
+            json!({"command": "make"}),
+            &big(&format!("OUT{n}a")),
+        );
+        s.request();
+        s.tool(
+            "bash",
+            json!({"command": "make test"}),
+            &big(&format!("OUT{n}b")),
+        );
+        s.request();
+        s.pop(&format!("Step {n} is done"), "completed");
+        let sent = s.request();
+        let text = strings_of(&sent);
+        // Nothing of any popped span's outputs; each popped frame's entry is there.
+        for m in 0..=n {
+            assert!(!text.contains(&format!("OUT{m}a")), "step {m} output sent");
+            assert!(!text.contains(&format!("OUT{m}b")), "step {m} output sent");
+            assert!(
+                text.contains(&format!("Step {m} is done")),
+                "summary {m} missing"
+            );
+        }
+        assert!(text.contains(&format!("<log>.opencode/flame/logs/frame-{frame}.md</log>")));
+        frames.push(frame);
+    }
+    s.text("All done");
+    let last = s.request();
+    // The stored session keeps everything; what is sent is a small part of it.
+    let stored = text_of(&s.messages).len();
+    let sent = text_of(&last).len();
+    assert!(sent * 10 < stored, "sent {sent} of {stored} characters");
+    // Requests change only where a frame is popped: every other request extends the one before.
+    let mut breaks = Vec::new();
+    for (i, pair) in s.sent.windows(2).enumerate() {
+        if !extends(&pair[0], &pair[1]) {
+            let at = pair[0]
+                .iter()
+                .zip(&pair[1])
+                .position(|(a, b)| a != b)
+                .unwrap_or(pair[0].len().min(pair[1].len()));
+            breaks.push((i + 1, at));
+        }
+    }
+    // One break per pop (requests 4, 8, 12 are the ones right after each pop), never at the
+    // first message.
+    assert_eq!(breaks.len(), 3, "{breaks:?}");
+    assert!(breaks.iter().all(|&(_, at)| at > 0), "{breaks:?}");
+    assert_eq!(
+        breaks.iter().map(|b| b.0).collect::<Vec<_>>(),
+        vec![4, 8, 12]
+    );
+    // Each log holds its frame's tool calls and their outputs in full.
+    for (n, frame) in frames.iter().enumerate() {
+        let log = env.read(&format!(".opencode/flame/logs/frame-{frame}.md"));
+        for tag in ["a", "b"] {
+            assert!(
+                log.contains(&big(&format!("OUT{n}{tag}"))),
+                "{frame}: OUT{n}{tag}"
+            );
+        }
+        assert!(log.contains("[Tool: bash] make test"));
+    }
+}
+
+#[test]
+fn the_context_goes_after_the_latest_boundary_once_and_is_not_repeated() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Build billing"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Build the billing service");
+    let first = s.request();
+    // The root's context right after the person's message.
+    assert_eq!(first.len(), 2);
+    assert_eq!(first[1]["info"]["role"], "user");
+    assert_eq!(first[1]["parts"][0]["synthetic"], true);
+    let context = first[1]["parts"][0]["text"].as_str().unwrap().to_string();
+    assert!(context.starts_with(&format!("<flame-context session=\"{SESSION}\">")));
+    assert_eq!(first[1]["info"]["agent"], "build");
+    assert_eq!(first[1]["info"]["model"]["modelID"], "mock-1");
+    s.tool("bash", json!({"command": "ls"}), "a b c");
+    let second = s.request();
+    assert!(extends(&first, &second));
+    // A push adds the new frame's context after the push; the first stays where it was.
+    let frame = s.push("Verify signatures");
+    let third = s.request();
+    assert!(extends(&second, &third));
+    let pushed = third.last().unwrap();
+    assert!(
+        pushed["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("<current-frame id=\"{frame}\""))
+    );
+    // A person's next message with nothing changed gets no second copy of the same context.
+    s.pop("Verified", "completed");
+    let fourth = s.request();
+    let contexts_before = fourth
+        .iter()
+        .filter(|m| m["parts"][0]["synthetic"] == true)
+        .count();
+    s.text("Done.");
+    s.user("Thanks, go on");
+    let fifth = s.request();
+    assert!(extends(&fourth, &fifth));
+    let contexts_after = fifth
+        .iter()
+        .filter(|m| m["parts"][0]["synthetic"] == true)
+        .count();
+    assert_eq!(contexts_before, contexts_after);
+    let recorded = session_file(&env, SESSION);
+    let anchors = recorded["contexts"].as_array().unwrap();
+    assert_eq!(anchors.last().unwrap()["text"], Value::Null);
+}
+
+#[test]
+fn nested_frames_fold_inside_their_parent_and_user_messages_fold_unless_kept() {
+    for keep in [false, true] {
+        let env = TestEnv::new();
+        if keep {
+            env.write(
+                ".opencode/ctx.toml",
+                "[opencode]\nfold_user_messages = \"keep\"\n",
+            );
+        }
+        env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+        let mut s = Session::new(&env, SESSION);
+        s.user("Start");
+        let outer = s.push("Outer");
+        s.tool("bash", json!({"command": "a"}), &big("OUTER"));
+        let inner = s.push("Inner");
+        s.tool("bash", json!({"command": "b"}), &big("INNER"));
+        s.user("Also check the refunds");
+        s.pop("Inner done", "completed");
+        let mid = strings_of(&s.request());
+        assert!(
+            !mid.contains("INNER:") && mid.contains("OUTER:"),
+            "{mid:.3000}"
+        );
+        assert!(mid.contains(&format!(
+            "<flame-folded id=\"{inner}\" status=\"completed\">"
+        )));
+        s.pop("Outer done", "failed");
+        let end = strings_of(&s.request());
+        assert!(!end.contains("OUTER:") && !end.contains("INNER:"));
+        assert!(end.contains(&format!("<flame-folded id=\"{outer}\" status=\"failed\">")));
+        // The inner entry went with the outer span.
+        assert!(!end.contains(&format!("<flame-folded id=\"{inner}\"")));
+        assert_eq!(end.contains("Also check the refunds"), keep);
+    }
+}
+
+#[test]
+fn spans_that_cannot_be_found_are_not_folded_and_say_why() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    s.push("Lost push");
+    s.tool("bash", json!({"command": "a"}), &big("KEPT"));
+    s.pop("Done", "completed");
+    // OpenCode compacted: the push is gone from the list.
+    s.messages.remove(1);
+    let input = json!({ "messages": s.messages }).to_string();
+    let out = env.run_stdin(
+        &["opencode", "messages", "--session", SESSION],
+        input.as_bytes(),
+    );
+    let rendered = env.render(&out);
+    assert!(out.status.success(), "{rendered}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("KEPT:"));
+    assert!(
+        rendered.contains("the message that pushed it is not among the messages"),
+        "{rendered}"
+    );
+}
+
+#[test]
+fn frames_pushed_from_a_shell_or_by_another_session_do_not_fold() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    // A person pushes in a shell; the session pops it: there is no span to fold.
+    let id = env.ok(&["frame", "push", "--parent", SESSION, "From the shell"]);
+    s.tool("bash", json!({"command": "a"}), &big("SHELL"));
+    env.ok(&["frame", "pop", "--frame", id.trim(), "--summary", "x"]);
+    assert!(text_of(&s.request()).contains("SHELL:"));
+    let state: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+    assert!(state["frames"][id.trim()].get("opencodeSpan").is_none());
+}
+
+#[test]
+fn a_push_run_through_bash_folds_by_the_time_of_its_call() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    };
+    // The model runs `ctx frame push` and `ctx frame pop` through bash, with CTX_SESSION set by
+    // the plugin: ctx knows neither message nor call, only the time, which falls within the
+    // bash call's own.
+    let bash_ctx = |s: &mut Session, args: &[&str]| {
+        s.tool(
+            "bash",
+            json!({"command": format!("ctx {}", args.join(" "))}),
+            "",
+        );
+        let start = now();
+        let out = env
+            .ctx()
+            .args(args)
+            .env("CTX_SESSION", SESSION)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let end = now();
+        let last = s.messages.last_mut().unwrap();
+        last["parts"][0]["state"]["time"] = json!({"start": start, "end": end});
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    bash_ctx(&mut s, &["frame", "push", "By bash"]);
+    s.clock = now() + 1;
+    s.tool("bash", json!({"command": "work"}), &big("BASHWORK"));
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    bash_ctx(&mut s, &["frame", "pop", "--summary", "Bash frame done"]);
+    let text = text_of(&s.request());
+    assert!(!text.contains("BASHWORK:"), "not folded");
+    assert!(text.contains("Bash frame done"));
+}
+
+#[test]
+fn broken_records_send_the_messages_unfolded_and_lose_nothing() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    let a = s.push("A");
+    s.tool("bash", json!({"command": "a"}), &big("AAA"));
+    let b = s.push("B");
+    s.pop("B done", "completed");
+    s.tool("bash", json!({"command": "c"}), &big("CCC"));
+    s.pop("A done", "completed");
+    // A hand edit makes the two spans cross (A: its push to B's pop; B: its push to A's pop):
+    // neither folds.
+    let mut state: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+    let a_close = state["frames"][&a]["opencodeSpan"]["close"].clone();
+    state["frames"][&a]["opencodeSpan"]["close"] =
+        state["frames"][&b]["opencodeSpan"]["close"].clone();
+    state["frames"][&b]["opencodeSpan"]["close"] = a_close;
+    env.write(
+        ".opencode/flame/state.json",
+        serde_json::to_string_pretty(&state).unwrap(),
+    );
+    let input = json!({ "messages": s.messages }).to_string();
+    let out = env.run_stdin(
+        &["opencode", "messages", "--session", SESSION],
+        input.as_bytes(),
+    );
+    let rendered = env.render(&out);
+    assert!(out.status.success(), "{rendered}");
+    assert!(
+        rendered.contains(&format!(
+            "warning: frame {a}: its span crosses another frame's span"
+        )),
+        "{rendered}"
+    );
+    let sent = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(sent.contains("AAA:") && sent.contains("CCC:"));
+    // A span key that is not ctx's is reported; the frame stays unfolded.
+    state["frames"][&a]["opencodeSpan"] = json!("not a span");
+    state["frames"][&b]["opencodeSpan"] = json!({"sessionID": SESSION});
+    env.write(
+        ".opencode/flame/state.json",
+        serde_json::to_string_pretty(&state).unwrap(),
+    );
+    let out = env.run_stdin(
+        &["opencode", "messages", "--session", SESSION],
+        input.as_bytes(),
+    );
+    let rendered = env.render(&out);
+    assert!(out.status.success(), "{rendered}");
+    assert!(
+        rendered.contains(&format!(
+            "warning: frame {a}: opencodeSpan: not an object; not folded"
+        )),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains(&format!(
+            "warning: frame {b}: opencodeSpan: no open mark; not folded"
+        )),
+        "{rendered}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("AAA:"));
+    // A session file that is not ctx's is refused, and left as it was.
+    env.write(&format!(".opencode/flame/sessions/{SESSION}.json"), "{oops");
+    let out = env.run_stdin(
+        &["opencode", "messages", "--session", SESSION],
+        input.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    assert!(env.render(&out).contains("not a session file of ctx"));
+    assert_eq!(
+        env.read(&format!(".opencode/flame/sessions/{SESSION}.json")),
+        "{oops"
+    );
+    // A session id that is not an id never becomes a path.
+    let out = env.run_stdin(
+        &["opencode", "messages", "--session", "../x"],
+        input.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    // Not a message list.
+    let out = env.run_stdin(
+        &["opencode", "messages", "--session", SESSION],
+        b"{\"messages\": 5}",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        env.render(&out)
+            .contains("<stdin>: not an OpenCode message list: /messages is not an array")
+    );
+}
+
+#[test]
+fn huge_outputs_and_control_bytes_fold_and_are_logged_cut() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    let frame = s.push("Huge");
+    let huge = format!("\u{1b}[31mred\u{1b}[0m\u{0}{}", "x".repeat(50 << 20));
+    s.tool("bash", json!({"command": "cat big"}), &huge);
+    let (message, call) = s.tool("flame_pop", json!({"summary": "Read it"}), "Popped");
+    // The plugin's pop passes the session's messages since the push, for the log.
+    let export = json!({"info": {"id": SESSION, "title": "Root"}, "messages": s.messages[1..]});
+    let out = env.run_stdin(
+        &[
+            "frame",
+            "pop",
+            "--session",
+            SESSION,
+            "--span-message",
+            &message,
+            "--span-call",
+            &call,
+            "--summary",
+            "Read the big file",
+            "--transcript",
+            "-",
+        ],
+        export.to_string().as_bytes(),
+    );
+    assert!(out.status.success(), "{}", env.render(&out));
+    let sent = text_of(&s.request());
+    assert!(sent.len() < 100_000, "{} bytes sent", sent.len());
+    assert!(sent.contains("Read the big file"));
+    // The log keeps 256 KiB of the output, says what it cut, and shows control bytes as text.
+    let log = env.read(&format!(".opencode/flame/logs/frame-{frame}.md"));
+    assert!(log.len() < 300_000, "{} bytes of log", log.len());
+    assert!(
+        log.contains("\\x1b[31mred\\x1b[0m\\x00xxx"),
+        "control bytes"
+    );
+    let total = huge.len();
+    let cut = total - (256 << 10);
+    assert!(
+        log.contains(&format!(
+            "[output cut: {cut} of {total} bytes left out (frame.log.output_max = 262144)]"
+        )),
+        "no cut marker"
+    );
+    assert!(log.contains("Input:\n\n```json\n{\n  \"command\": \"cat big\"\n}\n```"));
+    // With no limit, everything is kept.
+    let env = TestEnv::new();
+    env.write(".opencode/ctx.toml", "[frame.log]\noutput_max = 0\n");
+    env.ok(&["frame", "push", "Whole"]);
+    let out = env.run_stdin(
+        &["frame", "pop", "--transcript", "-"],
+        export.to_string().as_bytes(),
+    );
+    assert!(out.status.success(), "{}", env.render(&out));
+    let logs = std::fs::read_dir(env.path(".opencode/flame/logs")).unwrap();
+    let log = std::fs::read_to_string(logs.into_iter().next().unwrap().unwrap().path()).unwrap();
+    assert!(log.len() > 50 << 20);
+}
+
+#[test]
+fn fold_off_puts_the_context_into_the_last_user_message_as_before() {
+    let env = TestEnv::new();
+    env.write(".opencode/ctx.toml", "[opencode]\nfold = \"off\"\n");
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    s.push("A");
+    s.tool("bash", json!({"command": "a"}), &big("OFF"));
+    s.pop("A done", "completed");
+    let sent = s.request();
+    let text = text_of(&sent);
+    assert!(text.contains("OFF:"));
+    assert_eq!(sent.len(), s.messages.len());
+    let parts = sent[0]["parts"].as_array().unwrap();
+    assert!(
+        parts.last().unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<flame-context")
+    );
+    assert!(
+        !env.path(&format!(".opencode/flame/sessions/{SESSION}.json"))
+            .exists()
+    );
+}
