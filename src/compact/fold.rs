@@ -212,14 +212,9 @@ struct Found {
 
 /// Finds the message (and call) of a push or pop: by its call id, else its message id, else the
 /// tool call that was running at the mark's time (a `ctx frame …` run through the bash tool).
-/// A push made by a slash command is the user message at or after the mark that names the frame.
-fn locate(
-    list: &MessageList<'_>,
-    views: &[View],
-    mark: &Mark,
-    frame: &str,
-    is_open: bool,
-) -> Option<Found> {
+/// A push or pop made by a slash command is the user message at or after the mark that names the
+/// frame (the command's result, which OpenCode stores as that message).
+fn locate(list: &MessageList<'_>, views: &[View], mark: &Mark, frame: &str) -> Option<Found> {
     let messages = list.messages();
     if let Some(call) = &mark.call {
         for (i, view) in views.iter().enumerate() {
@@ -252,20 +247,15 @@ fn locate(
             });
         }
     }
-    if is_open {
-        for (i, view) in views.iter().enumerate() {
-            if messages[i].role() == "user"
-                && view.created.is_some_and(|t| t >= mark.at)
-                && view.user_text.contains(frame)
-            {
-                return Some(Found {
-                    message: i,
-                    call: None,
-                });
-            }
-        }
-    }
-    None
+    views.iter().enumerate().find_map(|(i, view)| {
+        (messages[i].role() == "user"
+            && view.created.is_some_and(|t| t >= mark.at)
+            && view.user_text.contains(frame))
+        .then_some(Found {
+            message: i,
+            call: None,
+        })
+    })
 }
 
 /// A span found among the messages.
@@ -301,10 +291,16 @@ pub fn fold<'l, 'a>(
     let mut located = Vec::new();
     for (n, frame) in popped.iter().enumerate() {
         let close_mark = frame.span.close.as_ref().expect("only closed spans fold");
-        let open = locate(list, &views, &frame.span.open, &frame.id, true);
-        let close = locate(list, &views, close_mark, &frame.id, false);
+        let open = locate(list, &views, &frame.span.open, &frame.id);
+        let close = locate(list, &views, close_mark, &frame.id);
         match (open, close) {
-            (Some(open), Some(close)) if open.message <= close.message => {
+            (Some(open), Some(close))
+                if open.message < close.message
+                    || (open.message == close.message
+                        && open.call.is_some()
+                        && close.call.is_some()
+                        && open.call != close.call) =>
+            {
                 located.push(Located {
                     popped: n,
                     open,
@@ -367,7 +363,8 @@ pub fn fold<'l, 'a>(
             continue;
         }
         outer.push((l.open.message, l.close.message));
-        let span = l.open.message + 1..l.close.message;
+        // Empty when the push and the pop are calls of one message.
+        let span = l.open.message + 1..l.close.message.max(l.open.message + 1);
         for (edit, view) in edits.messages[span.clone()].iter_mut().zip(&views[span]) {
             if !(keep_user && view.typed) {
                 *edit = Edit::Drop;
@@ -543,5 +540,99 @@ fn nearest_user_info(list: &MessageList<'_>, at: usize) -> (Option<Value>, Optio
     match info {
         Some(fields) => (value(fields[0]), value(fields[1])),
         None => (None, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::inject::parse_messages;
+    use proptest::prelude::*;
+
+    /// A message list of `roles` (true: a user message), each assistant message one tool call
+    /// with call id `c<i>` running from `10 i` to `10 i + 5`.
+    fn list(roles: &[bool]) -> String {
+        let messages: Vec<Value> = roles
+            .iter()
+            .enumerate()
+            .map(|(i, &user)| {
+                let id = format!("m{i:03}");
+                if user {
+                    serde_json::json!({"info": {"id": id, "sessionID": "s", "role": "user",
+                        "time": {"created": 10 * i}},
+                        "parts": [{"type": "text", "text": format!("prompt {i}")}]})
+                } else {
+                    serde_json::json!({"info": {"id": id, "sessionID": "s", "role": "assistant",
+                        "time": {"created": 10 * i}},
+                        "parts": [{"type": "tool", "tool": "bash", "callID": format!("c{i}"),
+                            "state": {"status": "completed", "output": format!("out {i}"),
+                                "time": {"start": 10 * i, "end": 10 * i + 5}}}]})
+                }
+            })
+            .collect();
+        serde_json::json!({ "messages": messages }).to_string()
+    }
+
+    fn mark(at: usize, how: u8) -> Mark {
+        match how {
+            0 => Mark::new(10 * at as i64 + 2, None, Some(&format!("c{at}"))),
+            1 => Mark::new(10 * at as i64 + 2, Some(&format!("m{at:03}")), None),
+            2 => Mark::new(10 * at as i64 + 2, None, None),
+            _ => Mark::new(-1, Some("gone"), Some("gone")),
+        }
+    }
+
+    proptest! {
+        /// Whatever the spans (valid, nested, crossing, reversed, missing), folding never panics,
+        /// keeps the messages it does not drop in order and unchanged but for a pop's output, and
+        /// drops only messages strictly inside some span.
+        #[test]
+        fn folds_keep_order_and_drop_only_inside_spans(
+            roles in proptest::collection::vec(any::<bool>(), 1..40),
+            spans in proptest::collection::vec((0usize..40, 0usize..40, 0u8..4, 0u8..4), 0..6),
+            keep_user in any::<bool>(),
+        ) {
+            let text = list(&roles);
+            let parsed = parse_messages(&text).unwrap();
+            let popped: Vec<Popped> = spans
+                .iter()
+                .enumerate()
+                .map(|(n, &(open, close, a, b))| Popped {
+                    id: format!("fr_{n}"),
+                    span: Span {
+                        session: "s".into(),
+                        open: mark(open.min(roles.len() - 1), a),
+                        close: Some(mark(close.min(roles.len() - 1), b)),
+                    },
+                    entry: format!("ENTRY {n}"),
+                })
+                .collect();
+            let folding = fold(&parsed, &popped, keep_user);
+            let out = folding.write(&[]);
+            let out: Value = serde_json::from_str(&out).unwrap();
+            let ids: Vec<&str> = out["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["info"]["id"].as_str().unwrap())
+                .filter(|id| !id.ends_with("_fold"))
+                .collect();
+            let mut sorted = ids.clone();
+            sorted.sort_unstable();
+            prop_assert_eq!(&ids, &sorted, "kept messages keep their order");
+            for i in 0..roles.len() {
+                let id = format!("m{i:03}");
+                if ids.contains(&id.as_str()) {
+                    continue;
+                }
+                let inside = popped.iter().any(|p| {
+                    let at = |m: &Mark| (m.at + 1) / 10;
+                    let (o, c) = (at(&p.span.open), at(p.span.close.as_ref().unwrap()));
+                    o < i as i64 && (i as i64) < c
+                });
+                prop_assert!(inside, "message {} dropped outside every span", i);
+                prop_assert!(!(keep_user && roles[i]), "a kept user message was dropped");
+            }
+        }
     }
 }

@@ -608,3 +608,152 @@ fn fold_off_puts_the_context_into_the_last_user_message_as_before() {
             .exists()
     );
 }
+
+#[test]
+fn slash_commands_push_and_pop_in_user_messages() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    // `/push` runs ctx before OpenCode stores the command's message, which holds ctx's answer.
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    };
+    let id = env.ok(&["frame", "push", "--session", SESSION, "By command"]);
+    let id = id.trim();
+    s.clock = now();
+    s.user(&format!(
+        "ctx ran /push for this session:\n\nPushed frame {id}"
+    ));
+    s.tool("bash", json!({"command": "a"}), &big("CMDWORK"));
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    env.ok(&[
+        "frame",
+        "pop",
+        "--session",
+        SESSION,
+        "--summary",
+        "Done by command",
+    ]);
+    s.clock = now();
+    s.user(&format!(
+        "ctx ran /pop for this session:\n\nPopped frame {id}"
+    ));
+    let text = strings_of(&s.request());
+    assert!(!text.contains("CMDWORK:"), "not folded: {text:.2000}");
+    assert!(text.contains(&format!("<flame-folded id=\"{id}\" status=\"completed\">")));
+    assert!(text.contains("ctx ran /push") && text.contains("ctx ran /pop"));
+}
+
+#[test]
+fn a_second_pop_or_another_sessions_pop_changes_no_span() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    env.ok(&["opencode", "frame", "ses_other", "--title", "Other"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    let frame = s.push("Twice");
+    s.tool("bash", json!({"command": "a"}), &big("TWICE"));
+    s.pop("First pop", "completed");
+    let before: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+    // Popped again, by the session or by another: refused, and the span is as it was.
+    for session in [SESSION, "ses_other"] {
+        let out = env.run(&["frame", "pop", "--frame", &frame, "--session", session]);
+        assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    }
+    let after: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+    assert_eq!(
+        before["frames"][&frame]["opencodeSpan"],
+        after["frames"][&frame]["opencodeSpan"]
+    );
+    assert!(!strings_of(&s.request()).contains("TWICE:"));
+    // A frame this session pushed and another session popped keeps its span open: not folded.
+    let (message, call) = s.tool("flame_push", json!({"goal": "Handed over"}), "");
+    let other = env.ok(&[
+        "frame",
+        "push",
+        "--session",
+        SESSION,
+        "--span-message",
+        &message,
+        "--span-call",
+        &call,
+        "Handed over",
+    ]);
+    s.tool("bash", json!({"command": "b"}), &big("HANDED"));
+    env.ok(&[
+        "frame",
+        "pop",
+        "--frame",
+        other.trim(),
+        "--session",
+        "ses_other",
+    ]);
+    assert!(strings_of(&s.request()).contains("HANDED:"));
+    let state: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+    assert!(
+        state["frames"][other.trim()]["opencodeSpan"]
+            .get("close")
+            .is_none()
+    );
+}
+
+#[test]
+fn sessions_folding_at_once_keep_every_record() {
+    let env = TestEnv::new();
+    let sessions: Vec<String> = (0..4).map(|n| format!("ses_par{n}")).collect();
+    let mut inputs = Vec::new();
+    for id in &sessions {
+        env.ok(&["opencode", "frame", id, "--title", "Parallel"]);
+        let mut s = Session::new(&env, id);
+        // Each session has many boundaries, so every request records a new context.
+        for n in 0..8 {
+            s.user(&format!("prompt {n}"));
+            inputs.push((id.clone(), json!({ "messages": s.messages }).to_string()));
+        }
+    }
+    let children: Vec<_> = inputs
+        .iter()
+        .map(|(id, input)| {
+            use std::io::Write;
+            let mut child = env
+                .std_command()
+                .args(["opencode", "messages", "--session", id])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Every session's file holds one record per boundary it was sent with, none lost.
+    for id in &sessions {
+        let file = session_file(&env, id);
+        let mut after: Vec<&str> = file["contexts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["after"].as_str().unwrap())
+            .collect();
+        after.sort_unstable();
+        after.dedup();
+        assert_eq!(after.len(), 8, "{id}: {file}");
+    }
+}

@@ -205,6 +205,7 @@ pub fn files() -> Vec<ReadFile> {
                     "--at",
                     "after:msg_203018619001aaaaaaaaaaaaaa",
                 ]),
+                reads_stdin(&["opencode", "messages", "--session", "ses_hostile"]),
             ],
             bystanders: vec![],
             store: false,
