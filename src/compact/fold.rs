@@ -620,7 +620,7 @@ mod tests {
             let mut sorted = ids.clone();
             sorted.sort_unstable();
             prop_assert_eq!(&ids, &sorted, "kept messages keep their order");
-            for i in 0..roles.len() {
+            for (i, &user) in roles.iter().enumerate() {
                 let id = format!("m{i:03}");
                 if ids.contains(&id.as_str()) {
                     continue;
@@ -631,7 +631,7 @@ mod tests {
                     o < i as i64 && (i as i64) < c
                 });
                 prop_assert!(inside, "message {} dropped outside every span", i);
-                prop_assert!(!(keep_user && roles[i]), "a kept user message was dropped");
+                prop_assert!(!(keep_user && user), "a kept user message was dropped");
             }
         }
     }

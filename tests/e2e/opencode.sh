@@ -55,7 +55,8 @@ run() {
 }
 
 # check REQUESTS PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in order,
-# as {"file", "body", "tools", "system", "last_user", "last", "all", "messages"}) and helpers in scope.
+# as {"file", "body", "tools", "system", "last_user", "last", "all", "messages", "texts"}) and helpers
+# in scope.
 check() {
   python3 - "$1" <<PY || fail "$2"
 import glob, json, sys
@@ -85,7 +86,9 @@ for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
         "system": "".join(text(m) for m in messages if m["role"] == "system"),
         "last_user": "\n\n".join(tail),
         "messages": [m for m in messages if m["role"] != "system"],
-        "last": text(messages[-1]) if messages else "",
+        "texts": "\n".join(text(m) for m in messages),
+        # The last message before the frame context ctx anchors after a push, a pop or a prompt.
+        "last": next((text(m) for m in reversed(messages) if not text(m).startswith("<flame-context")), ""),
         "all": json.dumps(body),
     })
 def need(condition, what):
@@ -157,7 +160,7 @@ scenario_tools() {
  {"tools": true, "when": "Start the refund work", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Handle refund events"}}]},
  {"tools": true, "when": "Pushed frame", "tool_calls": [{"name": "flame_add_decision", "arguments": {"decision": "Refunds are negative line items"}}]},
  {"tools": true, "when": "Recorded the decision", "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "Refunds handled & logged."}}]},
- {"tools": true, "when": "Popped frame", "tool_calls": [{"name": "flame_activate", "arguments": {"sessionID": "fr_nope"}}]},
+ {"tools": true, "when": "flame-folded", "tool_calls": [{"name": "flame_activate", "arguments": {"sessionID": "fr_nope"}}]},
  {"tools": true, "reply": "All done."}
 ]
 EOF
@@ -180,7 +183,7 @@ for name in ['flame_push', 'flame_pop', 'flame_status', 'flame_tree', 'flame_pla
     need(name in r['tools'], name + ' offered')
 first(lambda r: r['last'].startswith('Pushed frame $pushed'), 'the push result')
 first(lambda r: '<flame-context session=\"$pushed\"' in r['last_user'], 'the pushed frame in the context')
-first(lambda r: r['last'].startswith('Popped frame $pushed') and '.opencode/flame/logs/frame-$pushed.md' in r['last'], 'the pop result')
+first(lambda r: r['last'].startswith('<flame-folded id=\"$pushed\" status=\"completed\">') and '.opencode/flame/logs/frame-$pushed.md' in r['last'], 'the pop result, folded')
 first(lambda r: r['last'].startswith(\"Error: no frame matches 'fr_nope'\"), 'a refusal as Error: text')
 "
 }
@@ -215,7 +218,7 @@ import re
 visible = re.search(r'Frame (ses_\\w+) completed: Audit refunds \\(@general subagent\\)', after['last_user'])
 need(visible and '$child'.startswith(visible.group(1)), 'the visible line names the child by its short id')
 need('Summary: Refund audit: 3 issues found.' in after['last_user'], 'the hint')
-need('<flame-context session=\"$parent\">' in after['last_user'], 'the parent sees its own frame again')
+need('<flame-context session=\"$parent\">' in after['texts'], 'the parent still sees its own frame (an unchanged context is not repeated)')
 "
   # The hint is a synthetic part of the parent's user message: people see only the visible line.
   local root
@@ -514,7 +517,58 @@ need(folded * 5 < size, 'ctx sends less than a fifth of what plain OpenCode send
 "
 }
 
-all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget fold)
+scenario_fold_anthropic() {
+  echo "scenario fold_anthropic: the same folding through Anthropic's wire format (OpenCode's @ai-sdk/anthropic)"
+  local project port=$((MOCK_PORT + 1))
+  project=$(new_project fold-anthropic)
+  cat >"$project/opencode.json" <<EOF
+{
+  "\$schema": "https://opencode.ai/config.json",
+  "provider": {
+    "mock-anthropic": {
+      "npm": "@ai-sdk/anthropic",
+      "name": "Mock Anthropic",
+      "options": { "baseURL": "http://127.0.0.1:$port/v1", "apiKey": "unused" },
+      "models": { "claude-mock": { "name": "Claude Mock", "limit": { "context": 200000, "output": 32000 } } }
+    }
+  },
+  "model": "mock-anthropic/claude-mock",
+  "autoupdate": false
+}
+EOF
+  {
+    printf '[\n{"tools": true, "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Audit the ledger"}}]},\n'
+    big_bash A1; printf ',\n'
+    big_bash A2; printf ',\n'
+    printf '{"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "The ledger balances"}}]},\n'
+    printf '{"tools": true, "reply": "Done."}\n]\n'
+  } >"$work/fold-anthropic.json"
+  local sandbox=$work/sandbox-fold-anthropic
+  mkdir -p "$sandbox/requests"
+  python3 "$here/mock-anthropic.py" --port "$port" --requests "$sandbox/requests" --strict \
+    --script "$work/fold-anthropic.json" --max-seconds 600 >"$sandbox/mock.log" 2>&1 &
+  local mock=$!
+  for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  MOCK_PORT=$port "$here/opencode-sandbox.sh" "$sandbox" "$project" -- run "Audit the ledger" \
+    >"$work/fold-anthropic.out" 2>&1 || { kill "$mock"; cat "$work/fold-anthropic.out" >&2; fail "fold_anthropic: opencode exited non-zero"; }
+  kill "$mock" 2>/dev/null || true
+  keep_deps "$project"
+  ls "$sandbox/requests"/*.error.txt >/dev/null 2>&1 && fail "fold_anthropic: the strict stand-in refused a request: $(cat "$sandbox/requests"/*.error.txt)"
+  python3 - "$sandbox/requests" <<'PY' || fail "fold_anthropic"
+import glob, json, sys
+requests = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json"))]
+agent = [r for r in requests if r.get("tools")]
+assert len(agent) >= 5, len(agent)
+last = json.dumps(agent[-1]["messages"])
+assert "A1-2499" not in last and "A2-2499" not in last, "the span's outputs are folded out"
+assert "The ledger balances" in last and ".opencode/flame/logs/frame-" in last, "the fold entry is sent"
+breaks = [i for i in range(1, len(agent)) if agent[i]["messages"][:len(agent[i - 1]["messages"])] != agent[i - 1]["messages"]]
+assert len(breaks) == 1, breaks
+print("fold_anthropic: last request %d characters of messages, %d break" % (len(last), len(breaks)))
+PY
+}
+
+all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget fold fold_anthropic)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
