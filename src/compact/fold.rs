@@ -34,55 +34,37 @@ pub struct Popped {
     pub entry: String,
 }
 
-/// The frame's fold entry: what the model keeps of a popped frame.
+/// The frame's fold entry: what the model keeps of a popped frame. Compact (it is sent on every
+/// later request): what it means is said once, in the `flame_pop` tool's description.
 pub fn entry(frame: &Frame<'_>) -> String {
     let mut out = format!(
-        "<flame-folded id=\"{}\" status=\"{}\">\n",
+        "<flame-folded id=\"{}\" status=\"{}\"",
         xml_escape(frame.id),
         frame.status()
     );
+    if let Some(log) = frame.log_path() {
+        out.push_str(&format!(
+            " log=\"{}\"",
+            xml_escape(&format!(".opencode/flame/{log}"))
+        ));
+    }
+    out.push_str(">\n");
     let line = |out: &mut String, name: &str, text: &str| {
-        out.push_str(&format!("  <{name}>{}</{name}>\n", xml_escape(text)));
+        out.push_str(&format!("<{name}>{}</{name}>\n", xml_escape(text)));
     };
     line(&mut out, "goal", frame.goal());
-    match frame.summary() {
-        Some(summary) => line(&mut out, "summary", summary),
-        None => line(&mut out, "summary", "(no summary was given)"),
+    if let Some(summary) = frame.summary() {
+        line(&mut out, "summary", summary);
     }
     if let Some(reason) = frame.invalidation_reason() {
         line(&mut out, "reason", reason);
     }
-    let artifacts: Vec<&str> = frame.artifacts().collect();
-    if !artifacts.is_empty() {
-        out.push_str("  <artifacts>\n");
-        for artifact in artifacts {
-            out.push_str(&format!(
-                "    <artifact>{}</artifact>\n",
-                xml_escape(artifact)
-            ));
-        }
-        out.push_str("  </artifacts>\n");
+    for artifact in frame.artifacts() {
+        line(&mut out, "artifact", artifact);
     }
-    let decisions: Vec<&str> = frame.decisions().collect();
-    if !decisions.is_empty() {
-        out.push_str("  <decisions>\n");
-        for decision in decisions {
-            out.push_str(&format!(
-                "    <decision>{}</decision>\n",
-                xml_escape(decision)
-            ));
-        }
-        out.push_str("  </decisions>\n");
+    for decision in frame.decisions() {
+        line(&mut out, "decision", decision);
     }
-    if let Some(log) = frame.log_path() {
-        line(&mut out, "log", &format!(".opencode/flame/{log}"));
-    }
-    line(
-        &mut out,
-        "note",
-        "The messages of this frame are left out of the conversation from here on; its log \
-         holds them in full, tool calls and outputs included. Read it when you need a detail.",
-    );
     out.push_str("</flame-folded>");
     out
 }
@@ -363,14 +345,27 @@ pub fn fold<'l, 'a>(
             continue;
         }
         outer.push((l.open.message, l.close.message));
-        // Empty when the push and the pop are calls of one message.
-        let span = l.open.message + 1..l.close.message.max(l.open.message + 1);
-        for (edit, view) in edits.messages[span.clone()].iter_mut().zip(&views[span]) {
-            if !(keep_user && view.typed) {
+        // The push's own message folds too (the entry names the goal), but for a pop made in
+        // the same message, which stays to carry the entry.
+        let span = l.open.message..l.close.message;
+        for (i, (edit, view)) in edits.messages[span.clone()]
+            .iter_mut()
+            .zip(&views[span])
+            .enumerate()
+        {
+            let typed = messages[l.open.message + i].role() == "user" && view.typed;
+            if !(keep_user && typed) {
                 *edit = Edit::Drop;
             }
         }
-        put_entry(list, &mut edits, &mut replaced, l.close, &frame.entry);
+        put_entry(
+            list,
+            &views[l.close.message],
+            &mut edits,
+            &mut replaced,
+            l.close,
+            &frame.entry,
+        );
     }
     for (i, value) in replaced {
         edits.messages[i] = Edit::Replace(value.to_string());
@@ -413,6 +408,7 @@ fn open_pushes(views: &[View]) -> Vec<usize> {
 /// call of that message, as a synthetic message right after it.
 fn put_entry(
     list: &MessageList<'_>,
+    view: &View,
     edits: &mut Edits,
     replaced: &mut HashMap<usize, Value>,
     close: Found,
@@ -434,6 +430,14 @@ fn put_entry(
             .filter(|s| s.get("status").and_then(Value::as_str) == Some("completed"));
         if let Some(state) = state {
             state.insert("output".into(), Value::String(entry.to_string()));
+            // The summary a flame_pop call was given is in the entry: not sent twice.
+            if view
+                .calls
+                .iter()
+                .any(|c| c.index == call && c.tool.starts_with("flame_"))
+            {
+                state.insert("input".into(), Value::Object(serde_json::Map::new()));
+            }
             return;
         }
     }
@@ -584,8 +588,8 @@ mod tests {
 
     proptest! {
         /// Whatever the spans (valid, nested, crossing, reversed, missing), folding never panics,
-        /// keeps the messages it does not drop in order and unchanged but for a pop's output, and
-        /// drops only messages strictly inside some span.
+        /// keeps the messages it does not drop in order, and drops only messages of some span,
+        /// from its push up to (not including) its pop.
         #[test]
         fn folds_keep_order_and_drop_only_inside_spans(
             roles in proptest::collection::vec(any::<bool>(), 1..40),
@@ -628,7 +632,7 @@ mod tests {
                 let inside = popped.iter().any(|p| {
                     let at = |m: &Mark| (m.at + 1) / 10;
                     let (o, c) = (at(&p.span.open), at(p.span.close.as_ref().unwrap()));
-                    o < i as i64 && (i as i64) < c
+                    o <= i as i64 && (i as i64) < c
                 });
                 prop_assert!(inside, "message {} dropped outside every span", i);
                 prop_assert!(!(keep_user && user), "a kept user message was dropped");

@@ -290,7 +290,7 @@ export const CtxPlugin = async ({ client, directory }) => {
     );
     define(
       "flame_pop",
-      "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first.",
+      "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first. After the pop, the frame's messages (from its flame_push on) are folded out of the conversation: what stays is a <flame-folded> entry with its goal, status, summary, artifacts, decisions and log path, so write a summary that carries what later work needs; the log holds every message and tool output in full.",
       {
         status: z.enum(["completed", "failed", "blocked"]).optional().describe("How the frame ended (default: completed)"),
         summary: z.string().optional().describe("What was achieved or learned, for later frames and the log (default: none)"),
