@@ -1,15 +1,15 @@
 //! What an OpenCode session sends to the model, with its popped frames folded (`ctx opencode
-//! messages`): each popped frame's span (the messages after the one that pushed it, up to the one
-//! that popped it) is left out, the pop's tool output becomes the frame's fold entry (goal,
-//! status, summary, artifacts, decisions, log path), and the session's `<flame-context>` is put
-//! where it never rewrites what was sent before.
+//! messages`): each popped frame's span (from the message that pushed it up to the one that
+//! popped it) is left out, the pop's tool output becomes the frame's fold entry (goal, status,
+//! summary, artifacts, decisions, log path), and the session's `<flame-context>` is put where it
+//! never rewrites what was sent before.
 //!
 //! Prompt caches serve the longest unchanged prefix of a request, so the history must change only
 //! where a frame is popped. Each context is anchored: it goes in a synthetic user message right
 //! after a boundary (a person's message, a push, a pop) the first time that boundary is the latest
-//! one, is recorded (`sessions::Anchor`), and is sent again, byte for byte, after that same
-//! message on every later request. Between two pushes or pops, each request's messages are then a
-//! prefix of the next request's.
+//! one, is recorded ([`Anchor`]), and is sent again, byte for byte, after that same message on
+//! every later request (unless it folds with a span). Between two pushes or pops, each request's
+//! messages are then a prefix of the next request's.
 //!
 //! Pure: the caller reads the state, the session's anchors and the message list, renders the
 //! frame context when [`Folding::needs_context`] asks for it, and writes what changed.
@@ -321,6 +321,14 @@ pub fn fold<'l, 'a>(
             }
         }
     }
+    // A message that pops one frame and pushes the next carries the first one's entry: it stays
+    // when the second folds.
+    let closes: Vec<usize> = located
+        .iter()
+        .zip(&broken)
+        .filter(|(_, b)| !**b)
+        .map(|(l, _)| l.close.message)
+        .collect();
     let mut edits = Edits::new(messages.len());
     let mut folded = Vec::new();
     let mut replaced: HashMap<usize, Value> = HashMap::new();
@@ -353,8 +361,9 @@ pub fn fold<'l, 'a>(
             .zip(&views[span])
             .enumerate()
         {
-            let typed = messages[l.open.message + i].role() == "user" && view.typed;
-            if !(keep_user && typed) {
+            let at = l.open.message + i;
+            let kept = keep_user && messages[at].role() == "user" && view.typed;
+            if !kept && !closes.contains(&at) {
                 *edit = Edit::Drop;
             }
         }

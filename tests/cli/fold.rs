@@ -758,3 +758,51 @@ fn sessions_folding_at_once_keep_every_record() {
         assert_eq!(after.len(), 8, "{id}: {file}");
     }
 }
+
+#[test]
+fn a_message_that_pops_one_frame_and_pushes_the_next_keeps_the_first_entry() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    let first = s.push("First");
+    s.tool("bash", json!({"command": "a"}), &big("FIRST"));
+    // One assistant message with two calls: flame_pop, then flame_push.
+    let id = s.next_id("msg");
+    let (pop_call, push_call) = (format!("call_pop_{id}"), format!("call_push_{id}"));
+    let part = |tool: &str, call: &str, output: &str| {
+        json!({"type": "tool", "tool": tool, "callID": call,
+               "state": {"status": "completed", "input": {}, "output": output,
+                         "time": {"start": 1, "end": 2}}})
+    };
+    s.messages.push(json!({
+        "info": {"id": id, "sessionID": SESSION, "role": "assistant", "time": {"created": s.clock}},
+        "parts": [part("flame_pop", &pop_call, "Popped"), part("flame_push", &push_call, "Pushed")],
+    }));
+    let span = |call: &str| ["--span-message", id.as_str(), "--span-call", call].map(String::from);
+    let mut pop = vec![
+        "frame",
+        "pop",
+        "--session",
+        SESSION,
+        "--summary",
+        "First done",
+    ];
+    let pop_span = span(&pop_call);
+    pop.extend(pop_span.iter().map(String::as_str));
+    env.ok(&pop);
+    let mut push = vec!["frame", "push", "--session", SESSION];
+    let push_span = span(&push_call);
+    push.extend(push_span.iter().map(String::as_str));
+    push.push("Second");
+    env.ok(&push);
+    s.tool("bash", json!({"command": "b"}), &big("SECOND"));
+    s.pop("Second done", "completed");
+    let text = strings_of(&s.request());
+    assert!(!text.contains("FIRST:") && !text.contains("SECOND:"));
+    assert!(
+        text.contains(&format!("<flame-folded id=\"{first}\"")),
+        "{text:.3000}"
+    );
+    assert!(text.contains("Second done"));
+}
