@@ -38,6 +38,16 @@ pub enum NoticeFormat {
     Text,
 }
 
+/// Who reads a notice's hint, and so which tools it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HostArg {
+    /// A model with a shell: `ctx frame log ID`, `ctx frame activate ID`
+    Shell,
+    /// A model inside OpenCode with ctx's plugin: log paths for its read tool, flame_activate,
+    /// and the task tool's task_id to resume a subagent
+    Opencode,
+}
+
 /// What to render, shared by `render` and `inject`.
 #[derive(Debug, Args)]
 pub struct SourceArgs {
@@ -128,7 +138,9 @@ goal (ending in \" [hint attached]\" when CTX_DEV=1 or NODE_ENV=development).
 HINT is for the model: while sibling frames are still in_progress it names
 them and says to wait for them or continue, without leaving them unfinished;
 when none are left it lists the finished siblings and says to read their logs
-with `ctx frame log ID`.
+with `ctx frame log ID`. With --host opencode the hint names what a model
+inside OpenCode has instead: the logs' paths (for its read tool), the
+flame_activate tool, and the task tool's task_id for a blocked subagent.
 
 The frame must have been popped (or invalidated). Without --frame, the notice
 is about the frame just popped: the current frame (of --session, $CTX_FRAME or
@@ -143,6 +155,14 @@ Reads only.")]
         /// and the hint.
         #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
         format: Option<NoticeFormat>,
+        /// Who reads the hint: shell, opencode [default: shell]
+        ///
+        /// shell: ctx commands (`ctx frame log ID`, `ctx frame activate ID`); opencode: the log
+        /// paths, the flame_activate tool and the task tool's task_id, for a model inside
+        /// OpenCode with ctx's plugin (a `ctx frame activate` run there would move the
+        /// person's current frame, not the session's).
+        #[arg(long, value_enum, value_name = "HOST", hide_possible_values = true)]
+        host: Option<HostArg>,
     },
 
     /// Insert rendered context into an OpenCode message list read from stdin
