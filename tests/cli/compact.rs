@@ -1253,3 +1253,45 @@ fn a_project_without_the_plugin_and_a_config_ctx_cannot_read_keep_the_entries() 
         "{\"plugin\": [\"opencode-swarm\""
     );
 }
+
+#[test]
+fn the_parent_frame_is_cut_short_never_dropped() {
+    let env = spec_env();
+    let long = "Handle every Stripe webhook the billing service receives, ".repeat(40);
+    let text = env.read(STATE).replace(
+        "\"Handle Stripe webhooks\"",
+        &format!("\"{}\"", long.trim_end()),
+    );
+    env.write(STATE, &text);
+    let out = env
+        .ctx()
+        .args(["compact", "render", "--for", "frame", "--format", "xml"])
+        .env("CTX_FRAME_CONTEXT_ANCESTORS", "80")
+        .output()
+        .unwrap();
+    let xml = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{xml}");
+    let parent = xml
+        .split("<frame id=\"fr_432cf1xmwcej\" status=\"in_progress\">\n")
+        .nth(1)
+        .expect("the parent is there");
+    let goal = parent.lines().next().unwrap().trim();
+    assert!(
+        goal.starts_with("<goal truncated=\"true\">Handle every Stripe webhook")
+            && goal.ends_with(" [truncated]</goal>"),
+        "{goal}"
+    );
+    // An ancestors budget too small even for that names the least that works.
+    let out = env
+        .ctx()
+        .args(["compact", "render", "--for", "frame"])
+        .env("CTX_FRAME_CONTEXT_ANCESTORS", "20")
+        .output()
+        .unwrap();
+    assert_snapshot!(env.render(&out), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: the parent frame needs at least 42 tokens; the ancestors budget is 20
+    ");
+}
