@@ -104,9 +104,13 @@ alone, the experimental.chat.system.transform object {\"system\": [...]}), so a
 plugin can push its entries as they are. --format text prints the entries
 separated by a blank line; --format xml the frame context alone.
 
-With --for frame and no current frame, this fails; when the sources are
-defaulted, a missing source is skipped and nothing at all prints nothing
-(or {\"context\": []}). Reads only; never writes a file.")]
+Each source is read on its own: a frame context that cannot render (no current
+frame, a broken state file) is a warning when other entries render, and the
+error only when nothing else does; when the sources are defaulted, a missing
+source is skipped and nothing at all prints nothing (or {\"context\": []}).
+When an OpenCode config (the project's, the user's, $OPENCODE_CONFIG) loads
+opencode-swarm in its plugin list, the swarm and system entries are left out:
+the plugin adds them itself. Reads only; never writes a file.")]
     Render {
         #[command(flatten)]
         sources: SourceArgs,
@@ -197,8 +201,9 @@ printed unchanged. Bad input or a missing target prints nothing and exits 1.")]
         /// The warning goes before the last user message's text when the list's texts pass the
         /// warn or critical share of the limit (budget.limit, else opencode-swarm's
         /// model_limits.default, else 128000; thresholds budget.warn and budget.critical) and that
-        /// message's agent is none or architect. When it goes in, a source that cannot render is
-        /// left out with a warning.
+        /// message's agent is none or architect, and never when an OpenCode config loads
+        /// opencode-swarm (which gives it itself). When it goes in, a source that cannot render
+        /// is left out with a warning.
         #[arg(long)]
         budget_warning: bool,
         /// Insert this text, after the entries of any --for
