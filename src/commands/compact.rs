@@ -119,12 +119,23 @@ fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries>
 }
 
 /// opencode-swarm's entries, unless OpenCode loads opencode-swarm in this project: the plugin
-/// then adds the same entries itself, and twice would only cost the model tokens.
+/// then adds the same entries itself, and twice would only cost the model tokens. OpenCode's
+/// configs are looked at only when `.swarm/` gives entries.
 fn swarm_entries(ctx: &Context, wanted: Wanted) -> Entries {
     if !wanted.compaction && !wanted.system {
         return Entries::default();
     }
     let root = &ctx.project.root;
+    let read = hooks::entries(root, wanted);
+    for note in &read.notes {
+        ctx.out.note(note);
+    }
+    for warning in &read.warnings {
+        ctx.out.warn(warning);
+    }
+    if read.compaction.is_empty() && read.system.is_empty() {
+        return Entries::default();
+    }
     let loaded = hooks::loaded_by_opencode(root);
     for warning in &loaded.warnings {
         ctx.out.warn(warning);
@@ -134,13 +145,6 @@ fn swarm_entries(ctx: &Context, wanted: Wanted) -> Entries {
             "{config} loads opencode-swarm, which adds its own entries: ctx leaves them out"
         ));
         return Entries::default();
-    }
-    let read = hooks::entries(root, wanted);
-    for note in &read.notes {
-        ctx.out.note(note);
-    }
-    for warning in &read.warnings {
-        ctx.out.warn(warning);
     }
     Entries {
         swarm: read.compaction,
@@ -434,16 +438,15 @@ fn inject(
 fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
     use crate::budget::{session, tokenize::Method, verdict};
     use crate::settings;
-    // OpenCode's own opencode-swarm gives the warning where it belongs; ctx gives it only for
-    // projects whose OpenCode does not load the plugin.
-    if hooks::loaded_by_opencode(&ctx.project.root).by.is_some() {
-        return Ok(None);
-    }
     let swarm = ctx.swarm_config().context_budget;
     let export = crate::opencode::export::Export::parse_export_or_list(list, true)
         .map_err(|why| Error::failure(format!("<stdin>: {why}")))?;
     let view = session::view(&export);
-    if !super::budget::swarm_would_warn(swarm.as_ref(), Some(&view)) {
+    // OpenCode's own opencode-swarm gives the warning where it belongs; ctx gives it only for
+    // projects whose OpenCode does not load the plugin.
+    if !super::budget::swarm_would_warn(swarm.as_ref(), Some(&view))
+        || hooks::loaded_by_opencode(&ctx.project.root).by.is_some()
+    {
         return Ok(None);
     }
     let config = ctx.project.config()?;

@@ -1252,6 +1252,12 @@ fn a_project_without_the_plugin_and_a_config_ctx_cannot_read_keep_the_entries() 
         env.read("opencode.json"),
         "{\"plugin\": [\"opencode-swarm\""
     );
+    // Without .swarm/ there are no entries to decide about: OpenCode's config is not read.
+    let env = spec_env();
+    env.write("opencode.json", "{\"plugin\": [\"opencode-swarm\"");
+    let out = env.run(&["compact", "render", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
 #[test]
