@@ -38,6 +38,16 @@ pub enum NoticeFormat {
     Text,
 }
 
+/// Who reads a notice's hint, and so which tools it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HostArg {
+    /// A model with a shell: `ctx frame log ID`, `ctx frame activate ID`
+    Shell,
+    /// A model inside OpenCode with ctx's plugin: log paths for its read tool, flame_activate,
+    /// and the task tool's task_id to resume a subagent
+    Opencode,
+}
+
 /// What to render, shared by `render` and `inject`.
 #[derive(Debug, Args)]
 pub struct SourceArgs {
@@ -94,9 +104,13 @@ alone, the experimental.chat.system.transform object {\"system\": [...]}), so a
 plugin can push its entries as they are. --format text prints the entries
 separated by a blank line; --format xml the frame context alone.
 
-With --for frame and no current frame, this fails; when the sources are
-defaulted, a missing source is skipped and nothing at all prints nothing
-(or {\"context\": []}). Reads only; never writes a file.")]
+Each source is read on its own: a frame context that cannot render (no current
+frame, a broken state file) is a warning when other entries render, and the
+error only when nothing else does; when the sources are defaulted, a missing
+source is skipped and nothing at all prints nothing (or {\"context\": []}).
+When an OpenCode config (the project's, the user's, $OPENCODE_CONFIG) loads
+opencode-swarm in its plugin list, the swarm and system entries are left out:
+the plugin adds them itself. Reads only; never writes a file.")]
     Render {
         #[command(flatten)]
         sources: SourceArgs,
@@ -128,7 +142,9 @@ goal (ending in \" [hint attached]\" when CTX_DEV=1 or NODE_ENV=development).
 HINT is for the model: while sibling frames are still in_progress it names
 them and says to wait for them or continue, without leaving them unfinished;
 when none are left it lists the finished siblings and says to read their logs
-with `ctx frame log ID`.
+with `ctx frame log ID`. With --host opencode the hint names what a model
+inside OpenCode has instead: the logs' paths (for its read tool), the
+flame_activate tool, and the task tool's task_id for a blocked subagent.
 
 The frame must have been popped (or invalidated). Without --frame, the notice
 is about the frame just popped: the current frame (of --session, $CTX_FRAME or
@@ -143,6 +159,14 @@ Reads only.")]
         /// and the hint.
         #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
         format: Option<NoticeFormat>,
+        /// Who reads the hint: shell, opencode [default: shell]
+        ///
+        /// shell: ctx commands (`ctx frame log ID`, `ctx frame activate ID`); opencode: the log
+        /// paths, the flame_activate tool and the task tool's task_id, for a model inside
+        /// OpenCode with ctx's plugin (a `ctx frame activate` run there would move the
+        /// person's current frame, not the session's).
+        #[arg(long, value_enum, value_name = "HOST", hide_possible_values = true)]
+        host: Option<HostArg>,
     },
 
     /// Insert rendered context into an OpenCode message list read from stdin
@@ -177,8 +201,9 @@ printed unchanged. Bad input or a missing target prints nothing and exits 1.")]
         /// The warning goes before the last user message's text when the list's texts pass the
         /// warn or critical share of the limit (budget.limit, else opencode-swarm's
         /// model_limits.default, else 128000; thresholds budget.warn and budget.critical) and that
-        /// message's agent is none or architect. When it goes in, a source that cannot render is
-        /// left out with a warning.
+        /// message's agent is none or architect, and never when an OpenCode config loads
+        /// opencode-swarm (which gives it itself). When it goes in, a source that cannot render
+        /// is left out with a warning.
         #[arg(long)]
         budget_warning: bool,
         /// Insert this text, after the entries of any --for

@@ -9,7 +9,7 @@ use super::Context;
 use crate::budget::tokenize::Method;
 use crate::budget::tokenizer::{self, Tokenizer};
 use crate::cli::compact::{
-    CompactCommand, NoticeFormat, RenderFormat, RoleArg, SourceArg, SourceArgs,
+    CompactCommand, HostArg, NoticeFormat, RenderFormat, RoleArg, SourceArg, SourceArgs,
 };
 use crate::cli::frame::FrameSelector;
 use crate::compact::doc::{CompactingOutput, SystemOutput};
@@ -22,7 +22,7 @@ use crate::frame::state::State;
 use crate::frame::store::Store;
 use crate::opencode::id::IdMinter;
 use crate::settings;
-use crate::swarm::markdown;
+use crate::swarm::hooks::{self, Wanted};
 
 /// Message lists larger than this are not what OpenCode sends.
 const MAX_MESSAGES_BYTES: u64 = 1 << 30;
@@ -34,7 +34,11 @@ pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
             format,
             prompt,
         } => render(ctx, &sources, format, prompt)?,
-        CompactCommand::Notice { selector, format } => notice(ctx, &selector, format)?,
+        CompactCommand::Notice {
+            selector,
+            format,
+            host,
+        } => notice(ctx, &selector, format, host)?,
         CompactCommand::Inject {
             at,
             sources,
@@ -83,60 +87,100 @@ fn load_state(ctx: &Context) -> Result<State> {
     ctx.read_state(&Store::new(&ctx.project.root))
 }
 
-/// Renders the requested (or every existing) source.
+/// Renders the requested (or every existing) source. Each source is read on its own: one that
+/// fails (a broken state file, say) is a warning and the others still render; it is the error
+/// only when nothing else renders.
 fn gather(ctx: &Context, args: &SourceArgs, only_frame: bool) -> Result<Entries> {
     let explicit = requested(args);
     let wants = |source: SourceArg| match &explicit {
         Some(list) => list.contains(&source),
         None => source != SourceArg::System && (!only_frame || source == SourceArg::Frame),
     };
-    let mut entries = Entries::default();
-    if wants(SourceArg::Swarm) || wants(SourceArg::System) {
-        let files = super::swarm::read_files_with_context(ctx);
-        let plan = files.plan.as_ref().map(|p| p.text.as_str());
-        let context = files.context.as_deref();
-        if plan.is_some() || context.is_some() {
-            let config = ctx.swarm_config();
-            if wants(SourceArg::Swarm) {
-                entries.swarm = markdown::compaction_entries(plan, context, &config);
-            }
-            if wants(SourceArg::System) {
-                entries.system =
-                    markdown::system_entries(plan, context, &config, args.agent.as_deref());
-            }
-        }
+    let mut entries = swarm_entries(
+        ctx,
+        Wanted {
+            compaction: wants(SourceArg::Swarm),
+            system: wants(SourceArg::System),
+            agent: args.agent.as_deref(),
+        },
+    );
+    if !wants(SourceArg::Frame) {
+        return Ok(entries);
     }
-    let mut settings = frame_settings(ctx)?;
-    if let Some(cap) = args.max_tokens {
-        settings.budgets.total = fit_to_cap(ctx, &mut entries, cap);
-    }
-    if wants(SourceArg::Frame) {
-        let state = load_state(ctx)?;
-        let selector = super::selector(&args.selector);
-        let current = if explicit.is_some() || only_frame {
-            Some(ops::require_current(&state, &selector)?)
-        } else {
-            ops::current(&state, &selector)?
-        };
-        if let Some(current) = current {
-            match frame_context::render(&state, &current, &settings) {
-                Ok(rendered) => entries.frame = Some(rendered.xml),
-                // A cap too tight for the frame context keeps what fits and says what it left
-                // out, so that a plugin still gets the other entries; only when the frame is all
-                // that was asked for is there nothing to keep.
-                Err(err)
-                    if !only_frame
-                        && explicit.as_ref().is_none_or(|asked| asked.len() > 1)
-                        && args.max_tokens.is_some() =>
-                {
-                    ctx.out
-                        .warn(&format!("{}; the frame context is left out", err.message));
-                }
-                Err(err) => return Err(err),
-            }
-        }
+    let frame = frame_entry(ctx, args, explicit.is_some() || only_frame, &mut entries);
+    match frame {
+        Ok(xml) => entries.frame = xml,
+        Err(err) if entries.swarm.is_empty() && entries.system.is_empty() => return Err(err),
+        Err(err) => ctx
+            .out
+            .warn(&format!("{}; the frame context is left out", err.message)),
     }
     Ok(entries)
+}
+
+/// opencode-swarm's entries, unless OpenCode loads opencode-swarm in this project: the plugin
+/// then adds the same entries itself, and twice would only cost the model tokens. OpenCode's
+/// configs are looked at only when `.swarm/` gives entries.
+fn swarm_entries(ctx: &Context, wanted: Wanted) -> Entries {
+    if !wanted.compaction && !wanted.system {
+        return Entries::default();
+    }
+    let root = &ctx.project.root;
+    let read = hooks::entries(root, wanted);
+    for note in &read.notes {
+        ctx.out.note(note);
+    }
+    for warning in &read.warnings {
+        ctx.out.warn(warning);
+    }
+    if read.compaction.is_empty() && read.system.is_empty() {
+        return Entries::default();
+    }
+    let loaded = hooks::loaded_by_opencode(root);
+    for warning in &loaded.warnings {
+        ctx.out.warn(warning);
+    }
+    if let Some(config) = &loaded.by {
+        ctx.out.note(&format!(
+            "{config} loads opencode-swarm, which adds its own entries: ctx leaves them out"
+        ));
+        return Entries::default();
+    }
+    Entries {
+        swarm: read.compaction,
+        system: read.system,
+        frame: None,
+    }
+}
+
+/// The frame context of the current frame (`None` when there is none and none was required),
+/// after the swarm and system entries that fit `--max-tokens` were kept.
+fn frame_entry(
+    ctx: &Context,
+    args: &SourceArgs,
+    required: bool,
+    entries: &mut Entries,
+) -> Result<Option<String>> {
+    let settings = frame_settings(ctx);
+    // The other entries come first under a cap, whatever becomes of the frame context.
+    let left = args.max_tokens.map(|cap| fit_to_cap(ctx, entries, cap));
+    let mut settings = settings?;
+    if let Some(left) = left {
+        settings.budgets.total = left;
+    }
+    let state = load_state(ctx)?;
+    let selector = super::selector(&args.selector);
+    let current = if required {
+        Some(ops::require_current(&state, &selector)?)
+    } else {
+        ops::current(&state, &selector)?
+    };
+    match current {
+        Some(current) => Ok(Some(
+            frame_context::render(&state, &current, &settings)?.xml,
+        )),
+        None => Ok(None),
+    }
 }
 
 /// Keeps the swarm and system entries that fit under `cap` (in order) and returns what is left
@@ -261,7 +305,12 @@ fn render(
     }
 }
 
-fn notice(ctx: &mut Context, args: &FrameSelector, format: Option<NoticeFormat>) -> Result<()> {
+fn notice(
+    ctx: &mut Context,
+    args: &FrameSelector,
+    format: Option<NoticeFormat>,
+    host: Option<HostArg>,
+) -> Result<()> {
     let state = load_state(ctx)?;
     let selector = super::selector(args);
     let id = match &selector.flag {
@@ -276,7 +325,11 @@ fn notice(ctx: &mut Context, args: &FrameSelector, format: Option<NoticeFormat>)
     };
     let dev = std::env::var("CTX_DEV").is_ok_and(|v| v == "1" || v == "true")
         || std::env::var("NODE_ENV").is_ok_and(|v| v == "development");
-    let notice = notice::notice(&state, &id, dev)?;
+    let host = match host {
+        Some(HostArg::Opencode) => notice::Host::OpenCode,
+        Some(HostArg::Shell) | None => notice::Host::Shell,
+    };
+    let notice = notice::notice(&state, &id, dev, host)?;
     match format.unwrap_or(NoticeFormat::Json) {
         NoticeFormat::Json => print_json(ctx, &notice.body()),
         NoticeFormat::Text => ctx
@@ -394,7 +447,7 @@ fn inject(
 }
 
 /// opencode-swarm's context-budget warning for a message list (swarm.md §11), or `None` when it
-/// would give none: budget disabled, no last user message with a text part, an agent other than
+/// would give none or gives it itself (OpenCode loads it here): budget disabled, no last user message with a text part, an agent other than
 /// architect, or usage under the warn share.
 pub(crate) fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
     use crate::budget::{session, tokenize::Method, verdict};
@@ -403,7 +456,11 @@ pub(crate) fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<Stri
     let export = crate::opencode::export::Export::parse_export_or_list(list, true)
         .map_err(|why| Error::failure(format!("<stdin>: {why}")))?;
     let view = session::view(&export);
-    if !super::budget::swarm_would_warn(swarm.as_ref(), Some(&view)) {
+    // OpenCode's own opencode-swarm gives the warning where it belongs; ctx gives it only for
+    // projects whose OpenCode does not load the plugin.
+    if !super::budget::swarm_would_warn(swarm.as_ref(), Some(&view))
+        || hooks::loaded_by_opencode(&ctx.project.root).by.is_some()
+    {
         return Ok(None);
     }
     let config = ctx.project.config()?;

@@ -76,10 +76,10 @@ fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
     let (goal, parent, adopted) = (&args.goal, args.parent.as_deref(), args.id.as_deref());
     let selector = selector(&args.selector);
     let now = ctx.now;
-    let (id, state) = store.update(now, |state| {
-        let parent = match parent {
-            Some(arg) => Some(ops::lookup(state, arg)?),
-            None => ops::current(state, &selector)?,
+    let ((id, note), state) = store.update(now, |state| {
+        let (parent, note) = match parent {
+            Some(arg) => (Some(ops::lookup(state, arg)?), None),
+            None => ops::push_parent(state, &selector)?,
         };
         let id = ops::push(
             state,
@@ -90,8 +90,11 @@ fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
             now,
         )?;
         span::open(state, &id, selector.place(), span_mark(&args.span, now));
-        Ok((id, true))
+        Ok(((id, note), true))
     })?;
+    if let Some(note) = note {
+        ctx.out.warn(&note);
+    }
     print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
 }
@@ -198,7 +201,7 @@ pub(crate) fn pop(
         crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
             .count() as usize;
     let (plan, state) = store.update(now, |state| {
-        let target = ops::require_current(state, selector)?;
+        let target = ops::pop_target(state, selector)?;
         let plan = ops::check_pop(state, &target, force)?;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now)?;
         span::close(state, &target, selector.place(), span_mark(at, now));

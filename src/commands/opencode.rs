@@ -116,6 +116,16 @@ fn session_frame(
         };
         let existing = store.load()?.frame(session).is_some();
         if !wanted && !existing {
+            // No frame of its own: its place is its parent session's, never the person's.
+            store.update(ctx.now, |state| {
+                let known = ops::session_parents(state)?
+                    .iter()
+                    .any(|(s, p)| *s == session && *p == parent);
+                if !known {
+                    state.set_session_parent(session, Some(parent));
+                }
+                Ok(((), !known))
+            })?;
             if ctx.out.json {
                 ctx.out.json_doc(&SessionFrameDoc {
                     version: Version,
@@ -257,6 +267,9 @@ fn deleted(ctx: &mut Context, store: &Store, session: &str) -> Result<ExitCode> 
         let recorded = ops::session_frames(state)?
             .iter()
             .any(|(s, _)| *s == session);
+        let linked = ops::session_parents(state)?
+            .iter()
+            .any(|(s, _)| *s == session);
         let mut invalidated = Vec::new();
         if state.frame(session).is_some() {
             let index = crate::frame::state::TreeIndex::new(state);
@@ -278,7 +291,10 @@ fn deleted(ctx: &mut Context, store: &Store, session: &str) -> Result<ExitCode> 
         if recorded {
             state.set_session_frame(session, None);
         }
-        let changed = recorded || !invalidated.is_empty();
+        if linked {
+            state.set_session_parent(session, None);
+        }
+        let changed = recorded || linked || !invalidated.is_empty();
         Ok((invalidated, changed))
     })?;
     if ctx.out.json {

@@ -52,12 +52,6 @@ fn format_of(ctx: &Context, arg: &FormatArg) -> SwarmFormat {
     }
 }
 
-/// Reads the plan and context.md from `.swarm/` as opencode-swarm 4.3.0 does, noting on stderr
-/// each file that could not be used (the compaction and system entries read them so).
-pub(super) fn read_files_with_context(ctx: &Context) -> SwarmFiles {
-    noted(ctx, files::read_swarm_dir(&ctx.project.swarm_dir()))
-}
-
 fn noted(ctx: &Context, files: SwarmFiles) -> SwarmFiles {
     for note in &files.notes {
         ctx.out.note(note);

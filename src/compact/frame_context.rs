@@ -138,6 +138,9 @@ struct Section<'s> {
     /// The wrapper's worst-case cost, charged with the first frame shown.
     wrapper_cost: u64,
     budget: u64,
+    /// Whether a frame that does not fit may be shown with its goal cut (ancestors: a long
+    /// goal is cut short with a marker, never dropped whole).
+    cut_goals: bool,
     shown: Vec<(usize, String)>,
     est: &'s dyn Fn(&str) -> u64,
 }
@@ -173,6 +176,18 @@ impl Section<'_> {
                 .map(|(text, was_cut)| piece(Some((&text, was_cut))))
             }
         };
+        // Still too large: its goal alone, cut to the room, when the section allows it.
+        let rendered = rendered.or_else(|| {
+            let goal_only = |goal: &str, was_cut| goal_piece(frame, sibling_of, goal, was_cut);
+            self.cut_goals
+                .then(|| {
+                    cut(frame.goal(), TRUNCATED, |c| {
+                        est(&goal_only(c, true)) <= left
+                    })
+                })
+                .flatten()
+                .map(|(text, was_cut)| goal_only(&text, was_cut))
+        });
         if let Some(text) = rendered {
             room.charge(est(&text) + wrapper);
             self.shown.push((key, text));
@@ -210,6 +225,23 @@ fn frame_piece(
     if let Some(log) = frame.log_path() {
         out.push_str(&element(6, "log", &log_from_root(log), false));
     }
+    out.push_str("    </frame>\n");
+    out
+}
+
+/// A `<frame>` of a section with its goal alone (cut when `was_cut`): what is left of a frame
+/// that does not fit whole.
+fn goal_piece(frame: &Frame<'_>, sibling_of: Option<&str>, goal: &str, was_cut: bool) -> String {
+    let mut out = format!(
+        "    <frame id=\"{}\" status=\"{}\"",
+        xml_escape(frame.id),
+        frame.status()
+    );
+    if let Some(of) = sibling_of {
+        out.push_str(&format!(" sibling-of=\"{}\"", xml_escape(of)));
+    }
+    out.push_str(">\n");
+    out.push_str(&element(6, "goal", goal, was_cut));
     out.push_str("    </frame>\n");
     out
 }
@@ -267,6 +299,8 @@ fn completed_siblings<'a>(
 enum TooSmall {
     Total,
     Current,
+    /// The ancestors' budget, too small for the parent frame (which is always shown).
+    Ancestors,
 }
 
 /// Renders the frame context of `current` (flame.md §9.2–§9.6). A budget too small for the
@@ -283,12 +317,14 @@ pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rende
         match which {
             TooSmall::Total => trial.budgets.total = n,
             TooSmall::Current => trial.budgets.current = n,
+            TooSmall::Ancestors => trial.budgets.ancestors = n,
         }
         trial
     };
     let (given, what) = match which {
         TooSmall::Total => (budgets.total, "the frame context needs at least"),
         TooSmall::Current => (budgets.current, "the current frame needs at least"),
+        TooSmall::Ancestors => (budgets.ancestors, "the parent frame needs at least"),
     };
     // A goal costs at most its own estimate plus the wrappers: the search ends well within this.
     let bound = given
@@ -301,6 +337,7 @@ pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rende
     let budget_name = match which {
         TooSmall::Total => "the budget is",
         TooSmall::Current => "its budget is",
+        TooSmall::Ancestors => "the ancestors budget is",
     };
     Err(match least {
         Some(least) => Error::failure(format!("{what} {least} tokens; {budget_name} {given}")),
@@ -399,14 +436,26 @@ fn try_render(
     let mut a_left = budgets.ancestors as i64;
     let mut s_left = budgets.siblings as i64;
 
-    // Step 2: the goal, the only place a goal is ever cut.
-    let goal_room = total.min(k_left);
+    // Step 2: the goal, cut to leave the total room for the parent frame at its smallest
+    // (which step 3 always shows).
+    let parent_reserve =
+        match chain.first() {
+            Some(parent) if budgets.ancestors > 0 => {
+                // The bare indicator is the shortest a cut goal gets.
+                let smallest = est(&goal_piece(parent, None, TRUNCATED, true))
+                    .min(est(&goal_piece(parent, None, parent.goal(), false)));
+                (est(&wrapper("ancestors", chain.len(), "omitted", chain.len())) + smallest) as i64
+            }
+            _ => 0,
+        };
+    let goal_room = (total - parent_reserve).min(k_left);
     let goal = cut(frame.goal(), TRUNCATED, |cand| {
-        goal_room >= 0 && est(&element(4, "goal", cand, true)) <= goal_room as u64
+        let was_cut = cand != frame.goal();
+        goal_room >= 0 && est(&element(4, "goal", cand, was_cut)) <= goal_room as u64
     });
     let Some((goal_text, goal_cut)) = goal else {
         // The tighter of the two rooms is the budget to raise.
-        return Ok(Err(if total <= k_left {
+        return Ok(Err(if total - parent_reserve <= k_left {
             TooSmall::Total
         } else {
             TooSmall::Current
@@ -422,17 +471,26 @@ fn try_render(
         candidates: chain.len(),
         wrapper_cost: section_wrapper("ancestors", "omitted", chain.len()),
         budget: budgets.ancestors,
+        cut_goals: true,
         shown: Vec::new(),
         est: &est,
     };
 
-    // Step 3: the parent.
+    // Step 3: the parent, always there (its goal cut when it must be) unless the ancestors
+    // budget is 0, which asks for no ancestors at all.
     if let Some(parent) = chain.first() {
         let mut room = Room {
             total: &mut total,
             section: &mut a_left,
         };
         ancestors.offer(0, parent, None, &mut room);
+        if ancestors.shown.is_empty() && budgets.ancestors > 0 {
+            return Ok(Err(if total <= a_left {
+                TooSmall::Total
+            } else {
+                TooSmall::Ancestors
+            }));
+        }
     }
 
     // Step 4: the rest of the current frame, charged to K and T.
@@ -468,6 +526,7 @@ fn try_render(
         candidates: siblings.len(),
         wrapper_cost: section_wrapper("completed-siblings", "filtered", siblings.len()),
         budget: budgets.siblings,
+        cut_goals: false,
         shown: Vec::new(),
         est: &est,
     };
@@ -482,6 +541,7 @@ fn try_render(
         candidates: related.len(),
         wrapper_cost: section_wrapper("related", "omitted", related.len()),
         budget: budgets.siblings,
+        cut_goals: false,
         shown: Vec::new(),
         est: &est,
     };
@@ -765,48 +825,96 @@ mod tests {
     }
 
     #[test]
-    fn a_100_token_budget_keeps_only_the_metadata_and_the_goal() {
-        let out = render(&spec_state(), CURRENT, &with_total(100)).unwrap();
+    fn the_least_budget_keeps_the_goal_and_the_parent() {
+        let out = render(&spec_state(), CURRENT, &with_total(132)).unwrap();
         assert_eq!(
             out.xml,
             r#"<flame-context session="fr_46s6jr410dd3">
   <metadata>
-    <budget total="100" ancestors="1500" siblings="1500" current="800" />
-    <truncation ancestors-omitted="2" siblings-filtered="1" related-omitted="1" />
+    <budget total="132" ancestors="1500" siblings="1500" current="800" />
+    <truncation ancestors-omitted="1" siblings-filtered="1" related-omitted="1" />
   </metadata>
+  <ancestors count="1" omitted="1">
+    <frame id="fr_432cf1xmwcej" status="in_progress">
+      <goal>Handle Stripe webhooks</goal>
+    </frame>
+  </ancestors>
   <current-frame id="fr_46s6jr410dd3" status="in_progress">
     <goal>Handle refund events</goal>
   </current-frame>
 </flame-context>"#
         );
-        assert!(out.cost <= 100);
+        assert!(out.cost <= 132);
     }
 
     #[test]
     fn a_budget_too_small_for_the_goal_names_the_least_that_works() {
+        // The least budget holds the goal and the parent frame, which is always shown.
         let err = render(&spec_state(), CURRENT, &with_total(40)).unwrap_err();
         assert_eq!(
             err.message,
-            "the frame context needs at least 93 tokens; the budget is 40"
+            "the frame context needs at least 132 tokens; the budget is 40"
         );
         // The number named is the least that renders, whatever the budget given below it.
-        for total in [91, 92] {
+        for total in [100, 131] {
             let err = render(&spec_state(), CURRENT, &with_total(total)).unwrap_err();
             assert!(
                 err.message
-                    .starts_with("the frame context needs at least 93 tokens")
+                    .starts_with("the frame context needs at least 132 tokens")
             );
         }
-        assert!(render(&spec_state(), CURRENT, &with_total(93)).is_ok());
+        assert!(render(&spec_state(), CURRENT, &with_total(132)).is_ok());
         let mut settings = with_total(4000);
-        settings.budgets.current = 31;
+        settings.budgets.current = 29;
         let err = render(&spec_state(), CURRENT, &settings).unwrap_err();
         assert_eq!(
             err.message,
-            "the current frame needs at least 32 tokens; its budget is 31"
+            "the current frame needs at least 30 tokens; its budget is 29"
         );
-        settings.budgets.current = 32;
+        settings.budgets.current = 30;
         assert!(render(&spec_state(), CURRENT, &settings).is_ok());
+    }
+
+    #[test]
+    fn a_long_ancestor_goal_is_cut_short_never_dropped() {
+        let long = "Keep the parent in view: ".repeat(200);
+        let state = spec_state();
+        let text = SPEC.replace("Handle Stripe webhooks", long.trim_end());
+        let long_state = state::parse(&text).unwrap();
+        let mut settings = Settings::default();
+        settings.budgets.ancestors = 60;
+        let out = render(&long_state, CURRENT, &settings).unwrap();
+        let parent = out
+            .xml
+            .split("<frame id=\"fr_432cf1xmwcej\" status=\"in_progress\">\n")
+            .nth(1)
+            .expect("the parent is shown");
+        let goal = parent.split("</goal>").next().unwrap().trim_start();
+        assert!(
+            goal.starts_with("<goal truncated=\"true\">Keep the parent in view:")
+                && goal.ends_with(" [truncated]"),
+            "{goal}"
+        );
+        // The parent took the section's room: the root is the one left out.
+        assert!(
+            out.xml.contains("<ancestors count=\"1\" omitted=\"1\">"),
+            "{}",
+            out.xml
+        );
+        assert!(out.charged <= 4000);
+        // An ancestors budget too small even for the cut parent names the least that works;
+        // 0 asks for no ancestors at all.
+        settings.budgets.ancestors = 10;
+        let err = render(&state, CURRENT, &settings).unwrap_err();
+        assert_eq!(
+            err.message,
+            "the parent frame needs at least 41 tokens; the ancestors budget is 10"
+        );
+        settings.budgets.ancestors = 41;
+        assert!(render(&state, CURRENT, &settings).is_ok());
+        settings.budgets.ancestors = 0;
+        let out = render(&state, CURRENT, &settings).unwrap();
+        assert!(!out.xml.contains("<ancestors"), "{}", out.xml);
     }
 
     #[test]

@@ -81,9 +81,59 @@ pub fn default_target(state: &State, current: Option<&str>) -> Option<String> {
     }
 }
 
+/// Who reads the hint, and so which tools it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Host {
+    /// A model with a shell: `ctx frame …` commands.
+    #[default]
+    Shell,
+    /// A model inside OpenCode with ctx's plugin: the `flame_*` tools, its read tool for logs
+    /// (by path), and the `task` tool to resume a subagent. A `ctx frame activate` run from
+    /// there without `--session` would move the person's place, not the session's.
+    OpenCode,
+}
+
+impl Host {
+    /// How to read the logs of frames with these log paths.
+    fn read_logs(self, logs: &[String]) -> String {
+        match self {
+            Host::Shell => "ctx frame log ID".to_string(),
+            Host::OpenCode => logs.join(", "),
+        }
+    }
+
+    /// How to resume the blocked frame `id` (abbreviated `short`).
+    fn resume(self, id: &str, short: &str) -> String {
+        match self {
+            Host::Shell => format!("It can be resumed later: ctx frame activate {short}"),
+            // A subagent's frame is its session: the task tool continues that session.
+            Host::OpenCode if id.starts_with("ses_") => format!(
+                "It can be resumed later: call the task tool again with task_id \"{id}\" \
+                 (the subagent continues with its earlier messages)"
+            ),
+            Host::OpenCode => {
+                format!("It can be resumed later: call flame_activate with sessionID \"{id}\"")
+            }
+        }
+    }
+
+    /// How to start a planned frame.
+    fn start_planned(self) -> &'static str {
+        match self {
+            Host::Shell => "Start one with: ctx frame activate ID",
+            Host::OpenCode => "Start one with flame_activate when its turn comes",
+        }
+    }
+}
+
+/// A frame's log as a path from the project root, where the model's tools run.
+fn log_path(log: &str) -> String {
+    format!(".opencode/flame/{log}")
+}
+
 /// The notice for frame `id`, which must have been popped or invalidated. `dev` appends
-/// ` [hint attached]` to the visible line.
-pub fn notice(state: &State, id: &str, dev: bool) -> Result<Notice> {
+/// ` [hint attached]` to the visible line; `host` decides which tools the hint names.
+pub fn notice(state: &State, id: &str, dev: bool, host: Host) -> Result<Notice> {
     let frame = state
         .frame(id)
         .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
@@ -99,6 +149,12 @@ pub fn notice(state: &State, id: &str, dev: bool) -> Result<Notice> {
     let named = |id: &str| {
         let goal = state.frame(id).map_or("", |f| f.goal());
         format!("{} (\"{}\")", short_id(id), short(goal, HINT_GOAL_CHARS))
+    };
+    let log_of = |id: &str| {
+        state
+            .frame(id)
+            .and_then(|f| f.log_path().map(log_path))
+            .unwrap_or_default()
     };
 
     let mut visible = format!(
@@ -122,16 +178,18 @@ pub fn notice(state: &State, id: &str, dev: bool) -> Result<Notice> {
     }
 
     if status == Status::Blocked {
-        hint.push_str(&format!(
-            "\nIt can be resumed later: ctx frame activate {}",
-            short_id(id)
-        ));
+        hint.push('\n');
+        hint.push_str(&host.resume(id, &short_id(id)));
     }
 
     // A root (or an orphan) has no siblings: other roots are other trees.
     let Some(parent) = frame.parent().filter(|p| state.frame(p).is_some()) else {
         if frame.log_path().is_some() {
-            hint.push_str(&format!("\nIts log: ctx frame log {}", short_id(id)));
+            let read = match host {
+                Host::Shell => format!("ctx frame log {}", short_id(id)),
+                Host::OpenCode => log_of(id),
+            };
+            hint.push_str(&format!("\nIts log: {read}"));
         }
         return Ok(Notice { visible, hint });
     };
@@ -167,15 +225,20 @@ pub fn notice(state: &State, id: &str, dev: bool) -> Result<Notice> {
         .filter(|f| !logged.contains(f))
         .map(|f| short_id(f))
         .collect();
+    let logs: Vec<String> = logged.iter().map(|f| log_of(f)).collect();
     let read_logs = if logged.is_empty() {
         String::new()
     } else if unlogged.is_empty() {
-        "\nRead their logs before you go on: ctx frame log ID".to_string()
+        format!(
+            "\nRead their logs before you go on: {}",
+            host.read_logs(&logs)
+        )
     } else {
         let names: Vec<String> = logged.iter().map(|f| short_id(f)).collect();
         format!(
-            "\nRead the logs of {} before you go on: ctx frame log ID ({} never popped, so no log)",
+            "\nRead the logs of {} before you go on: {} ({} never popped, so no log)",
             names.join(", "),
+            host.read_logs(&logs),
             unlogged.join(", ")
         )
     };
@@ -202,8 +265,9 @@ pub fn notice(state: &State, id: &str, dev: bool) -> Result<Notice> {
     if !planned.is_empty() {
         let list: Vec<String> = planned.iter().map(|f| named(f)).collect();
         hint.push_str(&format!(
-            "\nPlanned siblings not started yet: {}. Start one with: ctx frame activate ID",
-            list.join(", ")
+            "\nPlanned siblings not started yet: {}. {}",
+            list.join(", "),
+            host.start_planned()
         ));
     }
     Ok(Notice { visible, hint })
@@ -219,7 +283,7 @@ mod tests {
     #[test]
     fn a_sibling_still_running_is_named_with_a_warning() {
         let state = state::parse(SPEC).unwrap();
-        let n = notice(&state, "fr_z05xht5gmej1", false).unwrap();
+        let n = notice(&state, "fr_z05xht5gmej1", false, Host::Shell).unwrap();
         assert_eq!(
             n.visible,
             "Frame fr_z05xh completed: Verify webhook signatures"
@@ -238,14 +302,14 @@ Planned siblings not started yet: fr_yrst4 (\"Retry failed deliveries\"). Start 
     #[test]
     fn all_siblings_done_lists_them_and_points_at_their_logs() {
         let state = state::parse(SPEC).unwrap();
-        let n = notice(&state, "fr_yb6wk952swa0", true).unwrap();
+        let n = notice(&state, "fr_yb6wk952swa0", true, Host::Shell).unwrap();
         assert_eq!(
             n.visible,
             "Frame fr_yb6wk completed: Implement the invoice model [hint attached]"
         );
         assert!(n.hint.ends_with(
             "\nSibling frames still in progress: fr_432cf (\"Handle Stripe webhooks\").
-Wait for them to finish, or continue with other work meanwhile. Do not leave unfinished siblings behind: each must be popped (completed, failed or blocked) before ses_dfd8 is popped.
+Wait for them to finish, or continue with other work meanwhile. Do not leave unfinished siblings behind: each must be popped (completed, failed or blocked) before ses_dfd84297 is popped.
 Finished so far: fr_yb6wk (completed)."
         ));
         let text = SPEC.replace(
@@ -253,7 +317,7 @@ Finished so far: fr_yb6wk (completed)."
             "\"status\": \"failed\",\n      \"goal\": \"Handle Stripe webhooks\"",
         );
         let state = state::parse(&text).unwrap();
-        let n = notice(&state, "fr_yb6wk952swa0", false).unwrap();
+        let n = notice(&state, "fr_yb6wk952swa0", false, Host::Shell).unwrap();
         assert_eq!(
             n.hint,
             "Frame fr_yb6wk (\"Implement the invoice model\") finished with status completed.
@@ -280,7 +344,13 @@ Read the logs of fr_yb6wk before you go on: ctx frame log ID (fr_432cf never pop
 
     #[test]
     fn a_planned_sibling_is_not_all_done() {
-        let n = notice(&after_pops("planned"), "fr_46s6jr410dd3", false).unwrap();
+        let n = notice(
+            &after_pops("planned"),
+            "fr_46s6jr410dd3",
+            false,
+            Host::Shell,
+        )
+        .unwrap();
         assert!(
             !n.hint.contains("All sibling frames are done"),
             "{}",
@@ -296,7 +366,13 @@ Planned siblings not started yet: fr_yrst4 (\"Retry failed deliveries\"). Start 
 
     #[test]
     fn an_invalidated_sibling_is_done_but_has_no_log_to_read() {
-        let n = notice(&after_pops("invalidated"), "fr_46s6jr410dd3", false).unwrap();
+        let n = notice(
+            &after_pops("invalidated"),
+            "fr_46s6jr410dd3",
+            false,
+            Host::Shell,
+        )
+        .unwrap();
         assert!(n.hint.ends_with(
             "All sibling frames are done: fr_z05xh (completed), fr_46s6j (completed), fr_yrst4 (invalidated).
 Read the logs of fr_z05xh, fr_46s6j before you go on: ctx frame log ID (fr_yrst4 never popped, so no log)"
@@ -309,10 +385,10 @@ Read the logs of fr_z05xh, fr_46s6j before you go on: ctx frame log ID (fr_yrst4
         let plan =
             crate::frame::ops::check_pop(&state, "ses_dfd84297fffeStZsxnTSWsbCBp", true).unwrap();
         crate::frame::ops::apply_pop(&mut state, &plan, Status::Completed, None, 1).unwrap();
-        let n = notice(&state, "ses_dfd84297fffeStZsxnTSWsbCBp", false).unwrap();
+        let n = notice(&state, "ses_dfd84297fffeStZsxnTSWsbCBp", false, Host::Shell).unwrap();
         assert_eq!(
             n.hint,
-            "Frame ses_dfd8 (\"Build the billing service\") finished with status completed.\nIts log: ctx frame log ses_dfd8"
+            "Frame ses_dfd84297 (\"Build the billing service\") finished with status completed.\nIts log: ctx frame log ses_dfd84297"
         );
     }
 
@@ -343,7 +419,7 @@ Read the logs of fr_z05xh, fr_46s6j before you go on: ctx frame log ID (fr_yrst4
         let mut state = state::parse(SPEC).unwrap();
         let plan = crate::frame::ops::check_pop(&state, "fr_46s6jr410dd3", false).unwrap();
         crate::frame::ops::apply_pop(&mut state, &plan, Status::Blocked, None, 1).unwrap();
-        let n = notice(&state, "fr_46s6jr410dd3", false).unwrap();
+        let n = notice(&state, "fr_46s6jr410dd3", false, Host::Shell).unwrap();
         assert!(
             n.hint
                 .contains("\nIt can be resumed later: ctx frame activate fr_46s6j\n"),
@@ -353,14 +429,58 @@ Read the logs of fr_z05xh, fr_46s6j before you go on: ctx frame log ID (fr_yrst4
     }
 
     #[test]
+    fn inside_opencode_the_hint_names_tools_and_log_paths() {
+        let n = notice(
+            &after_pops("planned"),
+            "fr_46s6jr410dd3",
+            false,
+            Host::OpenCode,
+        )
+        .unwrap();
+        assert!(n.hint.ends_with(
+            "Read their logs before you go on: .opencode/flame/logs/frame-fr_z05xht5gmej1.md, .opencode/flame/logs/frame-fr_46s6jr410dd3.md
+Planned siblings not started yet: fr_yrst4 (\"Retry failed deliveries\"). Start one with flame_activate when its turn comes"
+        ), "{}", n.hint);
+        assert!(!n.hint.contains("ctx "), "{}", n.hint);
+        // A blocked subagent is resumed through the task tool; another frame through flame_activate.
+        let mut state = state::parse(SPEC).unwrap();
+        let plan = crate::frame::ops::check_pop(&state, "fr_46s6jr410dd3", false).unwrap();
+        crate::frame::ops::apply_pop(&mut state, &plan, Status::Blocked, None, 1).unwrap();
+        let n = notice(&state, "fr_46s6jr410dd3", false, Host::OpenCode).unwrap();
+        assert!(
+            n.hint.contains(
+                "\nIt can be resumed later: call flame_activate with sessionID \"fr_46s6jr410dd3\"\n"
+            ),
+            "{}",
+            n.hint
+        );
+        let plan =
+            crate::frame::ops::check_pop(&state, "ses_dfd84297fffeStZsxnTSWsbCBp", true).unwrap();
+        crate::frame::ops::apply_pop(&mut state, &plan, Status::Blocked, None, 1).unwrap();
+        let n = notice(
+            &state,
+            "ses_dfd84297fffeStZsxnTSWsbCBp",
+            false,
+            Host::OpenCode,
+        )
+        .unwrap();
+        assert_eq!(
+            n.hint,
+            "Frame ses_dfd84297 (\"Build the billing service\") finished with status blocked.
+It can be resumed later: call the task tool again with task_id \"ses_dfd84297fffeStZsxnTSWsbCBp\" (the subagent continues with its earlier messages)
+Its log: .opencode/flame/logs/frame-ses_dfd84297fffeStZsxnTSWsbCBp.md"
+        );
+    }
+
+    #[test]
     fn running_and_planned_frames_get_no_notice() {
         let state = state::parse(SPEC).unwrap();
-        let err = notice(&state, "fr_46s6jr410dd3", false).unwrap_err();
+        let err = notice(&state, "fr_46s6jr410dd3", false, Host::Shell).unwrap_err();
         assert_eq!(
             err.message,
             "fr_46s6jr410dd3 is in_progress: a completion notice is for a frame that has been popped"
         );
-        assert!(notice(&state, "fr_t78f603xzbcw", false).is_err());
+        assert!(notice(&state, "fr_t78f603xzbcw", false, Host::Shell).is_err());
     }
 
     #[test]

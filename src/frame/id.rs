@@ -10,6 +10,20 @@ pub const MAX_ID_LEN: usize = 128;
 pub const MIN_PREFIX: usize = 4;
 /// The shortest abbreviation shown to people.
 pub const MIN_ABBREV: usize = 8;
+/// The shortest abbreviation of an OpenCode session id: `ses_` and eight characters, the short
+/// task id people see in OpenCode's own design. Its first characters encode the creation time,
+/// so sessions made together (parallel subagents) share them; 8 characters would say `ses_` and
+/// four of those.
+pub const MIN_SESSION_ABBREV: usize = 12;
+
+/// The shortest abbreviation of `id`.
+fn min_abbrev(id: &str) -> usize {
+    if id.starts_with("ses_") {
+        MIN_SESSION_ABBREV
+    } else {
+        MIN_ABBREV
+    }
+}
 
 /// Why `arg` is not a valid id (`^[A-Za-z0-9_-]{1,128}$`), or `None` when it is.
 pub fn id_problem(arg: &str) -> Option<&'static str> {
@@ -90,7 +104,8 @@ pub fn resolve<'a>(arg: &str, ids: impl Iterator<Item = &'a str> + Clone) -> Res
 /// rather than the standard SipHash because a tree looks up every frame's.
 pub type Abbreviations<'a> = HashMap<&'a str, &'a str, foldhash::fast::RandomState>;
 
-/// The shortest unique prefix of at least 8 characters of every id (flame.md §4.5).
+/// The shortest unique prefix of at least 8 characters (12 for `ses_…` ids) of every id
+/// (flame.md §4.5).
 pub fn abbreviations<'a>(ids: impl Iterator<Item = &'a str>) -> Abbreviations<'a> {
     let mut unique: Vec<&str> = ids.collect();
     unique.sort_unstable();
@@ -111,7 +126,7 @@ pub fn abbreviations_in_order<'a>(ids: &[&'a str]) -> Vec<&'a str> {
         // In sorted order the ids sharing the longest prefix with `id` are its neighbours.
         let before = i.checked_sub(1).map_or(0, |j| common(id, ids[sorted[j]]));
         let after = sorted.get(i + 1).map_or(0, |&next| common(id, ids[next]));
-        let needed = (before.max(after) + 1).max(MIN_ABBREV).min(id.len());
+        let needed = (before.max(after) + 1).max(min_abbrev(id)).min(id.len());
         out[at] = &id[..needed];
     }
     out
@@ -177,7 +192,23 @@ mod tests {
         let abbrev = abbreviations(ids.iter().copied());
         assert_eq!(abbrev["fr_432cf1xmwcej"], "fr_432cf");
         assert_eq!(abbrev["fr_46s6jr410dd3"], "fr_46s6j");
-        assert_eq!(abbrev["ses_dfd84297fffeStZsxnTSWsbCBp"], "ses_dfd8");
+        assert_eq!(abbrev["ses_dfd84297fffeStZsxnTSWsbCBp"], "ses_dfd84297");
+    }
+
+    #[test]
+    fn session_ids_keep_eight_characters_after_ses_and_grow_to_stay_unique() {
+        // Two subagents started in the same millisecond share their time-based characters.
+        let ids = [
+            "ses_dec6a5f1cffeAbCdEfGhIjKlMn",
+            "ses_dec6a5f1dffeZyXwVuTsRqPoNm",
+            "ses_b1c2d3e4f5a6Qq",
+            "ses_short",
+        ];
+        let abbrev = abbreviations(ids.iter().copied());
+        assert_eq!(abbrev["ses_dec6a5f1cffeAbCdEfGhIjKlMn"], "ses_dec6a5f1c");
+        assert_eq!(abbrev["ses_dec6a5f1dffeZyXwVuTsRqPoNm"], "ses_dec6a5f1d");
+        assert_eq!(abbrev["ses_b1c2d3e4f5a6Qq"], "ses_b1c2d3e4");
+        assert_eq!(abbrev["ses_short"], "ses_short");
     }
 
     #[test]

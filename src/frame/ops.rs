@@ -74,24 +74,120 @@ pub fn session_frames(state: &State) -> Result<Vec<(&str, &str)>> {
     })
 }
 
+/// The child sessions' parent sessions, with a broken `sessionParents` reported as the invalid
+/// state it is.
+pub fn session_parents(state: &State) -> Result<Vec<(&str, &str)>> {
+    state.session_parents().map_err(|invalid| {
+        Error::failure(format!(".opencode/flame/state.json: {}", invalid.message))
+            .with_hint("fix or remove the key by hand; ctx leaves the file as it is")
+    })
+}
+
+/// Where a session's current frame comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionPlace {
+    /// A frame the session pushed or activated, or its own frame.
+    Own(String),
+    /// The current frame of its parent session (a child session without a frame of its own).
+    Parent {
+        parent: String,
+        frame: String,
+    },
+    /// The shared `activeFrameID` (a root session without a frame of its own).
+    Shared(String),
+    None,
+}
+
+impl SessionPlace {
+    pub fn frame(self) -> Option<String> {
+        match self {
+            SessionPlace::Own(frame)
+            | SessionPlace::Parent { frame, .. }
+            | SessionPlace::Shared(frame) => Some(frame),
+            SessionPlace::None => None,
+        }
+    }
+}
+
 /// A session's current frame: the last frame it pushed or activated and that has not finished,
-/// else its own frame (the frame whose id is the session id), else the shared current frame,
-/// which is where a session without a frame of its own starts.
+/// else its own frame (the frame whose id is the session id), else, for a child session without
+/// a frame (`sessionParents`), its parent session's current frame, else the shared current
+/// frame, which is where a root session without a frame of its own starts.
 pub fn session_current(state: &State, session: &str) -> Result<Option<String>> {
+    session_place(state, session).map(SessionPlace::frame)
+}
+
+/// [`session_current`], saying where the frame comes from.
+pub fn session_place(state: &State, session: &str) -> Result<SessionPlace> {
     id::validate_id(session)?;
-    let recorded = session_frames(state)?
-        .into_iter()
-        .find(|(s, _)| *s == session)
-        .map(|(_, frame)| frame);
-    if let Some(frame) = recorded.and_then(|f| state.frame(f))
-        && !frame.status().is_finished()
-    {
-        return Ok(Some(frame.id.to_string()));
+    let frames = session_frames(state)?;
+    let parents = session_parents(state)?;
+    let mut at = session;
+    // Each step goes up one recorded parent; a cycle written by hand ends the walk.
+    for _ in 0..=parents.len() {
+        let recorded = frames.iter().find(|(s, _)| *s == at).map(|(_, f)| *f);
+        if let Some(frame) = recorded.and_then(|f| state.frame(f))
+            && !frame.status().is_finished()
+        {
+            return Ok(own_or_parent(session, at, frame.id));
+        }
+        if state.frame(at).is_some() {
+            return Ok(own_or_parent(session, at, at));
+        }
+        match parents.iter().find(|(s, _)| *s == at) {
+            Some((_, parent)) => at = parent,
+            None => break,
+        }
     }
-    if state.frame(session).is_some() {
-        return Ok(Some(session.to_string()));
+    Ok(shared_current(state).map_or(SessionPlace::None, SessionPlace::Shared))
+}
+
+fn own_or_parent(session: &str, found_in: &str, frame: &str) -> SessionPlace {
+    if found_in == session {
+        SessionPlace::Own(frame.to_string())
+    } else {
+        SessionPlace::Parent {
+            parent: found_in.to_string(),
+            frame: frame.to_string(),
+        }
     }
-    Ok(shared_current(state))
+}
+
+/// Where `push` puts a new frame when no `--parent` is given: under the current frame, except
+/// that a session whose current frame has finished (its own frame was popped, or its parent
+/// session's was) pushes under that frame's nearest running ancestor, or makes a new root.
+/// Returns the parent and, in that case, a warning saying so.
+pub fn push_parent(state: &State, selector: &Selector) -> Result<(Option<String>, Option<String>)> {
+    let current = current(state, selector)?;
+    let finished = current
+        .as_deref()
+        .and_then(|c| state.frame(c))
+        .filter(|f| f.status().is_finished());
+    let (Some(frame), Some(_), None) = (finished, &selector.session, &selector.flag) else {
+        return Ok((current, None));
+    };
+    let mut at = frame.parent();
+    for _ in 0..=state.len() {
+        match at.and_then(|p| state.frame(p)) {
+            Some(p) if !p.status().is_finished() => {
+                let note = format!(
+                    "{} is {}: the new frame goes under {}, its nearest running ancestor",
+                    frame.id,
+                    frame.status(),
+                    p.id
+                );
+                return Ok((Some(p.id.to_string()), Some(note)));
+            }
+            Some(p) => at = p.parent(),
+            None => break,
+        }
+    }
+    let note = format!(
+        "{} is {} and no ancestor of it runs: the new frame is a new root",
+        frame.id,
+        frame.status()
+    );
+    Ok((None, Some(note)))
 }
 
 /// Makes `id` the current frame of `place`.
@@ -132,20 +228,41 @@ fn step_back(state: &mut State, finished: &str, hit: &dyn Fn(&State, &str) -> bo
     {
         state.set_active(parent.as_deref());
     }
-    let moved: Vec<(String, Option<String>)> = session_frames(state)?
+    let hit_sessions: Vec<String> = session_frames(state)?
         .into_iter()
         .filter(|(_, current)| hit(state, current))
-        .map(|(session, _)| {
-            (
-                session.to_string(),
-                running_ancestor(state, parent.as_deref(), session),
-            )
-        })
+        .map(|(session, _)| session.to_string())
         .collect();
+    let mut moved = Vec::with_capacity(hit_sessions.len());
+    for session in hit_sessions {
+        let mut back = running_ancestor(state, parent.as_deref(), &session);
+        // A child session without a frame of its own keeps only what it pushed below the
+        // frame it borrows from its parent session: the borrowed frame itself, or one above
+        // it, is its parent's to pop, and forgetting the entry gives it back as borrowed.
+        if let (Some(frame), Some(borrowed)) = (&back, borrowed_frame(state, &session)?)
+            && (*frame == borrowed || !is_within(state, frame, &borrowed))
+        {
+            back = None;
+        }
+        moved.push((session, back));
+    }
     for (session, back) in moved {
         state.set_session_frame(&session, back.as_deref());
     }
     Ok(())
+}
+
+/// The frame a child session without a frame of its own borrows: its parent session's current
+/// frame (`sessionParents`), or `None` for any other session.
+fn borrowed_frame(state: &State, session: &str) -> Result<Option<String>> {
+    if state.frame(session).is_some() {
+        return Ok(None);
+    }
+    let parents = session_parents(state)?;
+    match parents.iter().find(|(s, _)| *s == session) {
+        Some((_, parent)) => session_current(state, parent),
+        None => Ok(None),
+    }
 }
 
 /// `from` or its nearest ancestor that has not finished, while it stays within `session`'s own
@@ -179,6 +296,22 @@ pub fn require_current(state: &State, selector: &Selector) -> Result<String> {
     };
     Err(Error::failure(message)
         .with_hint("pass --frame ID, set CTX_FRAME, or start one with: ctx frame push \"<goal>\""))
+}
+
+/// The frame a pop finishes: the current frame, except that a session never pops the frame it
+/// borrows from its parent session (a child session without a frame of its own would otherwise
+/// finish the frame its parent is working in).
+pub fn pop_target(state: &State, selector: &Selector) -> Result<String> {
+    if let (Some(session), None) = (selector.session.as_deref(), &selector.flag)
+        && let SessionPlace::Parent { parent, frame } = session_place(state, session)?
+    {
+        return Err(Error::failure(format!(
+            "cannot pop {frame} for session {session}: it is the frame of its parent session \
+             {parent}, and {session} has no frame of its own"
+        ))
+        .with_hint("push a frame for this session first, or pass --frame ID"));
+    }
+    require_current(state, selector)
 }
 
 /// The target of a command taking an optional `ID`: the argument, else the current frame.

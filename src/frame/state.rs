@@ -16,6 +16,9 @@ pub const SCHEMA_VERSION: i64 = 1;
 
 /// ctx's top-level key holding each OpenCode session's current frame.
 pub const SESSION_FRAMES: &str = "sessionFrames";
+/// ctx's top-level key holding the parent session of each child session without a frame of its
+/// own, whose place is its parent session's.
+pub const SESSION_PARENTS: &str = "sessionParents";
 
 /// A frame's status, as Flame spells it.
 #[derive(
@@ -1084,39 +1087,60 @@ impl State {
     /// order. A value that is not an object of strings is an error: ctx will not guess what
     /// another program meant by it, nor overwrite it.
     pub fn session_frames(&self) -> Result<Vec<(&str, &str)>, Invalid> {
-        let Some(value) = non_null(&self.doc, SESSION_FRAMES) else {
-            return Ok(Vec::new());
-        };
-        let object = value.as_object().ok_or_else(|| {
-            Invalid::new(format!("/{SESSION_FRAMES} must be an object of frame ids"))
-        })?;
-        object
-            .iter()
-            .map(|(session, frame)| match frame.as_str() {
-                Some(frame) => Ok((session, frame)),
-                None => Err(Invalid::new(format!(
-                    "/{SESSION_FRAMES}/{session} must be a frame id (a string)"
-                ))),
-            })
-            .collect()
+        self.string_map(SESSION_FRAMES, "frame id")
     }
 
     /// Records `frame` as session `session`'s current frame, or forgets the session's entry.
     /// The caller has read [`State::session_frames`] without error.
     pub fn set_session_frame(&mut self, session: &str, frame: Option<&str>) {
-        if !matches!(self.doc.get(SESSION_FRAMES), Some(Json::Object(_))) {
-            if frame.is_none() {
+        self.set_in_string_map(SESSION_FRAMES, session, frame);
+    }
+
+    /// The parent session of each child session recorded without a frame of its own
+    /// (`sessionParents`, ctx's own key, read as strictly as `sessionFrames`).
+    pub fn session_parents(&self) -> Result<Vec<(&str, &str)>, Invalid> {
+        self.string_map(SESSION_PARENTS, "session id")
+    }
+
+    /// Records `parent` as the parent session of `session`, or forgets the entry. The caller has
+    /// read [`State::session_parents`] without error.
+    pub fn set_session_parent(&mut self, session: &str, parent: Option<&str>) {
+        self.set_in_string_map(SESSION_PARENTS, session, parent);
+    }
+
+    /// The top-level object `key` of strings, in file order; absent or null is empty.
+    fn string_map(&self, key: &str, what: &str) -> Result<Vec<(&str, &str)>, Invalid> {
+        let Some(value) = non_null(&self.doc, key) else {
+            return Ok(Vec::new());
+        };
+        let object = value
+            .as_object()
+            .ok_or_else(|| Invalid::new(format!("/{key} must be an object of {what}s")))?;
+        object
+            .iter()
+            .map(|(name, value)| match value.as_str() {
+                Some(value) => Ok((name, value)),
+                None => Err(Invalid::new(format!(
+                    "/{key}/{name} must be a {what} (a string)"
+                ))),
+            })
+            .collect()
+    }
+
+    fn set_in_string_map(&mut self, key: &str, name: &str, value: Option<&str>) {
+        if !matches!(self.doc.get(key), Some(Json::Object(_))) {
+            if value.is_none() {
                 return;
             }
-            self.doc.insert(SESSION_FRAMES, Json::Object(Object::new()));
+            self.doc.insert(key, Json::Object(Object::new()));
         }
-        let Some(Json::Object(sessions)) = self.doc.get_mut(SESSION_FRAMES) else {
-            unreachable!("sessionFrames was just made an object");
+        let Some(Json::Object(map)) = self.doc.get_mut(key) else {
+            unreachable!("{key} was just made an object");
         };
-        match frame {
-            Some(frame) => sessions.insert(session, Json::str(frame)),
+        match value {
+            Some(value) => map.insert(name, Json::str(value)),
             None => {
-                sessions.remove(session);
+                map.remove(name);
             }
         }
     }

@@ -7,6 +7,7 @@ pub mod evidence;
 pub mod extract;
 pub mod files;
 pub mod five;
+pub mod hooks;
 pub mod markdown;
 pub mod migrate;
 pub mod model;

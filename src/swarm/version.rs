@@ -187,14 +187,14 @@ fn shown(root: &Path, path: &Path) -> String {
 }
 
 /// `opencode.json` and `opencode.jsonc` in each folder, those that exist.
-fn opencode_configs(dirs: &[PathBuf]) -> Vec<PathBuf> {
+pub(super) fn opencode_configs(dirs: &[PathBuf]) -> Vec<PathBuf> {
     dirs.iter()
         .flat_map(|dir| ["opencode.json", "opencode.jsonc"].map(|name| dir.join(name)))
         .filter(|path| path.is_file())
         .collect()
 }
 
-enum Declared {
+pub(super) enum Declared {
     Version(String),
     Unversioned,
 }
@@ -202,7 +202,7 @@ enum Declared {
 /// Config files are small; a larger one is not an OpenCode config worth reading.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
-fn read_small(path: &Path) -> Option<String> {
+pub(super) fn read_small(path: &Path) -> Option<String> {
     // The `.swarm/` reader's rules: regular files only (a pipe would block), capped.
     let bytes = super::files::read_bytes(path, MAX_CONFIG_BYTES).ok()??;
     Some(String::from_utf8_lossy(&bytes).into_owned())
@@ -212,6 +212,11 @@ fn read_small(path: &Path) -> Option<String> {
 fn declared(path: &Path) -> Option<Declared> {
     let text = read_small(path)?;
     let config: Value = serde_json::from_str(&strip_jsonc(&text)).ok()?;
+    declared_in(&config)
+}
+
+/// The opencode-swarm entry of a parsed OpenCode config's `plugin` list, if any.
+pub(super) fn declared_in(config: &Value) -> Option<Declared> {
     config
         .get("plugin")?
         .as_array()?

@@ -193,7 +193,7 @@ fn render_max_tokens_caps_the_whole_render() {
         + context.len()
         - 1;
     assert!(cost <= 150, "{cost}");
-    assert_snapshot!(String::from_utf8_lossy(&out.stderr), @"warning: the frame context needs at least 93 tokens; the budget is 88; the frame context is left out");
+    assert_snapshot!(String::from_utf8_lossy(&out.stderr), @"warning: the frame context needs at least 132 tokens; the budget is 88; the frame context is left out");
 }
 
 #[test]
@@ -223,7 +223,7 @@ fn render_budgets_come_from_the_environment_and_ctx_toml() {
             .ctx()
             .args(["compact", "render", "--format", "xml"])
             .env("CTX_FRAME_CONTEXT_TOKENIZER", tokenizer)
-            .env("CTX_FRAME_CONTEXT_TOTAL", "120")
+            .env("CTX_FRAME_CONTEXT_TOTAL", "170")
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
@@ -418,7 +418,7 @@ fn render_refuses_xml_with_other_sources_and_a_tiny_budget() {
     exit: 1
     --- stdout
     --- stderr
-    error: the frame context needs at least 93 tokens; the budget is 40
+    error: the frame context needs at least 132 tokens; the budget is 40
     ");
 }
 
@@ -525,7 +525,7 @@ fn inject(env: &TestEnv, at: &str, stdin: &[u8]) -> std::process::Output {
             "--for",
             "frame",
             "--max-tokens",
-            "100",
+            "132",
         ])
         .write_stdin(stdin)
         .output()
@@ -644,7 +644,7 @@ fn inject_append_adds_a_synthetic_user_message() {
               "sessionID": "ses_dfcfe7a69ffeStZsxnTSWsbCBp",
               "messageID": "[MSG]",
               "type": "text",
-              "text": "<flame-context session=\"fr_46s6jr410dd3\">\n  <metadata>\n    <budget total=\"100\" ancestors=\"1500\" siblings=\"1500\" current=\"800\" />\n    <truncation ancestors-omitted=\"2\" siblings-filtered=\"1\" related-omitted=\"1\" />\n  </metadata>\n  <current-frame id=\"fr_46s6jr410dd3\" status=\"in_progress\">\n    <goal>Handle refund events</goal>\n  </current-frame>\n</flame-context>",
+              "text": "<flame-context session=\"fr_46s6jr410dd3\">\n  <metadata>\n    <budget total=\"132\" ancestors=\"1500\" siblings=\"1500\" current=\"800\" />\n    <truncation ancestors-omitted=\"1\" siblings-filtered=\"1\" related-omitted=\"1\" />\n  </metadata>\n  <ancestors count=\"1\" omitted=\"1\">\n    <frame id=\"fr_432cf1xmwcej\" status=\"in_progress\">\n      <goal>Handle Stripe webhooks</goal>\n    </frame>\n  </ancestors>\n  <current-frame id=\"fr_46s6jr410dd3\" status=\"in_progress\">\n    <goal>Handle refund events</goal>\n  </current-frame>\n</flame-context>",
               "synthetic": true
             }
           ]
@@ -713,7 +713,7 @@ fn inject_last_assistant_appends_a_part() {
               "sessionID": "ses_dfcfe7a69ffeStZsxnTSWsbCBp",
               "messageID": "msg_203018619003aaaaaaaaaaaaaa",
               "type": "text",
-              "text": "<flame-context session=\"fr_46s6jr410dd3\">\n  <metadata>\n    <budget total=\"100\" ancestors=\"1500\" siblings=\"1500\" current=\"800\" />\n    <truncation ancestors-omitted=\"2\" siblings-filtered=\"1\" related-omitted=\"1\" />\n  </metadata>\n  <current-frame id=\"fr_46s6jr410dd3\" status=\"in_progress\">\n    <goal>Handle refund events</goal>\n  </current-frame>\n</flame-context>",
+              "text": "<flame-context session=\"fr_46s6jr410dd3\">\n  <metadata>\n    <budget total=\"132\" ancestors=\"1500\" siblings=\"1500\" current=\"800\" />\n    <truncation ancestors-omitted=\"1\" siblings-filtered=\"1\" related-omitted=\"1\" />\n  </metadata>\n  <ancestors count=\"1\" omitted=\"1\">\n    <frame id=\"fr_432cf1xmwcej\" status=\"in_progress\">\n      <goal>Handle Stripe webhooks</goal>\n    </frame>\n  </ancestors>\n  <current-frame id=\"fr_46s6jr410dd3\" status=\"in_progress\">\n    <goal>Handle refund events</goal>\n  </current-frame>\n</flame-context>",
               "synthetic": true
             }
           ]
@@ -887,14 +887,14 @@ fn render_max_tokens_keeps_every_source_that_fits() {
 
     [SWARM PATTERNS] - One page per command
     --- stderr
-    warning: the frame context needs at least 93 tokens; the budget is 88; the frame context is left out
+    warning: the frame context needs at least 132 tokens; the budget is 88; the frame context is left out
     ");
     // The frame context alone: nothing would be left, so the cap is an error naming what works.
     assert_snapshot!(env.snap(&["compact", "render", "--for", "frame", "--max-tokens", "92"]), @"
     exit: 1
     --- stdout
     --- stderr
-    error: the frame context needs at least 93 tokens; the budget is 92
+    error: the frame context needs at least 132 tokens; the budget is 92
     ");
 }
 
@@ -926,7 +926,7 @@ fn render_json_with_a_prompt() {
         "frame",
         "--json",
         "--max-tokens",
-        "100",
+        "132",
         "--prompt",
         "Summarize <all> of it",
     ]);
@@ -1165,4 +1165,139 @@ fn inject_takes_any_text_and_a_role_for_new_messages() {
         );
         assert!(out.stdout.is_empty());
     }
+}
+
+// ---- sources read on their own; opencode-swarm loaded by OpenCode ----
+
+#[test]
+fn a_broken_state_file_leaves_the_swarm_entries_standing() {
+    let env = swarm_env();
+    env.write(STATE, "{\"version\": 1, \"frames\": {\"x\": ");
+    let before = env.read(STATE);
+    let out = env.run(&["compact", "render", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc = stdout_json(&out);
+    let context: Vec<&str> = doc["context"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert_eq!(context.len(), 4, "{context:?}");
+    assert!(context[0].starts_with("[SWARM PLAN] "));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("warning: ")
+            && stderr.contains("state.json")
+            && stderr.ends_with("; the frame context is left out\n"),
+        "{stderr}"
+    );
+    // The system entries never needed the frame tree.
+    let doc = stdout_json(&env.run(&["compact", "render", "--for", "system", "--format", "json"]));
+    assert_eq!(doc["system"].as_array().unwrap().len(), 3);
+    // The frame context alone is the error it always was; the file is left as it is.
+    let out = env.run(&["compact", "render", "--for", "frame"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+    assert_eq!(env.read(STATE), before);
+}
+
+#[test]
+fn swarm_entries_are_left_to_an_opencode_swarm_that_opencode_loads() {
+    let env = swarm_env();
+    env.write("opencode.json", r#"{"plugin": ["opencode-swarm@5.1.0"]}"#);
+    assert_snapshot!(env.snap(&["compact", "render", "--for", "system", "--json"]), @r#"
+    exit: 0
+    --- stdout
+    {"system":[]}
+    --- stderr
+    opencode.json loads opencode-swarm, which adds its own entries: ctx leaves them out
+    "#);
+    // The compaction entries too; the frame context is ctx's own and stays.
+    let doc = stdout_json(&env.run(&["compact", "render", "--json", "-q"]));
+    let context = doc["context"].as_array().unwrap();
+    assert_eq!(context.len(), 1);
+    assert!(context[0].as_str().unwrap().starts_with("<flame-context"));
+    // And the context-budget warning, which the plugin gives itself.
+    let list = budget_list("architect", 2800);
+    assert_eq!(inject_with_limit(&env, &list), (0, list.clone()));
+    // The user's OpenCode config counts as the project's does.
+    let env = swarm_env();
+    env.write(
+        "../home/.config/opencode/opencode.jsonc",
+        "{\n  // global plugins\n  \"plugin\": [\"opencode-swarm\"],\n}\n",
+    );
+    let out = env.run(&["compact", "render", "--for", "swarm"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_snapshot!(env.filter(&String::from_utf8_lossy(&out.stderr)), @"[HOME]/.config/opencode/opencode.jsonc loads opencode-swarm, which adds its own entries: ctx leaves them out");
+}
+
+#[test]
+fn a_project_without_the_plugin_and_a_config_ctx_cannot_read_keep_the_entries() {
+    // A plugin list without opencode-swarm: ctx is the one to give the entries.
+    let env = swarm_env();
+    env.write(
+        "opencode.json",
+        r#"{"plugin": ["@tarquinen/opencode-dcp@3.1.14"]}"#,
+    );
+    let doc = stdout_json(&env.run(&["compact", "render", "--for", "system", "--json"]));
+    assert_eq!(doc["system"].as_array().unwrap().len(), 3);
+    // A config that is not JSON: said, and the entries stay (better twice than never).
+    env.write("opencode.json", "{\"plugin\": [\"opencode-swarm\"");
+    let out = env.run(&["compact", "render", "--for", "system", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_json(&out)["system"].as_array().unwrap().len(), 3);
+    assert_snapshot!(String::from_utf8_lossy(&out.stderr), @"warning: opencode.json: not valid JSON (EOF while parsing a list at line 1 column 28); ctx cannot tell whether OpenCode loads opencode-swarm through it");
+    assert_eq!(
+        env.read("opencode.json"),
+        "{\"plugin\": [\"opencode-swarm\""
+    );
+    // Without .swarm/ there are no entries to decide about: OpenCode's config is not read.
+    let env = spec_env();
+    env.write("opencode.json", "{\"plugin\": [\"opencode-swarm\"");
+    let out = env.run(&["compact", "render", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn the_parent_frame_is_cut_short_never_dropped() {
+    let env = spec_env();
+    let long = "Handle every Stripe webhook the billing service receives, ".repeat(40);
+    let text = env.read(STATE).replace(
+        "\"Handle Stripe webhooks\"",
+        &format!("\"{}\"", long.trim_end()),
+    );
+    env.write(STATE, &text);
+    let out = env
+        .ctx()
+        .args(["compact", "render", "--for", "frame", "--format", "xml"])
+        .env("CTX_FRAME_CONTEXT_ANCESTORS", "80")
+        .output()
+        .unwrap();
+    let xml = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{xml}");
+    let parent = xml
+        .split("<frame id=\"fr_432cf1xmwcej\" status=\"in_progress\">\n")
+        .nth(1)
+        .expect("the parent is there");
+    let goal = parent.lines().next().unwrap().trim();
+    assert!(
+        goal.starts_with("<goal truncated=\"true\">Handle every Stripe webhook")
+            && goal.ends_with(" [truncated]</goal>"),
+        "{goal}"
+    );
+    // An ancestors budget too small even for that names the least that works.
+    let out = env
+        .ctx()
+        .args(["compact", "render", "--for", "frame"])
+        .env("CTX_FRAME_CONTEXT_ANCESTORS", "20")
+        .output()
+        .unwrap();
+    assert_snapshot!(env.render(&out), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: the parent frame needs at least 42 tokens; the ancestors budget is 20
+    ");
 }

@@ -32,10 +32,10 @@ fn frame<'a>(state: &'a Value, id: &str) -> &'a Value {
 #[test]
 fn tree_matches_the_spec_example() {
     let env = spec_env();
-    assert_snapshot!(env.snap(&["frame", "tree"]), @r"
+    assert_snapshot!(env.snap(&["frame", "tree"]), @"
     exit: 0
     --- stdout
-    → Build the billing service (ses_dfd8)
+    → Build the billing service (ses_dfd84297)
     ├── ✓ Implement the invoice model (fr_yb6wk)
     └── → Handle Stripe webhooks (fr_432cf)
         ├── ✓ Verify webhook signatures (fr_z05xh)

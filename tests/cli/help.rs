@@ -439,7 +439,8 @@ fn help_of_three_commands() {
               The warning goes before the last user message's text when the list's texts pass the warn
               or critical share of the limit (budget.limit, else opencode-swarm's model_limits.default,
               else 128000; thresholds budget.warn and budget.critical) and that message's agent is none
-              or architect. When it goes in, a source that cannot render is left out with a warning.
+              or architect, and never when an OpenCode config loads opencode-swarm (which gives it
+              itself). When it goes in, a source that cannot render is left out with a warning.
 
           --text <TEXT>
               Insert this text, after the entries of any --for

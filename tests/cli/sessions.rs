@@ -645,3 +645,259 @@ fn a_planned_frame_changes_its_place_among_its_siblings() {
         Some(2)
     );
 }
+
+#[test]
+fn a_session_whose_frame_was_popped_pushes_again() {
+    // A root session: its new frame is a new root, said on stderr.
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", "ses_R", "--title", "M"]);
+    env.ok(&["frame", "pop", "--session", "ses_R"]);
+    let out = env.run(&["frame", "push", "--session", "ses_R", "B"]);
+    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "warning: ses_R is completed and no ancestor of it runs: the new frame is a new root\n"
+    );
+    let b = line(String::from_utf8(out.stdout).unwrap());
+    assert!(frame(&env, &b).get("parentSessionID").is_none());
+    assert_eq!(state(&env)["rootFrameIDs"][1], b.as_str());
+    assert_eq!(line(env.ok(&["frame", "current", "--session", "ses_R"])), b);
+    assert_eq!(
+        frame(&env, "ses_R")["status"],
+        "completed",
+        "left as it was"
+    );
+    // Under a running frame: the new frame goes there.
+    let env = TestEnv::new();
+    let base = line(env.ok(&["frame", "push", "Base"]));
+    env.ok(&["opencode", "frame", "ses_R", "--title", "M"]);
+    env.ok(&["frame", "pop", "--session", "ses_R", "--status", "failed"]);
+    let out = env.run(&["frame", "push", "--session", "ses_R", "B"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "warning: ses_R is failed: the new frame goes under {base}, its nearest running ancestor\n"
+        )
+    );
+    let b = line(String::from_utf8(out.stdout).unwrap());
+    assert_eq!(frame(&env, &b)["parentSessionID"], base.as_str());
+    // Without --session nothing changes: a finished frame named as parent is refused.
+    assert_snapshot!(env.snap(&["frame", "push", "--parent", "ses_R", "C"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot push under ses_R: it is failed, not in_progress
+    ");
+}
+
+#[test]
+fn an_unframed_child_session_works_in_its_parent_sessions_frame() {
+    let env = TestEnv::new();
+    let mine = line(env.ok(&["frame", "push", "Mine"]));
+    env.ok(&["opencode", "frame", "ses_root", "--title", "Build billing"]);
+    let work = line(env.ok(&["frame", "push", "--session", "ses_root", "Root work"]));
+    // Not titled by the task tool: no frame of its own (the default heuristic)...
+    assert_eq!(
+        env.ok(&[
+            "opencode",
+            "frame",
+            "ses_chat",
+            "--title",
+            "Side chat",
+            "--parent-session",
+            "ses_root"
+        ]),
+        ""
+    );
+    assert!(frame(&env, "ses_chat").is_null());
+    assert_eq!(state(&env)["sessionParents"]["ses_chat"], "ses_root");
+    // ...so its place is its parent session's, never the person's.
+    assert_eq!(
+        line(env.ok(&["frame", "current", "--session", "ses_chat"])),
+        work
+    );
+    let xml = env.ok(&[
+        "compact",
+        "render",
+        "--for",
+        "frame",
+        "--session",
+        "ses_chat",
+        "--format",
+        "xml",
+    ]);
+    assert!(
+        xml.starts_with(&format!("<flame-context session=\"{work}\">")),
+        "{xml}"
+    );
+    // Its push lands under that frame and moves only its own place.
+    let pushed = line(env.ok(&["frame", "push", "--session", "ses_chat", "Chat work"]));
+    assert_eq!(frame(&env, &pushed)["parentSessionID"], work.as_str());
+    assert_eq!(state(&env)["activeFrameID"], mine.as_str());
+    assert_eq!(
+        line(env.ok(&["frame", "current", "--session", "ses_root"])),
+        work
+    );
+    assert_eq!(
+        env.ok(&["frame", "pop", "--session", "ses_chat"]),
+        format!("{work}\n")
+    );
+    // It never pops its parent session's frame.
+    assert_snapshot!(env.filter(&env.snap(&["frame", "pop", "--session", "ses_chat"]).replace(&work, "[WORK]")), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: cannot pop [WORK] for session ses_chat: it is the frame of its parent session ses_root, and ses_chat has no frame of its own
+    hint: push a frame for this session first, or pass --frame ID
+    ");
+    // With subagent_frames = none, a task subagent is placed the same way.
+    let out = env
+        .ctx()
+        .args([
+            "opencode",
+            "frame",
+            "ses_task",
+            "--title",
+            "Audit (@general subagent)",
+            "--parent-session",
+            "ses_root",
+        ])
+        .env("CTX_OPENCODE_SUBAGENT_FRAMES", "none")
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stdout.is_empty());
+    assert_eq!(
+        line(env.ok(&["frame", "current", "--session", "ses_task"])),
+        work
+    );
+    // A second signal for the same session changes nothing.
+    let before = env.read(STATE);
+    env.ok(&[
+        "opencode",
+        "frame",
+        "ses_chat",
+        "--title",
+        "Side chat",
+        "--parent-session",
+        "ses_root",
+    ]);
+    assert_eq!(env.read(STATE), before);
+    // The parent session deleted while the child runs: the child carries on from the nearest
+    // frame still running, and says so.
+    env.ok(&["opencode", "deleted", "ses_root"]);
+    let out = env.run(&["frame", "push", "--session", "ses_task", "Go on"]);
+    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
+    let go_on = line(String::from_utf8(out.stdout).unwrap());
+    assert_eq!(frame(&env, &go_on)["parentSessionID"], mine.as_str());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .starts_with("warning: ses_root is invalidated: the new frame goes under")
+    );
+    // A deleted child forgets its parent.
+    env.ok(&["opencode", "deleted", "ses_chat"]);
+    assert!(state(&env)["sessionParents"].get("ses_chat").is_none());
+    assert_eq!(state(&env)["sessionParents"]["ses_task"], "ses_root");
+}
+
+#[test]
+fn a_broken_session_parents_map_is_reported_and_left_alone() {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Work"]);
+    let text = env
+        .read(STATE)
+        .replacen("{\n", "{\n  \"sessionParents\": {\"ses_a\": 7},\n", 1);
+    env.write(STATE, &text);
+    assert_snapshot!(env.snap(&["frame", "current", "--session", "ses_a"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: .opencode/flame/state.json: /sessionParents/ses_a must be a session id (a string)
+    hint: fix or remove the key by hand; ctx leaves the file as it is
+    ");
+    assert_eq!(env.read(STATE), text);
+}
+
+/// Two subagents started in the same millisecond: their ids share the time-based characters.
+const SUB_A: &str = "ses_dec6a5f1cffeAbCdEfGhIjKlMn";
+const SUB_B: &str = "ses_dec6a5f1dffeZyXwVuTsRqPoNm";
+
+fn parallel_subagents() -> TestEnv {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", "ses_root", "--title", "Build billing"]);
+    for (id, title) in [
+        (SUB_A, "Audit refunds (@general subagent)"),
+        (SUB_B, "Audit invoices (@general subagent)"),
+    ] {
+        env.ok(&[
+            "opencode",
+            "frame",
+            id,
+            "--title",
+            title,
+            "--parent-session",
+            "ses_root",
+        ]);
+    }
+    env
+}
+
+#[test]
+fn notices_name_subagents_by_unique_short_ids_of_at_least_ses_and_eight() {
+    let env = parallel_subagents();
+    env.ok(&["opencode", "finish", SUB_A, "--summary", "Refunds fine."]);
+    assert_snapshot!(env.snap(&["compact", "notice", "--frame", SUB_A, "--format", "text"]), @r#"
+    exit: 0
+    --- stdout
+    Frame ses_dec6a5f1c completed: Audit refunds (@general subagent)
+
+    Frame ses_dec6a5f1c ("Audit refunds (@general subagent)") finished with status completed.
+    Summary: Refunds fine.
+    Sibling frames still in progress: ses_dec6a5f1d ("Audit invoices (@general subagent)").
+    Wait for them to finish, or continue with other work meanwhile. Do not leave unfinished siblings behind: each must be popped (completed, failed or blocked) before ses_root is popped.
+    Finished so far: ses_dec6a5f1c (completed).
+    --- stderr
+    "#);
+    // Each short id given back finds its frame; the tree shows the same ones.
+    assert!(
+        env.ok(&["frame", "show", "ses_dec6a5f1c", "--json"])
+            .contains(SUB_A)
+    );
+    assert!(env.ok(&["frame", "tree"]).contains("ses_dec6a5f1d"));
+}
+
+#[test]
+fn inside_opencode_the_notice_names_the_tools_and_the_log_paths() {
+    let env = parallel_subagents();
+    env.ok(&["opencode", "finish", SUB_A, "--summary", "Refunds fine."]);
+    env.ok(&["opencode", "finish", SUB_B, "--state", "aborted"]);
+    assert_snapshot!(env.snap(&["compact", "notice", "--frame", SUB_B, "--format", "text", "--host", "opencode"]), @r#"
+    exit: 0
+    --- stdout
+    Frame ses_dec6a5f1d blocked: Audit invoices (@general subagent)
+
+    Frame ses_dec6a5f1d ("Audit invoices (@general subagent)") finished with status blocked.
+    It can be resumed later: call the task tool again with task_id "ses_dec6a5f1dffeZyXwVuTsRqPoNm" (the subagent continues with its earlier messages)
+    All sibling frames are done: ses_dec6a5f1c (completed), ses_dec6a5f1d (blocked).
+    Read their logs before you go on: .opencode/flame/logs/frame-ses_dec6a5f1cffeAbCdEfGhIjKlMn.md, .opencode/flame/logs/frame-ses_dec6a5f1dffeZyXwVuTsRqPoNm.md
+    --- stderr
+    "#);
+    // From a shell the same notice names ctx's commands, as before.
+    let shell = env.ok(&["compact", "notice", "--frame", SUB_B, "--format", "text"]);
+    assert!(
+        shell.contains("It can be resumed later: ctx frame activate ses_dec6a5f1d\n"),
+        "{shell}"
+    );
+    assert!(
+        shell.ends_with("Read their logs before you go on: ctx frame log ID\n"),
+        "{shell}"
+    );
+    assert_snapshot!(env.snap(&["compact", "notice", "--frame", SUB_B, "--host", "claude"]), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: invalid value 'claude' for '--host <HOST>'
+      [possible values: shell, opencode]
+
+    For more information, try '--help'.
+    ");
+}

@@ -39,6 +39,30 @@ keep_deps() {
   mkdir -p "$work/.deps" && cp -r "$1/.opencode/node_modules" "$1/.opencode/package.json" "$work/.deps/"
 }
 
+# mock_config PROJECT EXTRA: the sandbox's own opencode.json (the stand-in provider, here with a
+# second model mock-2), plus EXTRA, more top-level keys written as JSON (`"agent": {…}`).
+mock_config() {
+  cat >"$1/opencode.json" <<EOF
+{
+  "\$schema": "https://opencode.ai/config.json",
+  "provider": {
+    "mock": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Mock",
+      "options": { "baseURL": "http://127.0.0.1:$MOCK_PORT/v1", "apiKey": "unused" },
+      "models": {
+        "mock-1": { "name": "Mock 1", "limit": { "context": 200000, "output": 32000 } },
+        "mock-2": { "name": "Mock 2", "limit": { "context": 200000, "output": 32000 } }
+      }
+    }
+  },
+  "model": "mock/mock-1",
+  "autoupdate": false${2:+,
+  $2}
+}
+EOF
+}
+
 # run NAME PROJECT SCRIPT -- OPENCODE-ARGS: one OpenCode run with a fresh request log; prints the
 # log's folder. OpenCode's data lives in $work/sandbox-$SANDBOX (default: NAME), so that a later run
 # with the same SANDBOX continues its sessions.
@@ -303,10 +327,24 @@ scenario_commands() {
   check "$requests" "/push" "
 first(lambda r: 'ctx ran /push for this session' in r['all'] and 'Pushed frame $pushed' in r['all'], 'the result of /push')
 "
-  requests=$(SANDBOX=push run pop "$project" "$work/empty.json" -- run --session "$session" --command pop "Migration written")
+  # /pop without a summary: the command's own text asks the model for one, and the model pops
+  # with flame_pop (a /pop with a summary pops at once, as /push does; flame_pop is the tools
+  # scenario's).
+  cat >"$work/pop.json" <<'EOF'
+[
+ {"tools": true, "when": "Finish this session's current frame with the flame_pop tool", "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "The migration adds the ledger table; its tests pass."}}]},
+ {"tools": true, "when": "Popped frame", "reply": "Popped, with my summary."}
+]
+EOF
+  requests=$(SANDBOX=push run pop "$project" "$work/pop.json" -- run --session "$session" --command pop)
   [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["status"]') == completed ]] || fail "/pop: not popped"
-  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["summary"]') == "Migration written" ]] || fail "/pop: summary"
+  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["summary"]') == "The migration adds the ledger table; its tests pass." ]] \
+    || fail "/pop: the frame does not hold the model's summary"
   grep -q "^## Messages" "$project/.opencode/flame/logs/frame-$pushed.md" || fail "/pop: the log holds no messages"
+  check "$requests" "/pop" "
+first(lambda r: r['last'].startswith('Popped frame $pushed'), 'the model popped the frame itself')
+need(all('ctx ran /pop' not in r['all'] for r in requests), 'the plugin did not pop before the model wrote a summary')
+"
 }
 
 scenario_without_ctx() {
@@ -357,12 +395,17 @@ scenario_broken_state() {
   echo "scenario broken_state: a state file another program broke is reported to the model and left as it is"
   local project
   project=$(new_project broken-state)
-  mkdir -p "$project/.opencode/flame"
+  mkdir -p "$project/.opencode/flame" "$project/.swarm"
   printf '{"version": 1, "frames": {"x": ' >"$project/.opencode/flame/state.json"
+  cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
+  # A reply reporting 195 000 tokens makes OpenCode compact: the compaction hook renders every
+  # source, and the broken frame tree must not take the swarm entries with it.
   cat >"$work/broken-state.json" <<'EOF'
 [
  {"tools": true, "when": "Start the refund work", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Handle refund events"}}]},
- {"tools": true, "when": "state.json", "reply": "The frame tree is broken; carrying on without it."}
+ {"tools": true, "when": "state.json", "usage": {"prompt_tokens": 195000}, "tool_calls": [{"name": "bash", "arguments": {"command": "echo step", "description": "step"}}]},
+ {"tools": false, "when": "summarization", "reply": "## Goal\nRefunds."},
+ {"tools": true, "reply": "The frame tree is broken; carrying on without it."}
 ]
 EOF
   local before requests
@@ -372,6 +415,9 @@ EOF
   grep -q "carrying on without it" "$work/broken-state.out" || fail "broken_state: the conversation did not go on"
   check "$requests" "broken state" "
 first(lambda r: r['last'].startswith('Error: ') and 'state.json' in r['last'], 'the refusal names the file')
+first(lambda r: r['tools'] and '[SWARM CONTEXT] Current phase' in r['system'], 'the system entries stay')
+c = first(lambda r: not r['tools'] and 'summarization' in r['system'], 'the compaction request')
+need('[SWARM PLAN]' in c['last_user'], 'the compaction entries stay beside the broken frame tree')
 "
 }
 
@@ -594,7 +640,94 @@ EOF
   [[ $(frame_json "$project" "$root" | field 'd["frame"]["status"]') == in_progress ]] || fail "root_frame: status"
 }
 
-all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget fold fold_anthropic root_frame)
+scenario_agent() {
+  echo "scenario agent: a subagent's notice is answered by the parent's own agent and model"
+  local project
+  project=$(new_project agent)
+  mock_config "$project" '"agent": {"auditor": {"mode": "primary", "description": "Audits the code", "prompt": "You are the AUDITOR-7 agent."}}'
+  cat >"$work/agent.json" <<'EOF'
+[
+ {"tools": true, "when": "Delegate the audit", "tool_calls": [{"name": "task", "arguments": {"description": "Audit refunds", "prompt": "Audit the refund code now", "subagent_type": "general"}}]},
+ {"tools": true, "when": "Audit the refund code now", "reply": "Refund audit: 3 issues found."},
+ {"tools": true, "when": "task_result", "delay": 1.5, "reply": "The audit is back."},
+ {"tools": true, "reply": "Noted."}
+]
+EOF
+  local requests
+  requests=$(run agent "$project" "$work/agent.json" -- run --agent auditor --model mock/mock-2 "Delegate the audit")
+  check "$requests" "agent" "
+first(lambda r: 'Delegate the audit' in r['last_user'] and 'AUDITOR-7' in r['system'], 'the parent runs the auditor agent')
+n = first(lambda r: 'finished with status completed' in r['last_user'], 'the notice in the parent')
+need('You are the AUDITOR-7 agent.' in n['system'], 'the notice is answered by the auditor agent, not build')
+need(n['body'].get('model') == 'mock-2', 'and by the parent model (mock-2), not the default: ' + str(n['body'].get('model')))
+need('.opencode/flame/logs/frame-' in n['last_user'] and 'ctx frame log' not in n['last_user'], 'the hint names the log path, not a shell command')
+"
+}
+
+scenario_unframed() {
+  echo "scenario unframed: a subagent without a frame of its own sees its parent session's frame, not the person's"
+  local project
+  project=$(new_project unframed)
+  ctx -C "$project" frame push "A person's own work" >/dev/null
+  cat >"$work/unframed.json" <<'EOF'
+[
+ {"tools": true, "when": "Delegate the audit", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Refund work"}}]},
+ {"tools": true, "when": "Pushed frame", "tool_calls": [{"name": "task", "arguments": {"description": "Audit refunds", "prompt": "Audit the refund code now", "subagent_type": "general"}}]},
+ {"tools": true, "when": "Audit the refund code now", "reply": "Refund audit: 3 issues found."},
+ {"tools": true, "reply": "Noted."}
+]
+EOF
+  local requests pushed
+  requests=$(CTX_OPENCODE_SUBAGENT_FRAMES=none run unframed "$project" "$work/unframed.json" -- run "Delegate the audit")
+  pushed=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["children"][0]["id"]')
+  [[ $(frame_json "$project" "$pushed" | field 'd["frame"]["goal"]') == "Refund work" ]] || fail "unframed: the parent's pushed frame"
+  [[ $(ctx -C "$project" frame tree --json | field 'len(d["roots"][0]["children"][0]["children"][0]["children"])') == 0 ]] \
+    || fail "unframed: the subagent got a frame of its own"
+  check "$requests" "unframed" "
+sub = first(lambda r: 'Audit the refund code now' in r['last_user'] and r['tools'], 'the subagent request')
+need('<flame-context session=\"$pushed\">' in sub['last_user'], 'the subagent sees its parent session\'s frame')
+"
+}
+
+scenario_swarm_plugin() {
+  echo "scenario swarm_plugin: with opencode-swarm 5.1.0 loaded by OpenCode, each [SWARM CONTEXT] entry is sent once"
+  local project
+  project=$(new_project swarm-plugin)
+  mkdir -p "$project/.swarm"
+  cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
+  cp "$repo/tests/fixtures/swarm/example-3.context.md" "$project/.swarm/context.md"
+  mock_config "$project" '"plugin": ["opencode-swarm@5.1.0"]'
+  # OpenCode installs the plugin from npm into its cache; a copy kept beside OpenCode's own
+  # install saves that download on later runs.
+  local packages=${CTX_OPENCODE_HOME:-$HOME/.cache/ctx-opencode}/packages/opencode-swarm@5.1.0
+  local sandbox_packages=$work/sandbox-swarm-plugin/cache/opencode/packages
+  if [[ -d $packages/node_modules/opencode-swarm ]]; then
+    mkdir -p "$sandbox_packages" && cp -r "$packages" "$sandbox_packages/"
+  fi
+  echo '[]' >"$work/empty.json"
+  local requests
+  requests=$(run swarm-plugin "$project" "$work/empty.json" -- run "Continue with the plan")
+  if [[ ! -d $packages/node_modules/opencode-swarm && -d $sandbox_packages/opencode-swarm@5.1.0 ]]; then
+    mkdir -p "$(dirname "$packages")" && cp -r "$sandbox_packages/opencode-swarm@5.1.0" "$(dirname "$packages")/"
+  fi
+  check "$requests" "swarm plugin" "
+r = first(lambda r: 'Continue with the plan' in r['last_user'] and r['tools'], 'the conversation request')
+for entry in ['[SWARM CONTEXT] Current phase:', '[SWARM CONTEXT] Current task:', '[SWARM CONTEXT] Key decisions:']:
+    need(r['system'].count(entry) == 1, entry + ' once, not ' + str(r['system'].count(entry)))
+"
+}
+
+scenario_notice_bad_input() {
+  echo "scenario notice_bad_input: a parent's unknown agent or model, a refused or undeliverable notice, a config that is not JSON"
+  # What a real OpenCode cannot be made to do on cue, played by a stand-in client (no OpenCode
+  # run): see the script's header.
+  mkdir -p "$work/notice-bad-input"
+  CTX_BIN=$ctx_dir/ctx node "$here/notice-bad-input.mjs" "$repo/integrations/opencode/plugin/ctx.js" "$work/notice-bad-input" \
+    || fail "notice_bad_input"
+}
+
+all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -5,10 +5,12 @@
 // each other's frame. What the plugin does, and the ctx command behind each part:
 //   tools flame_*                          ctx frame … --session ID --json (a refusal is "Error: …" text)
 //   subagent (task tool) sessions          ctx opencode frame (created), ctx opencode finish (ended),
-//                                          then the notice of `ctx compact notice` to the parent session
+//                                          then the notice of `ctx compact notice --host opencode` to
+//                                          the parent session, with its last agent and model
 //   session.compacted                      ctx frame edit --summary-file - (the compaction summary)
 //   session.deleted                        ctx opencode deleted
 //   /push /pop /status /plan               the same calls as the tools, for the session typing them
+//                                          (/pop without a summary: the model writes one, then pops)
 //   experimental.session.compacting        ctx compact render --format json --session ID
 //   experimental.chat.system.transform     ctx compact render --for system --format json
 //   experimental.chat.messages.transform   ctx opencode messages --session ID: popped frames folded
@@ -74,12 +76,16 @@ export const CtxPlugin = async ({ client, directory }) => {
       child.stdin.end(input ?? "");
     });
 
-  // ctx's answer as JSON, or undefined (logged once).
+  // ctx's answer as JSON, or undefined (logged once). A warning ctx gives with its answer (a
+  // config it cannot read, say) is logged once too.
   const json = async (args, input) => {
     const result = await run(args, input);
     if (!result.ok) {
       log(`ctx ${args.slice(0, 2).join(" ")}: ${result.stderr.trim() || "failed"}`);
       return undefined;
+    }
+    for (const line of result.stderr.split("\n")) {
+      if (line.startsWith("warning: ")) log(`ctx ${args.slice(0, 2).join(" ")}: ${line}`);
     }
     try {
       return JSON.parse(result.stdout);
@@ -158,10 +164,69 @@ export const CtxPlugin = async ({ client, directory }) => {
   const taskCalls = new Map(); // parent session -> number of task calls under way
   const finishing = new Map(); // child session -> the finish under way
 
+  // The agent and model of a session's last user message, which a notice must name: without
+  // them OpenCode answers it with its default agent, and a parent running `architect` (or any
+  // agent of its own) would go on as `build`. Undefined when the session cannot be read
+  // (deleted while its child ran).
+  const lastTurn = async (id) => {
+    const response = await client.session.messages({ path: { id } }).catch(() => undefined);
+    if (!Array.isArray(response?.data)) return undefined;
+    const info = response.data.findLast((m) => m.info?.role === "user")?.info ?? {};
+    const turn = {};
+    if (typeof info.agent === "string" && info.agent) turn.agent = info.agent;
+    const { providerID, modelID } = info.model ?? {};
+    if (typeof providerID === "string" && typeof modelID === "string") turn.model = { providerID, modelID };
+    return turn;
+  };
+
+  // The turn without what OpenCode no longer knows (an agent or model removed from its config
+  // since): OpenCode refuses a prompt naming an unknown agent and reports it as the session's
+  // error, so such a name is left out (and logged) and OpenCode's default answers instead.
+  const knownTurn = async (turn) => {
+    const kept = { ...turn };
+    if (kept.agent) {
+      const agents = (await client.app?.agents?.().catch(() => undefined))?.data;
+      if (Array.isArray(agents) && !agents.some((a) => a?.name === kept.agent)) {
+        log(`notice: OpenCode no longer knows the agent "${kept.agent}"; the notice goes to its default agent`);
+        delete kept.agent;
+      }
+    }
+    if (kept.model) {
+      const providers = (await client.config?.providers?.().catch(() => undefined))?.data?.providers;
+      const { providerID, modelID } = kept.model;
+      if (Array.isArray(providers) && !providers.some((p) => p?.id === providerID && p.models?.[modelID])) {
+        log(`notice: OpenCode no longer knows the model ${providerID}/${modelID}; the notice goes to the agent's own model`);
+        delete kept.model;
+      }
+    }
+    return kept;
+  };
+
+  // The SDK answers an HTTP error with {error} rather than throwing; both are a failure here.
+  const failure = (response) => {
+    const error = response?.error;
+    if (!error) return undefined;
+    return error?.data?.message ?? error?.message ?? error?.name ?? JSON.stringify(error);
+  };
+
   const notify = async (parent, child) => {
-    const body = await json(["compact", "notice", "--frame", child, "--format", "json"]);
+    const body = await json(["compact", "notice", "--frame", child, "--host", "opencode", "--format", "json"]);
     if (!body || !parent) return;
-    await client.session.prompt({ path: { id: parent }, body }).catch((error) => log(`notice to ${parent}: ${error}`));
+    const turn = await lastTurn(parent);
+    if (!turn) {
+      log(`notice to ${parent}: the session cannot be read (deleted?); the notice of ${child} is not delivered`);
+      return;
+    }
+    const send = (extra) =>
+      client.session.prompt({ path: { id: parent }, body: { ...body, ...extra } }).catch((error) => ({ error }));
+    const kept = await knownTurn(turn);
+    let why = failure(await send(kept));
+    if (why && (kept.agent || kept.model)) {
+      // The last resort: OpenCode's default agent and model, so that the notice is never lost.
+      log(`notice to ${parent} as ${kept.agent ?? "its agent"}: ${why}; sent again to OpenCode's default agent`);
+      why = failure(await send({}));
+    }
+    if (why) log(`notice to ${parent}: ${why}`);
   };
 
   // A subagent's session ended: pop its frame with its transcript, then tell the parent session.
@@ -424,9 +489,19 @@ export const CtxPlugin = async ({ client, directory }) => {
 
   // ---- slash commands ----------------------------------------------------------------------------
 
+  // /pop without a summary leaves the command's own text to the model, which asks it to write the
+  // summary and pop with flame_pop: popping at once would leave the frame without one. Without
+  // the tools, the model is asked to run ctx itself.
+  const popWithoutSummary = async (session) => {
+    if (tool) return undefined;
+    const frame = await currentFrame(session);
+    if (!frame) return "Error: this session has no current frame to pop";
+    return `Finish this session's current frame ${say(frame)}: write its summary (what was achieved or learned, for later frames and its log), then run \`ctx frame pop --session ${session} --summary "<the summary>"\` with the bash tool.`;
+  };
+
   const commands = {
     push: (session, args) => (args ? push(session, args) : "Error: /push needs a goal: /push <goal>"),
-    pop: (session, args) => pop(session, "completed", args),
+    pop: (session, args) => (args ? pop(session, "completed", args) : popWithoutSummary(session)),
     status: (session) => text(frameArgs(session, "frame", "tree", "--details")),
     plan: (session, args) => {
       const goals = args.split(/[;\n]/).map((g) => g.trim()).filter(Boolean);
@@ -443,6 +518,7 @@ export const CtxPlugin = async ({ client, directory }) => {
       // One pair of quotes around the whole argument is how many people type it; it is not part of it.
       const args = (input.arguments ?? "").trim().replace(/^(["'])(.*)\1$/s, "$2");
       const answer = await command(input.sessionID, args).catch((error) => `Error: ${error?.message ?? error}`);
+      if (answer === undefined) return; // the command's own text asks the model
       const result = `ctx ran /${input.command} for this session:\n\n${answer}`;
       const part = output.parts.find((p) => p.type === "text");
       if (part) part.text = result;
@@ -497,8 +573,9 @@ export const CtxPlugin = async ({ client, directory }) => {
       if (input.sessionID) await ensureFrame(input.sessionID);
       if (input.tool !== "task") return;
       taskCalls.set(input.sessionID, (taskCalls.get(input.sessionID) ?? 0) + 1);
-      // The task tool continues an earlier subagent session: a blocked frame runs again.
-      const resumed = output?.args?.session_id;
+      // The task tool continues an earlier subagent session (its `task_id`; `session_id` in
+      // older builds): a blocked frame runs again.
+      const resumed = output?.args?.task_id ?? output?.args?.session_id;
       if (resumed) await run(["frame", "activate", "--session", resumed, "--", resumed]);
     },
 
