@@ -31,21 +31,34 @@ const MAX_EXPORT_BYTES: u64 = 1 << 30;
 
 pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
     let store = Store::new(&ctx.project.root);
+    let stray = super::stray_state(&ctx.project);
+    let result = dispatch(ctx, &store, command);
+    // The first write of this project's own state: the frames it may have had are still in the
+    // home folder, once (from now on the project has a state, and this is not said again).
+    if let Some(stray) = &stray
+        && store.path().exists()
+    {
+        super::point_to_stray_state(ctx, stray);
+    }
+    result
+}
+
+fn dispatch(ctx: &mut Context, store: &Store, command: FrameCommand) -> Result<ExitCode> {
     match command {
-        FrameCommand::Push(args) => push(ctx, &store, &args),
-        FrameCommand::Pop(args) => cmd_pop(ctx, &store, args),
-        FrameCommand::Tree(args) => tree(ctx, &store, &args),
-        FrameCommand::Show(args) => show(ctx, &store, &args),
-        FrameCommand::Current(args) => current(ctx, &store, &args),
-        FrameCommand::Plan(args) => plan(ctx, &store, &args),
-        FrameCommand::Activate(args) => activate(ctx, &store, &args),
-        FrameCommand::Invalidate(args) => invalidate(ctx, &store, &args),
-        FrameCommand::Artifact(args) => artifact(ctx, &store, &args),
-        FrameCommand::Decision(args) => decision(ctx, &store, &args),
-        FrameCommand::Reopen(args) => reopen(ctx, &store, &args),
-        FrameCommand::Edit(args) => edit(ctx, &store, args),
-        FrameCommand::Import(args) => import(ctx, &store, args),
-        FrameCommand::Log(args) => show_log(ctx, &store, &args),
+        FrameCommand::Push(args) => push(ctx, store, &args),
+        FrameCommand::Pop(args) => cmd_pop(ctx, store, args),
+        FrameCommand::Tree(args) => tree(ctx, store, &args),
+        FrameCommand::Show(args) => show(ctx, store, &args),
+        FrameCommand::Current(args) => current(ctx, store, &args),
+        FrameCommand::Plan(args) => plan(ctx, store, &args),
+        FrameCommand::Activate(args) => activate(ctx, store, &args),
+        FrameCommand::Invalidate(args) => invalidate(ctx, store, &args),
+        FrameCommand::Artifact(args) => artifact(ctx, store, &args),
+        FrameCommand::Decision(args) => decision(ctx, store, &args),
+        FrameCommand::Reopen(args) => reopen(ctx, store, &args),
+        FrameCommand::Edit(args) => edit(ctx, store, args),
+        FrameCommand::Import(args) => import(ctx, store, args),
+        FrameCommand::Log(args) => show_log(ctx, store, &args),
     }
 }
 

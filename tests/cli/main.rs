@@ -18,6 +18,7 @@ mod hostile;
 mod install;
 mod limits;
 mod paths;
+mod root;
 mod schema;
 mod sessions;
 mod snapshot;
