@@ -64,7 +64,8 @@ current, or nothing when the popped frame was a root.")]
 Print the frame tree: roots and children in creation order, the current frame
 marked, a legend with counts at the end. Ids are shown as their shortest unique
 prefix (at least 8 characters), which every command accepts back. Lines fit the
-terminal (80 columns in pipes); only goals are shortened.")]
+terminal (80 columns in pipes); only goals are shortened. --frame ID marks that
+frame \"← selected\" (\"← current\" when it is the current frame).")]
     Tree(TreeArgs),
 
     /// Print every field of one frame, untruncated [default: the current frame]

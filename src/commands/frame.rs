@@ -91,7 +91,7 @@ fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
     let now = ctx.now;
     let (id, state) = store.update(now, |state| {
         let parent = match parent {
-            Some(arg) => Some(ops::lookup(state, arg)?),
+            Some(arg) => Some(ops::named(state, "--parent", arg, &selector)?),
             None => ops::current(state, &selector)?,
         };
         let id = ops::push(
@@ -286,7 +286,18 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
     let statuses: Vec<Status> = args.status.iter().map(|s| status_of(*s)).collect();
     let (details, ascii, depth) = (args.details, args.ascii, args.depth.map(|d| d as usize));
     let (state, from, current) = tree_scope(ctx, store, args)?;
+    // `--frame` picks a frame to look at; the current frame is still the one the other
+    // selectors give, and is marked as such.
+    let (selected, current) = match &args.selector.frame {
+        Some(_) => {
+            let mut others = selector(&args.selector);
+            others.flag = None;
+            (current, ops::current(&state, &others)?)
+        }
+        None => (None, current),
+    };
     if ctx.out.json {
+        let current = selected.clone().or(current);
         let index = TreeIndex::new(&state);
         let roots: Vec<TreeNode> = match &from {
             Some(id) => vec![TreeNode::new(&state, &index, id)],
@@ -325,6 +336,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
             ascii,
             width: out.width,
             current: current.as_deref(),
+            selected: selected.as_deref(),
             depth,
             statuses: &statuses,
             paint: &paint,
@@ -411,7 +423,7 @@ fn plan(ctx: &mut Context, store: &Store, args: &PlanArgs) -> Result<ExitCode> {
     let now = ctx.now;
     let (ids, state) = store.update(now, |state| {
         let parent = match parent {
-            Some(arg) => ops::lookup(state, arg)?,
+            Some(arg) => ops::named(state, "--parent", arg, &selector)?,
             None => ops::current(state, &selector)?
                 .ok_or_else(|| Error::failure("no current frame").with_hint("pass --parent ID"))?,
         };

@@ -184,9 +184,26 @@ pub fn require_current(state: &State, selector: &Selector) -> Result<String> {
 /// The target of a command taking an optional `ID`: the argument, else the current frame.
 pub fn target(state: &State, arg: Option<&str>, selector: &Selector) -> Result<String> {
     match arg {
-        Some(arg) => lookup(state, arg),
+        Some(arg) => named(state, "the frame", arg, selector),
         None => require_current(state, selector),
     }
+}
+
+/// The frame an argument names (`ID`, `--parent ID`), when `--frame` may name it too: both may
+/// be given when they agree (a prefix and the full id, say); when they disagree neither is
+/// silently preferred: a usage error names both.
+pub fn named(state: &State, what: &str, arg: &str, selector: &Selector) -> Result<String> {
+    let id = lookup(state, arg)?;
+    if let Some(flag) = selector.flag.as_deref() {
+        let other = lookup(state, flag)?;
+        if other != id {
+            return Err(Error::usage(format!(
+                "{what} '{arg}' ({id}) and --frame '{flag}' ({other}) name different frames"
+            ))
+            .with_hint("give one of them"));
+        }
+    }
+    Ok(id)
 }
 
 /// Text arguments must hold a non-whitespace character.

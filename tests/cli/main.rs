@@ -20,6 +20,7 @@ mod limits;
 mod paths;
 mod root;
 mod schema;
+mod selectors;
 mod sessions;
 mod snapshot;
 mod swarm;
