@@ -55,8 +55,10 @@ Finish a frame (default: the current one), write its log to
 .opencode/flame/logs/frame-<id>.md, and make its parent current.
 
 Only in_progress and blocked frames can be popped. A frame with in_progress
-descendants is refused unless --force. Prints the id of the frame that is now
-current, or nothing when the popped frame was a root.")]
+descendants is refused unless --force. Planned descendants stay planned, named
+in a warning with the command that drops them, unless --invalidate-planned.
+Prints the id of the frame that is now current, or nothing when the popped frame
+was a root.")]
     Pop(PopArgs),
 
     /// Print the frame tree, roots and children in creation order, current frame marked
@@ -77,7 +79,12 @@ frame \"← selected\" (\"← current\" when it is the current frame).")]
     /// Add planned children, in order, under the current frame; the current frame is unchanged
     Plan(PlanArgs),
 
-    /// Start a planned frame (its parent must be in_progress) and make it current
+    /// Start a planned frame, resume a blocked one, or return to a running one; it becomes current
+    #[command(long_about = "\
+Make a frame current and running: a planned frame starts (planned → in_progress),
+a blocked frame resumes (blocked → in_progress), a running frame left for another
+becomes current again (unchanged). Its parent, when it has one, must be
+in_progress. Prints the frame's id.")]
     Activate(ActivateArgs),
 
     /// Invalidate a frame and its planned descendants; in_progress descendants are reported
@@ -179,6 +186,15 @@ pub struct PopArgs {
     /// They stay as they are, and a warning names them.
     #[arg(long)]
     pub force: bool,
+    /// Invalidate the frame's planned descendants
+    ///
+    /// A planned frame cannot start under a finished frame: without this flag they stay
+    /// planned (as Flame leaves them), and a warning names them with the command that drops
+    /// them (`ctx frame invalidate ID --reason TEXT`). Their reason is 'Parent frame popped
+    /// (<status>) before it started'. A frame popped as blocked can be resumed with `ctx
+    /// frame activate`, and its planned children started then.
+    #[arg(long)]
+    pub invalidate_planned: bool,
     #[command(flatten)]
     pub selector: FrameSelector,
 }

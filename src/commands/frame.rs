@@ -112,6 +112,8 @@ fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
 pub(crate) struct PopInputs {
     pub summary: Option<String>,
     pub transcript: Option<Export>,
+    /// `--invalidate-planned`: the pop invalidates the frame's planned descendants.
+    pub invalidate_planned: bool,
 }
 
 impl PopInputs {
@@ -171,13 +173,15 @@ impl PopInputs {
         Ok(PopInputs {
             summary,
             transcript,
+            invalidate_planned: false,
         })
     }
 }
 
 /// Pops the target of `selector` (flame.md §6.2) and writes its log; the caller prints.
 fn cmd_pop(ctx: &mut Context, store: &Store, args: PopArgs) -> Result<ExitCode> {
-    let inputs = PopInputs::read(args.summary, args.summary_file, args.transcript)?;
+    let mut inputs = PopInputs::read(args.summary, args.summary_file, args.transcript)?;
+    inputs.invalidate_planned = args.invalidate_planned;
     let status = match args.status {
         PopStatus::Completed => Status::Completed,
         PopStatus::Failed => Status::Failed,
@@ -199,7 +203,8 @@ pub(crate) fn pop(
     let now = ctx.now;
     let (plan, state) = store.update(now, |state| {
         let target = ops::require_current(state, selector)?;
-        let plan = ops::check_pop(state, &target, force)?;
+        let mut plan = ops::check_pop(state, &target, force)?;
+        plan.invalidate_planned = inputs.invalidate_planned;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now)?;
         store.write_log(
             &target,
@@ -209,6 +214,12 @@ pub(crate) fn pop(
     })?;
     for warning in &plan.warnings {
         ctx.out.warn(warning);
+    }
+    if let Some((warning, hint)) = plan.planned_report(status) {
+        ctx.out.warn(&warning);
+        if let Some(hint) = hint {
+            ctx.out.note(&format!("hint: {hint}"));
+        }
     }
     Ok((plan, state))
 }

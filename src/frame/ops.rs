@@ -286,6 +286,40 @@ pub fn push(
 pub struct PopPlan {
     pub id: String,
     pub warnings: Vec<String>,
+    /// Planned descendants, in tree order: they cannot start under a finished frame.
+    pub planned: Vec<String>,
+    /// Whether the pop invalidates them (`--invalidate-planned`); they stay planned otherwise.
+    pub invalidate_planned: bool,
+}
+
+impl PopPlan {
+    /// What becomes of the planned descendants of a pop to `status`, and which command moves
+    /// them on: a warning and its hint, or nothing when there are none.
+    pub fn planned_report(&self, status: Status) -> Option<(String, Option<String>)> {
+        let (id, planned) = (&self.id, &self.planned);
+        if planned.is_empty() {
+            return None;
+        }
+        let list = planned.join(", ");
+        let n = planned.len();
+        if self.invalidate_planned {
+            return Some((
+                format!("invalidated {n} planned descendant(s) of {id}: {list}"),
+                None,
+            ));
+        }
+        let hint = if status == Status::Blocked {
+            format!("they can start once {id} is resumed: ctx frame activate {id}")
+        } else {
+            "planned frames cannot start under a finished frame; drop each with: \
+             ctx frame invalidate ID --reason TEXT (pop --invalidate-planned drops them at the pop)"
+                .to_string()
+        };
+        Some((
+            format!("{n} planned descendant(s) of {id} stay planned: {list}"),
+            Some(hint),
+        ))
+    }
 }
 
 /// §6.2 preconditions.
@@ -332,16 +366,11 @@ pub fn check_pop(state: &State, id: &str, force: bool) -> Result<PopPlan> {
             running.join(", ")
         ));
     }
-    if !planned.is_empty() {
-        warnings.push(format!(
-            "{} planned descendant(s) of {id} stay planned: {}",
-            planned.len(),
-            planned.join(", ")
-        ));
-    }
     Ok(PopPlan {
         id: id.to_string(),
         warnings,
+        planned: planned.into_iter().map(str::to_string).collect(),
+        invalidate_planned: false,
     })
 }
 
@@ -365,6 +394,23 @@ pub fn apply_pop(
         Json::str(&super::log::path_in_store(id)),
     );
     state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
+    if plan.invalidate_planned {
+        let reason = format!("Parent frame popped ({status}) before it started");
+        for planned in &plan.planned {
+            state.set_field(
+                planned,
+                FrameKey::Status.name(),
+                Json::str(Status::Invalidated.as_str()),
+            );
+            state.set_field(
+                planned,
+                FrameKey::InvalidationReason.name(),
+                Json::str(&reason),
+            );
+            state.set_field(planned, FrameKey::InvalidatedAt.name(), Json::int(now));
+            state.set_field(planned, FrameKey::UpdatedAt.name(), Json::int(now));
+        }
+    }
     // flame.md §6.2: the popped frame or one of its descendants was current.
     step_back(state, id, &|state, current| is_within(state, current, id))
 }

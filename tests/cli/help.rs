@@ -82,6 +82,7 @@ fn help_of_three_commands() {
           --summary-file <PATH>  Read the summary from a file, or '-' for stdin
           --transcript <PATH>    An OpenCode session export whose messages go into the log
           --force                Pop even when descendants are still in_progress
+          --invalidate-planned   Invalidate the frame's planned descendants
           --frame <ID>           The frame to act on [default: the current frame]
           --session <ID>         Act for this OpenCode session [env: CTX_SESSION]
       -h, --help                 Print help (see more with '--help')
@@ -97,8 +98,10 @@ fn help_of_three_commands() {
     .opencode/flame/logs/frame-<id>.md, and make its parent current.
 
     Only in_progress and blocked frames can be popped. A frame with in_progress
-    descendants is refused unless --force. Prints the id of the frame that is now
-    current, or nothing when the popped frame was a root.
+    descendants is refused unless --force. Planned descendants stay planned, named
+    in a warning with the command that drops them, unless --invalidate-planned.
+    Prints the id of the frame that is now current, or nothing when the popped frame
+    was a root.
 
     Usage: ctx frame pop [OPTIONS]
 
@@ -128,6 +131,15 @@ fn help_of_three_commands() {
               Pop even when descendants are still in_progress
               
               They stay as they are, and a warning names them.
+
+          --invalidate-planned
+              Invalidate the frame's planned descendants
+              
+              A planned frame cannot start under a finished frame: without this flag they stay planned
+              (as Flame leaves them), and a warning names them with the command that drops them (`ctx
+              frame invalidate ID --reason TEXT`). Their reason is 'Parent frame popped (<status>)
+              before it started'. A frame popped as blocked can be resumed with `ctx frame activate`,
+              and its planned children started then.
 
           --frame <ID>
               The frame to act on [default: the current frame]

@@ -18,6 +18,7 @@ mod hostile;
 mod install;
 mod limits;
 mod paths;
+mod planned;
 mod root;
 mod schema;
 mod selectors;
