@@ -225,16 +225,19 @@ pub struct TreeArgs {
     /// text, or svg: an interactive flame graph [default: text]
     ///
     /// svg: one self-contained SVG, a box per frame with its parent above it, width by
-    /// --weight, colour by status. Hover or focus a box for its details, click to zoom into
-    /// its branch, Escape to reset, "/" to search. Running frames are timed to now, or to
-    /// $SOURCE_DATE_EPOCH when set (the same picture for the same state, byte for byte).
+    /// --weight, colour by status. Every frame is a box at least 4 px wide; one drawn wider
+    /// than its weight is dashed, and its details say its weight. Hover or focus a box for its
+    /// details, click to zoom into its branch, Escape to reset, "/" to search. A running
+    /// frame's details say how long it has been open: to now, or to $SOURCE_DATE_EPOCH when
+    /// set (the same picture for the same state, byte for byte).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TreeFormat::Text, hide_default_value = true, hide_possible_values = true)]
     pub format: TreeFormat,
     /// Box width in --format svg: time, frames, tokens [default: time]
     ///
-    /// time: from creation to the last update (to now while running), or the children's
-    /// total when they ran side by side; frames: the frame and its descendants; tokens: what
-    /// its summary, decisions and log add to the context (o200k), with its descendants'.
+    /// time: from creation to the last update, or the children's total when they ran side by
+    /// side (a running frame weighs the work recorded so far, not the time it has been open);
+    /// frames: the frame and its descendants; tokens: what its summary, decisions and log add
+    /// to the context (o200k), with its descendants'.
     #[arg(long, value_name = "WEIGHT", value_enum, hide_possible_values = true)]
     pub weight: Option<WeightArg>,
     #[command(flatten)]
