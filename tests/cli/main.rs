@@ -28,3 +28,4 @@ mod swarm;
 mod swarm5;
 mod swarm_plugin;
 mod terminal;
+mod wording;
