@@ -99,7 +99,7 @@ the target first.")]
     /// Record files or other outputs on a frame (exact duplicates are skipped)
     Artifact(ArtifactArgs),
 
-    /// Record decisions on a frame
+    /// Record decisions on a frame (exact duplicates are skipped)
     Decision(DecisionArgs),
 
     /// Correct a frame's goal, summary, artifacts or decisions, whatever its status

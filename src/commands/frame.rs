@@ -540,17 +540,18 @@ fn decision(ctx: &mut Context, store: &Store, args: &DecisionArgs) -> Result<Exi
     let texts = &args.texts;
     let selector = selector(&args.selector);
     let now = ctx.now;
-    let (id, state) = store.update(now, |state| {
+    let ((id, added), state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
-        ops::add_decisions(state, &id, texts, now)?;
-        Ok((id, true))
+        let added = ops::add_decisions(state, &id, texts, now)?;
+        let changed = !added.is_empty();
+        Ok(((id, added), changed))
     })?;
     if ctx.out.json {
         let frame = state.frame(&id).expect("the id was just resolved");
         ctx.out.json_doc(&AddedDoc {
             version: Version,
             frame: FrameJson::new(&frame),
-            added: texts.to_vec(),
+            added,
         })?;
     }
     Ok(ExitCode::Success)

@@ -734,17 +734,33 @@ pub fn add_artifacts(
     Ok(added)
 }
 
-/// §6.6: appends decisions, in order (duplicates allowed).
-pub fn add_decisions(state: &mut State, id: &str, texts: &[String], now: i64) -> Result<()> {
+/// §6.6: appends decisions, in order, skipping exact duplicates as [`add_artifacts`] does (a
+/// decision recorded twice, by a retried hook say, is one decision); returns those added.
+pub fn add_decisions(
+    state: &mut State,
+    id: &str,
+    texts: &[String],
+    now: i64,
+) -> Result<Vec<String>> {
     for text in texts {
         require_text("the decision", text)?;
     }
-    if state.frame(id).is_none() {
-        return Err(Error::failure(format!("no frame matches '{id}'")));
-    }
+    let frame = state
+        .frame(id)
+        .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
+    let mut known: Vec<&str> = frame.decisions().collect();
+    let mut added: Vec<String> = Vec::new();
     for text in texts {
+        if !known.contains(&text.as_str()) {
+            known.push(text);
+            added.push(text.clone());
+        }
+    }
+    for text in &added {
         state.append_to(id, FrameKey::Decisions.name(), text);
     }
-    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
-    Ok(())
+    if !added.is_empty() {
+        state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
+    }
+    Ok(added)
 }

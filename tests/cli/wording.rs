@@ -1,5 +1,7 @@
-//! What the human output says, read as a person reads it: numbers with their nouns, no "compacts
-//! at 0".
+//! What ctx says and keeps, read as a person reads it: numbers with their nouns, no "compacts at
+//! 0", a decision recorded twice kept once (as an artifact is), decisions the model can tell apart.
+
+use serde_json::Value;
 
 use crate::common::TestEnv;
 
@@ -52,4 +54,42 @@ fn a_window_smaller_than_the_reply_reserve_compacts_after_every_reply() {
         "200000",
     ]);
     assert!(out.contains("; compacts at 168,000\n"), "{out}");
+}
+
+#[test]
+fn a_decision_recorded_twice_is_kept_once_as_an_artifact_is() {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Pay"]);
+    env.ok(&["frame", "decision", "Use cents", "Use cents"]);
+    let again: Value =
+        serde_json::from_str(&env.ok(&["frame", "decision", "Use cents", "Retry twice", "--json"]))
+            .unwrap();
+    assert_eq!(again["added"], serde_json::json!(["Retry twice"]));
+    assert_eq!(
+        again["frame"]["decisions"],
+        serde_json::json!(["Use cents", "Retry twice"])
+    );
+    env.ok(&["frame", "artifact", "a.rs", "a.rs"]);
+    let shown: Value = serde_json::from_str(&env.ok(&["frame", "show", "--json"])).unwrap();
+    assert_eq!(shown["frame"]["artifacts"], serde_json::json!(["a.rs"]));
+}
+
+#[test]
+fn decisions_holding_a_semicolon_are_listed_one_a_line() {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Pay"]);
+    env.ok(&["frame", "decision", "Use cents", "Retry twice"]);
+    let xml = env.ok(&["compact", "render", "--for", "frame", "--format", "xml"]);
+    assert!(
+        xml.contains("<decisions>Use cents; Retry twice</decisions>"),
+        "{xml}"
+    );
+    env.ok(&["frame", "decision", "Refunds: negative items; never edit"]);
+    let xml = env.ok(&["compact", "render", "--for", "frame", "--format", "xml"]);
+    assert!(
+        xml.contains(
+            "<decisions>- Use cents\n- Retry twice\n- Refunds: negative items; never edit</decisions>"
+        ),
+        "{xml}"
+    );
 }
