@@ -10,6 +10,7 @@ pub mod five;
 pub mod markdown;
 pub mod migrate;
 pub mod model;
+mod plan_doc;
 mod plan_fast;
 pub mod plan_json;
 pub mod schemas;
