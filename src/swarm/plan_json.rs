@@ -190,8 +190,8 @@ mod fast_path_tests {
     use serde_json::{Map, Value, json};
 
     use super::super::plan_fast;
-    use super::{Document, from_value, load};
     use super::super::schemas::{MIGRATION_STATUSES, PHASE_STATUSES, TASK_SIZES, TASK_STATUSES};
+    use super::{Document, from_value, load};
 
     /// Mostly what the schema takes, sometimes not: each value is wrong one time in forty, so
     /// that about a third of the plans are taken whole.

@@ -15,6 +15,7 @@ mod frame;
 mod help;
 mod hooks;
 mod hostile;
+mod imports;
 mod install;
 mod limits;
 mod paths;
