@@ -79,7 +79,7 @@ frame \"← selected\" (\"← current\" when it is the current frame).")]
     /// Add planned children, in order, under the current frame; the current frame is unchanged
     Plan(PlanArgs),
 
-    /// Start a planned frame, resume a blocked one, or return to a running one; it becomes current
+    /// Start a planned or blocked frame, or return to a running one, and make it current
     #[command(long_about = "\
 Make a frame current and running: a planned frame starts (planned → in_progress),
 a blocked frame resumes (blocked → in_progress), a running frame left for another

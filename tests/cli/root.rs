@@ -110,6 +110,18 @@ fn a_git_project_below_a_home_with_opencode_is_its_own_root() {
     );
     assert!(frame.contains(&PathBuf::from("p/.opencode/flame/state.json")));
 
+    // The plugin's own writes: a session's frame.
+    let session = written(
+        &home,
+        "p/src",
+        &["opencode", "frame", "ses_abc", "--title", "Fix it"],
+    );
+    assert!(
+        session.iter().all(|p| p.starts_with("p/.opencode/flame")),
+        "{session:?}"
+    );
+    assert!(!session.is_empty());
+
     let plugin = written(&home, "p/src", &["opencode", "install"]);
     assert!(
         plugin.iter().all(|p| p.starts_with("p/.opencode/")),

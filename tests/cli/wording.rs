@@ -93,3 +93,16 @@ fn decisions_holding_a_semicolon_are_listed_one_a_line() {
         "{xml}"
     );
 }
+
+#[test]
+fn activate_says_all_it_does() {
+    let env = TestEnv::new();
+    let help = env.ok(&["frame", "--help"]);
+    assert!(
+        help.contains(
+            "Start a planned or blocked frame, or return to a running one, and make it current"
+        ),
+        "{help}"
+    );
+    assert!(!help.contains("(its parent must be in_progress) and make it current"));
+}
