@@ -77,7 +77,7 @@ const MIN_PIXELS: f64 = 0.5;
 pub const MIN_BOX: f64 = 4.0;
 /// With [`Graph::every_box`]: the widest picture, in pixels between the margins; a tree with more
 /// boxes side by side than fit is drawn as a budget is, its narrowest boxes left out.
-const MAX_INNER: f64 = 16.0 * 1180.0;
+const MAX_INNER: f64 = 64.0 * 1180.0;
 /// Characters of a box's details kept for its tooltip.
 const MAX_DETAILS: usize = 1000;
 /// Approximate width of one character of the 12 px label font.
