@@ -193,3 +193,21 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
     let result = result.and_then(|code| ctx.out.flush().map(|()| code));
     (result, ctx.out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::shell_quote;
+
+    /// The move command is pasted into a shell: every path is one word, whatever it holds.
+    #[test]
+    fn paths_are_quoted_for_a_shell() {
+        assert_eq!(
+            shell_quote("/home/me/p-1/.opencode"),
+            "/home/me/p-1/.opencode"
+        );
+        assert_eq!(shell_quote("/home/me/my project"), "'/home/me/my project'");
+        assert_eq!(shell_quote("/tmp/it's"), "'/tmp/it'\\''s'");
+        assert_eq!(shell_quote("/tmp/$(rm -rf ~)"), "'/tmp/$(rm -rf ~)'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}
