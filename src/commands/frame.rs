@@ -256,6 +256,11 @@ pub(crate) fn print_pop_doc(
         frame: FrameJson::new(&frame),
         current,
         log_path: log_path.display().to_string(),
+        invalidated: if plan.invalidate_planned {
+            plan.planned.clone()
+        } else {
+            Vec::new()
+        },
     })
 }
 

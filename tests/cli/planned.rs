@@ -72,6 +72,15 @@ fn invalidate_planned_drops_them_with_the_pop() {
     warning: invalidated 2 planned descendant(s) of fr_parent: [A], [B]
     ");
     let state: Value = serde_json::from_str(&env.read(STATE)).unwrap();
+    // The JSON document names them.
+    env.ok(&["frame", "push", "--id", "fr_next", "Next"]);
+    let more = env.ok(&["frame", "plan", "Later"]);
+    let doc: Value =
+        serde_json::from_str(&env.ok(&["frame", "pop", "--invalidate-planned", "--json"])).unwrap();
+    assert_eq!(doc["invalidated"], serde_json::json!([more.trim()]));
+    env.ok(&["frame", "push", "Plain"]);
+    let doc: Value = serde_json::from_str(&env.ok(&["frame", "pop", "--json"])).unwrap();
+    assert!(doc.get("invalidated").is_none(), "{doc}");
     for child in &children {
         assert_eq!(state["frames"][child]["status"], "invalidated");
         assert_eq!(
