@@ -113,8 +113,34 @@ pub fn evidence_task() -> Vec<CompletionCandidate> {
         .collect()
 }
 
-/// Models ctx knows: its own table and the user's models.dev cache.
-pub fn model() -> Vec<CompletionCandidate> {
+/// Models ctx knows that start with the typed text: `provider/model`, and the bare model id when
+/// the text matches one without its provider (`--model` takes both).
+pub fn model(typed: &std::ffi::OsStr) -> Vec<CompletionCandidate> {
+    let Some(typed) = typed.to_str() else {
+        return Vec::new();
+    };
+    let names = model_names();
+    let mut offered: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|name| name.starts_with(typed))
+        .collect();
+    if !typed.is_empty() {
+        offered.extend(
+            names
+                .iter()
+                .filter_map(|name| crate::budget::models::split_model(name))
+                .map(|(_, bare)| bare)
+                .filter(|bare| bare.starts_with(typed)),
+        );
+    }
+    offered.sort_unstable();
+    offered.dedup();
+    offered.into_iter().map(CompletionCandidate::new).collect()
+}
+
+/// Models ctx knows: its own table and the user's models.dev cache, as `provider/model`.
+fn model_names() -> Vec<String> {
     let mut names: Vec<String> = crate::budget::models::BUILTIN
         .iter()
         .map(|(name, _)| name.to_string())
@@ -129,7 +155,7 @@ pub fn model() -> Vec<CompletionCandidate> {
     }
     names.sort();
     names.dedup();
-    names.into_iter().map(CompletionCandidate::new).collect()
+    names
 }
 
 /// The settings `ctx config` shows, with what each does.

@@ -58,6 +58,11 @@ pub struct Graph {
     pub marks: Vec<Mark>,
     /// Lines below the legend.
     pub notes: Vec<String>,
+    /// Draw every box at least [`MIN_BOX`] pixels wide (widening the picture when a level needs
+    /// it), marking those drawn wider than their weight, instead of leaving out the boxes too
+    /// narrow to see. A picture of a frame tree must show every frame; a budget's thousands of
+    /// tiny files need not.
+    pub every_box: bool,
 }
 
 const WIDTH: f64 = 1200.0;
@@ -68,6 +73,11 @@ const TOP: f64 = 66.0;
 pub const MAX_LEVELS: usize = 256;
 /// Boxes narrower than this many pixels at full view are left out with their subtrees.
 const MIN_PIXELS: f64 = 0.5;
+/// With [`Graph::every_box`]: the narrowest box drawn, wide enough to see and to hover.
+pub const MIN_BOX: f64 = 4.0;
+/// With [`Graph::every_box`]: the widest picture, in pixels between the margins; a tree with more
+/// boxes side by side than fit is drawn as a budget is, its narrowest boxes left out.
+const MAX_INNER: f64 = 64.0 * 1180.0;
 /// Characters of a box's details kept for its tooltip.
 const MAX_DETAILS: usize = 1000;
 /// Approximate width of one character of the 12 px label font.
@@ -99,14 +109,51 @@ fn fitted(label: &str, width: f64) -> Option<String> {
     Some(cut(label.lines().next().unwrap_or(""), chars as usize))
 }
 
-/// Draws `graph`.
-pub fn svg(graph: &Graph) -> String {
+/// Where the boxes go: in layout units, `scale` of them spanning `inner` pixels.
+struct Layout {
+    /// (node, left edge, level), tree order.
+    placed: Vec<(usize, u64, usize)>,
+    /// Each node's width in layout units.
+    widths: Vec<u64>,
+    scale: f64,
+    inner: f64,
+    /// Boxes left out for being too narrow, and for being too deep.
+    narrow: usize,
+    deep: usize,
+    /// Nodes drawn wider than their weight (with [`Graph::every_box`]).
+    unscaled: Vec<bool>,
+}
+
+/// Nodes from the roots in pre-order with their levels, down to [`MAX_LEVELS`]; and how many
+/// boxes lie deeper.
+fn preorder(graph: &Graph) -> (Vec<(usize, usize)>, usize) {
+    let mut order = Vec::with_capacity(graph.nodes.len());
+    let mut deep = 0;
+    let mut stack: Vec<(usize, usize)> = graph.roots.iter().rev().map(|&r| (r, 0)).collect();
+    while let Some((node, level)) = stack.pop() {
+        if level >= MAX_LEVELS {
+            deep += subtree_size(graph, node);
+            continue;
+        }
+        order.push((node, level));
+        stack.extend(
+            graph.nodes[node]
+                .children
+                .iter()
+                .rev()
+                .map(|&c| (c, level + 1)),
+        );
+    }
+    (order, deep)
+}
+
+/// Widths by value: boxes narrower than [`MIN_PIXELS`] are left out with their subtrees.
+fn proportional(graph: &Graph) -> Layout {
     let total: u64 = graph.roots.iter().map(|&r| graph.nodes[r].value).sum();
     let scale = graph.scale.unwrap_or(0).max(total).max(1) as f64;
     let inner = WIDTH - 2.0 * PAD;
     let px = |value: u64| value as f64 / scale * inner;
 
-    // Place the boxes: (node, left edge in value units, level), tree order.
     let mut placed: Vec<(usize, u64, usize)> = Vec::new();
     let (mut narrow, mut deep) = (0usize, 0usize);
     let mut stack: Vec<(usize, u64, usize)> = Vec::new();
@@ -136,9 +183,136 @@ pub fn svg(graph: &Graph) -> String {
         }
         stack.extend(children.into_iter().rev());
     }
+    Layout {
+        placed,
+        widths: graph.nodes.iter().map(|n| n.value).collect(),
+        scale,
+        inner,
+        narrow,
+        deep,
+        unscaled: vec![false; graph.nodes.len()],
+    }
+}
+
+/// Widths by value, but none under [`MIN_BOX`] pixels, a parent at least as wide as its
+/// children: `None` when the boxes side by side need more than [`MAX_INNER`] pixels.
+///
+/// At `s` pixels per unit of value a box is `max(s × value, MIN_BOX, its children's widths)`
+/// wide; the picture's width grows with `s`, and the largest `s` whose picture fits is found by
+/// bisection. Boxes not widened keep their proportions exactly.
+fn every_box(graph: &Graph) -> Option<Layout> {
+    let (order, deep) = preorder(graph);
+    let drawn = |level: usize| level < MAX_LEVELS;
+    let widths_at = |s: f64| -> (Vec<f64>, f64) {
+        let mut w = vec![0.0f64; graph.nodes.len()];
+        for &(node, level) in order.iter().rev() {
+            let n = &graph.nodes[node];
+            let children: f64 = if drawn(level + 1) {
+                n.children.iter().map(|&c| w[c]).sum()
+            } else {
+                0.0
+            };
+            w[node] = (s * n.value as f64).max(MIN_BOX).max(children);
+        }
+        let total = graph.roots.iter().map(|&r| w[r]).sum();
+        (w, total)
+    };
+    let (_, least) = widths_at(0.0);
+    if least > MAX_INNER {
+        return None;
+    }
+    // Room for the proportions: the default width, or twice what the smallest boxes need.
+    let inner = if least <= (WIDTH - 2.0 * PAD) / 2.0 {
+        WIDTH - 2.0 * PAD
+    } else {
+        (2.0 * least).min(MAX_INNER)
+    };
+    let total_value: u64 = graph.roots.iter().map(|&r| graph.nodes[r].value).sum();
+    let (mut lo, mut hi) = (0.0f64, inner / total_value.max(1) as f64);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if widths_at(mid).1 <= inner {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let (w, total) = widths_at(lo);
+    let stretch = inner / total.max(f64::MIN_POSITIVE);
+    // Integer thousandths of a pixel, so that children always fit their parent exactly.
+    let mut units = vec![0u64; graph.nodes.len()];
+    let mut unscaled = vec![false; graph.nodes.len()];
+    for &(node, level) in order.iter().rev() {
+        let n = &graph.nodes[node];
+        let children: u64 = if drawn(level + 1) {
+            n.children.iter().map(|&c| units[c]).sum()
+        } else {
+            0
+        };
+        units[node] = ((stretch * w[node] * 1000.0).round() as u64).max(children);
+        unscaled[node] = stretch * (w[node] - lo * n.value as f64) > 0.5;
+    }
+    let mut placed = Vec::with_capacity(order.len());
+    let mut lefts = vec![0u64; graph.nodes.len()];
+    let mut left = 0;
+    for &root in &graph.roots {
+        lefts[root] = left;
+        left += units[root];
+    }
+    for &(node, level) in &order {
+        placed.push((node, lefts[node], level));
+        let mut x = lefts[node];
+        for &child in &graph.nodes[node].children {
+            lefts[child] = x;
+            x += units[child];
+        }
+    }
+    Some(Layout {
+        placed,
+        widths: units,
+        scale: left.max(1) as f64,
+        inner,
+        narrow: 0,
+        deep,
+        unscaled,
+    })
+}
+
+/// Draws `graph`.
+pub fn svg(graph: &Graph) -> String {
+    let mut notes = graph.notes.clone();
+    let layout = match graph.every_box.then(|| every_box(graph)) {
+        Some(Some(layout)) => layout,
+        Some(None) => {
+            notes.push(format!(
+                "too many boxes side by side to draw each {MIN_BOX} px wide: widths by weight"
+            ));
+            proportional(graph)
+        }
+        None => proportional(graph),
+    };
+    let Layout {
+        placed,
+        widths,
+        scale,
+        inner,
+        narrow,
+        deep,
+        unscaled,
+    } = layout;
+    let width = inner + 2.0 * PAD;
+    let px = |value: u64| value as f64 / scale * inner;
     let levels = placed.iter().map(|p| p.2 + 1).max().unwrap_or(0);
 
-    let mut notes = graph.notes.clone();
+    let widened = placed.iter().filter(|p| unscaled[p.0]).count();
+    if widened > 0 {
+        notes.push(format!(
+            "{widened} {} drawn wider than {} weight, so that every frame shows: dashed, \
+             not to scale (its details say its weight)",
+            if widened == 1 { "box" } else { "boxes" },
+            if widened == 1 { "its" } else { "their" }
+        ));
+    }
     if narrow > 0 {
         notes.push(format!(
             "{narrow} {} too narrow to draw left out; draw a branch alone to see them",
@@ -160,14 +334,15 @@ pub fn svg(graph: &Graph) -> String {
     let _ = write!(
         out,
         "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
-         <svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{WIDTH}\" \
-         height=\"{height:.0}\" viewBox=\"0 0 {WIDTH} {height:.0}\" \
+         <svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{width}\" \
+         height=\"{height:.0}\" viewBox=\"0 0 {width} {height:.0}\" \
          font-family=\"Verdana, DejaVu Sans, sans-serif\" font-size=\"12\" \
          data-scale=\"{scale}\" data-pad=\"{PAD}\" data-char=\"{CHAR}\">\n"
     );
     out.push_str(
         "<style>\
          .box rect{stroke:#fff;stroke-width:0.5}\
+         .box.unscaled rect{stroke:#333;stroke-width:1;stroke-dasharray:3,2}\
          .box.marked rect{stroke:#000;stroke-width:2}\
          .box:hover rect,.box:focus rect{stroke:#000;stroke-width:1.5}\
          .box:focus{outline:none}\
@@ -190,23 +365,28 @@ pub fn svg(graph: &Graph) -> String {
          <text id=\"search\" class=\"button\" x=\"{}\" y=\"58\" text-anchor=\"end\" \
          tabindex=\"0\">Search</text>\n\
          <text id=\"matched\" x=\"{}\" y=\"{:.0}\" text-anchor=\"end\"></text>",
-        WIDTH - PAD,
-        WIDTH - PAD,
+        width - PAD,
+        width - PAD,
         details_y
     );
 
     out.push_str("<g id=\"boxes\">\n");
     for &(node, x, level) in &placed {
         let n = &graph.nodes[node];
-        let (left, width) = (PAD + px(x), px(n.value));
+        let (left, box_width) = (PAD + px(x), px(widths[node]));
         let y = TOP + level as f64 * ROW;
         let _ = write!(
             out,
-            "<g class=\"box{}\" tabindex=\"0\" data-x=\"{}\" data-w=\"{}\" data-d=\"{level}\"",
+            "<g class=\"box{}{}\" tabindex=\"0\" data-x=\"{}\" data-w=\"{}\" data-d=\"{level}\"",
             if n.marked { " marked" } else { "" },
+            if unscaled[node] { " unscaled" } else { "" },
             x,
-            n.value
+            widths[node]
         );
+        if graph.every_box {
+            // The layout's units are not the weight: the weight itself, for scripts and tests.
+            let _ = write!(out, " data-v=\"{}\"", n.value);
+        }
         // The script redraws a label from the details' first line, unless it is something else.
         let label = n.label.lines().next().unwrap_or("");
         if n.details.lines().next() != Some(label) {
@@ -216,16 +396,19 @@ pub fn svg(graph: &Graph) -> String {
         }
         out.push_str("><title>");
         escape(&cut(&n.details, MAX_DETAILS), &mut out);
+        if unscaled[node] {
+            out.push_str("\nnot to scale: drawn wider than its weight so that it shows");
+        }
         let _ = write!(
             out,
-            "</title><rect x=\"{left:.2}\" y=\"{y:.1}\" width=\"{width:.2}\" height=\"{:.1}\" \
+            "</title><rect x=\"{left:.2}\" y=\"{y:.1}\" width=\"{box_width:.2}\" height=\"{:.1}\" \
              rx=\"2\" fill=\"{}\"/><text x=\"{:.2}\" y=\"{:.1}\">",
             ROW - 1.0,
             graph.legend[n.swatch].fill,
             left + 3.0,
             y + ROW - 5.0
         );
-        if let Some(label) = fitted(&n.label, width) {
+        if let Some(label) = fitted(&n.label, box_width) {
             escape(&label, &mut out);
         }
         out.push_str("</text></g>\n");

@@ -190,6 +190,17 @@ impl Action {
             Action::Replaced => "replaced (--force)",
         }
     }
+
+    /// What `--dry-run` says instead: what would be done.
+    pub fn describe_planned(self) -> &'static str {
+        match self {
+            Action::Written => "would be written",
+            Action::Updated => "would be updated",
+            Action::UpToDate => "up to date",
+            Action::Kept => "would be kept: changed since ctx wrote it (--force replaces it)",
+            Action::Replaced => "would be replaced (--force)",
+        }
+    }
 }
 
 /// One file's outcome.
@@ -261,10 +272,15 @@ fn write(path: &Path, text: &str, executable: bool) -> Result<()> {
 }
 
 /// The one-line report of an outcome, with `path` shown relative to `base` where it is below it.
-pub fn report_line(outcome: &Outcome, base: &Path) -> String {
+pub fn report_line(outcome: &Outcome, base: &Path, dry_run: bool) -> String {
     let shown = outcome.path.strip_prefix(base).unwrap_or(&outcome.path);
+    let action = if dry_run {
+        outcome.action.describe_planned()
+    } else {
+        outcome.action.describe()
+    };
     let mut line = String::new();
-    let _ = write!(line, "{}: {}", shown.display(), outcome.action.describe());
+    let _ = write!(line, "{}: {action}", shown.display());
     line
 }
 

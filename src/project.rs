@@ -12,13 +12,15 @@ pub struct Project {
     pub root: PathBuf,
     /// The root as the user wrote it (`-C DIR`, `CTX_ROOT`), `None` when discovered.
     pub given_root: Option<PathBuf>,
+    /// What made a discovered root the root (`Marker::Given` for `-C`/`CTX_ROOT`).
+    pub marker: Marker,
     config: OnceCell<Config>,
 }
 
 impl Project {
     /// `-C/--root` (or `CTX_ROOT`) when given; else discovery from the working directory.
     pub fn locate(explicit: Option<&Path>) -> Result<Project> {
-        let root = match explicit {
+        let (root, marker) = match explicit {
             Some(dir) => {
                 if !dir.is_dir() {
                     return Err(Error::failure(format!(
@@ -26,7 +28,7 @@ impl Project {
                         dir.display()
                     )));
                 }
-                absolute(dir)?
+                (absolute(dir)?, Marker::Given)
             }
             None => {
                 let cwd = std::env::current_dir().map_err(|e| {
@@ -35,11 +37,13 @@ impl Project {
                         crate::error::describe_io(&e)
                     ))
                 })?;
-                discover_root(&cwd)
+                let home = home_dir().map(|home| std::fs::canonicalize(&home).unwrap_or(home));
+                discover_root(&cwd, home.as_deref())
             }
         };
         let mut project = Project::at(root);
         project.given_root = explicit.map(Path::to_path_buf);
+        project.marker = marker;
         Ok(project)
     }
 
@@ -47,6 +51,7 @@ impl Project {
         Project {
             root,
             given_root: None,
+            marker: Marker::Given,
             config: OnceCell::new(),
         }
     }
@@ -69,27 +74,99 @@ impl Project {
         let config = Config::load(&self.root)?;
         Ok(self.config.get_or_init(|| config))
     }
+
+    /// Frame state in `~/.opencode/flame/` that an earlier ctx may have put there for this
+    /// project: it took the home folder's `.opencode/` (OpenCode's installer makes one for its
+    /// binary) for the root of every git project below it. Reported while the project, another
+    /// folder, has no frame state of its own; ctx never moves or deletes it.
+    pub fn stray_home_state(&self) -> Option<PathBuf> {
+        let home = home_dir()?;
+        let home = std::fs::canonicalize(&home).unwrap_or(home);
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        if root == home {
+            return None;
+        }
+        let stray = home.join(".opencode").join("flame");
+        let ours = self.flame_dir();
+        (stray.join("state.json").is_file() && ours.symlink_metadata().is_err()).then_some(stray)
+    }
 }
 
 fn absolute(dir: &Path) -> Result<PathBuf> {
     std::path::absolute(dir).map_err(|e| Error::io(dir, "resolve", &e))
 }
 
-/// The nearest ancestor of `start` (itself included) holding `.opencode/` or `.swarm/`; else the
-/// nearest holding `.git`; else `start`.
-pub fn discover_root(start: &Path) -> PathBuf {
-    let has = |dir: &Path, name: &str| dir.join(name).is_dir();
-    if let Some(dir) = start
-        .ancestors()
-        .find(|dir| has(dir, ".opencode") || has(dir, ".swarm"))
-    {
-        return dir.to_path_buf();
+/// What chose the project root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// `-C DIR` or `CTX_ROOT`.
+    Given,
+    /// The nearest folder holding `.opencode/`, at or below the git worktree root.
+    Opencode,
+    /// The nearest folder holding `.swarm/`, at or below the git worktree root.
+    Swarm,
+    /// The git worktree root: the nearest folder holding `.git` (a folder, or a file as in
+    /// worktrees and submodules).
+    Git,
+    /// None of them up to the home folder: the working directory.
+    WorkingDirectory,
+}
+
+impl Marker {
+    /// How `ctx config` names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Marker::Given => "given",
+            Marker::Opencode => "holds .opencode/",
+            Marker::Swarm => "holds .swarm/",
+            Marker::Git => "git worktree root (.git)",
+            Marker::WorkingDirectory => "the working directory: no .opencode/, .swarm/ or .git",
+        }
     }
-    // `.git` is a file in worktrees and submodules.
-    if let Some(dir) = start.ancestors().find(|dir| dir.join(".git").exists()) {
-        return dir.to_path_buf();
+
+    /// Its name in `ctx config --json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Marker::Given => "given",
+            Marker::Opencode => ".opencode",
+            Marker::Swarm => ".swarm",
+            Marker::Git => ".git",
+            Marker::WorkingDirectory => "cwd",
+        }
     }
-    start.to_path_buf()
+}
+
+/// The project root of working directory `start` (cli.md, `-C`): walking up from `start` (itself
+/// included), the first folder holding `.opencode/` or `.swarm/`, or holding `.git` (the git
+/// worktree root, where the walk ends: a project's root is never above its worktree); else
+/// `start`. The walk never enters `home` from below: the home folder holds `.opencode/` for
+/// OpenCode's own binary, and is a project only when it is the working directory.
+pub fn discover_root(start: &Path, home: Option<&Path>) -> (PathBuf, Marker) {
+    let has_dir = |dir: &Path, name: &str| dir.join(name).is_dir();
+    for dir in start.ancestors() {
+        let is_home = home == Some(dir);
+        if is_home && dir != start {
+            break;
+        }
+        let marker = if has_dir(dir, ".opencode") {
+            Some(Marker::Opencode)
+        } else if has_dir(dir, ".swarm") {
+            Some(Marker::Swarm)
+        } else if dir.join(".git").symlink_metadata().is_ok() {
+            // A folder, or a file (worktrees, submodules) even when the gitdir it names is gone:
+            // the worktree is still where the user works.
+            Some(Marker::Git)
+        } else {
+            None
+        };
+        if let Some(marker) = marker {
+            return (dir.to_path_buf(), marker);
+        }
+        if is_home {
+            break;
+        }
+    }
+    (start.to_path_buf(), Marker::WorkingDirectory)
 }
 
 /// Where a setting's value came from, highest precedence first.
@@ -187,10 +264,12 @@ pub fn xdg_cache_home() -> Option<PathBuf> {
         .or_else(|| home_dir().map(|h| h.join(".cache")))
 }
 
+/// `$HOME`, when it is set to an absolute path (a relative one would name a different folder in
+/// every working directory).
 pub fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME")
-        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
+        .filter(|home| home.is_absolute())
 }
 
 /// Settings files are small; anything over this is refused rather than read into memory.
@@ -243,15 +322,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn root_prefers_opencode_over_git() {
+    fn root_is_the_nearest_marker_at_or_below_the_git_worktree() {
         let dir = tempfile::tempdir().unwrap();
         let top = dir.path();
-        std::fs::create_dir_all(top.join(".git")).unwrap();
-        std::fs::create_dir_all(top.join("a/.opencode")).unwrap();
-        std::fs::create_dir_all(top.join("a/b/c")).unwrap();
-        assert_eq!(discover_root(&top.join("a/b/c")), top.join("a"));
-        std::fs::create_dir_all(top.join("x/y")).unwrap();
-        assert_eq!(discover_root(&top.join("x/y")), top.to_path_buf());
+        std::fs::create_dir_all(top.join("home/.opencode/bin")).unwrap();
+        let repo = top.join("home/repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("a/.opencode")).unwrap();
+        std::fs::create_dir_all(repo.join("a/b/c")).unwrap();
+        std::fs::create_dir_all(repo.join("x/y")).unwrap();
+        let home = Some(top.join("home"));
+        let home = home.as_deref();
+        let root = |p: &str| discover_root(&top.join(p), home);
+        assert_eq!(root("home/repo/a/b/c"), (repo.join("a"), Marker::Opencode));
+        assert_eq!(root("home/repo/x/y"), (repo.clone(), Marker::Git));
+        // Not the home folder's .opencode/, from below; the home folder itself, from there.
+        std::fs::create_dir_all(top.join("home/loose")).unwrap();
+        assert_eq!(
+            root("home/loose"),
+            (top.join("home/loose"), Marker::WorkingDirectory)
+        );
+        assert_eq!(root("home"), (top.join("home"), Marker::Opencode));
+        // Without a home folder, the walk goes on to the filesystem's top.
+        assert_eq!(
+            discover_root(&top.join("home/loose"), None),
+            (top.join("home"), Marker::Opencode)
+        );
     }
 
     /// Hostile settings files are refused with their path, never a panic or a stack overflow.

@@ -451,6 +451,19 @@ pub struct ConfigDoc {
     pub files: Vec<SettingsFile>,
     /// The file-backed settings (all of them, or the one asked for).
     pub settings: Vec<SettingDoc>,
+    /// Frame state left in the home folder's `.opencode/flame/` by an earlier ctx, while this
+    /// project has none of its own (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stray_state: Option<StrayState>,
+}
+
+/// Frame state ctx no longer uses, and how to move it into the project.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StrayState {
+    /// The folder, `~/.opencode/flame`.
+    pub path: String,
+    /// A shell command that moves it to this project's `.opencode/flame`.
+    pub move_command: String,
 }
 
 /// A global option's value and origin.
@@ -460,6 +473,10 @@ pub struct Global {
     pub source: Source,
     /// The variable it came from, or how a default was found.
     pub detail: Option<String>,
+    /// For the root: what chose it: `.opencode`, `.swarm` or `.git` (the folder holds it),
+    /// `cwd` (none was found: the working directory), or `given` (`-C`, `CTX_ROOT`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker: Option<&'static str>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

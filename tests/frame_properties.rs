@@ -229,7 +229,8 @@ proptest! {
                 },
                 Op::Decision { target } => match pick(*target) {
                     None => Ok(()),
-                    Some(target) => ops::add_decisions(&mut trial, &target, &["decided".to_string()], now),
+                    Some(target) => ops::add_decisions(&mut trial, &target, &["decided".to_string()], now)
+                        .map(|_| ()),
                 },
                 Op::SessionPush { session } => {
                     let session = session_name(*session);

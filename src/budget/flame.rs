@@ -190,5 +190,6 @@ pub fn graph(doc: &EstimateDoc) -> Graph {
                 }
             )]
         },
+        every_box: false,
     }
 }

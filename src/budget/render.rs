@@ -101,12 +101,19 @@ pub fn estimate(doc: &EstimateDoc, top: usize, width: usize) -> String {
     limit.push_str(&format!(" ({})", doc.limit.source));
     // OpenCode compacts a model's session; without a model there is nothing to say about it.
     if doc.model.is_some() {
-        limit.push_str(&format!("; compacts at {}", thousands(doc.limit.usable)));
+        if doc.limit.usable > 0 {
+            limit.push_str(&format!("; compacts at {}", thousands(doc.limit.usable)));
+        } else {
+            // OpenCode keeps room for a reply (up to 32,000 tokens) below the window; a window
+            // no larger than that leaves none for the conversation ("compacts at 0").
+            limit.push_str("; compacts after every reply");
+        }
     }
     line(limit);
     let mut inputs = format!(
-        "inputs     {} files, {}",
+        "inputs     {} {}, {}",
         thousands(doc.files),
+        if doc.files == 1 { "file" } else { "files" },
         human_bytes(doc.bytes)
     );
     if !doc.skipped.is_empty() {

@@ -62,7 +62,7 @@ pub struct EstimateArgs {
     ///
     /// The default is $CTX_BUDGET_MODEL, else `[budget] model` in the settings, else the session's
     /// model.
-    #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::model))]
+    #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCompleter::new(crate::complete::model))]
     pub model: Option<String>,
 
     /// Context window in tokens, overriding every other source of limits

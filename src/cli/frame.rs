@@ -72,8 +72,10 @@ Finish a frame (default: the current one), write its log to
 .opencode/flame/logs/frame-<id>.md, and make its parent current.
 
 Only in_progress and blocked frames can be popped. A frame with in_progress
-descendants is refused unless --force. Prints the id of the frame that is now
-current, or nothing when the popped frame was a root.")]
+descendants is refused unless --force. Planned descendants stay planned, named
+in a warning with the command that drops them, unless --invalidate-planned.
+Prints the id of the frame that is now current, or nothing when the popped frame
+was a root.")]
     Pop(PopArgs),
 
     /// Print the frame tree, roots and children in creation order, current frame marked
@@ -81,7 +83,8 @@ current, or nothing when the popped frame was a root.")]
 Print the frame tree: roots and children in creation order, the current frame
 marked, a legend with counts at the end. Ids are shown as their shortest unique
 prefix (at least 8 characters), which every command accepts back. Lines fit the
-terminal (80 columns in pipes); only goals are shortened.")]
+terminal (80 columns in pipes); only goals are shortened. --frame ID marks that
+frame \"← selected\" (\"← current\" when it is the current frame).")]
     Tree(TreeArgs),
 
     /// Print every field of one frame, untruncated [default: the current frame]
@@ -93,7 +96,12 @@ terminal (80 columns in pipes); only goals are shortened.")]
     /// Add planned children, in order, under the current frame; the current frame is unchanged
     Plan(PlanArgs),
 
-    /// Start a planned frame (its parent must be in_progress) and make it current
+    /// Start a planned or blocked frame, or return to a running one, and make it current
+    #[command(long_about = "\
+Make a frame current and running: a planned frame starts (planned → in_progress),
+a blocked frame resumes (blocked → in_progress), a running frame left for another
+becomes current again (unchanged). Its parent, when it has one, must be
+in_progress. Prints the frame's id.")]
     Activate(ActivateArgs),
 
     /// Invalidate a frame and its planned descendants; in_progress descendants are reported
@@ -108,7 +116,7 @@ the target first.")]
     /// Record files or other outputs on a frame (exact duplicates are skipped)
     Artifact(ArtifactArgs),
 
-    /// Record decisions on a frame
+    /// Record decisions on a frame (exact duplicates are skipped)
     Decision(DecisionArgs),
 
     /// Correct a frame's goal, summary, artifacts or decisions, whatever its status
@@ -197,6 +205,15 @@ pub struct PopArgs {
     /// They stay as they are, and a warning names them.
     #[arg(long)]
     pub force: bool,
+    /// Invalidate the frame's planned descendants
+    ///
+    /// A planned frame cannot start under a finished frame: without this flag they stay
+    /// planned (as Flame leaves them), and a warning names them with the command that drops
+    /// them (`ctx frame invalidate ID --reason TEXT`). Their reason is 'Parent frame popped
+    /// (<status>) before it started'. A frame popped as blocked can be resumed with `ctx
+    /// frame activate`, and its planned children started then.
+    #[arg(long)]
+    pub invalidate_planned: bool,
     #[command(flatten)]
     pub selector: FrameSelector,
     #[command(flatten)]
@@ -229,16 +246,19 @@ pub struct TreeArgs {
     /// text, or svg: an interactive flame graph [default: text]
     ///
     /// svg: one self-contained SVG, a box per frame with its parent above it, width by
-    /// --weight, colour by status. Hover or focus a box for its details, click to zoom into
-    /// its branch, Escape to reset, "/" to search. Running frames are timed to now, or to
-    /// $SOURCE_DATE_EPOCH when set (the same picture for the same state, byte for byte).
+    /// --weight, colour by status. Every frame is a box at least 4 px wide; one drawn wider
+    /// than its weight is dashed, and its details say its weight. Hover or focus a box for its
+    /// details, click to zoom into its branch, Escape to reset, "/" to search. A running
+    /// frame's details say how long it has been open: to now, or to $SOURCE_DATE_EPOCH when
+    /// set (the same picture for the same state, byte for byte).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TreeFormat::Text, hide_default_value = true, hide_possible_values = true)]
     pub format: TreeFormat,
     /// Box width in --format svg: time, frames, tokens [default: time]
     ///
-    /// time: from creation to the last update (to now while running), or the children's
-    /// total when they ran side by side; frames: the frame and its descendants; tokens: what
-    /// its summary, decisions and log add to the context (o200k), with its descendants'.
+    /// time: from creation to the last update, or the children's total when they ran side by
+    /// side (a running frame weighs the work recorded so far, not the time it has been open);
+    /// frames: the frame and its descendants; tokens: what its summary, decisions and log add
+    /// to the context (o200k), with its descendants'.
     #[arg(long, value_name = "WEIGHT", value_enum, hide_possible_values = true)]
     pub weight: Option<WeightArg>,
     #[command(flatten)]

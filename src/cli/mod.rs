@@ -47,8 +47,11 @@ pub struct Cli {
 pub struct GlobalArgs {
     /// Project root [default: discovered from the working directory]
     ///
-    /// The default is the nearest ancestor of the working directory holding .opencode/ or
-    /// .swarm/, else the nearest holding .git, else the working directory.
+    /// The default: walking up from the working directory (itself included), the first folder
+    /// holding .opencode/ or .swarm/, or holding .git (a folder or a file: the git worktree
+    /// root, where the walk stops); else the working directory. The walk never climbs into the
+    /// home folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it is the
+    /// working directory or -C says so. `ctx config` shows which marker chose the root.
     #[arg(
         short = 'C',
         long = "root",

@@ -22,10 +22,12 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
         source: global.origins.root,
         detail: match global.origins.root {
             Source::Env => Some("CTX_ROOT".to_string()),
-            Source::Default => Some("discovered from the working directory".to_string()),
+            Source::Default => Some(format!("discovered: {}", ctx.project.marker.describe())),
             _ => None,
         },
+        marker: Some(ctx.project.marker.name()),
     };
+    let stray_state = super::stray_state(&ctx.project);
     let color = color_setting(global);
     let selected: Vec<&'static Def> = match key {
         None => settings::ALL.to_vec(),
@@ -77,6 +79,9 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
             exists: config.user.is_some(),
         });
     }
+    if let Some(stray) = &stray_state {
+        super::point_to_stray_state(ctx, stray);
+    }
     if ctx.out.json {
         let doc = ConfigDoc {
             version: Version,
@@ -84,6 +89,7 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
             color,
             files,
             settings: rows.iter().map(setting_doc).collect(),
+            stray_state,
         };
         ctx.out.json_doc(&doc)?;
     } else if let Some(key) = key {
@@ -117,6 +123,7 @@ fn color_setting(global: &GlobalArgs) -> Global {
             value: name(global.color),
             source: Source::Flag,
             detail: None,
+            marker: None,
         };
     }
     for (var, choice) in [
@@ -128,6 +135,7 @@ fn color_setting(global: &GlobalArgs) -> Global {
                 value: name(choice),
                 source: Source::Env,
                 detail: Some(var.to_string()),
+                marker: None,
             };
         }
     }
@@ -135,6 +143,7 @@ fn color_setting(global: &GlobalArgs) -> Global {
         value: name(ColorChoice::Auto),
         source: Source::Default,
         detail: None,
+        marker: None,
     }
 }
 

@@ -31,21 +31,34 @@ const MAX_EXPORT_BYTES: u64 = 1 << 30;
 
 pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
     let store = Store::new(&ctx.project.root);
+    let stray = super::stray_state(&ctx.project);
+    let result = dispatch(ctx, &store, command);
+    // The first write of this project's own state: the frames it may have had are still in the
+    // home folder, once (from now on the project has a state, and this is not said again).
+    if let Some(stray) = &stray
+        && store.path().exists()
+    {
+        super::point_to_stray_state(ctx, stray);
+    }
+    result
+}
+
+fn dispatch(ctx: &mut Context, store: &Store, command: FrameCommand) -> Result<ExitCode> {
     match command {
-        FrameCommand::Push(args) => push(ctx, &store, &args),
-        FrameCommand::Pop(args) => cmd_pop(ctx, &store, args),
-        FrameCommand::Tree(args) => tree(ctx, &store, &args),
-        FrameCommand::Show(args) => show(ctx, &store, &args),
-        FrameCommand::Current(args) => current(ctx, &store, &args),
-        FrameCommand::Plan(args) => plan(ctx, &store, &args),
-        FrameCommand::Activate(args) => activate(ctx, &store, &args),
-        FrameCommand::Invalidate(args) => invalidate(ctx, &store, &args),
-        FrameCommand::Artifact(args) => artifact(ctx, &store, &args),
-        FrameCommand::Decision(args) => decision(ctx, &store, &args),
-        FrameCommand::Reopen(args) => reopen(ctx, &store, &args),
-        FrameCommand::Edit(args) => edit(ctx, &store, args),
-        FrameCommand::Import(args) => import(ctx, &store, args),
-        FrameCommand::Log(args) => show_log(ctx, &store, &args),
+        FrameCommand::Push(args) => push(ctx, store, &args),
+        FrameCommand::Pop(args) => cmd_pop(ctx, store, args),
+        FrameCommand::Tree(args) => tree(ctx, store, &args),
+        FrameCommand::Show(args) => show(ctx, store, &args),
+        FrameCommand::Current(args) => current(ctx, store, &args),
+        FrameCommand::Plan(args) => plan(ctx, store, &args),
+        FrameCommand::Activate(args) => activate(ctx, store, &args),
+        FrameCommand::Invalidate(args) => invalidate(ctx, store, &args),
+        FrameCommand::Artifact(args) => artifact(ctx, store, &args),
+        FrameCommand::Decision(args) => decision(ctx, store, &args),
+        FrameCommand::Reopen(args) => reopen(ctx, store, &args),
+        FrameCommand::Edit(args) => edit(ctx, store, args),
+        FrameCommand::Import(args) => import(ctx, store, args),
+        FrameCommand::Log(args) => show_log(ctx, store, &args),
     }
 }
 
@@ -78,7 +91,7 @@ fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
     let now = ctx.now;
     let ((id, note), state) = store.update(now, |state| {
         let (parent, note) = match parent {
-            Some(arg) => (Some(ops::lookup(state, arg)?), None),
+            Some(arg) => (Some(ops::named(state, "--parent", arg, &selector)?), None),
             None => ops::push_parent(state, &selector)?,
         };
         let id = ops::push(
@@ -108,6 +121,8 @@ pub(crate) fn span_mark(args: &SpanArgs, now: i64) -> span::Mark {
 pub(crate) struct PopInputs {
     pub summary: Option<String>,
     pub transcript: Option<Export>,
+    /// `--invalidate-planned`: the pop invalidates the frame's planned descendants.
+    pub invalidate_planned: bool,
 }
 
 impl PopInputs {
@@ -167,13 +182,15 @@ impl PopInputs {
         Ok(PopInputs {
             summary,
             transcript,
+            invalidate_planned: false,
         })
     }
 }
 
 /// Pops the target of `selector` (flame.md §6.2) and writes its log; the caller prints.
 fn cmd_pop(ctx: &mut Context, store: &Store, args: PopArgs) -> Result<ExitCode> {
-    let inputs = PopInputs::read(args.summary, args.summary_file, args.transcript)?;
+    let mut inputs = PopInputs::read(args.summary, args.summary_file, args.transcript)?;
+    inputs.invalidate_planned = args.invalidate_planned;
     let status = match args.status {
         PopStatus::Completed => Status::Completed,
         PopStatus::Failed => Status::Failed,
@@ -202,7 +219,8 @@ pub(crate) fn pop(
             .count() as usize;
     let (plan, state) = store.update(now, |state| {
         let target = ops::pop_target(state, selector)?;
-        let plan = ops::check_pop(state, &target, force)?;
+        let mut plan = ops::check_pop(state, &target, force)?;
+        plan.invalidate_planned = inputs.invalidate_planned;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now)?;
         span::close(state, &target, selector.place(), span_mark(at, now));
         store.write_log(
@@ -213,6 +231,12 @@ pub(crate) fn pop(
     })?;
     for warning in &plan.warnings {
         ctx.out.warn(warning);
+    }
+    if let Some((warning, hint)) = plan.planned_report(status) {
+        ctx.out.warn(&warning);
+        if let Some(hint) = hint {
+            ctx.out.note(&format!("hint: {hint}"));
+        }
     }
     Ok((plan, state))
 }
@@ -249,6 +273,11 @@ pub(crate) fn print_pop_doc(
         frame: FrameJson::new(&frame),
         current,
         log_path: log_path.display().to_string(),
+        invalidated: if plan.invalidate_planned {
+            plan.planned.clone()
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -290,7 +319,18 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
     let statuses: Vec<Status> = args.status.iter().map(|s| status_of(*s)).collect();
     let (details, ascii, depth) = (args.details, args.ascii, args.depth.map(|d| d as usize));
     let (state, from, current) = tree_scope(ctx, store, args)?;
+    // `--frame` picks a frame to look at; the current frame is still the one the other
+    // selectors give, and is marked as such.
+    let (selected, current) = match &args.selector.frame {
+        Some(_) => {
+            let mut others = selector(&args.selector);
+            others.flag = None;
+            (current, ops::current(&state, &others)?)
+        }
+        None => (None, current),
+    };
     if ctx.out.json {
+        let current = selected.clone().or(current);
         let index = TreeIndex::new(&state);
         let roots: Vec<TreeNode> = match &from {
             Some(id) => vec![TreeNode::new(&state, &index, id)],
@@ -329,6 +369,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
             ascii,
             width: out.width,
             current: current.as_deref(),
+            selected: selected.as_deref(),
             depth,
             statuses: &statuses,
             paint: &paint,
@@ -415,7 +456,7 @@ fn plan(ctx: &mut Context, store: &Store, args: &PlanArgs) -> Result<ExitCode> {
     let now = ctx.now;
     let (ids, state) = store.update(now, |state| {
         let parent = match parent {
-            Some(arg) => ops::lookup(state, arg)?,
+            Some(arg) => ops::named(state, "--parent", arg, &selector)?,
             None => ops::current(state, &selector)?
                 .ok_or_else(|| Error::failure("no current frame").with_hint("pass --parent ID"))?,
         };
@@ -523,17 +564,18 @@ fn decision(ctx: &mut Context, store: &Store, args: &DecisionArgs) -> Result<Exi
     let texts = &args.texts;
     let selector = selector(&args.selector);
     let now = ctx.now;
-    let (id, state) = store.update(now, |state| {
+    let ((id, added), state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
-        ops::add_decisions(state, &id, texts, now)?;
-        Ok((id, true))
+        let added = ops::add_decisions(state, &id, texts, now)?;
+        let changed = !added.is_empty();
+        Ok(((id, added), changed))
     })?;
     if ctx.out.json {
         let frame = state.frame(&id).expect("the id was just resolved");
         ctx.out.json_doc(&AddedDoc {
             version: Version,
             frame: FrameJson::new(&frame),
-            added: texts.to_vec(),
+            added,
         })?;
     }
     Ok(ExitCode::Success)

@@ -48,14 +48,8 @@ fn run(
     } else {
         let base = std::env::current_dir().unwrap_or_default();
         for outcome in &outcomes {
-            let mut line = install::report_line(outcome, &base);
-            if options.dry_run
-                && outcome.action != Action::UpToDate
-                && outcome.action != Action::Kept
-            {
-                line.push_str(" (dry run: nothing written)");
-            }
-            ctx.out.line(&line)?;
+            ctx.out
+                .line(&install::report_line(outcome, &base, options.dry_run))?;
         }
     }
     if kept {
@@ -79,10 +73,10 @@ fn user_opencode_dir() -> Result<PathBuf> {
     if let Some(config) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(config).join("opencode"));
     }
-    let home = std::env::var_os("HOME")
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| Error::failure("neither XDG_CONFIG_HOME nor HOME is set"))?;
-    Ok(PathBuf::from(home).join(".config/opencode"))
+    let home = crate::project::home_dir().ok_or_else(|| {
+        Error::failure("cannot find the user's OpenCode folder: XDG_CONFIG_HOME is not set, and HOME is not an absolute path")
+    })?;
+    Ok(home.join(".config/opencode"))
 }
 
 /// The hooks folder git uses for the repository at `root` (core.hooksPath, worktrees and

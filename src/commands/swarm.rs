@@ -30,7 +30,14 @@ pub fn run(ctx: &mut Context, args: SwarmArgs) -> Result<ExitCode> {
         .swarm_version
         .map(|v| toml::Value::String(v.setting().to_string()));
     let setting = settings::resolve(ctx.project.config()?, &settings::SWARM_VERSION, flag, None)?;
-    let assumed = version::detect(&ctx.project.root, &setting);
+    let assumed = version::detect(
+        &ctx.project.root,
+        version::Setting {
+            text: setting.text(),
+            source: setting.source,
+            detail: setting.detail.as_deref(),
+        },
+    );
     let view = View { assumed };
     match args.command {
         SwarmCommand::Status(format) => view.status(ctx, format),

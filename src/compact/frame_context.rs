@@ -622,6 +622,19 @@ fn assemble(
     (xml, cost)
 }
 
+/// Decisions as Flame joins them, with "; " (flame.md §9), while that is unambiguous: when one
+/// holds a ";" or a line break, one decision a line, as a list, so that each one's end shows.
+fn join_decisions(decisions: &[&str]) -> String {
+    if !decisions.iter().any(|d| d.contains([';', '\n'])) {
+        return decisions.join("; ");
+    }
+    let items: Vec<String> = decisions
+        .iter()
+        .map(|d| format!("- {}", d.replace('\n', "\n  ")))
+        .collect();
+    items.join("\n")
+}
+
 /// Step 4 of flame.md §9.6: after the goal, the current frame's artifacts, decisions, summary,
 /// log and planned children, each as far as `room` allows, appended to `pieces`.
 fn rest_of_current(
@@ -654,7 +667,7 @@ fn rest_of_current(
     }
     let decisions: Vec<&str> = frame.decisions().collect();
     if !decisions.is_empty() {
-        let joined = decisions.join("; ");
+        let joined = join_decisions(&decisions);
         let cap = budgets.current / 2;
         let piece = cut(&joined, MORE_DECISIONS, |cand| {
             est(cand) <= cap && fits_room(&element(4, "decisions", cand, true), room)
@@ -743,7 +756,9 @@ mod tests {
         }
     }
 
-    /// flame.md §9.7, byte for byte.
+    /// flame.md §9.7, byte for byte but for one point: its current frame's first decision holds
+    /// a ";", so the decisions are a list, one a line, rather than joined with "; " (which would
+    /// read as three decisions).
     const SPEC_XML: &str = r#"<flame-context session="fr_46s6jr410dd3">
   <metadata>
     <budget total="4000" ancestors="1500" siblings="1500" current="800" />
@@ -775,7 +790,8 @@ mod tests {
   <current-frame id="fr_46s6jr410dd3" status="in_progress">
     <goal>Handle refund events</goal>
     <artifacts>src/billing/webhook/refund.rs</artifacts>
-    <decisions>Refunds add a negative line item; invoices are never edited; Ignore refunds for unknown charges and log them</decisions>
+    <decisions>- Refunds add a negative line item; invoices are never edited
+- Ignore refunds for unknown charges and log them</decisions>
     <planned-children count="1">
       <frame id="fr_t78f603xzbcw" status="planned">
         <goal>Partial refunds</goal>
@@ -789,9 +805,9 @@ mod tests {
         let out = render(&spec_state(), CURRENT, &Settings::default()).unwrap();
         assert_eq!(out.xml, SPEC_XML);
         // flame.md §9.7 gives 490 for its `logs/…` paths; each path from the project root
-        // (`.opencode/flame/` more) costs 4 tokens more.
-        assert_eq!(out.charged, 490 + 2 * 4, "the sum of piece costs");
-        assert_eq!(out.cost, 457 + 2 * 4);
+        // (`.opencode/flame/` more) costs 4 tokens more, and the decisions as a list 1 more.
+        assert_eq!(out.charged, 490 + 2 * 4 + 1, "the sum of piece costs");
+        assert_eq!(out.cost, 457 + 2 * 4 + 1);
     }
 
     #[test]

@@ -99,6 +99,9 @@ pub struct PopDoc {
     pub current: Option<String>,
     /// The absolute path of the log written.
     pub log_path: String,
+    /// The planned descendants `--invalidate-planned` invalidated (absent when none were).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub invalidated: Vec<String>,
 }
 
 /// What `ctx frame plan --json` prints.

@@ -1,6 +1,8 @@
 //! The frame tree as a flame graph (`ctx frame tree --format svg`): one box per frame, children
 //! below their parent, width by the chosen weight, colour by status.
 
+use std::fmt::Write as _;
+
 use super::state::{Frame, State, Status, TreeIndex};
 use crate::flamegraph::{Graph, Node, Swatch};
 use crate::time::{duration, rfc3339_ms};
@@ -8,8 +10,10 @@ use crate::time::{duration, rfc3339_ms};
 /// What a frame's width stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Weight {
-    /// Its span, from creation to its last update (to now while it runs), or its children's
-    /// spans when they add up to more (children that ran side by side).
+    /// Its span, from creation to its last update, or its children's spans when they add up to
+    /// more (children that ran side by side). A running frame counts the work recorded so far
+    /// (its last update, its finished children), not the wall time since it was opened: a
+    /// frame left open for days would leave every other frame a sliver.
     Time,
     /// The frame and its descendants.
     Frames,
@@ -21,7 +25,7 @@ pub struct Options<'a> {
     /// Draw this frame's subtree only.
     pub from: Option<&'a str>,
     pub weight: Weight,
-    /// The clock for running frames.
+    /// The clock, for how long running frames have been open (their details).
     pub now: i64,
     pub current: Option<&'a str>,
 }
@@ -134,7 +138,7 @@ pub fn graph(state: &State, options: &Options<'_>, tokens: &dyn Fn(&Frame<'_>) -
         subtitle: format!(
             "width: {} · colour: status · a parent above its children",
             match weight {
-                Weight::Time => "time from creation to last update (to now while running)",
+                Weight::Time => "time from creation to last update (work so far while running)",
                 Weight::Frames => "the frame and its descendants",
                 Weight::Tokens =>
                     "tokens its summary, decisions and log add, with its descendants'",
@@ -146,6 +150,7 @@ pub fn graph(state: &State, options: &Options<'_>, tokens: &dyn Fn(&Frame<'_>) -
         scale: None,
         marks: Vec::new(),
         notes,
+        every_box: true,
     }
 }
 
@@ -161,20 +166,22 @@ fn build(
         .iter()
         .map(|&(pos, _)| {
             let frame = state.frame_at(pos);
-            let end = if frame.status() == Status::InProgress {
-                options.now.max(frame.updated_at())
-            } else {
-                frame.updated_at()
-            };
-            let span = u64::try_from(end.saturating_sub(frame.created_at())).unwrap_or(0);
+            let span =
+                u64::try_from(frame.updated_at().saturating_sub(frame.created_at())).unwrap_or(0);
             let own = match weight {
                 Weight::Time => span,
                 Weight::Frames => 1,
                 Weight::Tokens => tokens(&frame),
             };
             let id = frame.id;
+            let open = if frame.status() == Status::InProgress {
+                let open = u64::try_from(options.now.saturating_sub(frame.created_at()));
+                format!(" to its last update, open {}", duration(open.unwrap_or(0)))
+            } else {
+                String::new()
+            };
             let mut details = format!(
-                "{}\n{} · {} · span {}\ncreated {} · updated {}",
+                "{}\n{} · {} · span {}{open}\ncreated {} · updated {}",
                 frame.goal(),
                 id,
                 human(frame.status()),
@@ -208,6 +215,19 @@ fn build(
             Weight::Time => nodes[i].value.max(children),
             Weight::Frames | Weight::Tokens => nodes[i].value.saturating_add(children),
         };
+    }
+    // The weight itself, which the box's width shows unless it had to be drawn wider.
+    for node in &mut nodes {
+        let value = node.value;
+        let _ = write!(
+            node.details,
+            "\nweight: {}",
+            match weight {
+                Weight::Time => duration(value),
+                Weight::Frames => format!("{value} frame(s)"),
+                Weight::Tokens => format!("{value} tokens"),
+            }
+        );
     }
     nodes
 }

@@ -317,9 +317,26 @@ pub fn pop_target(state: &State, selector: &Selector) -> Result<String> {
 /// The target of a command taking an optional `ID`: the argument, else the current frame.
 pub fn target(state: &State, arg: Option<&str>, selector: &Selector) -> Result<String> {
     match arg {
-        Some(arg) => lookup(state, arg),
+        Some(arg) => named(state, "the frame", arg, selector),
         None => require_current(state, selector),
     }
+}
+
+/// The frame an argument names (`ID`, `--parent ID`), when `--frame` may name it too: both may
+/// be given when they agree (a prefix and the full id, say); when they disagree neither is
+/// silently preferred: a usage error names both.
+pub fn named(state: &State, what: &str, arg: &str, selector: &Selector) -> Result<String> {
+    let id = lookup(state, arg)?;
+    if let Some(flag) = selector.flag.as_deref() {
+        let other = lookup(state, flag)?;
+        if other != id {
+            return Err(Error::usage(format!(
+                "{what} '{arg}' ({id}) and --frame '{flag}' ({other}) name different frames"
+            ))
+            .with_hint("give one of them"));
+        }
+    }
+    Ok(id)
 }
 
 /// Text arguments must hold a non-whitespace character.
@@ -402,6 +419,40 @@ pub fn push(
 pub struct PopPlan {
     pub id: String,
     pub warnings: Vec<String>,
+    /// Planned descendants, in tree order: they cannot start under a finished frame.
+    pub planned: Vec<String>,
+    /// Whether the pop invalidates them (`--invalidate-planned`); they stay planned otherwise.
+    pub invalidate_planned: bool,
+}
+
+impl PopPlan {
+    /// What becomes of the planned descendants of a pop to `status`, and which command moves
+    /// them on: a warning and its hint, or nothing when there are none.
+    pub fn planned_report(&self, status: Status) -> Option<(String, Option<String>)> {
+        let (id, planned) = (&self.id, &self.planned);
+        if planned.is_empty() {
+            return None;
+        }
+        let list = planned.join(", ");
+        let n = planned.len();
+        if self.invalidate_planned {
+            return Some((
+                format!("invalidated {n} planned descendant(s) of {id}: {list}"),
+                None,
+            ));
+        }
+        let hint = if status == Status::Blocked {
+            format!("they can start once {id} is resumed: ctx frame activate {id}")
+        } else {
+            "planned frames cannot start under a finished frame; drop each with: \
+             ctx frame invalidate ID --reason TEXT (pop --invalidate-planned drops them at the pop)"
+                .to_string()
+        };
+        Some((
+            format!("{n} planned descendant(s) of {id} stay planned: {list}"),
+            Some(hint),
+        ))
+    }
 }
 
 /// §6.2 preconditions.
@@ -448,16 +499,11 @@ pub fn check_pop(state: &State, id: &str, force: bool) -> Result<PopPlan> {
             running.join(", ")
         ));
     }
-    if !planned.is_empty() {
-        warnings.push(format!(
-            "{} planned descendant(s) of {id} stay planned: {}",
-            planned.len(),
-            planned.join(", ")
-        ));
-    }
     Ok(PopPlan {
         id: id.to_string(),
         warnings,
+        planned: planned.into_iter().map(str::to_string).collect(),
+        invalidate_planned: false,
     })
 }
 
@@ -481,6 +527,23 @@ pub fn apply_pop(
         Json::str(&super::log::path_in_store(id)),
     );
     state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
+    if plan.invalidate_planned {
+        let reason = format!("Parent frame popped ({status}) before it started");
+        for planned in &plan.planned {
+            state.set_field(
+                planned,
+                FrameKey::Status.name(),
+                Json::str(Status::Invalidated.as_str()),
+            );
+            state.set_field(
+                planned,
+                FrameKey::InvalidationReason.name(),
+                Json::str(&reason),
+            );
+            state.set_field(planned, FrameKey::InvalidatedAt.name(), Json::int(now));
+            state.set_field(planned, FrameKey::UpdatedAt.name(), Json::int(now));
+        }
+    }
     // flame.md §6.2: the popped frame or one of its descendants was current.
     step_back(state, id, &|state, current| is_within(state, current, id))
 }
@@ -804,17 +867,33 @@ pub fn add_artifacts(
     Ok(added)
 }
 
-/// §6.6: appends decisions, in order (duplicates allowed).
-pub fn add_decisions(state: &mut State, id: &str, texts: &[String], now: i64) -> Result<()> {
+/// §6.6: appends decisions, in order, skipping exact duplicates as [`add_artifacts`] does (a
+/// decision recorded twice, by a retried hook say, is one decision); returns those added.
+pub fn add_decisions(
+    state: &mut State,
+    id: &str,
+    texts: &[String],
+    now: i64,
+) -> Result<Vec<String>> {
     for text in texts {
         require_text("the decision", text)?;
     }
-    if state.frame(id).is_none() {
-        return Err(Error::failure(format!("no frame matches '{id}'")));
-    }
+    let frame = state
+        .frame(id)
+        .ok_or_else(|| Error::failure(format!("no frame matches '{id}'")))?;
+    let mut known: Vec<&str> = frame.decisions().collect();
+    let mut added: Vec<String> = Vec::new();
     for text in texts {
+        if !known.contains(&text.as_str()) {
+            known.push(text);
+            added.push(text.clone());
+        }
+    }
+    for text in &added {
         state.append_to(id, FrameKey::Decisions.name(), text);
     }
-    state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
-    Ok(())
+    if !added.is_empty() {
+        state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
+    }
+    Ok(added)
 }

@@ -73,6 +73,7 @@ struct Glyphs {
     pipe: &'static str,
     space: &'static str,
     current: &'static str,
+    selected: &'static str,
     ellipsis: &'static str,
 }
 
@@ -82,6 +83,7 @@ const UNICODE: Glyphs = Glyphs {
     pipe: "│   ",
     space: "    ",
     current: " ← current",
+    selected: " ← selected",
     ellipsis: "…",
 };
 
@@ -91,6 +93,7 @@ const ASCII: Glyphs = Glyphs {
     pipe: "|   ",
     space: "    ",
     current: " <- current",
+    selected: " <- selected",
     ellipsis: "...",
 };
 
@@ -118,6 +121,8 @@ pub struct TreeOptions<'a> {
     pub ascii: bool,
     pub width: usize,
     pub current: Option<&'a str>,
+    /// The frame `--frame` names, marked "selected" unless it is the current frame.
+    pub selected: Option<&'a str>,
     /// Levels shown (1: the roots alone); `None` for all.
     pub depth: Option<usize>,
     /// Only frames of these statuses, with their ancestors; empty for all.
@@ -294,6 +299,8 @@ impl TreePrinter<'_, '_> {
         let abbrev = self.abbrev[pos];
         let marker = if self.options.current == Some(frame.id) {
             self.glyphs.current
+        } else if self.options.selected == Some(frame.id) {
+            self.glyphs.selected
         } else {
             ""
         };

@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod markdown;
 pub mod migrate;
 pub mod model;
+mod plan_doc;
 mod plan_fast;
 pub mod plan_json;
 pub mod schemas;

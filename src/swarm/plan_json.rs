@@ -7,65 +7,7 @@ use super::schemas::PLAN;
 use super::text::trim;
 use crate::time::rfc3339_ms;
 
-/// A plan.json that passes opencode-swarm's `PlanSchema`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlanJson {
-    pub title: String,
-    pub swarm: String,
-    pub current_phase: i64,
-    pub phases: Vec<Phase>,
-    /// `native`, `migrated` or `migration_failed`, when present.
-    pub migration_status: Option<String>,
-    /// What opencode-swarm 5.1.0 writes back and exports: see [`PlanJson::document`].
-    pub document: Document,
-}
-
-/// The plan as zod returns it, or the text to build it from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Document {
-    Built(Value),
-    /// Read by the fast path (`plan_fast`), which builds no JSON values.
-    Text(String),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Phase {
-    pub id: i64,
-    pub name: String,
-    /// `pending`, `in_progress`, `complete` or `blocked`.
-    pub status: String,
-    pub tasks: Vec<Task>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Task {
-    pub id: String,
-    /// `pending`, `in_progress`, `completed` or `blocked`.
-    pub status: String,
-    /// `small`, `medium` or `large`.
-    pub size: String,
-    pub description: String,
-    pub depends: Vec<String>,
-    pub blocked_reason: Option<String>,
-}
-
-impl PlanJson {
-    pub fn migration_failed(&self) -> bool {
-        self.migration_status.as_deref() == Some("migration_failed")
-    }
-
-    /// The document as zod returns it (the schema's key order, defaults filled in).
-    pub fn document(self) -> Value {
-        match self.document {
-            Document::Built(value) => value,
-            // The fast path took it, so the schema takes it too (tested); `null` is unreachable.
-            Document::Text(text) => serde_json::from_str(&text)
-                .ok()
-                .and_then(|value| PLAN.parse_owned(value).ok())
-                .unwrap_or_default(),
-        }
-    }
-}
+pub use super::plan_doc::{Document, Phase, PlanJson, Task};
 
 /// Parses plan.json text (BOM already stripped) as usable for the plan text of swarm.md §4.2:
 /// valid, and not the placeholder of a failed migration. `Err` says why not.
@@ -237,5 +179,169 @@ mod tests {
             1,
         );
         assert!(parse(failed).is_err());
+    }
+}
+
+/// The fast path (`plan_fast`) held to the schema: it takes a plan only when `PlanSchema` does,
+/// and reads it as the schema does.
+#[cfg(test)]
+mod fast_path_tests {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::super::plan_fast;
+    use super::super::schemas::{MIGRATION_STATUSES, PHASE_STATUSES, TASK_SIZES, TASK_STATUSES};
+    use super::{Document, from_value, load};
+
+    /// Mostly what the schema takes, sometimes not: each value is wrong one time in forty, so
+    /// that about a third of the plans are taken whole.
+    fn or_wrong(right: impl Strategy<Value = Value> + 'static) -> BoxedStrategy<Value> {
+        let wrong = prop_oneof![
+            Just(Value::Null),
+            Just(json!(1)),
+            Just(json!(true)),
+            Just(json!("")),
+            Just(json!("bogus")),
+            Just(json!(["x"])),
+            Just(json!({"a": 1})),
+        ];
+        prop_oneof![39 => right, 1 => wrong].boxed()
+    }
+
+    fn text() -> BoxedStrategy<Value> {
+        or_wrong(
+            prop_oneof![Just("1.1"), Just("Tidy up"), Just("😀"), Just("a\"b\\c")]
+                .prop_map(Value::from),
+        )
+    }
+
+    fn number() -> BoxedStrategy<Value> {
+        let out_of_range = prop_oneof![
+            Just(json!(0)),
+            Just(json!(-3)),
+            Just(json!(2.5)),
+            Just(json!(9_007_199_254_740_993_u64)),
+            Just(json!(1e300)),
+        ];
+        or_wrong(prop_oneof![
+            40 => Just(json!(1)),
+            40 => Just(json!(2)),
+            4 => Just(json!(2.0)),
+            1 => out_of_range,
+        ])
+    }
+
+    fn one_of(words: &'static [&'static str]) -> BoxedStrategy<Value> {
+        or_wrong(proptest::sample::select(words).prop_map(Value::from))
+    }
+
+    fn strings() -> BoxedStrategy<Value> {
+        or_wrong(proptest::collection::vec(text(), 0..3).prop_map(Value::from))
+    }
+
+    /// An object of these fields, each absent one time in thirty, plus a key no schema names.
+    fn object(fields: Vec<(&'static str, BoxedStrategy<Value>)>) -> BoxedStrategy<Value> {
+        let fields: Vec<_> = fields
+            .into_iter()
+            .map(|(key, value)| proptest::option::weighted(0.97, value).prop_map(move |v| (key, v)))
+            .collect();
+        (fields, proptest::option::of(text()))
+            .prop_map(|(fields, extra)| {
+                let mut map = Map::new();
+                for (key, value) in fields {
+                    if let Some(value) = value {
+                        map.insert(key.to_string(), value);
+                    }
+                }
+                if let Some(extra) = extra {
+                    map.insert("extra".into(), extra);
+                }
+                Value::Object(map)
+            })
+            .boxed()
+    }
+
+    fn task() -> BoxedStrategy<Value> {
+        or_wrong(object(vec![
+            ("id", text()),
+            ("phase", number()),
+            ("status", one_of(&TASK_STATUSES)),
+            ("size", one_of(&TASK_SIZES)),
+            ("description", text()),
+            ("depends", strings()),
+            ("acceptance", text()),
+            ("files_touched", strings()),
+            ("evidence_path", text()),
+            ("blocked_reason", text()),
+        ]))
+    }
+
+    fn phase() -> BoxedStrategy<Value> {
+        or_wrong(object(vec![
+            ("id", number()),
+            ("name", text()),
+            ("status", one_of(&PHASE_STATUSES)),
+            (
+                "tasks",
+                or_wrong(proptest::collection::vec(task(), 0..4).prop_map(Value::from)),
+            ),
+        ]))
+    }
+
+    fn plan() -> BoxedStrategy<Value> {
+        or_wrong(object(vec![
+            ("schema_version", or_wrong(Just(json!("1.0.0")))),
+            ("title", text()),
+            ("swarm", text()),
+            ("current_phase", number()),
+            (
+                "phases",
+                or_wrong(proptest::collection::vec(phase(), 0..3).prop_map(Value::from)),
+            ),
+            ("migration_status", one_of(&MIGRATION_STATUSES)),
+        ]))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The fast path takes a plan only when the schema does, and reads it as the schema does.
+        #[test]
+        fn the_fast_path_agrees_with_the_schema(doc in plan()) {
+            let text = doc.to_string();
+            let by_schema = from_value(doc);
+            if let Ok(fast) = plan_fast::load(text) {
+                prop_assert!(by_schema.is_ok(), "the fast path took a plan the schema refuses: {:?}", by_schema);
+                let schema = by_schema.unwrap();
+                prop_assert_eq!(&fast.title, &schema.title);
+                prop_assert_eq!(&fast.swarm, &schema.swarm);
+                prop_assert_eq!(fast.current_phase, schema.current_phase);
+                prop_assert_eq!(&fast.phases, &schema.phases);
+                prop_assert_eq!(&fast.migration_status, &schema.migration_status);
+                prop_assert_eq!(fast.document(), schema.document());
+            }
+        }
+    }
+
+    #[test]
+    fn plans_the_plugin_writes_take_the_fast_path() {
+        let plan = json!({"schema_version": "1.0.0", "title": "T", "swarm": "s", "current_phase": 1,
+            "migration_status": "native",
+            "phases": [{"id": 1, "name": "One", "status": "in_progress", "tasks": [
+                {"id": "1.1", "phase": 1, "status": "pending", "size": "small", "description": "D",
+                 "depends": [], "files_touched": [], "acceptance": "A"}]}]});
+        let loaded = load(plan.to_string()).unwrap();
+        assert!(matches!(loaded.document, Document::Text(_)));
+        // An array where an object belongs: serde would read it by position, zod refuses it.
+        let positional = json!({"schema_version": "1.0.0", "title": "T", "swarm": "s",
+            "current_phase": 1, "phases": [[1, "One"]]});
+        assert!(plan_fast::load(positional.to_string()).is_err());
+        assert!(load(positional.to_string()).is_err());
+        // A duplicate key goes to the schema, which reads the last one as JSON.parse does.
+        let duplicate =
+            plan.to_string()
+                .replacen("\"title\":\"T\"", "\"title\":\"\",\"title\":\"T\"", 1);
+        assert!(plan_fast::load(duplicate.clone()).is_err());
+        assert_eq!(load(duplicate).unwrap().title, "T");
     }
 }

@@ -16,7 +16,6 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::project::{Source, xdg_cache_home, xdg_config_home};
-use crate::settings::Resolved;
 
 const PACKAGE: &str = "opencode-swarm";
 
@@ -73,19 +72,28 @@ impl Assumed {
     }
 }
 
+/// The resolved `swarm.version` setting: its value, where it came from, and the file or
+/// variable that set it. (The settings layer resolves it; this module does not depend on it.)
+#[derive(Debug, Clone, Copy)]
+pub struct Setting<'a> {
+    pub text: &'a str,
+    pub source: Source,
+    pub detail: Option<&'a str>,
+}
+
 /// Decides which behaviours to reproduce; `setting` is the resolved `swarm.version` setting.
-pub fn detect(root: &Path, setting: &Resolved) -> Assumed {
-    let chosen = match setting.text() {
+pub fn detect(root: &Path, setting: Setting<'_>) -> Assumed {
+    let chosen = match setting.text {
         "4.3" => Some(PluginVersion::V4_3),
         "5" => Some(PluginVersion::V5),
         _ => None,
     };
     if let Some(version) = chosen {
-        let reason = match (setting.source, &setting.detail) {
-            (Source::Flag, _) => format!("--swarm-version {}", setting.text()),
-            (Source::Env, _) => format!("CTX_SWARM_VERSION={}", setting.text()),
+        let reason = match (setting.source, setting.detail) {
+            (Source::Flag, _) => format!("--swarm-version {}", setting.text),
+            (Source::Env, _) => format!("CTX_SWARM_VERSION={}", setting.text),
             (_, Some(detail)) => format!("swarm.version in {detail}"),
-            _ => format!("swarm.version = {}", setting.text()),
+            _ => format!("swarm.version = {}", setting.text),
         };
         return Assumed { version, reason };
     }

@@ -368,3 +368,66 @@ fn a_budget_zoom_keeps_file_names() {
         ["all inputs", "src/", "billing/", "invoice.rs", "refund.rs"]
     );
 }
+
+/// Every frame of the demo is a box in the picture, wide enough that a real mouse hovering its
+/// middle shows that frame's details.
+#[test]
+fn every_frame_of_the_demo_is_a_box_one_can_hover() {
+    let Some(binary) = chromium() else {
+        return;
+    };
+    let env = TestEnv::new();
+    let demo = crate::common::fixture("../../examples/demo");
+    let state: Value = serde_json::from_str(
+        &std::fs::read_to_string(demo.join(".opencode/flame/state.json")).unwrap(),
+    )
+    .unwrap();
+    let mut goals: Vec<String> = state["frames"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|f| f["goal"].as_str().unwrap().to_string())
+        .collect();
+    let ctx = assert_cmd::cargo::cargo_bin("ctx");
+    let out = ctxkit::commands::generate::picture_command(
+        &ctx,
+        &demo,
+        &["frame", "tree", "--format", "svg"],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let file = env.path("tree.svg");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let mut browser = Browser::launch(binary, &env.path("profile"));
+    browser.open(&format!("file://{}", file.display()));
+
+    let centres: Vec<(String, f64, f64, f64)> = serde_json::from_str(
+        browser
+            .eval(
+                "JSON.stringify([...document.querySelectorAll('#boxes > g')].map(g => { \
+                 const r = g.querySelector('rect').getBoundingClientRect(); \
+                 return [g.querySelector('title').textContent.split('\\n')[0], \
+                         r.x + r.width / 2, r.y + r.height / 2, r.width]; }))",
+            )
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    let mut drawn: Vec<String> = centres.iter().map(|c| c.0.clone()).collect();
+    drawn.sort();
+    goals.sort();
+    assert_eq!(drawn, goals, "one box per frame of the demo");
+    for (goal, x, y, width) in &centres {
+        assert!(*width >= 3.0, "{goal}: {width} px wide");
+        browser.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": "mouseMoved", "x": x, "y": y}),
+        );
+        let shown = browser.eval("document.getElementById('details').textContent");
+        assert!(
+            shown.as_str().unwrap().starts_with(goal.as_str()),
+            "hovering {goal} at ({x}, {y}) shows {shown}"
+        );
+    }
+}

@@ -83,7 +83,8 @@ fn render_xml_is_the_spec_example() {
       <current-frame id="fr_46s6jr410dd3" status="in_progress">
         <goal>Handle refund events</goal>
         <artifacts>src/billing/webhook/refund.rs</artifacts>
-        <decisions>Refunds add a negative line item; invoices are never edited; Ignore refunds for unknown charges and log them</decisions>
+        <decisions>- Refunds add a negative line item; invoices are never edited
+    - Ignore refunds for unknown charges and log them</decisions>
         <planned-children count="1">
           <frame id="fr_t78f603xzbcw" status="planned">
             <goal>Partial refunds</goal>
@@ -170,7 +171,8 @@ fn render_max_tokens_caps_the_whole_render() {
       <current-frame id="fr_46s6jr410dd3" status="in_progress">
         <goal>Handle refund events</goal>
         <artifacts>src/billing/webhook/refund.rs</artifacts>
-        <decisions>Refunds add a negative line item; invoices are never edited; Ignore refunds for unknown charges and log them</decisions>
+        <decisions>- Refunds add a negative line item; invoices are never edited
+    - Ignore refunds for unknown charges and log them</decisions>
       </current-frame>
     </flame-context>
     --- stderr

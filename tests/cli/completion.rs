@@ -143,3 +143,29 @@ fn evidence_tasks_and_swarm_versions() {
     let (versions, _) = offered(&env, &["ctx", "swarm", "status", "--swarm-version", ""]);
     assert_eq!(versions, ["auto", "4.3", "5"]);
 }
+
+/// `--model` takes a bare model id as well as `provider/model`; completion offers both.
+#[test]
+fn a_bare_model_id_completes_as_model_takes_it() {
+    let env = TestEnv::new();
+    let line = |typed: &str| offered(&env, &["ctx", "budget", "estimate", "--model", typed]).0;
+    let bare = line("claude-sonnet-4");
+    assert!(bare.contains(&"claude-sonnet-4-5".to_string()), "{bare:?}");
+    assert!(
+        bare.iter().all(|m| m.starts_with("claude-sonnet-4")),
+        "{bare:?}"
+    );
+    // Each is accepted as typed.
+    env.write("a.txt", "hello");
+    for model in &bare {
+        env.ok(&["budget", "estimate", "a.txt", "--model", model]);
+    }
+    let full = line("anthropic/claude-sonnet-4");
+    assert!(
+        full.contains(&"anthropic/claude-sonnet-4-5".to_string()),
+        "{full:?}"
+    );
+    // Nothing typed: the full names alone, not each twice.
+    let all = line("");
+    assert!(all.iter().all(|m| m.contains('/')), "{all:?}");
+}

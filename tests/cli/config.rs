@@ -11,7 +11,7 @@ fn defaults_when_nothing_is_configured() {
     assert_snapshot!(env.snap(&["config"]), @r#"
     exit: 0
     --- stdout
-    # root: [ROOT] (default: discovered from the working directory)
+    # root: [ROOT] (default: discovered: holds .opencode/)
     # color: auto (default)
     # project settings: [ROOT]/.opencode/ctx.toml (not present)
     # user settings: [HOME]/.config/ctx/config.toml (not present)
@@ -137,7 +137,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     assert_snapshot!(env.snap(&["config"]), @r#"
     exit: 1
     --- stdout
-    # root: [ROOT] (default: discovered from the working directory)
+    # root: [ROOT] (default: discovered: holds .opencode/)
     # color: auto (default)
     # project settings: [ROOT]/.opencode/ctx.toml
     # user settings: [HOME]/.config/ctx/config.toml (not present)

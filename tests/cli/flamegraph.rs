@@ -42,6 +42,8 @@ struct Box {
     level: u32,
     fill: String,
     label: String,
+    /// Drawn wider than its weight (a frame tree shows every frame).
+    unscaled: bool,
 }
 
 fn boxes(svg: &str) -> Vec<Box> {
@@ -57,11 +59,18 @@ fn boxes(svg: &str) -> Vec<Box> {
             let child = |name: &str| g.children().find(|c| c.has_tag_name(name)).unwrap();
             Box {
                 details: child("title").text().unwrap_or("").to_string(),
-                value: g.attribute("data-w").unwrap().parse().unwrap(),
+                // A frame tree's layout units are not the weight; `data-v` is.
+                value: g
+                    .attribute("data-v")
+                    .or(g.attribute("data-w"))
+                    .unwrap()
+                    .parse()
+                    .unwrap(),
                 width: child("rect").attribute("width").unwrap().parse().unwrap(),
                 level: g.attribute("data-d").unwrap().parse().unwrap(),
                 fill: child("rect").attribute("fill").unwrap().to_string(),
                 label: child("text").text().unwrap_or("").to_string(),
+                unscaled: g.attribute("class").unwrap().contains("unscaled"),
             }
         })
         .collect()
@@ -126,19 +135,34 @@ fn one_box_per_frame_with_widths_by_time() {
     env.write(".opencode/flame/state.json", two_trees());
     let svg = svg_of(&env, &["frame", "tree", "--format", "svg"]);
     let drawn = boxes(&svg);
-    // Six frames and the box both trees hang from; the zero-width planned frame is left out.
-    assert_eq!(drawn.len(), 6, "{drawn:#?}");
-    assert!(svg.contains("1 box too narrow to draw left out"), "{svg}");
+    // Six frames and the box both trees hang from, every one drawn: the planned frame, which
+    // has no time at all, at the minimum width, dashed and said to be not to scale.
+    assert_eq!(drawn.len(), 7, "{drawn:#?}");
+    assert!(!svg.contains("too narrow"), "{svg}");
     let by_goal = |goal: &str| drawn.iter().find(|b| b.details.starts_with(goal)).unwrap();
     let all = by_goal("all frames (6)");
     assert_eq!(all.level, 0);
     assert_eq!(all.value, (100 * MIN) as f64);
-    // Widths are proportional to the spans (within rounding to hundredths of a pixel).
+    let planned = by_goal("Document it");
+    assert_eq!(planned.value, 0.0);
+    assert!(planned.width >= 4.0 && planned.unscaled, "{planned:?}");
+    assert!(
+        planned
+            .details
+            .ends_with("weight: 0 ms\nnot to scale: drawn wider than its weight so that it shows"),
+        "{planned:?}"
+    );
+    assert!(svg.contains("1 box drawn wider than its weight, so that every frame shows"));
+    // The boxes that are to scale are proportional to their spans (within rounding to
+    // hundredths of a pixel); the others are wider.
+    let unit = by_goal("Write the code").width / by_goal("Write the code").value;
     for b in &drawn {
-        assert!(
-            (b.width - b.value / all.value * all.width).abs() < 0.02,
-            "{b:?}"
-        );
+        if b.unscaled {
+            assert!(b.width > b.value * unit, "{b:?}");
+        } else {
+            assert!((b.width - b.value * unit).abs() < 0.02, "{b:?}");
+        }
+        assert!(b.width >= 4.0, "{b:?}");
     }
     assert_eq!(by_goal("Ship the release").value, (60 * MIN) as f64);
     assert_eq!(by_goal("Write the code").value, (20 * MIN) as f64);
@@ -217,7 +241,8 @@ fn weights_frames_and_tokens_and_from() {
     assert_eq!(value("Write the code"), Some(7.0));
     assert_eq!(value("Try a shortcut"), Some(3.0));
     assert_eq!(value("Ship the release"), Some(10.0));
-    assert_eq!(value("Another tree"), None);
+    // Weighing nothing, still a box.
+    assert_eq!(value("Another tree"), Some(0.0));
 
     // --from: that branch alone, at the top.
     let args = [
@@ -429,4 +454,73 @@ fn the_picture_snapshot() {
     let svg = svg_of(&env, &["frame", "tree", "--format", "svg"]);
     let without_script = &svg[..svg.find("<script").unwrap()];
     assert_snapshot!(without_script);
+}
+
+#[test]
+fn a_running_frame_weighs_the_work_done_not_the_time_it_was_open() {
+    let env = TestEnv::new();
+    // Opened long before the clock (SOURCE_DATE_EPOCH, years later), last updated at 20 min.
+    env.write(
+        ".opencode/flame/state.json",
+        state(&[
+            ("root", None, "in_progress", 0, 20 * MIN, "Run the project"),
+            ("a", Some("root"), "completed", 0, 10 * MIN, "First step"),
+            (
+                "b",
+                Some("root"),
+                "completed",
+                10 * MIN,
+                20 * MIN,
+                "Second step",
+            ),
+            (
+                "c",
+                Some("root"),
+                "in_progress",
+                20 * MIN,
+                20 * MIN,
+                "Third step",
+            ),
+        ]),
+    );
+    let drawn = boxes(&svg_of(&env, &["frame", "tree", "--format", "svg"]));
+    assert_eq!(drawn.len(), 4);
+    let by_goal = |goal: &str| drawn.iter().find(|b| b.details.starts_with(goal)).unwrap();
+    let root = by_goal("Run the project");
+    assert_eq!(root.value, (20 * MIN) as f64);
+    assert!(
+        root.details
+            .contains("span 20 min 0 s to its last update, open "),
+        "{root:?}"
+    );
+    // The finished steps share the width; the step just started shows, at the minimum.
+    for step in ["First step", "Second step"] {
+        let b = by_goal(step);
+        assert!(b.width > 550.0 && !b.unscaled, "{b:?}");
+    }
+    assert!(by_goal("Third step").width >= 4.0);
+}
+
+#[test]
+fn many_frames_side_by_side_widen_the_picture_and_all_show() {
+    let env = TestEnv::new();
+    let mut frames = vec![("root".to_string(), None, 0i64, 1000i64)];
+    for i in 0..1000 {
+        frames.push((format!("f{i}"), Some("root"), i, i + 1));
+    }
+    let refs: Vec<Row<'_>> = frames
+        .iter()
+        .map(|(id, parent, c, u)| (id.as_str(), *parent, "completed", *c, *u, "work"))
+        .collect();
+    env.write(".opencode/flame/state.json", state(&refs));
+    let svg = svg_of(&env, &["frame", "tree", "--format", "svg"]);
+    let drawn = boxes(&svg);
+    assert_eq!(drawn.len(), 1001);
+    assert!(
+        drawn.iter().all(|b| b.width >= 4.0),
+        "{:?}",
+        drawn.iter().map(|b| b.width).fold(f64::MAX, f64::min)
+    );
+    assert!(svg.contains("width=\"8020\""), "{}", &svg[..400]);
+    assert!(!svg.contains("left out"));
 }

@@ -82,6 +82,7 @@ fn help_of_three_commands() {
           --summary-file <PATH>  Read the summary from a file, or '-' for stdin
           --transcript <PATH>    An OpenCode session export whose messages go into the log
           --force                Pop even when descendants are still in_progress
+          --invalidate-planned   Invalidate the frame's planned descendants
           --frame <ID>           The frame to act on [default: the current frame]
           --session <ID>         Act for this OpenCode session [env: CTX_SESSION]
           --span-message <ID>    The OpenCode message of the tool call making this change
@@ -99,8 +100,10 @@ fn help_of_three_commands() {
     .opencode/flame/logs/frame-<id>.md, and make its parent current.
 
     Only in_progress and blocked frames can be popped. A frame with in_progress
-    descendants is refused unless --force. Prints the id of the frame that is now
-    current, or nothing when the popped frame was a root.
+    descendants is refused unless --force. Planned descendants stay planned, named
+    in a warning with the command that drops them, unless --invalidate-planned.
+    Prints the id of the frame that is now current, or nothing when the popped frame
+    was a root.
 
     Usage: ctx frame pop [OPTIONS]
 
@@ -130,6 +133,15 @@ fn help_of_three_commands() {
               Pop even when descendants are still in_progress
               
               They stay as they are, and a warning names them.
+
+          --invalidate-planned
+              Invalidate the frame's planned descendants
+              
+              A planned frame cannot start under a finished frame: without this flag they stay planned
+              (as Flame leaves them), and a warning names them with the command that drops them (`ctx
+              frame invalidate ID --reason TEXT`). Their reason is 'Parent frame popped (<status>)
+              before it started'. A frame popped as blocked can be resumed with `ctx frame activate`,
+              and its planned children started then.
 
           --frame <ID>
               The frame to act on [default: the current frame]
@@ -165,8 +177,11 @@ fn help_of_three_commands() {
       -C, --root <DIR>
               Project root [default: discovered from the working directory]
               
-              The default is the nearest ancestor of the working directory holding .opencode/ or
-              .swarm/, else the nearest holding .git, else the working directory.
+              The default: walking up from the working directory (itself included), the first folder
+              holding .opencode/ or .swarm/, or holding .git (a folder or a file: the git worktree root,
+              where the walk stops); else the working directory. The walk never climbs into the home
+              folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it is the working
+              directory or -C says so. `ctx config` shows which marker chose the root.
               
               [env: CTX_ROOT]
 
@@ -323,8 +338,11 @@ fn help_of_three_commands() {
       -C, --root <DIR>
               Project root [default: discovered from the working directory]
               
-              The default is the nearest ancestor of the working directory holding .opencode/ or
-              .swarm/, else the nearest holding .git, else the working directory.
+              The default: walking up from the working directory (itself included), the first folder
+              holding .opencode/ or .swarm/, or holding .git (a folder or a file: the git worktree root,
+              where the walk stops); else the working directory. The walk never climbs into the home
+              folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it is the working
+              directory or -C says so. `ctx config` shows which marker chose the root.
               
               [env: CTX_ROOT]
 
@@ -463,8 +481,11 @@ fn help_of_three_commands() {
       -C, --root <DIR>
               Project root [default: discovered from the working directory]
               
-              The default is the nearest ancestor of the working directory holding .opencode/ or
-              .swarm/, else the nearest holding .git, else the working directory.
+              The default: walking up from the working directory (itself included), the first folder
+              holding .opencode/ or .swarm/, or holding .git (a folder or a file: the git worktree root,
+              where the walk stops); else the working directory. The walk never climbs into the home
+              folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it is the working
+              directory or -C says so. `ctx config` shows which marker chose the root.
               
               [env: CTX_ROOT]
 

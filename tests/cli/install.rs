@@ -80,7 +80,7 @@ fn a_changed_file_is_kept_unless_forced() {
     // --dry-run says what --force would do and does nothing.
     let out = env.ok(&["opencode", "install", "--force", "--dry-run"]);
     assert!(
-        out.contains(".opencode/plugin/ctx.js: replaced (--force) (dry run: nothing written)"),
+        out.contains(".opencode/plugin/ctx.js: would be replaced (--force)\n"),
         "{out}"
     );
     assert_eq!(env.read(PLUGIN), mine);
@@ -197,4 +197,16 @@ fn hooks_go_where_git_looks_for_them() {
     git(&env, &["config", "core.hooksPath", "githooks"]);
     env.ok(&["hooks", "install"]);
     assert!(env.path("githooks/pre-commit").is_file());
+}
+
+#[test]
+fn a_dry_run_says_what_would_be_written_and_writes_nothing() {
+    let env = TestEnv::new();
+    let out = env.ok(&["opencode", "install", "--dry-run"]);
+    assert!(
+        out.contains(".opencode/plugin/ctx.js: would be written\n"),
+        "{out}"
+    );
+    assert!(!out.contains("written (dry run"), "{out}");
+    assert!(!env.path(".opencode/plugin").exists());
 }
