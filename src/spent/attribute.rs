@@ -232,7 +232,7 @@ pub fn break_loops(
                     let from = walk.last().copied().unwrap_or(session);
                     problems.push(format!(
                         "session {}: its parent sessions loop back to it; counted as a root",
-                        records.sessions[session].id
+                        records.sessions[from].id
                     ));
                     // Cut the edge that closed the loop.
                     if parent_of[from] == Some(session) {

@@ -354,3 +354,172 @@ fn a_subagent_without_a_frame_rolls_into_the_frame_that_ran_it() {
     let refund = row(&doc, REFUND_WORK);
     assert!(close(&refund["own"]["cost"], 0.144423), "{refund:#}");
 }
+
+/// Runs SQL on a copy of the fixture (the test's own file, never the fixture).
+fn edit(db: &Path, sql: &str) {
+    let connection = rusqlite::Connection::open(db).unwrap();
+    connection.execute_batch(sql).unwrap();
+    connection
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
+}
+
+#[test]
+fn bad_records_are_named_and_the_rest_is_reported() {
+    let (env, db) = fixture();
+    edit(
+        &db,
+        &format!(
+            "UPDATE message SET data = '{{not json' WHERE id = 'msg_213ca9623001277IW1sKBKsSTC';
+             UPDATE message SET data = json_set(data, '$.cost', -1) WHERE id = 'msg_213ca8f00001I6uTuodDcDVOmi';
+             UPDATE message SET data = json_set(data, '$.cost', json('null')) WHERE id = 'msg_213ca8bf00018umagvWvyDtTKn';
+             UPDATE session SET parent_id = 'ses_gone' WHERE id = '{OTHER}';
+             UPDATE session SET parent_id = '{SUB_B}' WHERE id = '{ROOT}';"
+        ),
+    );
+    let out = spent(&env, &db, &["--by", "session"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+           COST  TOKENS  SESSION (with its subagents)
+      $0.1596+?   94.7k  Audit invoices (@cheap subagent) (ses_dec35730…)
+      $0.1596+?   86.8k    Done. The change is in place and the tes… (ses_dec359d7…)
+        $0.0870   36.0k      Audit refunds (@general subagent) (ses_dec35872…)
+        $0.0231    7.7k  Hello. (ses_dec354f5…)
+
+    total: $0.1826+? · 102376 tokens · 11 calls
+      input 86261, output 75, reasoning 40, cache read 16000, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    warning: message msg_213ca8f00001I6uTuodDcDVOmi: cost -1 is not a price; counted as not recorded
+    warning: message msg_213ca9623001277IW1sKBKsSTC: its data is not a message's JSON (key must be a string at line 1 column 2); skipped
+    warning: session ses_dec354f5cffeWC01zpKgsKZxg1: its parent session ses_gone is not in the records; counted as a root
+    warning: session ses_dec357306ffeyv2P8AzV5dwMkQ: its parent sessions loop back to it; counted as a root
+    ");
+}
+
+#[test]
+fn a_database_from_a_newer_opencode_with_more_columns_and_tables_is_read() {
+    let (env, db) = fixture();
+    edit(
+        &db,
+        "ALTER TABLE message ADD COLUMN seq integer;
+         ALTER TABLE session ADD COLUMN workspace_v3 text;
+         CREATE TABLE session_v3 (id text PRIMARY KEY, body blob);",
+    );
+    let doc = json(&env, &db, &[]);
+    assert!(close(&doc["total"]["cost"], 0.271707));
+    // A table it needs that is gone is an error naming the file.
+    edit(&db, "DROP TABLE message;");
+    let out = spent(&env, &db, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = env
+        .filter(&String::from_utf8_lossy(&out.stderr))
+        .replace(env.home.to_str().unwrap(), "[HOME]");
+    assert!(err.starts_with("error: [HOME]/data/opencode/opencode.db: not an OpenCode database: it has no table \"message\""), "{err}");
+}
+
+#[test]
+fn files_that_are_not_records_are_refused() {
+    let (env, _) = fixture();
+    env.write("notes.txt", "hello");
+    let out = env.run(&["budget", "spent", "--source", "notes.txt"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: notes.txt: neither an OpenCode database nor an export: expected value at line 1 column 1
+    ");
+    env.write(
+        "broken.db",
+        b"SQLite format 3\0and then nothing useful at all".repeat(40),
+    );
+    let out = env.run(&["budget", "spent", "--source", "broken.db"]);
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: broken.db: "));
+    let out = env.run(&["budget", "spent", "--source", "missing.db"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// A writer holding the database open in WAL mode with pages not yet checkpointed, as a running
+/// OpenCode does: ctx sees them, writes nothing, and the writer goes on writing.
+#[test]
+fn a_running_opencode_is_read_through_its_wal_and_never_blocked() {
+    let (env, db) = fixture();
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+             UPDATE message SET data = json_set(data, '$.cost', 1.0) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';",
+        )
+        .unwrap();
+    let dir = db.parent().unwrap();
+    assert!(dir.join("opencode.db-wal").exists() && dir.join("opencode.db-shm").exists());
+    let main_file = std::fs::read(&db).unwrap();
+    let doc = json(&env, &db, &["--by", "session"]);
+    assert!(close(&row(&doc, OTHER)["own"]["cost"], 1.0), "{doc:#}");
+    assert_eq!(std::fs::read(&db).unwrap(), main_file);
+    // A read transaction held open by ctx's kind of reader never stops a write.
+    writer
+        .execute_batch("UPDATE session SET title = 'still writing' WHERE id = 'ses_dec354f5cffeWC01zpKgsKZxg1';")
+        .unwrap();
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+}
+
+/// A `-wal` left without its `-shm` (OpenCode killed), with a torn frame at its end: read from a
+/// temporary copy, the committed part counted, nothing written beside the original.
+#[test]
+fn a_half_written_wal_without_its_index_is_read_from_a_copy() {
+    let (env, db) = fixture();
+    let dir = db.parent().unwrap();
+    {
+        let writer = rusqlite::Connection::open(&db).unwrap();
+        writer
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+                 UPDATE message SET data = json_set(data, '$.cost', 2.0) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';",
+            )
+            .unwrap();
+        // Keep the WAL as a crash would: copy it before the connection checkpoints on close.
+        std::fs::copy(dir.join("opencode.db-wal"), dir.join("saved-wal")).unwrap();
+        std::fs::copy(&db, dir.join("saved-db")).unwrap();
+    }
+    std::fs::rename(dir.join("saved-db"), &db).unwrap();
+    let mut wal = std::fs::read(dir.join("saved-wal")).unwrap();
+    wal.extend_from_slice(&[0xAB; 3000]);
+    std::fs::write(dir.join("opencode.db-wal"), &wal).unwrap();
+    std::fs::remove_file(dir.join("saved-wal")).unwrap();
+    let _ = std::fs::remove_file(dir.join("opencode.db-shm"));
+    let before = snapshot_dir(dir);
+    let doc = json(&env, &db, &["--by", "session"]);
+    assert!(close(&row(&doc, OTHER)["own"]["cost"], 2.0), "{doc:#}");
+    assert_eq!(snapshot_dir(dir), before);
+}
+
+/// A database in rollback-journal mode whose writer holds its lock: ctx waits 2 s, then says so.
+#[test]
+fn a_locked_database_is_an_error_that_says_so() {
+    let (env, db) = fixture();
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA journal_mode = DELETE; BEGIN EXCLUSIVE; UPDATE session SET title = 'x';",
+        )
+        .unwrap();
+    let out = spent(&env, &db, &[]);
+    let text = env
+        .render(&out)
+        .replace(env.home.to_str().unwrap(), "[HOME]");
+    assert_snapshot!(text, @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [HOME]/data/opencode/opencode.db: database is locked
+    hint: a running OpenCode holds a lock on it; try again in a moment (ctx never waits longer than 2 s, and never writes)
+    ");
+    writer.execute_batch("ROLLBACK;").unwrap();
+}
