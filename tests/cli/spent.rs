@@ -523,3 +523,91 @@ fn a_locked_database_is_an_error_that_says_so() {
     ");
     writer.execute_batch("ROLLBACK;").unwrap();
 }
+
+/// ccusage 20.0.24 (npm), installed by `.ci/run` into `$CCUSAGE_DIR` (else
+/// `~/.cache/ctx-ccusage`); without it the comparison says SKIPPED, unless
+/// `CTX_REQUIRE_CCUSAGE` is set (CI), where it must run.
+fn ccusage() -> Option<PathBuf> {
+    let dir = std::env::var_os("CCUSAGE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ctx-ccusage"))
+        })?;
+    let bin = dir.join("node_modules/.bin/ccusage");
+    let version = dir.join("node_modules/ccusage/package.json");
+    let found =
+        std::fs::read_to_string(version).is_ok_and(|p| p.contains("\"version\": \"20.0.24\""));
+    if bin.exists() && found {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var_os("CTX_REQUIRE_CCUSAGE").is_none(),
+        "CTX_REQUIRE_CCUSAGE is set but there is no ccusage 20.0.24 in {}",
+        dir.display()
+    );
+    eprintln!(
+        "SKIPPED: no ccusage 20.0.24 in {} to compare with",
+        dir.display()
+    );
+    None
+}
+
+/// Per session, every token figure of ctx's own figures equals ccusage's and the cost is within
+/// 1e-9; a frame's total is the sum of ccusage's rows for its sessions.
+#[test]
+fn sessions_match_ccusage() {
+    let Some(ccusage) = ccusage() else { return };
+    let (env, db) = fixture();
+    // ccusage opens the database for writing (it leaves -wal and -shm beside it): a copy.
+    let theirs = env.temp().join("ccusage-data");
+    std::fs::create_dir_all(theirs.join("opencode")).unwrap();
+    std::fs::copy(&db, theirs.join("opencode/opencode.db")).unwrap();
+    let out = std::process::Command::new(&ccusage)
+        .args(["opencode", "session", "--json", "--offline"])
+        .env("XDG_DATA_HOME", &theirs)
+        .env("HOME", &env.home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let peer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = json(&env, &db, &["--by", "session"]);
+    let peer_rows = peer["sessions"].as_array().unwrap();
+    assert_eq!(peer_rows.len(), doc["rows"].as_array().unwrap().len());
+    for theirs in peer_rows {
+        let ours = &row(&doc, theirs["sessionId"].as_str().unwrap())["own"];
+        let t = &ours["tokens"];
+        let pairs = [
+            ("inputTokens", &t["input"]),
+            ("outputTokens", &t["output"]),
+            ("cacheReadTokens", &t["cache_read"]),
+            ("cacheCreationTokens", &t["cache_write"]),
+            ("totalTokens", &t["total"]),
+        ];
+        for (key, value) in pairs {
+            assert_eq!(&theirs[key], value, "{key} of {}", theirs["sessionId"]);
+        }
+        let cost = ours["cost"].as_f64().unwrap_or(0.0);
+        assert!(
+            (theirs["totalCost"].as_f64().unwrap() - cost).abs() < 1e-9,
+            "{theirs:#} {ours:#}"
+        );
+    }
+    // The root frame's total is the sum of ccusage's rows for the run's three sessions.
+    let frames = json(&env, &db, &[]);
+    let sum: f64 = peer_rows
+        .iter()
+        .filter(|r| [ROOT, SUB_A, SUB_B].contains(&r["sessionId"].as_str().unwrap()))
+        .map(|r| r["totalCost"].as_f64().unwrap())
+        .sum();
+    assert!(close(&row(&frames, ROOT)["total"]["cost"], sum));
+    let tokens: u64 = peer_rows
+        .iter()
+        .filter(|r| [ROOT, SUB_A, SUB_B].contains(&r["sessionId"].as_str().unwrap()))
+        .map(|r| r["totalTokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(row(&frames, ROOT)["total"]["tokens"]["total"], tokens);
+}
