@@ -134,3 +134,21 @@ fn warn_problems(ctx: &Context, problems: &[String]) {
         ));
     }
 }
+
+/// Each frame's own and rolled-up figures (by frame position), from OpenCode's records
+/// (`$OPENCODE_DB`, else its data directory): for `frame tree --cost`, `frame show --cost` and
+/// the flame graph's `--weight cost`.
+pub fn frame_costs(
+    ctx: &Context,
+    state: &crate::frame::state::State,
+) -> Result<(
+    Vec<crate::spent::figures::Figures>,
+    Vec<crate::spent::figures::Figures>,
+)> {
+    let records = load_records(ctx, &[])?;
+    warn_problems(ctx, &records.problems);
+    let attribution = crate::spent::attribute::attribute(&records, state);
+    let (own, total, _) =
+        crate::spent::attribute::frame_figures(&records, state, &attribution, &|_| true);
+    Ok((own, total))
+}

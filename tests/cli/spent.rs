@@ -611,3 +611,58 @@ fn sessions_match_ccusage() {
         .sum();
     assert_eq!(row(&frames, ROOT)["total"]["tokens"]["total"], tokens);
 }
+
+/// `ctx ARGS` reading the fixture's database as OpenCode's own (`$OPENCODE_DB`).
+fn with_db(env: &TestEnv, db: &Path, args: &[&str]) -> std::process::Output {
+    let out = env
+        .ctx()
+        .env("OPENCODE_DB", db)
+        .args(args)
+        .output()
+        .unwrap();
+    crate::schema::check_output(args, &out);
+    out
+}
+
+#[test]
+fn the_tree_show_and_flame_graph_carry_the_cost() {
+    let (env, db) = fixture();
+    let out = with_db(&env, &db, &["frame", "tree", "--cost"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+     $0.2486+?  104.7k  → Done. The change is in place and the tests p… (ses_dec359)
+       $0.1444   55.1k  ├── ✓ Refund work (fr_80gej)
+       $0.0870   36.0k  │   └── ✓ Audit refunds (@general subagent) (ses_dec358)
+       $0.0392   20.1k  │       └── ✓ Check signatures (fr_ppzme)
+       unknown    7.9k  └── ✓ Audit invoices (@cheap subagent) (ses_dec357)
+
+    5 frames: 1 → in_progress, 4 ✓ completed
+    --- stderr
+    ");
+    let out = with_db(
+        &env,
+        &db,
+        &["frame", "show", REFUND_WORK, "--cost", "--json"],
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        close(&doc["cost"]["own"]["cost"], 0.028581 + 0.02889),
+        "{doc:#}"
+    );
+    assert!(close(&doc["cost"]["total"]["cost"], 0.144423));
+    let out = with_db(&env, &db, &["frame", "show", REFUND_WORK, "--cost"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.ends_with("cost: $0.0575 own, $0.1444 with everything below\ntokens: 19.1k own, 55.1k with everything below\n"),
+        "{text}"
+    );
+    let out = with_db(
+        &env,
+        &db,
+        &["frame", "tree", "--format", "svg", "--weight", "cost"],
+    );
+    let svg = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", env.render(&out));
+    assert!(svg.contains("cost of its model calls"), "{svg}");
+}
