@@ -666,3 +666,75 @@ fn the_tree_show_and_flame_graph_carry_the_cost() {
     assert!(out.status.success(), "{}", env.render(&out));
     assert!(svg.contains("cost of its model calls"), "{svg}");
 }
+
+/// The session rows of a report, as (id, own figures).
+fn session_figures(doc: &Value) -> Vec<(String, Value)> {
+    let mut rows: Vec<(String, Value)> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap().to_string(), r["own"].clone()))
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows
+}
+
+#[test]
+fn the_json_files_of_opencode_1_1_give_the_same_figures() {
+    let (env, db) = fixture();
+    let storage = format!("{FIXTURE}/storage");
+    let from_db = json(&env, &db, &["--by", "session"]);
+    let out = env.run(&[
+        "budget", "spent", "--json", "--by", "session", "--source", &storage,
+    ]);
+    assert!(out.status.success(), "{}", env.render(&out));
+    let from_files: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(from_files["sources"][0]["kind"], "opencode-storage");
+    assert_eq!(session_figures(&from_files), session_figures(&from_db));
+    // The data folder holding storage/ (and no opencode.db) is found as OpenCode 1.1's.
+    let data = env.temp().join("old-data/opencode");
+    std::fs::create_dir_all(&data).unwrap();
+    let copy = std::process::Command::new("cp")
+        .args(["-r", &storage, data.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    std::fs::write(
+        data.join("storage/message/ses_dec354f5cffeWC01zpKgsKZxg1/msg_bad.json"),
+        "{",
+    )
+    .unwrap();
+    let out = env
+        .ctx()
+        .env("XDG_DATA_HOME", data.parent().unwrap())
+        .args(["budget", "spent", "--json", "--by", "session"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(session_figures(&doc), session_figures(&from_db));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("msg_bad.json: not JSON: EOF while parsing"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_opencode_export_file_is_a_source() {
+    let (env, db) = fixture();
+    let export = format!("{FIXTURE}/export-audit-refunds.json");
+    let out = env.run(&[
+        "budget", "spent", "--json", "--by", "session", "--source", &export,
+    ]);
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Its parent is not in the file: a root, and said so.
+    assert_eq!(doc["problems"].as_array().unwrap().len(), 1, "{doc:#}");
+    let from_db = json(&env, &db, &["--by", "session"]);
+    assert_eq!(row(&doc, SUB_A)["own"], row(&from_db, SUB_A)["own"]);
+    // Beside the database that holds the same session, it counts once.
+    let both = json(&env, &db, &["--source", &export]);
+    assert_eq!(both["total"], from_db["total"]);
+    assert_eq!(both["problems"].as_array().unwrap().len(), 1, "{both:#}");
+}
