@@ -83,7 +83,7 @@ pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
     let mut rows = messages.query([]).map_err(fail)?;
     while let Some(row) = rows.next().map_err(fail)? {
         let id: String = row.get(0).map_err(fail)?;
-        let session_id: String = row.get(1).map_err(fail)?;
+        let session_id = row.get_ref(1).map_err(fail)?.as_str().unwrap_or_default();
         let time: i64 = row.get::<_, Option<i64>>(2).map_err(fail)?.unwrap_or(0);
         let data = match row.get_ref(3).map_err(fail)?.as_str_or_null() {
             Ok(Some(text)) => text,
@@ -97,18 +97,22 @@ pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
         let Some(fields) = parse_message(&id, data, &mut records.problems) else {
             continue;
         };
-        let session = *index.entry(session_id.clone()).or_insert_with(|| {
-            records.problems.push(format!(
-                "message {id}: its session {session_id} is not in the session table"
-            ));
-            records.sessions.push(Session {
-                id: session_id.clone(),
-                parent: None,
-                title: String::new(),
-                created: time,
-            });
-            records.sessions.len() - 1
-        });
+        let session = match index.get(session_id) {
+            Some(&session) => session,
+            None => {
+                records.problems.push(format!(
+                    "message {id}: its session {session_id} is not in the session table"
+                ));
+                records.sessions.push(Session {
+                    id: session_id.to_string(),
+                    parent: None,
+                    title: String::new(),
+                    created: time,
+                });
+                index.insert(session_id.to_string(), records.sessions.len() - 1);
+                records.sessions.len() - 1
+            }
+        };
         records
             .calls
             .push(fields.into_call(id, session, time, prices));
