@@ -129,12 +129,20 @@ struct MessageData<'a> {
     provider: Option<String>,
     #[serde(default, rename = "modelID")]
     model: Option<String>,
-    #[serde(default, borrow)]
+    /// Raw, so that a `null` (how JavaScript writes NaN) is seen rather than taken as absent.
+    #[serde(default, borrow, deserialize_with = "present")]
     cost: Option<&'a RawValue>,
     #[serde(default)]
     tokens: Option<TokenData>,
     #[serde(default)]
     time: Option<TimeData>,
+}
+
+/// A field that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue as Deserialize>::deserialize(deserializer).map(Some)
 }
 
 #[derive(Deserialize, Default)]
@@ -240,7 +248,8 @@ pub(super) fn parse_message(
         _ => checked.sum_of_parts(),
     };
     let recorded = match parsed.cost.map(RawValue::get) {
-        None | Some("null") => 0.0,
+        // JavaScript writes NaN as null: a cost that is there but null is named, like -1.
+        None => 0.0,
         Some(raw) => match raw.parse::<f64>() {
             Ok(cost) if cost.is_finite() && cost >= 0.0 => cost,
             _ => {

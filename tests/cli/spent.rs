@@ -391,6 +391,7 @@ fn bad_records_are_named_and_the_rest_is_reported() {
       input 86261, output 75, reasoning 40, cache read 16000, cache write 0
     +? or unknown: calls on models with no recorded cost and no known price
     --- stderr
+    warning: message msg_213ca8bf00018umagvWvyDtTKn: cost null is not a price; counted as not recorded
     warning: message msg_213ca8f00001I6uTuodDcDVOmi: cost -1 is not a price; counted as not recorded
     warning: message msg_213ca9623001277IW1sKBKsSTC: its data is not a message's JSON (key must be a string at line 1 column 2); skipped
     warning: session ses_dec354f5cffeWC01zpKgsKZxg1: its parent session ses_gone is not in the records; counted as a root
