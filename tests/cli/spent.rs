@@ -83,11 +83,11 @@ fn frames_own_their_sessions_and_spans_and_roll_up_subagents() {
     exit: 0
     --- stdout
            COST  TOKENS  FRAME (with everything below it)
-      $0.2486+?  104.7k  → Done. The change is in place and the tes… (ses_dec359d7…)
-        $0.1444   55.1k    ✓ Refund work (fr_80gej0r7p67h)
-        $0.0870   36.0k      ✓ Audit refunds (@general subagent) (ses_dec35872…)
-        $0.0392   20.1k        ✓ Check signatures (fr_ppzmefzfhmbv)
-        unknown    7.9k    ✓ Audit invoices (@cheap subagent) (ses_dec35730…)
+      $0.2486+?  104.7k  → Done. The change is in place and the tests … (ses_dec359)
+        $0.1444   55.1k    ✓ Refund work (fr_80gej)
+        $0.0870   36.0k      ✓ Audit refunds (@general subagent) (ses_dec358)
+        $0.0392   20.1k        ✓ Check signatures (fr_ppzme)
+        unknown    7.9k    ✓ Audit invoices (@cheap subagent) (ses_dec357)
         $0.0231    7.7k  (in no frame)
 
     total: $0.2717+? · 112371 tokens · 12 calls
@@ -175,10 +175,10 @@ fn sessions_models_and_days() {
     exit: 0
     --- stdout
            COST  TOKENS  SESSION (with its subagents)
-      $0.2486+?  104.7k  Done. The change is in place and the tests… (ses_dec359d7…)
-        $0.0870   36.0k    Audit refunds (@general subagent) (ses_dec35872…)
-        unknown    7.9k    Audit invoices (@cheap subagent) (ses_dec35730…)
-        $0.0231    7.7k  Hello. (ses_dec354f5…)
+      $0.2486+?  104.7k  Done. The change is in place and the tests pa… (ses_dec359)
+        $0.0870   36.0k    Audit refunds (@general subagent) (ses_dec358)
+        unknown    7.9k    Audit invoices (@cheap subagent) (ses_dec357)
+        $0.0231    7.7k  Hello. (ses_dec354)
 
     total: $0.2717+? · 112371 tokens · 12 calls
       input 96255, output 76, reasoning 40, cache read 16000, cache write 0
@@ -301,7 +301,7 @@ fn a_call_recorded_at_zero_is_priced_from_the_models_dev_cache_and_marked() {
     exit: 0
     --- stdout
            COST  TOKENS  FRAME (with everything below it)
-       ~$0.0079    7.9k  ✓ Audit invoices (@cheap subagent) (ses_dec35730…)
+       ~$0.0079    7.9k  ✓ Audit invoices (@cheap subagent) (ses_dec3)
 
     total: ~$0.0079 · 7858 tokens · 1 calls
       input 7856, output 2, reasoning 0, cache read 0, cache write 0
@@ -382,10 +382,10 @@ fn bad_records_are_named_and_the_rest_is_reported() {
     exit: 0
     --- stdout
            COST  TOKENS  SESSION (with its subagents)
-      $0.1596+?   94.7k  Audit invoices (@cheap subagent) (ses_dec35730…)
-      $0.1596+?   86.8k    Done. The change is in place and the tes… (ses_dec359d7…)
-        $0.0870   36.0k      Audit refunds (@general subagent) (ses_dec35872…)
-        $0.0231    7.7k  Hello. (ses_dec354f5…)
+      $0.1596+?   94.7k  Audit invoices (@cheap subagent) (ses_dec357)
+      $0.1596+?   86.8k    Done. The change is in place and the tests … (ses_dec359)
+        $0.0870   36.0k      Audit refunds (@general subagent) (ses_dec358)
+        $0.0231    7.7k  Hello. (ses_dec354)
 
     total: $0.1826+? · 102376 tokens · 11 calls
       input 86261, output 75, reasoning 40, cache read 16000, cache write 0
