@@ -57,6 +57,10 @@ pub fn run(ctx: &mut Context, args: SpentArgs) -> Result<ExitCode> {
         },
     );
     warn_problems(ctx, &doc.problems);
+    if by == By::Frame && state.is_empty() {
+        ctx.out
+            .note("this project has no frames: every call is in no frame; --by session lists the sessions");
+    }
     if ctx.out.json {
         ctx.out.json_doc(&doc)?;
     } else {

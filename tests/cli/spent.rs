@@ -739,3 +739,22 @@ fn an_opencode_export_file_is_a_source() {
     assert_eq!(both["total"], from_db["total"]);
     assert_eq!(both["problems"].as_array().unwrap().len(), 1, "{both:#}");
 }
+
+#[test]
+fn a_project_without_frames_says_where_to_look() {
+    let (env, db) = fixture();
+    std::fs::remove_file(env.path(".opencode/flame/state.json")).unwrap();
+    let out = spent(&env, &db, &[]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+           COST  TOKENS  FRAME (with everything below it)
+      $0.2717+?  112.4k  (in no frame)
+
+    total: $0.2717+? · 112371 tokens · 12 calls
+      input 96255, output 76, reasoning 40, cache read 16000, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    this project has no frames: every call is in no frame; --by session lists the sessions
+    ");
+}
