@@ -2,7 +2,8 @@
 //!
 //! The rule (README, "What each frame cost"):
 //! 1. A frame's session is the `sessionID` of its `opencodeSpan`, else its own id when that is a
-//!    session id (`ses_…`: the frame of an OpenCode session, subagents included), else its
+//!    session id (`ses_…`: the frame of an OpenCode session, subagents included; or the id of
+//!    any session in the records, whatever its source), else its
 //!    parent's session. A frame with no session (one people pushed by hand) owns no calls of its
 //!    own; it rolls up what is below it.
 //! 2. Within a session, a frame pushed there owns the calls of its span: with an `opencodeSpan`,
@@ -85,7 +86,9 @@ pub fn attribute(records: &Records, state: &State) -> Attribution {
             .and_then(|p| state.position(p))
             .and_then(|p| session_name[p]);
         let name = span_session
-            .or_else(|| is_session_id(frame.id).then_some(frame.id))
+            .or_else(|| {
+                (is_session_id(frame.id) || session_at.contains_key(frame.id)).then_some(frame.id)
+            })
             .or(parent_session);
         session_name[pos] = name;
         if let Some(&session) = name.and_then(|n| session_at.get(n)) {
