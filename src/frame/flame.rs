@@ -215,6 +215,12 @@ fn build(
                 nodes[i].value.saturating_add(children)
             }
         };
+        if weight == Weight::Cost {
+            let usd = nodes[i].value as f64 / 1e6;
+            nodes[i]
+                .details
+                .push_str(&format!("\ncost: ${usd:.4} with everything below"));
+        }
     }
     nodes
 }

@@ -328,6 +328,7 @@ mod tests {
                 session: session % parents.len(),
                 message: format!("msg_{n:06}"),
                 time,
+                agent: "build".into(),
                 provider: "p".into(),
                 model: "m".into(),
                 tokens: Tokens {

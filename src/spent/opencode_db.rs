@@ -129,6 +129,8 @@ struct MessageData<'a> {
     provider: Option<String>,
     #[serde(default, rename = "modelID")]
     model: Option<String>,
+    #[serde(default)]
+    agent: Option<String>,
     /// Raw, so that a `null` (how JavaScript writes NaN) is seen rather than taken as absent.
     #[serde(default, borrow, deserialize_with = "present")]
     cost: Option<&'a RawValue>,
@@ -175,6 +177,7 @@ struct CacheData {
 
 /// An assistant message's fields, checked.
 pub(super) struct CallFields {
+    agent: String,
     provider: String,
     model: String,
     tokens: Tokens,
@@ -197,6 +200,7 @@ impl CallFields {
             session,
             message,
             time,
+            agent: self.agent,
             provider: self.provider,
             model: self.model,
             tokens: self.tokens,
@@ -261,6 +265,7 @@ pub(super) fn parse_message(
         },
     };
     Some(CallFields {
+        agent: parsed.agent.unwrap_or_default(),
         provider: parsed.provider.unwrap_or_default(),
         model: parsed.model.unwrap_or_default(),
         tokens: checked,

@@ -666,6 +666,7 @@ fn the_tree_show_and_flame_graph_carry_the_cost() {
     let svg = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", env.render(&out));
     assert!(svg.contains("cost of its model calls"), "{svg}");
+    assert!(svg.contains("cost: $0.1444 with everything below"), "{svg}");
 }
 
 /// The session rows of a report, as (id, own figures).
