@@ -10,7 +10,7 @@ use crate::cli::frame::{
     InvalidateArgs, LogArgs, PlanArgs, PopArgs, PopStatus, PushArgs, ReopenArgs, ShowArgs,
     SpanArgs, StatusArg, TreeArgs, TreeFormat, WeightArg,
 };
-use crate::document::Version;
+use crate::document::{FiguresDoc, Version};
 use crate::error::{Error, ExitCode, Result};
 use crate::flamegraph;
 use crate::frame::doc::{
@@ -332,7 +332,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
     if ctx.out.json {
         let current = selected.clone().or(current);
         let index = TreeIndex::new(&state);
-        let roots: Vec<TreeNode> = match &from {
+        let mut roots: Vec<TreeNode> = match &from {
             Some(id) => vec![TreeNode::new(&state, &index, id)],
             None => index
                 .roots
@@ -340,6 +340,16 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
                 .map(|r| TreeNode::new(&state, &index, r))
                 .collect(),
         };
+        if args.cost {
+            let (own, total) = super::spent::frame_costs(ctx, &state)?;
+            let docs = |figures: &[crate::spent::figures::Figures]| -> Vec<FiguresDoc> {
+                figures.iter().map(FiguresDoc::from).collect()
+            };
+            let (own, total) = (docs(&own), docs(&total));
+            for root in &mut roots {
+                root.add_costs(&state, &own, &total);
+            }
+        }
         ctx.out.json_doc(&TreeDoc {
             version: Version,
             current,
@@ -352,6 +362,20 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
             .note("no frames yet; start one with: ctx frame push \"<goal>\"");
         return Ok(ExitCode::Success);
     }
+    let costs = match args.cost {
+        true => {
+            let (_, total) = super::spent::frame_costs(ctx, &state)?;
+            Some(move |pos: usize| {
+                let doc = FiguresDoc::from(&total[pos]);
+                format!(
+                    "{:>10} {:>7}  ",
+                    crate::spent::render::cost(&doc),
+                    crate::spent::render::tokens(doc.tokens.total)
+                )
+            })
+        }
+        false => None,
+    };
     let out = &ctx.out;
     let paint = |status: Status, line: &str| match status {
         Status::InProgress => out.paint(Style::Bold, line),
@@ -373,6 +397,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
             depth,
             statuses: &statuses,
             paint: &paint,
+            column: costs.as_ref().map(|c| c as &dyn Fn(usize) -> String),
         },
     );
     ctx.out.write(&text)?;
@@ -387,6 +412,20 @@ fn tree_svg(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCod
         .ok()
         .and_then(|s| s.trim().parse::<i64>().ok())
         .map_or(ctx.now, |s| s.saturating_mul(1000));
+    // --weight cost: a frame's own model calls in micro-dollars (recorded or estimated).
+    let cost = match args.weight {
+        Some(WeightArg::Cost) => {
+            let (own, _) = super::spent::frame_costs(ctx, &state)?;
+            let state = &state;
+            Some(move |frame: &Frame<'_>| -> u64 {
+                state
+                    .position(frame.id)
+                    .and_then(|pos| own.get(pos))
+                    .map_or(0, |f| ((f.recorded + f.estimated) * 1e6).round() as u64)
+            })
+        }
+        _ => None,
+    };
     let counter = Method::Exact(Encoding::O200k);
     // A frame's own context: its summary and decisions, and its log, read only as
     // `logs/frame-<id>.md` of this store (an id that could name another file is not read).
@@ -409,11 +448,15 @@ fn tree_svg(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCod
                 WeightArg::Time => flame::Weight::Time,
                 WeightArg::Frames => flame::Weight::Frames,
                 WeightArg::Tokens => flame::Weight::Tokens,
+                WeightArg::Cost => flame::Weight::Cost,
             },
             now,
             current: current.as_deref(),
         },
-        &tokens,
+        match &cost {
+            Some(cost) => cost,
+            None => &tokens,
+        },
     );
     ctx.out.write(&flamegraph::svg(&graph))?;
     Ok(ExitCode::Success)
@@ -423,8 +466,20 @@ fn show(ctx: &mut Context, store: &Store, args: &ShowArgs) -> Result<ExitCode> {
     let state = ctx.read_state(store)?;
     let id = ops::target(&state, args.id.as_deref(), &selector(&args.selector))?;
     let frame = state.frame(&id).expect("the id was just resolved");
+    let cost = match args.cost {
+        true => {
+            let (own, total) = super::spent::frame_costs(ctx, &state)?;
+            let pos = state.position(&id).expect("the id was just resolved");
+            Some(crate::frame::doc::FrameCostDoc {
+                own: (&own[pos]).into(),
+                total: (&total[pos]).into(),
+            })
+        }
+        false => None,
+    };
     if ctx.out.json {
         ctx.out.json_doc(&ShowDoc {
+            cost,
             version: Version,
             frame: ShownFrame {
                 frame: FrameJson::new(&frame),
@@ -439,6 +494,16 @@ fn show(ctx: &mut Context, store: &Store, args: &ShowArgs) -> Result<ExitCode> {
         })?;
     } else {
         ctx.out.write(&render::show_text(&frame))?;
+        if let Some(cost) = cost {
+            use crate::spent::render::{cost as usd, tokens};
+            ctx.out.write(&format!(
+                "cost: {} own, {} with everything below\ntokens: {} own, {} with everything below\n",
+                usd(&cost.own),
+                usd(&cost.total),
+                tokens(cost.own.tokens.total),
+                tokens(cost.total.tokens.total)
+            ))?;
+        }
     }
     Ok(ExitCode::Success)
 }

@@ -8,13 +8,11 @@ pub mod frame;
 pub mod generate;
 pub mod install;
 pub mod opencode;
+pub mod spent;
 pub mod swarm;
 
-use std::io::Read as _;
-use std::path::Path;
-
 use crate::cli::{Cli, Command, Deferred};
-use crate::error::{Error, ExitCode, Result};
+use crate::error::{ExitCode, Result};
 use crate::output::Output;
 use crate::project::Project;
 
@@ -79,45 +77,7 @@ pub(crate) fn point_to_stray_state(ctx: &Context, stray: &crate::settings::Stray
     ));
 }
 
-/// How a path given on the command line is named in messages (`-` is standard input).
-pub(crate) fn label(path: &Path) -> String {
-    if path == Path::new("-") {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
-}
-
-/// Reads a file given on the command line, or stdin for `-`, refusing more than `cap` bytes.
-pub(crate) fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>> {
-    if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(cap + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::io(Path::new("<stdin>"), "read", &e))?;
-        if bytes.len() as u64 > cap {
-            return Err(Error::failure(format!(
-                "<stdin>: larger than {} MiB",
-                cap >> 20
-            )));
-        }
-        return Ok(bytes);
-    }
-    crate::frame::store::read_capped(path, cap).map_err(|e| match e.kind() {
-        std::io::ErrorKind::FileTooLarge => {
-            Error::failure(format!("{}: larger than {} MiB", path.display(), cap >> 20))
-        }
-        _ => Error::io(path, "read", &e),
-    })
-}
-
-/// [`read_input`] of a text: not UTF-8 is refused, naming the file.
-pub(crate) fn read_text(path: &Path, cap: u64) -> Result<String> {
-    String::from_utf8(read_input(path, cap)?)
-        .map_err(|_| Error::failure(format!("{}: not UTF-8 text", label(path))))
-}
+pub(crate) use crate::input::{label, read_input, read_text};
 
 impl Context {
     /// The frame state for a command that only reads it, with a warning when it is of a newer

@@ -77,6 +77,16 @@ pub struct SessionFrameDoc {
 pub struct ShowDoc {
     pub version: Version,
     pub frame: ShownFrame,
+    /// With `--cost`: the frame's own model calls, and with everything below it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<FrameCostDoc>,
+}
+
+/// `frame show --cost`: figures as `ctx budget spent` gives them.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FrameCostDoc {
+    pub own: crate::document::FiguresDoc,
+    pub total: crate::document::FiguresDoc,
 }
 
 /// FRAME plus the frame's unknown keys.
@@ -128,6 +138,9 @@ pub struct TreeNode {
     #[serde(flatten)]
     pub frame: FrameJson,
     pub children: Vec<TreeNode>,
+    /// With `--cost`: the frame's own model calls, and with everything below it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<FrameCostDoc>,
 }
 
 impl TreeNode {
@@ -140,6 +153,25 @@ impl TreeNode {
                 .iter()
                 .map(|child| TreeNode::new(state, index, child))
                 .collect(),
+            cost: None,
+        }
+    }
+
+    /// Fills in `cost` here and below from figures by frame position.
+    pub fn add_costs(
+        &mut self,
+        state: &State,
+        own: &[crate::document::FiguresDoc],
+        total: &[crate::document::FiguresDoc],
+    ) {
+        if let Some(pos) = state.position(&self.frame.id) {
+            self.cost = Some(FrameCostDoc {
+                own: own[pos].clone(),
+                total: total[pos].clone(),
+            });
+        }
+        for child in &mut self.children {
+            child.add_costs(state, own, total);
         }
     }
 }

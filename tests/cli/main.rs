@@ -26,6 +26,7 @@ mod schema;
 mod selectors;
 mod sessions;
 mod snapshot;
+mod spent;
 mod swarm;
 mod swarm5;
 mod swarm_plugin;
