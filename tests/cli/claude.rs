@@ -1,0 +1,460 @@
+//! `ctx claude install` (ctx's hooks merged into Claude Code's settings, taken out again) and
+//! `ctx claude hook EVENT` (one hook call: JSON in, an answer or nothing out, never a failure).
+
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+use crate::common::TestEnv;
+
+const SETTINGS: &str = ".claude/settings.json";
+const SESSION: &str = "d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+const FRAME: &str = "cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+
+fn settings(env: &TestEnv) -> Value {
+    serde_json::from_str(&env.read(SETTINGS)).unwrap()
+}
+
+#[test]
+fn install_adds_every_hook_and_the_slash_commands_once() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.snap(&["claude", "install"]), @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: 8 hooks added
+      + SessionStart: ctx claude hook
+      + UserPromptSubmit: ctx claude hook
+      + PreToolUse: ctx claude hook
+      + PostToolUseFailure: ctx claude hook
+      + SubagentStart: ctx claude hook
+      + SubagentStop: ctx claude hook
+      + PreCompact: ctx claude hook
+      + PostCompact: ctx claude hook
+    .claude/commands/push.md: written
+    .claude/commands/pop.md: written
+    .claude/commands/status.md: written
+    .claude/commands/plan.md: written
+    --- stderr
+    ");
+    let hooks = &settings(&env)["hooks"];
+    assert_eq!(hooks["PreToolUse"][0]["matcher"], "Agent");
+    assert_eq!(
+        hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .split(" 2>")
+            .next(),
+        Some("\"${CTX_BIN:-ctx}\" claude hook UserPromptSubmit")
+    );
+    let before = env.read(SETTINGS);
+    assert_snapshot!(env.snap(&["claude", "install"]), @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: ctx's hooks are up to date
+    .claude/commands/push.md: up to date
+    .claude/commands/pop.md: up to date
+    .claude/commands/status.md: up to date
+    .claude/commands/plan.md: up to date
+    --- stderr
+    ");
+    assert_eq!(env.read(SETTINGS), before);
+}
+
+#[test]
+fn the_users_keys_and_hooks_survive_install_and_remove() {
+    let env = TestEnv::new();
+    let user = r#"{
+  "model": "opus",
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "./my-hook.sh"
+          }
+        ]
+      }
+    ]
+  },
+  "permissions": {
+    "allow": [
+      "Bash(npm test)"
+    ]
+  }
+}
+"#;
+    env.write(SETTINGS, user);
+    env.ok(&["claude", "install"]);
+    let installed = settings(&env);
+    assert_eq!(installed["model"], "opus");
+    assert_eq!(installed["permissions"]["allow"][0], "Bash(npm test)");
+    let prompt_hooks = installed["hooks"]["UserPromptSubmit"].as_array().unwrap();
+    assert_eq!(prompt_hooks.len(), 2);
+    assert_eq!(prompt_hooks[0]["hooks"][0]["command"], "./my-hook.sh");
+    // An edited slash command is the user's now: --remove keeps it.
+    env.write(".claude/commands/plan.md", "my own /plan\n");
+    let out = env.run(&["claude", "install", "--remove"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 1
+    --- stdout
+    .claude/settings.json: 8 hooks removed
+      - UserPromptSubmit: ctx claude hook
+      - SessionStart: ctx claude hook
+      - PreToolUse: ctx claude hook
+      - PostToolUseFailure: ctx claude hook
+      - SubagentStart: ctx claude hook
+      - SubagentStop: ctx claude hook
+      - PreCompact: ctx claude hook
+      - PostCompact: ctx claude hook
+    .claude/commands/push.md: removed
+    .claude/commands/pop.md: removed
+    .claude/commands/status.md: removed
+    .claude/commands/plan.md: kept: changed since ctx wrote it (--force replaces it)
+    --- stderr
+    error: some slash commands were changed since ctx wrote them and were kept
+    hint: delete them by hand if you no longer want them
+    ");
+    assert_eq!(env.read(SETTINGS), user, "the user's file, byte for byte");
+    assert_eq!(env.read(".claude/commands/plan.md"), "my own /plan\n");
+    assert!(!env.path(".claude/commands/push.md").exists());
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let env = TestEnv::new();
+    let out = env.ok(&["claude", "install", "--dry-run"]);
+    assert!(
+        out.starts_with(".claude/settings.json: 8 hooks added (dry run: nothing written)\n"),
+        "{out}"
+    );
+    assert!(out.contains(".claude/commands/push.md: written (dry run: nothing written)"));
+    assert!(!env.path(".claude").exists());
+}
+
+#[test]
+fn global_installs_into_the_users_claude_folder() {
+    let env = TestEnv::new();
+    env.ok(&["claude", "install", "--global"]);
+    let text = std::fs::read_to_string(env.home.join(".claude/settings.json")).unwrap();
+    assert!(text.contains("claude hook SubagentStart"));
+    assert!(env.home.join(".claude/commands/pop.md").exists());
+    assert!(!env.path(".claude").exists());
+}
+
+#[test]
+fn a_settings_file_that_is_not_json_or_has_comments_is_refused_and_left_alone() {
+    let env = TestEnv::new();
+    env.write(SETTINGS, "{\"model\": \"opus\",\n");
+    assert_snapshot!(env.snap(&["claude", "install"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.claude/settings.json: it is not valid JSON: unexpected end of input inside an object at line 2, column 1; nothing was changed
+    hint: fix the file, or move it aside, then install again
+    ");
+    assert_eq!(env.read(SETTINGS), "{\"model\": \"opus\",\n");
+    assert!(!env.path(".claude/commands").exists(), "nothing written");
+
+    let commented = "{\n  // my model\n  \"model\": \"opus\"\n}\n";
+    env.write(SETTINGS, commented);
+    assert_snapshot!(env.snap(&["claude", "install"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.claude/settings.json: it has comments, which ctx would lose by rewriting it; nothing was changed
+    hint: remove the comments (Claude Code reads plain JSON), or add the hooks by hand: `ctx claude install --dry-run` shows them
+    ");
+    assert_eq!(env.read(SETTINGS), commented);
+    env.write(SETTINGS, "[]");
+    assert_eq!(
+        env.run(&["claude", "install", "--remove"]).status.code(),
+        Some(1)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_settings_file_is_written_through_and_stays_a_link() {
+    let env = TestEnv::new();
+    let dotfiles = env.temp().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("claude.json"), "{\"model\": \"opus\"}\n").unwrap();
+    std::fs::create_dir_all(env.path(".claude")).unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("claude.json"), env.path(SETTINGS)).unwrap();
+    env.ok(&["claude", "install"]);
+    let meta = std::fs::symlink_metadata(env.path(SETTINGS)).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link stays");
+    let target = std::fs::read_to_string(dotfiles.join("claude.json")).unwrap();
+    assert!(target.contains("\"model\": \"opus\"") && target.contains("claude hook"));
+}
+
+// ---- hook mode ----------------------------------------------------------------------------------
+
+/// Runs `ctx claude hook EVENT` with `input` on stdin; returns stdout after checking that the
+/// call exited 0 and printed nothing on stderr, whatever happened.
+fn hook(env: &TestEnv, event: &str, input: &Value) -> String {
+    hook_raw(env, event, input.to_string().as_bytes())
+}
+
+fn hook_raw(env: &TestEnv, event: &str, input: &[u8]) -> String {
+    let out = env.run_stdin(&["claude", "hook", event], input);
+    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
+    assert!(out.stderr.is_empty(), "{}", env.render(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The hook log's lines without their time stamps.
+fn log_lines(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
+        .collect()
+}
+
+fn event(fields: Value) -> Value {
+    let mut value = json!({ "session_id": SESSION, "cwd": "/x", "hook_event_name": "E" });
+    for (k, v) in fields.as_object().unwrap() {
+        value[k] = v.clone();
+    }
+    value
+}
+
+fn context_of(answer: &str) -> String {
+    let value: Value = serde_json::from_str(answer).unwrap();
+    value["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_prompt_gets_its_frame_and_the_context_only_when_it_changed() {
+    let env = TestEnv::new();
+    let answer = hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "\n  Fix the login bug\nand more", "unknown_new_field": [1] })),
+    );
+    let value: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(
+        value["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    assert_snapshot!(context_of(&answer), @r#"
+    <flame-context session="cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b">
+      <metadata>
+        <budget total="4000" ancestors="1500" siblings="1500" current="800" />
+      </metadata>
+      <current-frame id="cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b" status="in_progress">
+        <goal>Fix the login bug</goal>
+      </current-frame>
+    </flame-context>
+    "#);
+    let prompt = event(json!({ "prompt": "go on" }));
+    assert_eq!(hook(&env, "UserPromptSubmit", &prompt), "", "unchanged");
+    // The model pushes through Bash, with CTX_SESSION from the env file.
+    let mut push = env.ctx();
+    push.env("CTX_SESSION", FRAME)
+        .args(["frame", "push", "--", "Session tokens"])
+        .assert()
+        .success();
+    assert!(
+        context_of(&hook(&env, "UserPromptSubmit", &prompt))
+            .contains("<goal>Session tokens</goal>")
+    );
+    assert_eq!(hook(&env, "UserPromptSubmit", &prompt), "");
+    // After a compaction it is added again, whatever changed.
+    let again = hook(&env, "SessionStart", &event(json!({ "source": "compact" })));
+    assert!(context_of(&again).contains("Session tokens"));
+}
+
+#[test]
+fn session_start_names_the_session_for_the_models_bash_commands_once() {
+    let env = TestEnv::new();
+    let file = env.temp().join("sessionstart-hook-0.sh");
+    std::fs::write(&file, "export OTHER=1").unwrap();
+    for _ in 0..2 {
+        let out = env
+            .ctx()
+            .env("CLAUDE_ENV_FILE", &file)
+            .args(["claude", "hook", "SessionStart"])
+            .write_stdin(event(json!({ "source": "startup" })).to_string())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        format!("export OTHER=1\nexport CTX_SESSION={FRAME}\n")
+    );
+}
+
+#[test]
+fn subagents_are_child_frames_paired_with_their_agent_call() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Audit" })),
+    );
+    for (id, description) in [("toolu_1", "Audit refunds"), ("toolu_2", "Check invoices")] {
+        let call = event(json!({
+            "tool_name": "Agent", "tool_use_id": id,
+            "tool_input": { "description": description, "prompt": "p", "subagent_type": "general-purpose" },
+        }));
+        assert_eq!(hook(&env, "PreToolUse", &call), "");
+    }
+    // The second call's subagent starts first; its .meta.json tells which call it is.
+    let transcript = env.temp().join(format!("{SESSION}.jsonl"));
+    let agents = env.temp().join(SESSION).join("subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("agent-a2.meta.json"),
+        json!({ "description": "Check invoices", "toolUseId": "toolu_2" }).to_string(),
+    )
+    .unwrap();
+    let start = |agent: &str| {
+        event(json!({
+            "agent_id": agent, "agent_type": "general-purpose",
+            "transcript_path": transcript.to_str().unwrap(),
+        }))
+    };
+    let second = context_of(&hook(&env, "SubagentStart", &start("a2")));
+    assert!(
+        second.contains(r#"<flame-context session="cca_a2">"#),
+        "{second}"
+    );
+    assert!(second.contains("<goal>Check invoices</goal>"), "{second}");
+    // Without a .meta.json: the remembered call of its type.
+    let first = context_of(&hook(&env, "SubagentStart", &start("a1")));
+    assert!(first.contains("<goal>Audit refunds</goal>"), "{first}");
+
+    // a1 ends with its result; its transcript (one line cut short) goes into the log.
+    let agent_transcript = agents.join("agent-a1.jsonl");
+    std::fs::write(
+        &agent_transcript,
+        concat!(
+            r#"{"type":"user","message":{"role":"user","content":"AUDIT_NOW"},"timestamp":"2026-11-25T17:37:47.443Z"}"#,
+            "\n{\"type\":\"assistant\",\"mess\n"
+        ),
+    )
+    .unwrap();
+    let stop = event(json!({
+        "agent_id": "a1", "agent_type": "general-purpose",
+        "agent_transcript_path": agent_transcript.to_str().unwrap(),
+        "last_assistant_message": "3 issues found.",
+    }));
+    assert_eq!(hook(&env, "SubagentStop", &stop), "");
+    let log = env.read(".opencode/flame/logs/frame-cca_a1.md");
+    assert!(log.contains("## Summary\n\n3 issues found."), "{log}");
+    assert!(
+        log.contains("AUDIT_NOW") && log.contains("### Assistant"),
+        "{log}"
+    );
+    // a2 is interrupted: its Agent call fails.
+    let failure = event(json!({
+        "tool_name": "Agent", "tool_use_id": "toolu_2", "error": "Interrupted by user", "is_interrupt": true,
+    }));
+    assert_eq!(hook(&env, "PostToolUseFailure", &failure), "");
+    let tree = env.ok(&["frame", "tree", "--details"]);
+    assert_snapshot!(tree, @r"
+    → Audit (cc_d8b23)
+    ├── ! Check invoices (cca_a2)
+    │       summary: The Agent call failed: Interrupted by user
+    │       log: logs/frame-cca_a2.md
+    └── ✓ Audit refunds (cca_a1)
+            summary: 3 issues found.
+            log: logs/frame-cca_a1.md
+
+    3 frames: 1 → in_progress, 1 ✓ completed, 1 ! blocked
+    ");
+    // A second stop for the same subagent changes nothing.
+    assert_eq!(hook(&env, "SubagentStop", &stop), "");
+    assert!(!env.path(".opencode/flame/claude-hooks.log").exists());
+}
+
+#[test]
+fn compaction_gets_the_frame_context_and_its_summary_lands_on_the_frame() {
+    let env = TestEnv::new();
+    assert_eq!(
+        hook(&env, "PreCompact", &event(json!({ "trigger": "manual" }))),
+        ""
+    );
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Refactor billing" })),
+    );
+    let text = hook(&env, "PreCompact", &event(json!({ "trigger": "manual" })));
+    assert!(text.starts_with("<flame-context session=\"cc_"), "{text}");
+    assert!(text.contains("Keep in your summary, verbatim, the id of the current frame"));
+    let summary = event(json!({ "trigger": "manual", "compact_summary": "Billing split in two." }));
+    assert_eq!(hook(&env, "PostCompact", &summary), "");
+    let shown = env.ok(&["frame", "show", "--frame", FRAME, "--json"]);
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["frame"]["summary"], "Billing split in two.");
+}
+
+#[test]
+fn bad_input_is_a_log_line_and_a_silent_exit_0() {
+    let env = TestEnv::new();
+    let log = env.home.join(".claude/ctx-hooks.log");
+    assert_eq!(
+        hook_raw(&env, "UserPromptSubmit", b"{\"session_id\": \"d8b2"),
+        ""
+    );
+    assert_eq!(hook_raw(&env, "UserPromptSubmit", b"not json"), "");
+    assert_eq!(hook_raw(&env, "UserPromptSubmit", b"[1, 2]"), "");
+    assert_eq!(
+        hook(&env, "UserPromptSubmit", &json!({ "prompt": "x" })),
+        ""
+    );
+    assert_eq!(
+        hook(
+            &env,
+            "UserPromptSubmit",
+            &json!({ "session_id": "../../x" })
+        ),
+        ""
+    );
+    assert_eq!(hook(&env, "SomeFutureEvent", &event(json!({}))), "");
+    let stop = event(
+        json!({ "agent_id": "a9", "agent_type": "general-purpose", "last_assistant_message": "x" }),
+    );
+    assert_eq!(hook(&env, "SubagentStop", &stop), "");
+    assert_snapshot!(log_lines(&log).join("\n"), @r#"
+    UserPromptSubmit: the event's JSON is not valid JSON: EOF while parsing a string at line 1 column 20
+    UserPromptSubmit: the event's JSON is not valid JSON: expected ident at line 1 column 2
+    UserPromptSubmit: the event's JSON is not an object
+    UserPromptSubmit: the event has no "session_id"
+    UserPromptSubmit session ../../x: the session id '../../x' cannot name a frame
+    SubagentStop session d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b: SubagentStop for cca_a9, which has no frame (its SubagentStart was not seen)
+    "#);
+    assert!(!env.path(".opencode/flame").exists(), "nothing was created");
+}
+
+#[test]
+fn a_broken_state_file_is_left_alone_and_logged_beside_it() {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/flame/state.json",
+        "{\"version\": 1, \"frames\": ",
+    );
+    assert_eq!(
+        hook(&env, "UserPromptSubmit", &event(json!({ "prompt": "x" }))),
+        ""
+    );
+    assert_eq!(
+        env.read(".opencode/flame/state.json"),
+        "{\"version\": 1, \"frames\": "
+    );
+    let lines = log_lines(&env.path(".opencode/flame/claude-hooks.log"));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with(&format!("UserPromptSubmit session {SESSION}: "))
+            && lines[0].contains("state.json"),
+        "{lines:?}"
+    );
+}
