@@ -607,14 +607,20 @@ impl<'a> Hook<'a> {
         let Some(frame) = field(self.input, "agent_id").and_then(ids::agent_frame) else {
             return Err(Error::failure("SubagentStop without a usable \"agent_id\""));
         };
-        let lines = field(self.input, "agent_transcript_path")
-            .and_then(|p| store::read_capped(Path::new(p), MAX_TRANSCRIPT).ok())
-            .map(|bytes| transcript::parse(&String::from_utf8_lossy(&bytes)))
-            .unwrap_or(transcript::Lines {
-                records: Vec::new(),
-                skipped: 0,
-            });
+        // Before any wait for the transcript: is there a frame to pop?
+        match self.store.load()?.frame(&frame) {
+            // Claude Code's compaction ends as a subagent without a type and without a frame.
+            None if agent_type.is_empty() => return Ok(None),
+            None => {
+                return Err(Error::failure(format!(
+                    "SubagentStop for {frame}, which has no frame (its SubagentStart was not seen)"
+                )));
+            }
+            Some(f) if f.status().is_finished() => return Ok(None),
+            Some(_) => {}
+        }
         let reported = field(self.input, "last_assistant_message");
+        let lines = read_agent_transcript(field(self.input, "agent_transcript_path"), reported);
         let summary = reported
             .map(str::to_string)
             .or_else(|| transcript::last_assistant_text(&lines));
@@ -629,12 +635,7 @@ impl<'a> Hook<'a> {
         );
         let export = transcript::to_export(&lines, &frame, &title, reported);
         let export = Some(&export);
-        let popped = self.pop_agent(&frame, status, summary.as_deref(), export)?;
-        if !popped && !agent_type.is_empty() && self.store.load()?.frame(&frame).is_none() {
-            return Err(Error::failure(format!(
-                "SubagentStop for {frame}, which has no frame (its SubagentStart was not seen)"
-            )));
-        }
+        self.pop_agent(&frame, status, summary.as_deref(), export)?;
         Ok(None)
     }
 
@@ -731,6 +732,37 @@ impl<'a> Hook<'a> {
             Ok(((), true))
         })?;
         Ok(None)
+    }
+}
+
+/// How long SubagentStop waits for Claude Code to finish writing a subagent's transcript.
+const TRANSCRIPT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A subagent's transcript, read when it holds the subagent's last message: Claude Code may
+/// still be writing it when SubagentStop runs (observed: an empty file, or one without the last
+/// response), so it is read again for up to [`TRANSCRIPT_WAIT`]. What there is then is taken.
+fn read_agent_transcript(path: Option<&str>, last: Option<&str>) -> transcript::Lines {
+    let empty = || transcript::Lines {
+        records: Vec::new(),
+        skipped: 0,
+    };
+    let Some(path) = path else {
+        return empty();
+    };
+    let started = std::time::Instant::now();
+    loop {
+        let lines = store::read_capped(Path::new(path), MAX_TRANSCRIPT)
+            .map(|bytes| transcript::parse(&String::from_utf8_lossy(&bytes)))
+            .unwrap_or_else(|_| empty());
+        let complete = match last {
+            Some(last) => transcript::last_assistant_text(&lines)
+                .is_some_and(|text| text.trim() == last.trim()),
+            None => !lines.records.is_empty(),
+        };
+        if complete || started.elapsed() >= TRANSCRIPT_WAIT {
+            return lines;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
     }
 }
 
