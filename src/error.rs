@@ -19,6 +19,8 @@ pub enum ExitCode {
     BudgetCritical = 4,
     /// `swarm diagnose`: a health check failed.
     SwarmUnhealthy = 5,
+    /// `budget spent --max-cost`: the cost is above the limit.
+    CostOver = 6,
 }
 
 impl ExitCode {

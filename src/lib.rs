@@ -18,6 +18,7 @@ pub mod output;
 pub mod project;
 pub mod schema;
 pub mod settings;
+pub mod spent;
 pub mod swarm;
 pub mod text;
 pub mod time;

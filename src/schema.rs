@@ -42,6 +42,7 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<swarm::SwarmConfigDoc>("swarm-config"),
         document::<budget::EstimateDoc>("budget-estimate"),
         document::<budget::ModelsDoc>("budget-models"),
+        document::<crate::spent::doc::SpentDoc>("budget-spent"),
         document::<compact::RenderOutput>("compact-render"),
         document::<compact::PromptBody>("compact-notice"),
         document::<crate::settings::ConfigDoc>("config"),

@@ -181,3 +181,103 @@ mod tests {
         assert_eq!(human_utc(1_795_340_650_000), "2026-11-22 09:44:10");
     }
 }
+
+/// Days since 1970-01-01 of a civil date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = i64::from((month + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A point in time given by a person, as epoch milliseconds: `YYYY-MM-DD` (midnight UTC),
+/// `YYYY-MM-DDTHH:MM[:SS[.mmm]]Z` (UTC), or a span before `now`: `30m`, `12h`, `7d`.
+pub fn parse_point(text: &str, now: i64) -> Option<i64> {
+    let text = text.trim();
+    if let Some(ago) = parse_ago(text) {
+        return Some(now - ago);
+    }
+    let (date, clock) = match text.split_once(['T', ' ']) {
+        Some((date, clock)) => (date, Some(clock.strip_suffix('Z').unwrap_or(clock))),
+        None => (text, None),
+    };
+    let mut parts = date.splitn(3, '-');
+    let year: i64 = parts.next()?.parse().ok()?;
+    let month: u32 = parts.next()?.parse().ok()?;
+    let day: u32 = parts.next()?.parse().ok()?;
+    if date.len() != 10 || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let mut ms = days_from_civil(year, month, day) * 86_400_000;
+    if civil_from_days(ms.div_euclid(86_400_000)) != (year, month, day) {
+        return None;
+    }
+    if let Some(clock) = clock {
+        let (hms, millis) = clock.split_once('.').unwrap_or((clock, "0"));
+        let fields: Vec<i64> = hms
+            .split(':')
+            .map(|f| f.parse().ok().filter(|_| f.len() == 2))
+            .collect::<Option<_>>()?;
+        let (h, m, s) = match fields[..] {
+            [h, m] => (h, m, 0),
+            [h, m, s] => (h, m, s),
+            _ => return None,
+        };
+        if h > 23 || m > 59 || s > 59 || millis.len() > 3 {
+            return None;
+        }
+        let millis: i64 = format!("{millis:0<3}").parse().ok()?;
+        ms += h * 3_600_000 + m * 60_000 + s * 1000 + millis;
+    }
+    Some(ms)
+}
+
+/// `30m`, `12h`, `7d`, `2w` as milliseconds.
+fn parse_ago(text: &str) -> Option<i64> {
+    let unit = match text.chars().last()? {
+        'm' => 60_000,
+        'h' => 3_600_000,
+        'd' => 86_400_000,
+        'w' => 7 * 86_400_000,
+        _ => return None,
+    };
+    let n: i64 = text[..text.len() - 1].parse().ok()?;
+    n.checked_mul(unit)
+}
+
+#[cfg(test)]
+mod point_tests {
+    use super::*;
+
+    #[test]
+    fn points_parse_as_utc() {
+        assert_eq!(parse_point("1970-01-02", 0), Some(86_400_000));
+        assert_eq!(
+            parse_point("2026-11-22T09:42:30.007Z", 0)
+                .map(rfc3339_ms)
+                .as_deref(),
+            Some("2026-11-22T09:42:30.007Z")
+        );
+        assert_eq!(
+            parse_point("2026-11-22T09:42Z", 0)
+                .map(rfc3339_ms)
+                .as_deref(),
+            Some("2026-11-22T09:42:00.000Z")
+        );
+        assert_eq!(parse_point("7d", 10 * 86_400_000), Some(3 * 86_400_000));
+        for bad in [
+            "2026-02-30",
+            "2026-13-01",
+            "yesterday",
+            "2026-1-1",
+            "2026-11-22T25:00Z",
+            "",
+            "5x",
+        ] {
+            assert_eq!(parse_point(bad, 0), None, "{bad}");
+        }
+    }
+}

@@ -109,7 +109,7 @@ const PROVIDER_ORDER: [&str; 9] = [
     "zai",
 ];
 
-fn provider_rank(provider: &str) -> (usize, String) {
+pub fn provider_rank(provider: &str) -> (usize, String) {
     let rank = PROVIDER_ORDER
         .iter()
         .position(|p| *p == provider)

@@ -39,6 +39,91 @@ output limits, the point where OpenCode would compact a session on it, and the
 source of the numbers: ctx's settings, opencode-swarm's context_budget, OpenCode's
 models.dev cache or ctx's built-in table. --json prints one JSON document.")]
     Models,
+
+    /// What the work cost: tokens and money per frame, session, model or day, from OpenCode's records
+    #[command(long_about = "\
+What the work cost: tokens and money per frame (subagents rolled into their
+parents), per session, per model or per day, from the records OpenCode keeps of
+every model call.
+
+The records are read from OpenCode's database (opencode.db, $OPENCODE_DB, in
+$XDG_DATA_HOME/opencode), read-only: ctx never writes, locks or leaves a file
+beside it, and reads it while OpenCode runs. --source also takes the storage/
+folder of OpenCode 1.1 and older, and `opencode export` files.
+
+A frame's cost is its own calls plus everything below it. A frame that is an
+OpenCode session (its id is the session id) owns that session's calls; a frame
+pushed inside a session owns the calls of its span (from its push to its pop);
+a subagent's session rolls into the frame that ran it. Sessions in no frame
+are shown as \"(in no frame)\", and by --by session.
+
+Cost: what OpenCode recorded; for a call recorded at 0, the price in OpenCode's
+models.dev cache ($XDG_CACHE_HOME/opencode/models.json), marked ~ (estimated);
+else unknown, never $0. OpenCode does not store its title requests, so they are
+never counted.
+
+Exit codes: 0; 1 unreadable records; 6 with --max-cost when the cost is above
+it.")]
+    Spent(SpentArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SpentArgs {
+    /// Group rows by: frame, session, model, day [default: frame]
+    ///
+    /// frame: the frame tree, each frame with everything below it; session: OpenCode's sessions,
+    /// subagents under their parents; model: provider/model; day: UTC days.
+    #[arg(long, value_name = "BY", value_enum, default_value_t = SpentBy::Frame, hide_default_value = true, hide_possible_values = true)]
+    pub by: SpentBy,
+
+    /// Only this frame and everything below it (full id or unique prefix)
+    #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::any_frame))]
+    pub frame: Option<String>,
+
+    /// Only this OpenCode session and its subagents (full id or unique prefix)
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Only calls made at or after WHEN (a UTC date or time, or a span ago: 7d)
+    ///
+    /// WHEN is YYYY-MM-DD (midnight UTC), YYYY-MM-DDTHH:MM[:SS[.mmm]]Z, or a span before now:
+    /// 30m, 12h, 7d, 2w.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Only calls made before WHEN (same forms as --since)
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Exit with code 6 when the total cost is above USD (for CI)
+    ///
+    /// Compares the cost that is known (recorded and estimated); calls without a price count as
+    /// nothing, and the report says so.
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub max_cost: Option<f64>,
+
+    /// Records to read (repeatable) [default: OpenCode's opencode.db]
+    ///
+    /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, or a
+    /// file `opencode export <sessionID>` wrote. The default is $OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode.db (default
+    /// ~/.local/share/opencode), else the storage/ folder beside it.
+    #[arg(long, value_name = "PATH")]
+    pub source: Vec<PathBuf>,
+}
+
+fn parse_usd(text: &str) -> Result<f64, String> {
+    match text.trim_start_matches('$').parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => Ok(n),
+        _ => Err("expected an amount of US dollars, e.g. 2.50".to_string()),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpentBy {
+    Frame,
+    Session,
+    Model,
+    Day,
 }
 
 #[derive(Debug, Args)]

@@ -30,6 +30,7 @@ pub fn run(ctx: &mut Context, command: BudgetCommand) -> Result<ExitCode> {
     match command {
         BudgetCommand::Estimate(args) => estimate(ctx, args),
         BudgetCommand::Models => list_models(ctx),
+        BudgetCommand::Spent(args) => super::spent::run(ctx, args),
     }
 }
 

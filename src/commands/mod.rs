@@ -8,6 +8,7 @@ pub mod frame;
 pub mod generate;
 pub mod install;
 pub mod opencode;
+pub mod spent;
 pub mod swarm;
 
 use std::io::Read as _;

@@ -22,6 +22,7 @@ mod paths;
 mod schema;
 mod sessions;
 mod snapshot;
+mod spent;
 mod swarm;
 mod swarm5;
 mod swarm_plugin;

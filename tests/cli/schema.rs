@@ -29,9 +29,9 @@ fn schema_name(args: &[&str]) -> Option<String> {
 
 /// Panics unless stdout of a successful JSON run is one document valid against its schema.
 pub fn check_output(args: &[&str], out: &Output) {
-    // Budget verdicts (3, 4) still print their document.
+    // Budget verdicts (3, 4) and a cost over --max-cost (6) still print their document.
     if !asks_for_json(args)
-        || !matches!(out.status.code(), Some(0 | 3 | 4))
+        || !matches!(out.status.code(), Some(0 | 3 | 4 | 6))
         || out.stdout.is_empty()
     {
         return;

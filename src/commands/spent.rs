@@ -1,0 +1,136 @@
+//! `ctx budget spent`: what the work cost, from the agents' records (src/spent/).
+
+use super::Context;
+use crate::cli::budget::{SpentArgs, SpentBy};
+use crate::error::{Error, ExitCode, Result};
+use crate::frame::store::Store;
+use crate::spent::price::PriceList;
+use crate::spent::record::Records;
+use crate::spent::report::{self, By, Selection};
+use crate::spent::{render, sources};
+
+/// Problems printed as warnings before the rest are only counted.
+const MAX_WARNINGS: usize = 20;
+
+pub fn run(ctx: &mut Context, args: SpentArgs) -> Result<ExitCode> {
+    let point = |flag: &str, text: &Option<String>| -> Result<Option<i64>> {
+        text.as_deref()
+            .map(|t| {
+                crate::time::parse_point(t, ctx.now).ok_or_else(|| {
+                    Error::usage(format!(
+                        "{flag} {t:?}: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS]Z, or a span such as 12h or 7d"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    let since = point("--since", &args.since)?;
+    let until = point("--until", &args.until)?;
+    let state = ctx.read_state(&Store::new(&ctx.project.root))?;
+    let frame = args
+        .frame
+        .as_deref()
+        .map(|arg| crate::frame::ops::lookup(&state, arg))
+        .transpose()?;
+    let records = load_records(ctx, &args.source)?;
+    let session = args
+        .session
+        .as_deref()
+        .map(|arg| session_position(&records, arg))
+        .transpose()?;
+    let by = match args.by {
+        SpentBy::Frame => By::Frame,
+        SpentBy::Session => By::Session,
+        SpentBy::Model => By::Model,
+        SpentBy::Day => By::Day,
+    };
+    let doc = report::build(
+        &records,
+        &state,
+        &Selection {
+            by,
+            since,
+            until,
+            frame,
+            session,
+            max_cost: args.max_cost,
+        },
+    );
+    warn_problems(ctx, &doc.problems);
+    if ctx.out.json {
+        ctx.out.json_doc(&doc)?;
+    } else {
+        ctx.out.write(&render::text(&doc, ctx.out.width))?;
+    }
+    Ok(match &doc.max_cost {
+        Some(max) if max.exceeded => ExitCode::CostOver,
+        _ => ExitCode::Success,
+    })
+}
+
+/// The records of `paths` (default: OpenCode's own), priced with the models.dev cache.
+pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Records> {
+    let prices = load_prices(ctx);
+    let defaults;
+    let paths = if paths.is_empty() {
+        defaults = [sources::default_source()?];
+        &defaults[..]
+    } else {
+        paths
+    };
+    sources::load(paths, &prices)
+}
+
+/// OpenCode's models.dev cache as a price list; a missing cache prices nothing.
+fn load_prices(ctx: &Context) -> PriceList {
+    let Some(path) =
+        crate::project::xdg_cache_home().map(|d| d.join("opencode").join("models.json"))
+    else {
+        return PriceList::default();
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => match serde_json::from_str(&text) {
+            Ok(value) => PriceList::from_value(value),
+            Err(e) => {
+                ctx.out
+                    .warn(&format!("{}: ignored: invalid JSON: {e}", path.display()));
+                PriceList::default()
+            }
+        },
+        Err(_) => PriceList::default(),
+    }
+}
+
+/// A session by full id or unique prefix (4 characters at least).
+fn session_position(records: &Records, arg: &str) -> Result<usize> {
+    if let Some(at) = records.sessions.iter().position(|s| s.id == arg) {
+        return Ok(at);
+    }
+    let found: Vec<usize> = if arg.len() >= 4 {
+        (0..records.sessions.len())
+            .filter(|&at| records.sessions[at].id.starts_with(arg))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    match found[..] {
+        [at] => Ok(at),
+        [] => Err(Error::failure(format!("no session {arg:?} in the records"))),
+        _ => Err(Error::failure(format!(
+            "{arg:?} names {} sessions; give more of the id",
+            found.len()
+        ))),
+    }
+}
+
+fn warn_problems(ctx: &Context, problems: &[String]) {
+    for problem in problems.iter().take(MAX_WARNINGS) {
+        ctx.out.warn(problem);
+    }
+    if problems.len() > MAX_WARNINGS {
+        ctx.out.warn(&format!(
+            "{} more records skipped or doubted (--json lists them all)",
+            problems.len() - MAX_WARNINGS
+        ));
+    }
+}

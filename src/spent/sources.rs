@@ -1,0 +1,229 @@
+//! Where the records come from: OpenCode's database, the JSON files of OpenCode 1.1 and older
+//! (`storage/`), and `opencode export` files; by default OpenCode's own data directory.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::opencode_db::{self, parse_message};
+use super::price::PriceList;
+use super::record::{Records, Session, SourceInfo};
+use crate::error::{Error, Result};
+
+/// OpenCode's data directory: `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode`.
+pub fn opencode_data_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| crate::project::home_dir().map(|h| h.join(".local").join("share")))
+        .map(|d| d.join("opencode"))
+}
+
+/// The sources to read when none is given: `$OPENCODE_DB` (absolute, or relative to the data
+/// directory) else the data directory's `opencode.db`, else its `storage/` folder.
+pub fn default_source() -> Result<PathBuf> {
+    let data = opencode_data_dir();
+    if let Some(db) = std::env::var_os("OPENCODE_DB").filter(|v| !v.is_empty() && v != ":memory:") {
+        let db = PathBuf::from(db);
+        return Ok(match (&data, db.is_absolute()) {
+            (Some(data), false) => data.join(db),
+            _ => db,
+        });
+    }
+    let data = data.ok_or_else(|| {
+        Error::failure(
+            "OpenCode's data directory is unknown: neither XDG_DATA_HOME nor HOME is set",
+        )
+    })?;
+    let db = data.join("opencode.db");
+    if db.exists() || !data.join("storage").is_dir() {
+        return Ok(db);
+    }
+    Ok(data.join("storage"))
+}
+
+/// Reads every source into one set of records, calls sorted.
+pub fn load(paths: &[PathBuf], prices: &PriceList) -> Result<Records> {
+    let mut records = Records::default();
+    for path in paths {
+        read_one(path, prices, &mut records)?;
+    }
+    records.sort_calls();
+    Ok(records)
+}
+
+fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
+    if path.is_dir() {
+        if path.join("opencode.db").is_file() {
+            return opencode_db::read(&path.join("opencode.db"), prices, records);
+        }
+        if path.join("session").is_dir() && path.join("message").is_dir() {
+            return read_storage(path, prices, records);
+        }
+        if path.join("storage").is_dir() {
+            return read_storage(&path.join("storage"), prices, records);
+        }
+        return Err(Error::failure(format!(
+            "{}: holds neither opencode.db nor OpenCode's storage/ folder",
+            path.display()
+        )));
+    }
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| Error::io(path, "read", &e))?;
+    if head[..n].starts_with(b"SQLite format 3") {
+        return opencode_db::read(path, prices, records);
+    }
+    read_export(path, prices, records)
+}
+
+/// An `opencode export <sessionID>` file (opencode.md §3).
+fn read_export(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
+    let text = crate::commands::read_text(path, 1 << 30)?;
+    // `opencode export` may print a progress line before the JSON.
+    let start = text.find('{').unwrap_or(0);
+    let value: Value = serde_json::from_str(&text[start..]).map_err(|e| {
+        Error::failure(format!(
+            "{}: neither an OpenCode database nor an export: {e}",
+            path.display()
+        ))
+    })?;
+    let info = value
+        .get("info")
+        .filter(|i| i.get("id").is_some_and(Value::is_string));
+    let (Some(info), Some(messages)) = (info, value.get("messages").and_then(Value::as_array))
+    else {
+        return Err(Error::failure(format!(
+            "{}: not an OpenCode session export: it needs \"info\" with an \"id\" and \"messages\"",
+            path.display()
+        )));
+    };
+    records.sources.push(SourceInfo {
+        kind: "opencode-export",
+        path: path.display().to_string(),
+    });
+    let session = add_session(records, info);
+    for message in messages {
+        let Some(info) = message.get("info") else {
+            continue;
+        };
+        add_message(records, session, info, prices);
+    }
+    Ok(())
+}
+
+/// The JSON files of OpenCode 1.1 and older (opencode.md §2.2): `session/<project>/<id>.json`
+/// and `message/<session>/<id>.json`.
+fn read_storage(storage: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
+    records.sources.push(SourceInfo {
+        kind: "opencode-storage",
+        path: storage.display().to_string(),
+    });
+    let mut positions = std::collections::HashMap::new();
+    for project in sorted_entries(&storage.join("session"))? {
+        if !project.is_dir() {
+            continue;
+        }
+        for file in sorted_entries(&project)? {
+            let Some(value) = read_json(&file, records) else {
+                continue;
+            };
+            if value.get("id").is_some_and(Value::is_string) {
+                let at = add_session(records, &value);
+                positions.insert(records.sessions[at].id.clone(), at);
+            } else {
+                records.problems.push(format!(
+                    "{}: not a session (no \"id\"); skipped",
+                    file.display()
+                ));
+            }
+        }
+    }
+    for folder in sorted_entries(&storage.join("message"))? {
+        if !folder.is_dir() {
+            continue;
+        }
+        let session_id = folder
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let session = match positions.get(&session_id) {
+            Some(&at) => at,
+            None => {
+                records.problems.push(format!(
+                    "{}: its session {session_id} has no file under session/",
+                    folder.display()
+                ));
+                let at = add_session(records, &serde_json::json!({"id": session_id}));
+                positions.insert(session_id.clone(), at);
+                at
+            }
+        };
+        for file in sorted_entries(&folder)? {
+            let Some(value) = read_json(&file, records) else {
+                continue;
+            };
+            add_message(records, session, &value, prices);
+        }
+    }
+    Ok(())
+}
+
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir, "read", &e)),
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    Ok(paths)
+}
+
+fn read_json(file: &Path, records: &mut Records) -> Option<Value> {
+    if file.extension().is_none_or(|e| e != "json") {
+        return None;
+    }
+    let parsed = std::fs::read_to_string(file)
+        .map_err(|e| crate::error::describe_io(&e))
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}")));
+    match parsed {
+        Ok(value) => Some(value),
+        Err(why) => {
+            records
+                .problems
+                .push(format!("{}: {why}; skipped", file.display()));
+            None
+        }
+    }
+}
+
+fn add_session(records: &mut Records, info: &Value) -> usize {
+    let text = |key: &str| info.get(key).and_then(Value::as_str).map(str::to_string);
+    records.sessions.push(Session {
+        id: text("id").unwrap_or_default(),
+        parent: text("parentID"),
+        title: text("title").unwrap_or_default(),
+        created: info
+            .pointer("/time/created")
+            .and_then(Value::as_f64)
+            .map_or(0, |t| t as i64),
+    });
+    records.sessions.len() - 1
+}
+
+fn add_message(records: &mut Records, session: usize, info: &Value, prices: &PriceList) {
+    let id = info
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("(no id)")
+        .to_string();
+    let Some(fields) = parse_message(&id, &info.to_string(), &mut records.problems) else {
+        return;
+    };
+    let time = fields.created.unwrap_or(0);
+    let call = fields.into_call(id, session, time, prices);
+    records.calls.push(call);
+}

@@ -1,0 +1,613 @@
+//! `ctx budget spent`: what each frame cost, from databases a real OpenCode 1.18.33 wrote
+//! (tests/fixtures/spent/make.sh), read without ever writing to them.
+
+use std::path::{Path, PathBuf};
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::common::TestEnv;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/spent");
+const ROOT: &str = "ses_dec359d7dffe9FALhO6N5ohifT";
+const SUB_A: &str = "ses_dec35872effer3ynrE7c0iDpg1";
+const SUB_B: &str = "ses_dec357306ffeyv2P8AzV5dwMkQ";
+const OTHER: &str = "ses_dec354f5cffeWC01zpKgsKZxg1";
+const REFUND_WORK: &str = "fr_80gej0r7p67h";
+const CHECK_SIGNATURES: &str = "fr_ppzmefzfhmbv";
+
+/// A project holding the fixture's frames, and a copy of its database in `data/opencode/`.
+fn fixture() -> (TestEnv, PathBuf) {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/flame/state.json",
+        std::fs::read(format!("{FIXTURE}/project/.opencode/flame/state.json")).unwrap(),
+    );
+    let data = env.home.join("data/opencode");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("opencode.db");
+    std::fs::copy(format!("{FIXTURE}/opencode-1.18.33.db"), &db).unwrap();
+    (env, db)
+}
+
+fn spent(env: &TestEnv, db: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["budget", "spent", "--source", db.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    env.run(&args)
+}
+
+fn json(env: &TestEnv, db: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--json"];
+    args.extend_from_slice(extra);
+    let out = spent(env, db, &args);
+    assert!(
+        matches!(out.status.code(), Some(0 | 6)),
+        "{}",
+        env.render(&out)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn row<'a>(doc: &'a Value, key: &str) -> &'a Value {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == key)
+        .unwrap_or_else(|| panic!("no row {key} in {doc:#}"))
+}
+
+fn close(a: &Value, b: f64) -> bool {
+    (a.as_f64().unwrap() - b).abs() < 1e-9
+}
+
+/// The files of a folder with their bytes, to prove a read left them alone.
+fn snapshot_dir(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p.file_name().unwrap().to_string_lossy().to_string(), bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn frames_own_their_sessions_and_spans_and_roll_up_subagents() {
+    let (env, db) = fixture();
+    let out = spent(&env, &db, &[]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+           COST  TOKENS  FRAME (with everything below it)
+      $0.2486+?  104.7k  → Done. The change is in place and the tes… (ses_dec359d7…)
+        $0.1444   55.1k    ✓ Refund work (fr_80gej0r7p67h)
+        $0.0870   36.0k      ✓ Audit refunds (@general subagent) (ses_dec35872…)
+        $0.0392   20.1k        ✓ Check signatures (fr_ppzmefzfhmbv)
+        unknown    7.9k    ✓ Audit invoices (@cheap subagent) (ses_dec35730…)
+        $0.0231    7.7k  (in no frame)
+
+    total: $0.2717+? · 112371 tokens · 12 calls
+      input 96255, output 76, reasoning 40, cache read 16000, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    ");
+
+    let doc = json(&env, &db, &[]);
+    // Check signatures: the two calls of subagent A made between its push and its pop.
+    let check = row(&doc, CHECK_SIGNATURES);
+    assert!(
+        close(&check["own"]["cost"], 0.01515 + 0.024021),
+        "{check:#}"
+    );
+    assert_eq!(check["own"]["calls"], 2);
+    assert_eq!(check["own"]["tokens"]["reasoning"], 20);
+    assert_eq!(check["own"]["tokens"]["cache_read"], 8000);
+    assert_eq!(check["link"], SUB_A);
+    // Subagent A's frame: its other two calls, and Check signatures below.
+    let sub_a = row(&doc, SUB_A);
+    assert!(close(&sub_a["own"]["cost"], 0.02346 + 0.024321));
+    assert!(close(&sub_a["total"]["cost"], 0.086952));
+    // Refund work: the root session's two calls inside its span, and subagent A.
+    let refund = row(&doc, REFUND_WORK);
+    assert!(close(&refund["own"]["cost"], 0.028581 + 0.02889));
+    assert!(close(&refund["total"]["cost"], 0.144423));
+    // Subagent B ran on a model without a price: unknown, never $0.
+    let sub_b = row(&doc, SUB_B);
+    assert_eq!(sub_b["total"]["cost"], Value::Null);
+    assert_eq!(sub_b["total"]["unpriced_calls"], 1);
+    assert_eq!(sub_b["total"]["tokens"]["total"], 7858);
+    // The root: everything of the run; the other project's session is in no frame.
+    let root = row(&doc, ROOT);
+    assert!(close(&root["total"]["cost"], 0.161691 + 0.086952));
+    assert_eq!(root["total"]["unpriced_calls"], 1);
+    assert!(close(&doc["unattributed"]["cost"], 0.023064));
+    assert!(close(&doc["total"]["cost"], 0.161691 + 0.086952 + 0.023064));
+    assert_eq!(doc["total"]["tokens"]["total"], 112_371);
+    assert_eq!(doc["problems"], serde_json::json!([]));
+}
+
+#[test]
+fn a_database_is_read_without_a_byte_or_a_file_written_beside_it() {
+    let (env, db) = fixture();
+    let before = snapshot_dir(db.parent().unwrap());
+    spent(&env, &db, &[]);
+    spent(&env, &db, &["--by", "session"]);
+    assert_eq!(snapshot_dir(db.parent().unwrap()), before);
+}
+
+#[test]
+fn the_default_source_is_opencodes_data_directory() {
+    let (env, db) = fixture();
+    let out = env
+        .ctx()
+        .env("XDG_DATA_HOME", db.parent().unwrap().parent().unwrap())
+        .args(["budget", "spent", "--json", "--by", "session"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 4);
+    // $OPENCODE_DB, relative to the data directory, wins.
+    let out = env
+        .ctx()
+        .env("XDG_DATA_HOME", db.parent().unwrap().parent().unwrap())
+        .env("OPENCODE_DB", "elsewhere.db")
+        .args(["budget", "spent"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("elsewhere.db"),
+        "{}",
+        env.render(&out)
+    );
+}
+
+#[test]
+fn sessions_models_and_days() {
+    let (env, db) = fixture();
+    let out = spent(&env, &db, &["--by", "session"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+           COST  TOKENS  SESSION (with its subagents)
+      $0.2486+?  104.7k  Done. The change is in place and the tests… (ses_dec359d7…)
+        $0.0870   36.0k    Audit refunds (@general subagent) (ses_dec35872…)
+        unknown    7.9k    Audit invoices (@cheap subagent) (ses_dec35730…)
+        $0.0231    7.7k  Hello. (ses_dec354f5…)
+
+    total: $0.2717+? · 112371 tokens · 12 calls
+      input 96255, output 76, reasoning 40, cache read 16000, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    ");
+    let doc = json(&env, &db, &["--by", "session"]);
+    let root = row(&doc, ROOT);
+    assert!(close(&root["own"]["cost"], 0.161691));
+    assert_eq!(root["link"], ROOT);
+    assert_eq!(row(&doc, OTHER)["link"], Value::Null);
+    assert_eq!(row(&doc, SUB_A)["parent"], ROOT);
+
+    let doc = json(&env, &db, &["--by", "model"]);
+    let keys: Vec<&str> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["mock/mock-1", "free/free-1"]);
+    let doc = json(&env, &db, &["--by", "day"]);
+    assert_eq!(doc["rows"][0]["key"], "2026-11-25");
+}
+
+#[test]
+fn frame_session_and_time_selections() {
+    let (env, db) = fixture();
+    let doc = json(&env, &db, &["--frame", REFUND_WORK]);
+    let keys: Vec<&str> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, [REFUND_WORK, SUB_A, CHECK_SIGNATURES]);
+    assert!(close(&doc["total"]["cost"], 0.144423));
+    assert_eq!(doc["unattributed"]["calls"], 0);
+
+    let doc = json(&env, &db, &["--by", "session", "--session", &SUB_A[..10]]);
+    assert_eq!(doc["session"], SUB_A);
+    assert!(close(&doc["total"]["cost"], 0.086952));
+
+    // Calls from 1795628366614 (Check signatures' push) to its pop at 1795628368075.
+    let doc = json(
+        &env,
+        &db,
+        &[
+            "--since",
+            "2026-11-25T17:39:26.614Z",
+            "--until",
+            "2026-11-25T17:39:28.075Z",
+        ],
+    );
+    assert_eq!(doc["total"]["calls"], 2, "{doc:#}");
+    assert!(close(&doc["total"]["cost"], 0.039171));
+    let out = spent(&env, &db, &["--since", "last tuesday"]);
+    assert_snapshot!(env.render(&out), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: --since "last tuesday": expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS]Z, or a span such as 12h or 7d
+    "#);
+}
+
+#[test]
+fn max_cost_is_an_exit_code_for_ci() {
+    let (env, db) = fixture();
+    let doc = json(&env, &db, &["--max-cost", "0.25"]);
+    assert_eq!(
+        doc["max_cost"],
+        serde_json::json!({"limit": 0.25, "exceeded": true})
+    );
+    assert_eq!(
+        spent(&env, &db, &["--max-cost", "0.25"]).status.code(),
+        Some(6)
+    );
+    assert_eq!(
+        spent(&env, &db, &["--max-cost", "$0.30"]).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        spent(
+            &env,
+            &db,
+            &["--frame", CHECK_SIGNATURES, "--max-cost", "0.04"]
+        )
+        .status
+        .code(),
+        Some(0)
+    );
+    assert_eq!(
+        spent(&env, &db, &["--max-cost", "-1"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_call_recorded_at_zero_is_priced_from_the_models_dev_cache_and_marked() {
+    let (env, db) = fixture();
+    env.write(
+        "../home/.cache/opencode/models.json",
+        r#"{"free": {"models": {"free-1": {"limit": {"context": 1000, "output": 10},
+            "cost": {"input": 1, "output": 2}}}}}"#,
+    );
+    let doc = json(&env, &db, &[]);
+    let sub_b = row(&doc, SUB_B);
+    // 7856 input at $1 and 2 output at $2 per million.
+    assert!(
+        close(&sub_b["total"]["cost"], (7856.0 + 4.0) / 1e6),
+        "{sub_b:#}"
+    );
+    assert!(close(
+        &sub_b["total"]["cost_estimated"],
+        (7856.0 + 4.0) / 1e6
+    ));
+    assert_eq!(sub_b["total"]["unpriced_calls"], 0);
+    let out = spent(&env, &db, &["--frame", SUB_B]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+           COST  TOKENS  FRAME (with everything below it)
+       ~$0.0079    7.9k  ✓ Audit invoices (@cheap subagent) (ses_dec35730…)
+
+    total: ~$0.0079 · 7858 tokens · 1 calls
+      input 7856, output 2, reasoning 0, cache read 0, cache write 0
+    ~ priced by ctx from OpenCode's models.dev cache (the agent recorded 0)
+    --- stderr
+    ");
+}
+
+#[test]
+fn a_span_recorded_on_the_frame_wins_over_times() {
+    let (env, db) = fixture();
+    // Check signatures' span: after the message holding the push call (msg_213ca79760…) up to
+    // and including the one holding the bash call, not the pop: one call instead of two.
+    let state = env.read(".opencode/flame/state.json");
+    let mut state: Value = serde_json::from_str(&state).unwrap();
+    state["frames"][CHECK_SIGNATURES]["opencodeSpan"] = serde_json::json!({
+        "sessionID": SUB_A,
+        "open": {"messageID": "msg_213ca79760013H33Lk0EgMB26A", "callID": "c1"},
+        "close": {"messageID": "msg_213ca7b5e001ImKkk5z6jKDVdB", "callID": "c2"},
+    });
+    env.write(".opencode/flame/state.json", state.to_string());
+    let doc = json(&env, &db, &[]);
+    let check = row(&doc, CHECK_SIGNATURES);
+    assert_eq!(check["own"]["calls"], 1);
+    assert!(close(&check["own"]["cost"], 0.01515));
+    // The rest stays with the subagent's frame: the roll-up is unchanged.
+    assert!(close(&row(&doc, SUB_A)["total"]["cost"], 0.086952));
+    // A running frame's span has no close yet: it runs to the session's last call.
+    state["frames"][CHECK_SIGNATURES]["opencodeSpan"]
+        .as_object_mut()
+        .unwrap()
+        .remove("close");
+    env.write(".opencode/flame/state.json", state.to_string());
+    let doc = json(&env, &db, &[]);
+    assert_eq!(row(&doc, CHECK_SIGNATURES)["own"]["calls"], 3);
+}
+
+#[test]
+fn a_subagent_without_a_frame_rolls_into_the_frame_that_ran_it() {
+    let (env, db) = fixture();
+    let state = env.read(".opencode/flame/state.json");
+    let mut state: Value = serde_json::from_str(&state).unwrap();
+    // As with `opencode.subagent_frames = "none"`: no frame for subagent A (nor its push).
+    let frames = state["frames"].as_object_mut().unwrap();
+    frames.remove(SUB_A);
+    frames.remove(CHECK_SIGNATURES);
+    env.write(".opencode/flame/state.json", state.to_string());
+    let doc = json(&env, &db, &[]);
+    // Subagent A was created while Refund work ran in the root session.
+    let refund = row(&doc, REFUND_WORK);
+    assert!(close(&refund["own"]["cost"], 0.144423), "{refund:#}");
+}
+
+/// Runs SQL on a copy of the fixture (the test's own file, never the fixture).
+fn edit(db: &Path, sql: &str) {
+    let connection = rusqlite::Connection::open(db).unwrap();
+    connection.execute_batch(sql).unwrap();
+    connection
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
+}
+
+#[test]
+fn bad_records_are_named_and_the_rest_is_reported() {
+    let (env, db) = fixture();
+    edit(
+        &db,
+        &format!(
+            "UPDATE message SET data = '{{not json' WHERE id = 'msg_213ca9623001277IW1sKBKsSTC';
+             UPDATE message SET data = json_set(data, '$.cost', -1) WHERE id = 'msg_213ca8f00001I6uTuodDcDVOmi';
+             UPDATE message SET data = json_set(data, '$.cost', json('null')) WHERE id = 'msg_213ca8bf00018umagvWvyDtTKn';
+             UPDATE session SET parent_id = 'ses_gone' WHERE id = '{OTHER}';
+             UPDATE session SET parent_id = '{SUB_B}' WHERE id = '{ROOT}';"
+        ),
+    );
+    let out = spent(&env, &db, &["--by", "session"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+           COST  TOKENS  SESSION (with its subagents)
+      $0.1596+?   94.7k  Audit invoices (@cheap subagent) (ses_dec35730…)
+      $0.1596+?   86.8k    Done. The change is in place and the tes… (ses_dec359d7…)
+        $0.0870   36.0k      Audit refunds (@general subagent) (ses_dec35872…)
+        $0.0231    7.7k  Hello. (ses_dec354f5…)
+
+    total: $0.1826+? · 102376 tokens · 11 calls
+      input 86261, output 75, reasoning 40, cache read 16000, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    warning: message msg_213ca8f00001I6uTuodDcDVOmi: cost -1 is not a price; counted as not recorded
+    warning: message msg_213ca9623001277IW1sKBKsSTC: its data is not a message's JSON (key must be a string at line 1 column 2); skipped
+    warning: session ses_dec354f5cffeWC01zpKgsKZxg1: its parent session ses_gone is not in the records; counted as a root
+    warning: session ses_dec357306ffeyv2P8AzV5dwMkQ: its parent sessions loop back to it; counted as a root
+    ");
+}
+
+#[test]
+fn a_database_from_a_newer_opencode_with_more_columns_and_tables_is_read() {
+    let (env, db) = fixture();
+    edit(
+        &db,
+        "ALTER TABLE message ADD COLUMN seq integer;
+         ALTER TABLE session ADD COLUMN workspace_v3 text;
+         CREATE TABLE session_v3 (id text PRIMARY KEY, body blob);",
+    );
+    let doc = json(&env, &db, &[]);
+    assert!(close(&doc["total"]["cost"], 0.271707));
+    // A table it needs that is gone is an error naming the file.
+    edit(&db, "DROP TABLE message;");
+    let out = spent(&env, &db, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = env
+        .filter(&String::from_utf8_lossy(&out.stderr))
+        .replace(env.home.to_str().unwrap(), "[HOME]");
+    assert!(err.starts_with("error: [HOME]/data/opencode/opencode.db: not an OpenCode database: it has no table \"message\""), "{err}");
+}
+
+#[test]
+fn files_that_are_not_records_are_refused() {
+    let (env, _) = fixture();
+    env.write("notes.txt", "hello");
+    let out = env.run(&["budget", "spent", "--source", "notes.txt"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: notes.txt: neither an OpenCode database nor an export: expected value at line 1 column 1
+    ");
+    env.write(
+        "broken.db",
+        b"SQLite format 3\0and then nothing useful at all".repeat(40),
+    );
+    let out = env.run(&["budget", "spent", "--source", "broken.db"]);
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: broken.db: "));
+    let out = env.run(&["budget", "spent", "--source", "missing.db"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// A writer holding the database open in WAL mode with pages not yet checkpointed, as a running
+/// OpenCode does: ctx sees them, writes nothing, and the writer goes on writing.
+#[test]
+fn a_running_opencode_is_read_through_its_wal_and_never_blocked() {
+    let (env, db) = fixture();
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+             UPDATE message SET data = json_set(data, '$.cost', 1.0) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';",
+        )
+        .unwrap();
+    let dir = db.parent().unwrap();
+    assert!(dir.join("opencode.db-wal").exists() && dir.join("opencode.db-shm").exists());
+    let main_file = std::fs::read(&db).unwrap();
+    let doc = json(&env, &db, &["--by", "session"]);
+    assert!(close(&row(&doc, OTHER)["own"]["cost"], 1.0), "{doc:#}");
+    assert_eq!(std::fs::read(&db).unwrap(), main_file);
+    // A read transaction held open by ctx's kind of reader never stops a write.
+    writer
+        .execute_batch("UPDATE session SET title = 'still writing' WHERE id = 'ses_dec354f5cffeWC01zpKgsKZxg1';")
+        .unwrap();
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+}
+
+/// A `-wal` left without its `-shm` (OpenCode killed), with a torn frame at its end: read from a
+/// temporary copy, the committed part counted, nothing written beside the original.
+#[test]
+fn a_half_written_wal_without_its_index_is_read_from_a_copy() {
+    let (env, db) = fixture();
+    let dir = db.parent().unwrap();
+    {
+        let writer = rusqlite::Connection::open(&db).unwrap();
+        writer
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+                 UPDATE message SET data = json_set(data, '$.cost', 2.0) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';",
+            )
+            .unwrap();
+        // Keep the WAL as a crash would: copy it before the connection checkpoints on close.
+        std::fs::copy(dir.join("opencode.db-wal"), dir.join("saved-wal")).unwrap();
+        std::fs::copy(&db, dir.join("saved-db")).unwrap();
+    }
+    std::fs::rename(dir.join("saved-db"), &db).unwrap();
+    let mut wal = std::fs::read(dir.join("saved-wal")).unwrap();
+    wal.extend_from_slice(&[0xAB; 3000]);
+    std::fs::write(dir.join("opencode.db-wal"), &wal).unwrap();
+    std::fs::remove_file(dir.join("saved-wal")).unwrap();
+    let _ = std::fs::remove_file(dir.join("opencode.db-shm"));
+    let before = snapshot_dir(dir);
+    let doc = json(&env, &db, &["--by", "session"]);
+    assert!(close(&row(&doc, OTHER)["own"]["cost"], 2.0), "{doc:#}");
+    assert_eq!(snapshot_dir(dir), before);
+}
+
+/// A database in rollback-journal mode whose writer holds its lock: ctx waits 2 s, then says so.
+#[test]
+fn a_locked_database_is_an_error_that_says_so() {
+    let (env, db) = fixture();
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA journal_mode = DELETE; BEGIN EXCLUSIVE; UPDATE session SET title = 'x';",
+        )
+        .unwrap();
+    let out = spent(&env, &db, &[]);
+    let text = env
+        .render(&out)
+        .replace(env.home.to_str().unwrap(), "[HOME]");
+    assert_snapshot!(text, @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [HOME]/data/opencode/opencode.db: database is locked
+    hint: a running OpenCode holds a lock on it; try again in a moment (ctx never waits longer than 2 s, and never writes)
+    ");
+    writer.execute_batch("ROLLBACK;").unwrap();
+}
+
+/// ccusage 20.0.24 (npm), installed by `.ci/run` into `$CCUSAGE_DIR` (else
+/// `~/.cache/ctx-ccusage`); without it the comparison says SKIPPED, unless
+/// `CTX_REQUIRE_CCUSAGE` is set (CI), where it must run.
+fn ccusage() -> Option<PathBuf> {
+    let dir = std::env::var_os("CCUSAGE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ctx-ccusage"))
+        })?;
+    let bin = dir.join("node_modules/.bin/ccusage");
+    let version = dir.join("node_modules/ccusage/package.json");
+    let found =
+        std::fs::read_to_string(version).is_ok_and(|p| p.contains("\"version\": \"20.0.24\""));
+    if bin.exists() && found {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var_os("CTX_REQUIRE_CCUSAGE").is_none(),
+        "CTX_REQUIRE_CCUSAGE is set but there is no ccusage 20.0.24 in {}",
+        dir.display()
+    );
+    eprintln!(
+        "SKIPPED: no ccusage 20.0.24 in {} to compare with",
+        dir.display()
+    );
+    None
+}
+
+/// Per session, every token figure of ctx's own figures equals ccusage's and the cost is within
+/// 1e-9; a frame's total is the sum of ccusage's rows for its sessions.
+#[test]
+fn sessions_match_ccusage() {
+    let Some(ccusage) = ccusage() else { return };
+    let (env, db) = fixture();
+    // ccusage opens the database for writing (it leaves -wal and -shm beside it): a copy.
+    let theirs = env.temp().join("ccusage-data");
+    std::fs::create_dir_all(theirs.join("opencode")).unwrap();
+    std::fs::copy(&db, theirs.join("opencode/opencode.db")).unwrap();
+    let out = std::process::Command::new(&ccusage)
+        .args(["opencode", "session", "--json", "--offline"])
+        .env("XDG_DATA_HOME", &theirs)
+        .env("HOME", &env.home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let peer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = json(&env, &db, &["--by", "session"]);
+    let peer_rows = peer["sessions"].as_array().unwrap();
+    assert_eq!(peer_rows.len(), doc["rows"].as_array().unwrap().len());
+    for theirs in peer_rows {
+        let ours = &row(&doc, theirs["sessionId"].as_str().unwrap())["own"];
+        let t = &ours["tokens"];
+        let pairs = [
+            ("inputTokens", &t["input"]),
+            ("outputTokens", &t["output"]),
+            ("cacheReadTokens", &t["cache_read"]),
+            ("cacheCreationTokens", &t["cache_write"]),
+            ("totalTokens", &t["total"]),
+        ];
+        for (key, value) in pairs {
+            assert_eq!(&theirs[key], value, "{key} of {}", theirs["sessionId"]);
+        }
+        let cost = ours["cost"].as_f64().unwrap_or(0.0);
+        assert!(
+            (theirs["totalCost"].as_f64().unwrap() - cost).abs() < 1e-9,
+            "{theirs:#} {ours:#}"
+        );
+    }
+    // The root frame's total is the sum of ccusage's rows for the run's three sessions.
+    let frames = json(&env, &db, &[]);
+    let sum: f64 = peer_rows
+        .iter()
+        .filter(|r| [ROOT, SUB_A, SUB_B].contains(&r["sessionId"].as_str().unwrap()))
+        .map(|r| r["totalCost"].as_f64().unwrap())
+        .sum();
+    assert!(close(&row(&frames, ROOT)["total"]["cost"], sum));
+    let tokens: u64 = peer_rows
+        .iter()
+        .filter(|r| [ROOT, SUB_A, SUB_B].contains(&r["sessionId"].as_str().unwrap()))
+        .map(|r| r["totalTokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(row(&frames, ROOT)["total"]["tokens"]["total"], tokens);
+}
