@@ -49,17 +49,6 @@ fn split(ms: i64) -> Parts {
     }
 }
 
-/// The day count since 1970-01-01 of a civil date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = year - i64::from(month <= 2);
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let month = i64::from(month);
-    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// Epoch milliseconds of a UTC time stamp as JavaScript's `toISOString` writes it
 /// (`2026-11-25T17:37:47.443Z`; the fraction may be absent or of any length).
 pub fn parse_rfc3339_utc(text: &str) -> Option<i64> {

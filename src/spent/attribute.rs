@@ -2,7 +2,8 @@
 //!
 //! The rule (README, "What each frame cost"):
 //! 1. A frame's session is the `sessionID` of its `opencodeSpan`, else its own id when that is a
-//!    session id (`ses_…`: the frame of an OpenCode session, subagents included), else its
+//!    session id (`ses_…`: the frame of an OpenCode session, subagents included; `cc_…` and
+//!    `cca_…`: a Claude Code session's and subagent's), else its
 //!    parent's session. A frame with no session (one people pushed by hand) owns no calls of its
 //!    own; it rolls up what is below it.
 //! 2. Within a session, a frame pushed there owns the calls of its span: with an `opencodeSpan`,
@@ -262,9 +263,12 @@ fn span_of<'a>(frame: &crate::frame::state::Frame<'a>) -> Option<&'a crate::json
         .and_then(|(_, value)| value.as_object())
 }
 
-/// Whether `id` has the shape of an OpenCode session id.
+/// Whether `id` has the shape of a session's frame id: an OpenCode session id, or a Claude Code
+/// session's or subagent's frame id (`cc_…`, `cca_…`).
 pub fn is_session_id(id: &str) -> bool {
     id.starts_with("ses_")
+        || id.starts_with(crate::claude::ids::SESSION_PREFIX)
+        || id.starts_with(crate::claude::ids::AGENT_PREFIX)
 }
 
 /// Each frame's own figures (the calls it owns, among those `included`) and its total with

@@ -458,3 +458,229 @@ fn a_broken_state_file_is_left_alone_and_logged_beside_it() {
         "{lines:?}"
     );
 }
+
+// ---- cost from transcripts ----------------------------------------------------------------------
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/claude");
+
+/// A project holding the frames of tests/fixtures/claude (made by make.sh there) and a copy of
+/// its transcripts as Claude Code's folder (`HOME/.claude/projects/`).
+fn cost_fixture() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/flame/state.json",
+        std::fs::read(format!("{FIXTURE}/project/.opencode/flame/state.json")).unwrap(),
+    );
+    copy_dir(
+        std::path::Path::new(&format!("{FIXTURE}/projects")),
+        &env.home.join(".claude/projects"),
+    );
+    env
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn spent_json(env: &TestEnv, extra: &[&str]) -> Value {
+    let source = env.home.join(".claude/projects");
+    let mut args = vec![
+        "--json",
+        "budget",
+        "spent",
+        "--source",
+        source.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&env.ok(&args)).unwrap()
+}
+
+fn spent_row<'a>(doc: &'a Value, key: &str) -> &'a Value {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == key)
+        .unwrap_or_else(|| panic!("no row {key}: {doc:#}"))
+}
+
+#[test]
+fn transcripts_count_each_response_once_and_roll_subagents_into_their_frames() {
+    let env = cost_fixture();
+    let doc = spent_json(&env, &["--by", "session"]);
+    let sessions: Vec<(&str, Option<&str>)> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap(), r["parent"].as_str()))
+        .collect();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    let (main, agent) = (sessions[0].0, sessions[1].0);
+    assert!(main.starts_with("cc_") && agent.starts_with("cca_"));
+    assert_eq!(
+        sessions[1].1,
+        Some(main),
+        "the subagent is under its session"
+    );
+    // make.sh's script: four main responses and one subagent response.
+    let tokens = &spent_row(&doc, main)["total"]["tokens"];
+    assert_eq!(tokens["input"], 1200 + 1400 + 500 + 1600 + 1700);
+    assert_eq!(tokens["output"], 40 + 30 + 12 + 25 + 8);
+    assert_eq!(tokens["cache_read"], 300 + 1500 + 100 + 1800 + 2000);
+    assert_eq!(tokens["cache_write"], 50 + 20);
+    assert_eq!(spent_row(&doc, main)["total"]["calls"], 5);
+    assert_eq!(spent_row(&doc, agent)["own"]["calls"], 1);
+    // By frame: the frame the model pushed holds the subagent's frame and its cost.
+    let frames = spent_json(&env, &[]);
+    let pushed = frames["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["label"] == "Refund work")
+        .unwrap();
+    let subagent = spent_row(&frames, agent);
+    assert_eq!(subagent["parent"], pushed["key"]);
+    assert_eq!(subagent["total"]["tokens"]["total"], 500 + 12 + 100 + 20);
+    assert_eq!(
+        pushed["total"]["tokens"]["total"],
+        (1400 + 30 + 1500) + (1600 + 25 + 1800) + (500 + 12 + 100 + 20)
+    );
+    // Without --source: the project's transcripts, found by its path, when they are there.
+    let dir_name: String = env
+        .root
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let projects = env.home.join(".claude/projects");
+    let recorded = std::fs::read_dir(&projects)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::rename(recorded, projects.join(dir_name)).unwrap();
+    let default: Value =
+        serde_json::from_str(&env.ok(&["--json", "budget", "spent", "--by", "session"])).unwrap();
+    assert_eq!(default["sources"][0]["kind"], "claude-transcripts");
+    assert_eq!(default["total"], doc["total"]);
+}
+
+#[test]
+fn transcripts_are_priced_from_the_models_cache_and_bad_lines_are_reported() {
+    let env = cost_fixture();
+    env.write(
+        "../home/.cache/opencode/models.json",
+        json!({ "anthropic": { "models": { "claude-opus-5-5": { "cost": {
+            "input": 5, "output": 25, "cache_read": 0.5, "cache_write": 6.25 } } } } })
+        .to_string(),
+    );
+    let doc = spent_json(&env, &[]);
+    let expected = (6400.0 * 5.0 + 115.0 * 25.0 + 5700.0 * 0.5 + 70.0 * 6.25) / 1e6;
+    let cost = doc["total"]["cost"].as_f64().unwrap();
+    assert!((cost - expected).abs() < 1e-12, "{cost} {expected}");
+    // A line cut short is skipped and said so; the other lines still count.
+    let agent = walk_files(&env.home.join(".claude/projects"))
+        .into_iter()
+        .find(|p| {
+            p.to_string_lossy().contains("agent-") && p.extension().is_some_and(|e| e == "jsonl")
+        })
+        .unwrap();
+    let mut text = std::fs::read_to_string(&agent).unwrap();
+    text.push_str("{\"type\":\"assistant\",\"mess\n");
+    std::fs::write(&agent, text).unwrap();
+    let source = env.home.join(".claude/projects");
+    let out = env.run(&["budget", "spent", "--source", source.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 line(s) are not JSON; skipped"),
+        "{stderr}"
+    );
+    assert_eq!(spent_json(&env, &[])["total"]["calls"], 5);
+}
+
+fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk_files(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// ccusage 20.0.24 (npm; `.ci/run` installs it into `$CCUSAGE_DIR`, else
+/// `~/.cache/ctx-ccusage`); without it the comparison says SKIPPED, unless `CTX_REQUIRE_CCUSAGE`
+/// is set (CI).
+fn ccusage() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("CCUSAGE_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/ctx-ccusage"))
+        })?;
+    let bin = dir.join("node_modules/.bin/ccusage");
+    let found = std::fs::read_to_string(dir.join("node_modules/ccusage/package.json"))
+        .is_ok_and(|p| p.contains("\"version\": \"20.0.24\""));
+    if bin.exists() && found {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var_os("CTX_REQUIRE_CCUSAGE").is_none(),
+        "CTX_REQUIRE_CCUSAGE is set but there is no ccusage 20.0.24 in {}",
+        dir.display()
+    );
+    eprintln!(
+        "SKIPPED: no ccusage 20.0.24 in {} to compare with",
+        dir.display()
+    );
+    None
+}
+
+/// Per session (subagents included, as ccusage counts them), every token figure equals
+/// `ccusage session --json`'s on the same transcripts.
+#[test]
+fn sessions_match_ccusage_on_claude_transcripts() {
+    let Some(ccusage) = ccusage() else { return };
+    let env = cost_fixture();
+    let out = std::process::Command::new(&ccusage)
+        .args(["session", "--json", "--offline"])
+        .env("CLAUDE_CONFIG_DIR", env.home.join(".claude"))
+        .env("HOME", &env.home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let peer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = spent_json(&env, &["--by", "session"]);
+    let peer_rows = peer["session"].as_array().unwrap();
+    assert_eq!(peer_rows.len(), 1, "{peer:#}");
+    for theirs in peer_rows {
+        let key = format!("cc_{}", theirs["period"].as_str().unwrap());
+        let t = &spent_row(&doc, &key)["total"]["tokens"];
+        let output = t["output"].as_u64().unwrap() + t["reasoning"].as_u64().unwrap();
+        assert_eq!(theirs["inputTokens"], t["input"], "{theirs:#}");
+        assert_eq!(theirs["outputTokens"], output, "{theirs:#}");
+        assert_eq!(theirs["cacheReadTokens"], t["cache_read"], "{theirs:#}");
+        assert_eq!(
+            theirs["cacheCreationTokens"], t["cache_write"],
+            "{theirs:#}"
+        );
+        assert_eq!(theirs["totalTokens"], t["total"], "{theirs:#}");
+    }
+}
