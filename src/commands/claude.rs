@@ -17,7 +17,7 @@ use crate::compact::frame_context;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::log;
 use crate::frame::ops::{self, Correction, Place};
-use crate::frame::state::{State, Status};
+use crate::frame::state::{SCHEMA_VERSION, State, Status};
 use crate::frame::store::{self, Store};
 use crate::install::{self, Action};
 use crate::json::{Json, Object};
@@ -455,8 +455,21 @@ impl<'a> Hook<'a> {
     /// recorded; `None` when `always` is false and the same text was added last time.
     fn context_for_session(&mut self, event: &str, always: bool) -> Result<Option<String>> {
         let settings = self.settings()?;
-        let goal = self.session_goal();
         let session = self.session.clone();
+        // The common case, a prompt whose context was added before and has not changed, only
+        // reads: no lock, no write.
+        let state = self.store.load()?;
+        if state.frame(&session).is_some() && state.version() <= SCHEMA_VERSION {
+            let current =
+                ops::session_current(&state, &session)?.unwrap_or_else(|| session.clone());
+            let xml = frame_context::render(&state, &current, &settings)?.xml;
+            let recorded = record_of(&state, &session)?;
+            if recorded.get("contextHash").and_then(Json::as_str) == Some(&context_hash(&xml)) {
+                return Ok(always.then(|| additional_context(event, &xml)));
+            }
+        }
+        drop(state);
+        let goal = self.session_goal();
         let now = self.ctx.now;
         let (context, _) = self.store.update(now, |state| {
             let mut changed = false;

@@ -253,6 +253,33 @@ need('Refund audit: 3 issues found' in requests[-1]['all'], 'and its result reac
     || fail "the broken state is logged: $(cat "$project/.opencode/flame/claude-hooks.log" 2>&1)"
 }
 
+scenario_commands() {
+  echo "scenario commands: /push and /pop, written by the install, drive ctx through Bash"
+  local project requests session
+  project=$(new_project commands)
+  cat >"$work/commands1.json" <<'EOF'
+[
+ {"when": "ctx frame push -- '<the goal>'", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
+ {"reply": "Pushed."}
+]
+EOF
+  requests=$(SANDBOX=commands run commands1 "$project" "$work/commands1.json" -- -p "/push Refund work")
+  check "$requests" "/push" "
+need('The goal: Refund work' in requests[0]['all'], 'the command file reaches the model with its argument')
+"
+  session=$(session_of commands1)
+  cat >"$work/commands2.json" <<'EOF'
+[
+ {"when": "ctx frame pop --summary", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'Refunds done'", "description": "pop"}}]},
+ {"reply": "Popped."}
+]
+EOF
+  SANDBOX=commands run commands2 "$project" "$work/commands2.json" -- -p "/pop Refunds done" --resume "$session" >/dev/null
+  local child
+  child=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children']]")
+  [[ $child == "[('Refund work', 'completed', 'Refunds done')]" ]] || fail "/push then /pop: $child"
+}
+
 scenario_settings() {
   echo "scenario settings: the user's own hooks and settings survive install and remove"
   local project=$work/settings
@@ -291,7 +318,7 @@ need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
   [[ ! -e $project/.claude/commands/push.md ]] || fail "remove takes the slash commands out"
 }
 
-all=(subagent parallel background resume compaction without_ctx settings)
+all=(subagent parallel background resume compaction commands without_ctx settings)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
