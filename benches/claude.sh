@@ -47,9 +47,11 @@ hyperfine --warmup 20 --runs 300 \
   -n "PreCompact" "$ctx claude hook PreCompact <$compact" \
   --export-json "$work/steady.json" >/dev/null
 cp .opencode/flame/state.json "$work/after.json"
-# A session's first prompt: its frame is pushed, its context printed and recorded (a write).
+# A session's first prompt: its frame is pushed, its context printed and recorded (a write of
+# state.json, as `ctx frame push` makes, measured beside it).
 hyperfine --warmup 20 --runs 300 --prepare "cp $work/before.json .opencode/flame/state.json" \
   -n "UserPromptSubmit, first prompt (frame made)" "$ctx claude hook UserPromptSubmit <$prompt" \
+  -n "ctx frame push (the same write, for comparison)" "$ctx frame push -q -- 'A frame' >/dev/null" \
   --export-json "$work/first.json" >/dev/null
 python3 - "$work/steady.json" "$work/first.json" <<'PY'
 import json, sys
