@@ -331,6 +331,25 @@ pub struct InstallDoc {
     pub files: Vec<InstalledFile>,
 }
 
+/// What `ctx claude install --json` prints.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct ClaudeInstallDoc {
+    pub version: Version,
+    /// The settings file ctx's hooks are merged into (or taken out of).
+    pub settings: String,
+    pub dry_run: bool,
+    /// Whether ctx's hooks and commands were taken out (`--remove`).
+    pub remove: bool,
+    /// Whether the settings file changed (with `dry_run`: would change).
+    pub settings_changed: bool,
+    /// The events of the hook entries added, in order.
+    pub added: Vec<String>,
+    /// The events of ctx's earlier hook entries taken out (replaced on an install).
+    pub removed: Vec<String>,
+    /// The slash command files.
+    pub files: Vec<InstalledFile>,
+}
+
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct InstalledFile {
     pub path: String,

@@ -128,8 +128,6 @@ fn install_hooks(
             "fix the file, or move it aside, then install again"
         })
     })?;
-    let base = std::env::current_dir().unwrap_or_default();
-    let shown = |p: &Path| p.strip_prefix(&base).unwrap_or(p).display().to_string();
     let command = match (global, remove) {
         (false, false) => "ctx claude install",
         (true, false) => "ctx claude install --global",
@@ -141,58 +139,32 @@ fn install_hooks(
     } else {
         install::install(&dir, install::CLAUDE_FILES, command, force, dry_run)?
     };
-    let note = if dry_run {
-        " (dry run: nothing written)"
-    } else {
-        ""
-    };
-    match &merged.text {
-        None => {
-            let what = if remove {
-                "no hooks of ctx's"
-            } else {
-                "ctx's hooks are up to date"
-            };
-            ctx.out.line(&format!("{}: {what}", shown(&path)))?;
-        }
-        Some(text) => {
-            if !dry_run {
-                write_settings(&target, text)?;
-            }
-            let (sign, verb, changes) = if remove {
-                ("-", "removed", &merged.removed)
-            } else {
-                ("+", "added", &merged.added)
-            };
-            let replaced = if !remove && !merged.removed.is_empty() {
-                format!(", {} earlier ones replaced", merged.removed.len())
-            } else {
-                String::new()
-            };
-            ctx.out.line(&format!(
-                "{}: {} hooks {verb}{replaced}{note}",
-                shown(&path),
-                changes.len()
-            ))?;
-            for change in changes {
-                ctx.out
-                    .line(&format!("  {sign} {}: ctx claude hook", change.event))?;
-            }
-        }
+    if let Some(text) = merged.text.as_deref().filter(|_| !dry_run) {
+        write_settings(&target, text)?;
     }
-    let mut kept = false;
-    for outcome in &files {
-        let mut line = install::report_line(outcome, &base);
-        kept |= outcome.action == Action::Kept;
-        if dry_run
-            && !matches!(
-                outcome.action,
-                Action::UpToDate | Action::Kept | Action::Absent
-            )
-        {
-            line.push_str(note);
-        }
-        ctx.out.line(&line)?;
+    let kept = files.iter().any(|o| o.action == Action::Kept);
+    if ctx.out.json {
+        let events = |changes: &[settings::Change]| -> Vec<String> {
+            changes.iter().map(|c| c.event.clone()).collect()
+        };
+        ctx.out.json_doc(&install::ClaudeInstallDoc {
+            version: crate::document::Version,
+            settings: path.display().to_string(),
+            dry_run,
+            remove,
+            settings_changed: merged.text.is_some(),
+            added: events(&merged.added),
+            removed: events(&merged.removed),
+            files: files
+                .iter()
+                .map(|o| install::InstalledFile {
+                    path: o.path.display().to_string(),
+                    action: o.action,
+                })
+                .collect(),
+        })?;
+    } else {
+        report_install(ctx, &path, &merged, &files, remove, dry_run)?;
     }
     if kept {
         return Err(Error::failure(
@@ -205,6 +177,68 @@ fn install_hooks(
         }));
     }
     Ok(ExitCode::Success)
+}
+
+/// The lines `ctx claude install` prints: the settings file's change, then one per command file.
+fn report_install(
+    ctx: &mut Context,
+    path: &Path,
+    merged: &settings::Merged,
+    files: &[install::Outcome],
+    remove: bool,
+    dry_run: bool,
+) -> Result<()> {
+    let base = std::env::current_dir().unwrap_or_default();
+    let shown = path
+        .strip_prefix(&base)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let note = if dry_run {
+        " (dry run: nothing written)"
+    } else {
+        ""
+    };
+    if merged.text.is_none() {
+        let what = if remove {
+            "no hooks of ctx's"
+        } else {
+            "ctx's hooks are up to date"
+        };
+        ctx.out.line(&format!("{shown}: {what}"))?;
+    } else {
+        let (sign, verb, changes) = if remove {
+            ("-", "removed", &merged.removed)
+        } else {
+            ("+", "added", &merged.added)
+        };
+        let replaced = if !remove && !merged.removed.is_empty() {
+            format!(", {} earlier ones replaced", merged.removed.len())
+        } else {
+            String::new()
+        };
+        ctx.out.line(&format!(
+            "{shown}: {} hooks {verb}{replaced}{note}",
+            changes.len()
+        ))?;
+        for change in changes {
+            ctx.out
+                .line(&format!("  {sign} {}: ctx claude hook", change.event))?;
+        }
+    }
+    for outcome in files {
+        let mut line = install::report_line(outcome, &base);
+        if dry_run
+            && !matches!(
+                outcome.action,
+                Action::UpToDate | Action::Kept | Action::Absent
+            )
+        {
+            line.push_str(note);
+        }
+        ctx.out.line(&line)?;
+    }
+    Ok(())
 }
 
 fn write_settings(target: &Path, text: &str) -> Result<()> {

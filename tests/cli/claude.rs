@@ -129,6 +129,14 @@ fn dry_run_writes_nothing() {
     );
     assert!(out.contains(".claude/commands/push.md: written (dry run: nothing written)"));
     assert!(!env.path(".claude").exists());
+    // The same as one JSON document (checked against schemas/claude-install.schema.json).
+    let doc: Value =
+        serde_json::from_str(&env.ok(&["--json", "claude", "install", "--dry-run"])).unwrap();
+    assert_eq!(doc["settings_changed"], true);
+    assert_eq!(doc["dry_run"], true);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 8);
+    assert_eq!(doc["files"][0]["action"], "written");
+    assert!(!env.path(".claude").exists());
 }
 
 #[test]
