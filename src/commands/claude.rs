@@ -556,6 +556,10 @@ impl<'a> Hook<'a> {
         entry.insert("toolUseId", Json::str(call));
         entry.insert("description", Json::str(description));
         entry.insert("agentType", Json::str(agent_type));
+        // A subagent starting a subagent: the new frame goes below the caller's.
+        if let Some(caller) = field(self.input, "agent_id") {
+            entry.insert("callerAgentId", Json::str(caller));
+        }
         let session = self.session.clone();
         self.store.update(self.ctx.now, |state| {
             let mut record = record_of(state, &session)?;
@@ -614,8 +618,21 @@ impl<'a> Hook<'a> {
                     .as_ref()
                     .map(|c| c.description.clone())
                     .unwrap_or_else(|| format!("Claude Code subagent ({agent_type})"));
-                let parent =
-                    ops::session_current(state, &session)?.unwrap_or_else(|| session.clone());
+                let caller = call
+                    .as_ref()
+                    .and_then(|c| c.caller.as_deref())
+                    .and_then(ids::agent_frame)
+                    .filter(|f| {
+                        state
+                            .frame(f)
+                            .is_some_and(|f| f.status() == Status::InProgress)
+                    });
+                let parent = match caller {
+                    Some(caller) => ops::session_current(state, &caller)?.unwrap_or(caller),
+                    None => {
+                        ops::session_current(state, &session)?.unwrap_or_else(|| session.clone())
+                    }
+                };
                 ops::push(
                     state,
                     &goal,
@@ -847,6 +864,8 @@ fn record_of(state: &State, session: &str) -> Result<Object> {
 struct AgentCall {
     description: String,
     tool_use_id: Option<String>,
+    /// The subagent that made the call, when a subagent started another.
+    caller: Option<String>,
 }
 
 /// The call that started a subagent: the one its `.meta.json` names (exact, also when several
@@ -883,10 +902,12 @@ fn take_call(record: &mut Object, meta: Option<&Value>, agent_type: &str) -> Opt
             tool_use_id: meta_id
                 .map(str::to_string)
                 .or_else(|| taken.as_ref().and_then(|c| text(c, "toolUseId"))),
+            caller: taken.as_ref().and_then(|c| text(c, "callerAgentId")),
         }),
         (None, Some(call)) => Some(AgentCall {
             description: text(&call, "description")?,
             tool_use_id: text(&call, "toolUseId"),
+            caller: text(&call, "callerAgentId"),
         }),
         (None, None) => None,
     }

@@ -692,3 +692,35 @@ fn sessions_match_ccusage_on_claude_transcripts() {
         assert_eq!(theirs["totalTokens"], t["total"], "{theirs:#}");
     }
 }
+
+#[test]
+fn a_subagent_started_by_a_subagent_is_a_child_of_its_frame() {
+    let env = TestEnv::new();
+    hook(&env, "UserPromptSubmit", &event(json!({ "prompt": "Audit" })));
+    let call = |id: &str, description: &str, caller: Option<&str>| {
+        let mut value = event(json!({
+            "tool_name": "Agent", "tool_use_id": id,
+            "tool_input": { "description": description, "prompt": "p", "subagent_type": "general-purpose" },
+        }));
+        if let Some(caller) = caller {
+            value["agent_id"] = json!(caller);
+        }
+        assert_eq!(hook(&env, "PreToolUse", &value), "");
+    };
+    let start = |agent: &str| {
+        let start = event(json!({ "agent_id": agent, "agent_type": "general-purpose" }));
+        context_of(&hook(&env, "SubagentStart", &start))
+    };
+    call("toolu_1", "Audit refunds", None);
+    start("a1");
+    call("toolu_2", "Check one refund", Some("a1"));
+    let nested = start("a2");
+    assert!(nested.contains("<goal>Check one refund</goal>"), "{nested}");
+    assert_snapshot!(env.ok(&["frame", "tree"]), @r"
+    → Audit (cc_d8b23)
+    └── → Audit refunds (cca_a1)
+        └── → Check one refund (cca_a2)
+
+    3 frames: 3 → in_progress
+    ");
+}
