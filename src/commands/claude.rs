@@ -465,6 +465,10 @@ impl<'a> Hook<'a> {
         if existing.lines().any(|l| format!("{l}\n") == line) {
             return Ok(());
         }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| Error::io(parent, "create the directory", &e))?;
+        }
         let mut file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

@@ -696,7 +696,11 @@ fn sessions_match_ccusage_on_claude_transcripts() {
 #[test]
 fn a_subagent_started_by_a_subagent_is_a_child_of_its_frame() {
     let env = TestEnv::new();
-    hook(&env, "UserPromptSubmit", &event(json!({ "prompt": "Audit" })));
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Audit" })),
+    );
     let call = |id: &str, description: &str, caller: Option<&str>| {
         let mut value = event(json!({
             "tool_name": "Agent", "tool_use_id": id,
