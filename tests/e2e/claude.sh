@@ -239,6 +239,25 @@ need(all('<flame-context' not in r['all'] for r in requests), 'no frame context 
   grep -q "exit 127 of ctx claude hook UserPromptSubmit" "$work/sandbox-without-ctx/home/.claude/ctx-hooks.log" \
     || fail "a missing ctx is logged: $(cat "$work/sandbox-without-ctx/home/.claude/ctx-hooks.log" 2>&1)"
 
+  # Every other scenario's script, run again with ctx absent: each run still ends normally.
+  local name prompt
+  for name in subagent parallel background commands1; do
+    [[ -f $work/$name.json ]] || continue
+    case $name in
+      subagent) prompt="Delegate the audit" ;;
+      parallel) prompt="Start two subagents" ;;
+      background) prompt="Scan in the background" ;;
+      commands1) prompt="/push Refund work" ;;
+    esac
+    project=$(new_project "without-ctx-$name")
+    requests=$(CTX_BIN=$work/no-such-ctx run "without-ctx-$name" "$project" "$work/$name.json" -- -p "$prompt")
+    grep -q '"is_error":false' "$work/without-ctx-$name.out" || fail "$name without ctx: $(cat "$work/without-ctx-$name.out")"
+    check "$requests" "$name without ctx" "
+need(len(requests) >= 2, 'the conversation goes on past the first request')
+need(all('<flame-context' not in r['all'] for r in requests), 'no frame context without ctx')
+"
+  done
+
   project=$(new_project broken-state)
   mkdir -p "$project/.opencode/flame"
   printf '{"version": 1, "frames": ' >"$project/.opencode/flame/state.json"
