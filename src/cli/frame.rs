@@ -205,6 +205,12 @@ pub struct TreeArgs {
     /// in_progress, planned, completed, failed, blocked, invalidated.
     #[arg(long, value_name = "STATUS", value_enum, hide_possible_values = true)]
     pub status: Vec<StatusArg>,
+    /// Show each frame's cost and tokens, with everything below it, before it
+    ///
+    /// From OpenCode's records ($OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode.db), read
+    /// as `ctx budget spent` reads them.
+    #[arg(long)]
+    pub cost: bool,
     /// text, or svg: an interactive flame graph [default: text]
     ///
     /// svg: one self-contained SVG, a box per frame with its parent above it, width by
@@ -213,11 +219,12 @@ pub struct TreeArgs {
     /// $SOURCE_DATE_EPOCH when set (the same picture for the same state, byte for byte).
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = TreeFormat::Text, hide_default_value = true, hide_possible_values = true)]
     pub format: TreeFormat,
-    /// Box width in --format svg: time, frames, tokens [default: time]
+    /// Box width in --format svg: time, frames, tokens, cost [default: time]
     ///
     /// time: from creation to the last update (to now while running), or the children's
     /// total when they ran side by side; frames: the frame and its descendants; tokens: what
-    /// its summary, decisions and log add to the context (o200k), with its descendants'.
+    /// its summary, decisions and log add to the context (o200k), with its descendants'; cost:
+    /// what its model calls cost, with its descendants' (as `ctx budget spent` counts it).
     #[arg(long, value_name = "WEIGHT", value_enum, hide_possible_values = true)]
     pub weight: Option<WeightArg>,
     #[command(flatten)]
@@ -230,6 +237,12 @@ pub struct ShowArgs {
     /// Frame id or unique prefix [default: the current frame]
     #[arg(add = ArgValueCandidates::new(complete::any_frame))]
     pub id: Option<String>,
+    /// Add what the frame's own model calls cost, and with everything below it
+    ///
+    /// From OpenCode's records ($OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode.db), read
+    /// as `ctx budget spent` reads them.
+    #[arg(long)]
+    pub cost: bool,
     #[command(flatten)]
     pub selector: FrameSelector,
 }
@@ -380,6 +393,7 @@ pub enum WeightArg {
     Time,
     Frames,
     Tokens,
+    Cost,
 }
 
 /// A frame status, as `--status` takes it.

@@ -28,7 +28,8 @@ ctx reads and writes plain files in your project: the Flame frame tree in
 process per command, deterministic output, exit codes that mean something.
 
 Exit codes: 0 success; 1 failure (unreadable or malformed input, frame not
-found, refused transition); 2 usage error; 3 and 4 budget verdicts.";
+found, refused transition); 2 usage error; 3 and 4 budget verdicts; 6 a cost
+above budget spent --max-cost.";
 
 #[derive(Debug, Parser)]
 #[command(name = "ctx", version, about = ABOUT, long_about = LONG_ABOUT, max_term_width = 100)]

@@ -295,6 +295,20 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
             .note("no frames yet; start one with: ctx frame push \"<goal>\"");
         return Ok(ExitCode::Success);
     }
+    let costs = match args.cost {
+        true => {
+            let (_, total) = super::spent::frame_costs(ctx, &state)?;
+            Some(move |pos: usize| {
+                let doc = crate::spent::doc::FiguresDoc::from(&total[pos]);
+                format!(
+                    "{:>10} {:>7}  ",
+                    crate::spent::render::cost(&doc),
+                    crate::spent::render::tokens(doc.tokens.total)
+                )
+            })
+        }
+        false => None,
+    };
     let out = &ctx.out;
     let paint = |status: Status, line: &str| match status {
         Status::InProgress => out.paint(Style::Bold, line),
@@ -315,6 +329,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
             depth,
             statuses: &statuses,
             paint: &paint,
+            column: costs.as_ref().map(|c| c as &dyn Fn(usize) -> String),
         },
     );
     ctx.out.write(&text)?;
@@ -329,6 +344,20 @@ fn tree_svg(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCod
         .ok()
         .and_then(|s| s.trim().parse::<i64>().ok())
         .map_or(ctx.now, |s| s.saturating_mul(1000));
+    // --weight cost: a frame's own model calls in micro-dollars (recorded or estimated).
+    let cost = match args.weight {
+        Some(WeightArg::Cost) => {
+            let (own, _) = super::spent::frame_costs(ctx, &state)?;
+            let state = &state;
+            Some(move |frame: &Frame<'_>| -> u64 {
+                state
+                    .position(frame.id)
+                    .and_then(|pos| own.get(pos))
+                    .map_or(0, |f| ((f.recorded + f.estimated) * 1e6).round() as u64)
+            })
+        }
+        _ => None,
+    };
     let counter = Method::Exact(Encoding::O200k);
     // A frame's own context: its summary and decisions, and its log, read only as
     // `logs/frame-<id>.md` of this store (an id that could name another file is not read).
@@ -351,11 +380,15 @@ fn tree_svg(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCod
                 WeightArg::Time => flame::Weight::Time,
                 WeightArg::Frames => flame::Weight::Frames,
                 WeightArg::Tokens => flame::Weight::Tokens,
+                WeightArg::Cost => flame::Weight::Cost,
             },
             now,
             current: current.as_deref(),
         },
-        &tokens,
+        match &cost {
+            Some(cost) => cost,
+            None => &tokens,
+        },
     );
     ctx.out.write(&flamegraph::svg(&graph))?;
     Ok(ExitCode::Success)
@@ -365,8 +398,20 @@ fn show(ctx: &mut Context, store: &Store, args: &ShowArgs) -> Result<ExitCode> {
     let state = ctx.read_state(store)?;
     let id = ops::target(&state, args.id.as_deref(), &selector(&args.selector))?;
     let frame = state.frame(&id).expect("the id was just resolved");
+    let cost = match args.cost {
+        true => {
+            let (own, total) = super::spent::frame_costs(ctx, &state)?;
+            let pos = state.position(&id).expect("the id was just resolved");
+            Some(crate::frame::doc::FrameCostDoc {
+                own: (&own[pos]).into(),
+                total: (&total[pos]).into(),
+            })
+        }
+        false => None,
+    };
     if ctx.out.json {
         ctx.out.json_doc(&ShowDoc {
+            cost,
             version: Version,
             frame: ShownFrame {
                 frame: FrameJson::new(&frame),
@@ -381,6 +426,16 @@ fn show(ctx: &mut Context, store: &Store, args: &ShowArgs) -> Result<ExitCode> {
         })?;
     } else {
         ctx.out.write(&render::show_text(&frame))?;
+        if let Some(cost) = cost {
+            use crate::spent::render::{cost as usd, tokens};
+            ctx.out.write(&format!(
+                "cost: {} own, {} with everything below\ntokens: {} own, {} with everything below\n",
+                usd(&cost.own),
+                usd(&cost.total),
+                tokens(cost.own.tokens.total),
+                tokens(cost.total.tokens.total)
+            ))?;
+        }
     }
     Ok(ExitCode::Success)
 }

@@ -57,6 +57,10 @@ pub fn run(ctx: &mut Context, args: SpentArgs) -> Result<ExitCode> {
         },
     );
     warn_problems(ctx, &doc.problems);
+    if by == By::Frame && state.is_empty() {
+        ctx.out
+            .note("this project has no frames: every call is in no frame; --by session lists the sessions");
+    }
     if ctx.out.json {
         ctx.out.json_doc(&doc)?;
     } else {
@@ -147,4 +151,22 @@ fn warn_problems(ctx: &Context, problems: &[String]) {
             problems.len() - MAX_WARNINGS
         ));
     }
+}
+
+/// Each frame's own and rolled-up figures (by frame position), from OpenCode's records
+/// (`$OPENCODE_DB`, else its data directory): for `frame tree --cost`, `frame show --cost` and
+/// the flame graph's `--weight cost`.
+pub fn frame_costs(
+    ctx: &Context,
+    state: &crate::frame::state::State,
+) -> Result<(
+    Vec<crate::spent::figures::Figures>,
+    Vec<crate::spent::figures::Figures>,
+)> {
+    let records = load_records(ctx, &[])?;
+    warn_problems(ctx, &records.problems);
+    let attribution = crate::spent::attribute::attribute(&records, state);
+    let (own, total, _) =
+        crate::spent::attribute::frame_figures(&records, state, &attribution, &|_| true);
+    Ok((own, total))
 }

@@ -77,6 +77,16 @@ pub struct SessionFrameDoc {
 pub struct ShowDoc {
     pub version: Version,
     pub frame: ShownFrame,
+    /// With `--cost`: the frame's own model calls, and with everything below it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<FrameCostDoc>,
+}
+
+/// `frame show --cost`: figures as `ctx budget spent` gives them.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FrameCostDoc {
+    pub own: crate::spent::doc::FiguresDoc,
+    pub total: crate::spent::doc::FiguresDoc,
 }
 
 /// FRAME plus the frame's unknown keys.

@@ -15,6 +15,9 @@ pub enum Weight {
     Frames,
     /// The tokens its summary, decisions and log add to the context, and its descendants'.
     Tokens,
+    /// What its own model calls cost (micro-dollars, from the agent's records), and its
+    /// descendants'.
+    Cost,
 }
 
 pub struct Options<'a> {
@@ -43,7 +46,8 @@ fn human(status: Status) -> &'static str {
     }
 }
 
-/// The picture of `state`. `tokens` counts a frame's own context (used by [`Weight::Tokens`]).
+/// The picture of `state`. `tokens` weighs a frame on its own (used by [`Weight::Tokens`] and
+/// [`Weight::Cost`]).
 pub fn graph(state: &State, options: &Options<'_>, tokens: &dyn Fn(&Frame<'_>) -> u64) -> Graph {
     let index = TreeIndex::new(state);
     let tops: Vec<usize> = match options.from.and_then(|id| state.position(id)) {
@@ -77,10 +81,10 @@ pub fn graph(state: &State, options: &Options<'_>, tokens: &dyn Fn(&Frame<'_>) -
     if total == 0 && !order.is_empty() && weight != Weight::Frames {
         notes.push(format!(
             "every frame weighs nothing by {}; drawn by frame count instead",
-            if weight == Weight::Time {
-                "time"
-            } else {
-                "tokens"
+            match weight {
+                Weight::Time => "time",
+                Weight::Cost => "cost",
+                _ => "tokens",
             }
         ));
         weight = Weight::Frames;
@@ -138,6 +142,7 @@ pub fn graph(state: &State, options: &Options<'_>, tokens: &dyn Fn(&Frame<'_>) -
                 Weight::Frames => "the frame and its descendants",
                 Weight::Tokens =>
                     "tokens its summary, decisions and log add, with its descendants'",
+                Weight::Cost => "cost of its model calls, with its descendants'",
             }
         ),
         nodes,
@@ -170,7 +175,7 @@ fn build(
             let own = match weight {
                 Weight::Time => span,
                 Weight::Frames => 1,
-                Weight::Tokens => tokens(&frame),
+                Weight::Tokens | Weight::Cost => tokens(&frame),
             };
             let id = frame.id;
             let mut details = format!(
@@ -206,8 +211,16 @@ fn build(
         let children: u64 = nodes[i].children.iter().map(|&c| nodes[c].value).sum();
         nodes[i].value = match weight {
             Weight::Time => nodes[i].value.max(children),
-            Weight::Frames | Weight::Tokens => nodes[i].value.saturating_add(children),
+            Weight::Frames | Weight::Tokens | Weight::Cost => {
+                nodes[i].value.saturating_add(children)
+            }
         };
+        if weight == Weight::Cost {
+            let usd = nodes[i].value as f64 / 1e6;
+            nodes[i]
+                .details
+                .push_str(&format!("\ncost: ${usd:.4} with everything below"));
+        }
     }
     nodes
 }

@@ -124,6 +124,8 @@ pub struct TreeOptions<'a> {
     pub statuses: &'a [Status],
     /// Colours a whole line by status; never changes the characters.
     pub paint: &'a dyn Fn(Status, &str) -> String,
+    /// A column before each frame's line (e.g. its cost), by frame position; all of one width.
+    pub column: Option<&'a dyn Fn(usize) -> String>,
 }
 
 /// The human tree with its legend; empty when there are no frames.
@@ -301,7 +303,9 @@ impl TreePrinter<'_, '_> {
         // The line is `{prefix}{connector}{icon} {goal} ({abbrev}){marker}`; the goal gets the room
         // the other pieces leave (none of them combines with its neighbour, so widths add up).
         let lead = connector.unwrap_or("");
-        let fixed = self.prefix_width
+        let column = self.options.column.map(|column| column(pos));
+        let fixed = column.as_deref().map_or(0, width)
+            + self.prefix_width
             + [lead, icon, abbrev, marker]
                 .iter()
                 .map(|piece| width(piece))
@@ -312,6 +316,7 @@ impl TreePrinter<'_, '_> {
         let goal = goal.as_ref();
         let line = &mut self.line;
         line.clear();
+        line.push_str(column.as_deref().unwrap_or(""));
         for piece in [self.prefix.as_str(), lead, icon, " "] {
             line.push_str(piece);
         }

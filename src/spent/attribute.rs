@@ -2,8 +2,9 @@
 //!
 //! The rule (README, "What each frame cost"):
 //! 1. A frame's session is the `sessionID` of its `opencodeSpan`, else its own id when that is a
-//!    session id (`ses_…`: the frame of an OpenCode session, subagents included; `cc_…` and
-//!    `cca_…`: a Claude Code session's and subagent's), else its
+//!    session id (`ses_…`: the frame of an OpenCode session, subagents included; or the id of
+//!    any session in the records, whatever its source, such as a Claude Code session's `cc_…`
+//!    and subagent's `cca_…`), else its
 //!    parent's session. A frame with no session (one people pushed by hand) owns no calls of its
 //!    own; it rolls up what is below it.
 //! 2. Within a session, a frame pushed there owns the calls of its span: with an `opencodeSpan`,
@@ -86,7 +87,9 @@ pub fn attribute(records: &Records, state: &State) -> Attribution {
             .and_then(|p| state.position(p))
             .and_then(|p| session_name[p]);
         let name = span_session
-            .or_else(|| is_session_id(frame.id).then_some(frame.id))
+            .or_else(|| {
+                (is_session_id(frame.id) || session_at.contains_key(frame.id)).then_some(frame.id)
+            })
             .or(parent_session);
         session_name[pos] = name;
         if let Some(&session) = name.and_then(|n| session_at.get(n)) {
@@ -263,12 +266,9 @@ fn span_of<'a>(frame: &crate::frame::state::Frame<'a>) -> Option<&'a crate::json
         .and_then(|(_, value)| value.as_object())
 }
 
-/// Whether `id` has the shape of a session's frame id: an OpenCode session id, or a Claude Code
-/// session's or subagent's frame id (`cc_…`, `cca_…`).
+/// Whether `id` has the shape of an OpenCode session id.
 pub fn is_session_id(id: &str) -> bool {
     id.starts_with("ses_")
-        || id.starts_with(crate::claude::ids::SESSION_PREFIX)
-        || id.starts_with(crate::claude::ids::AGENT_PREFIX)
 }
 
 /// Each frame's own figures (the calls it owns, among those `included`) and its total with
@@ -306,4 +306,104 @@ pub fn frame_figures(
         }
     }
     (own, total, unattributed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spent::record::{Call, Cost, Session, Tokens};
+    use proptest::prelude::*;
+
+    fn records(parents: &[Option<usize>], calls: &[(usize, i64)]) -> Records {
+        let mut records = Records::default();
+        for (n, parent) in parents.iter().enumerate() {
+            records.sessions.push(Session {
+                id: format!("ses_{n:04}"),
+                parent: parent.map(|p| format!("ses_{:04}", p % parents.len())),
+                title: String::new(),
+                created: n as i64 * 10,
+            });
+        }
+        for (n, &(session, time)) in calls.iter().enumerate() {
+            records.calls.push(Call {
+                session: session % parents.len(),
+                message: format!("msg_{n:06}"),
+                time,
+                agent: "build".into(),
+                provider: "p".into(),
+                model: "m".into(),
+                tokens: Tokens {
+                    input: 1,
+                    total: 1,
+                    ..Tokens::default()
+                },
+                cost: Cost::Recorded(1.0),
+            });
+        }
+        records.sort_calls();
+        records
+    }
+
+    /// Frames: some sessions' own frames, and pushed frames under them, as `(id, parent, start, end)`.
+    fn state(frames: &[(String, Option<String>, i64, i64)]) -> State {
+        let body: Vec<String> = frames
+            .iter()
+            .map(|(id, parent, start, end)| {
+                let parent = parent
+                    .as_ref()
+                    .map(|p| format!(r#", "parentSessionID": "{p}""#))
+                    .unwrap_or_default();
+                format!(
+                    r#""{id}": {{"sessionID": "{id}", "status": "completed", "goal": "g", "createdAt": {start}, "updatedAt": {end}, "artifacts": [], "decisions": []{parent}}}"#
+                )
+            })
+            .collect();
+        crate::frame::state::parse(&format!(
+            r#"{{"version": 1, "frames": {{{}}}, "rootFrameIDs": [], "updatedAt": 0}}"#,
+            body.join(", ")
+        ))
+        .unwrap()
+    }
+
+    proptest! {
+        /// Every call is counted once: the frames' own figures and the unattributed ones add up
+        /// to all calls, and each frame's total is its own plus its children's totals.
+        #[test]
+        fn every_call_is_counted_once(
+            parents in prop::collection::vec(prop::option::of(0usize..12), 1..12),
+            calls in prop::collection::vec((0usize..12, 0i64..200), 0..60),
+            framed in prop::collection::vec(any::<bool>(), 12),
+            pushes in prop::collection::vec((0usize..12, 0i64..200, 0i64..100), 0..6),
+        ) {
+            let records = records(&parents, &calls);
+            let mut frames = Vec::new();
+            for (n, _) in parents.iter().enumerate() {
+                if framed[n] {
+                    frames.push((format!("ses_{n:04}"), None, 0, 1000));
+                }
+            }
+            for (k, &(session, start, length)) in pushes.iter().enumerate() {
+                let owner = format!("ses_{:04}", session % parents.len());
+                if frames.iter().any(|f| f.0 == owner) {
+                    frames.push((format!("fr_push{k:06}"), Some(owner), start, start + length));
+                }
+            }
+            let state = state(&frames);
+            let attribution = attribute(&records, &state);
+            let (own, total, unattributed) = frame_figures(&records, &state, &attribution, &|_| true);
+            let mut sum = unattributed;
+            for figures in &own {
+                sum.add(figures);
+            }
+            prop_assert_eq!(sum.calls, records.calls.len() as u64);
+            let index = TreeIndex::new(&state);
+            for pos in 0..state.len() {
+                let mut expected = own[pos];
+                for &child in index.children_at(pos) {
+                    expected.add(&total[child]);
+                }
+                prop_assert_eq!(expected.calls, total[pos].calls);
+            }
+        }
+    }
 }

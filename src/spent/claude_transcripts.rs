@@ -135,7 +135,7 @@ fn session_of(file: &Path, lines: &transcript::Lines) -> Option<Session> {
         Some(agent) => Some(Session {
             id: ids::agent_frame(agent)?,
             parent: ids::session_frame(session_id),
-            title: agent_title(file).unwrap_or_default(),
+            title: agent_meta(file, "description").unwrap_or_default(),
             created,
         }),
         None => Some(Session {
@@ -147,11 +147,11 @@ fn session_of(file: &Path, lines: &transcript::Lines) -> Option<Session> {
     }
 }
 
-/// A subagent's description, from the `.meta.json` beside its transcript.
-fn agent_title(file: &Path) -> Option<String> {
+/// A field of the `.meta.json` beside a subagent's transcript (`description`, `agentType`).
+fn agent_meta(file: &Path, key: &str) -> Option<String> {
     let meta = std::fs::read(file.with_extension("meta.json")).ok()?;
     let meta: Value = serde_json::from_slice(&meta).ok()?;
-    Some(meta.get("description")?.as_str()?.to_string())
+    Some(meta.get(key)?.as_str()?.to_string())
 }
 
 /// The first line of a session's first typed prompt.
@@ -189,6 +189,12 @@ fn read_lines(
         ));
         return;
     };
+    // The subagent's type (`general-purpose`, `Explore`, …); the main conversation's is not named.
+    let agent = if session.parent.is_some() {
+        agent_meta(file, "agentType").unwrap_or_default()
+    } else {
+        String::new()
+    };
     let at = match records.session_position(&session.id) {
         Some(at) => at,
         None => {
@@ -222,6 +228,7 @@ fn read_lines(
             session: at,
             message: response.id,
             time: response.time.unwrap_or(0),
+            agent: agent.clone(),
             provider: "anthropic".to_string(),
             model: response.model,
             tokens,

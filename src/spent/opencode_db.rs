@@ -83,7 +83,7 @@ pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
     let mut rows = messages.query([]).map_err(fail)?;
     while let Some(row) = rows.next().map_err(fail)? {
         let id: String = row.get(0).map_err(fail)?;
-        let session_id: String = row.get(1).map_err(fail)?;
+        let session_id = row.get_ref(1).map_err(fail)?.as_str().unwrap_or_default();
         let time: i64 = row.get::<_, Option<i64>>(2).map_err(fail)?.unwrap_or(0);
         let data = match row.get_ref(3).map_err(fail)?.as_str_or_null() {
             Ok(Some(text)) => text,
@@ -97,18 +97,22 @@ pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
         let Some(fields) = parse_message(&id, data, &mut records.problems) else {
             continue;
         };
-        let session = *index.entry(session_id.clone()).or_insert_with(|| {
-            records.problems.push(format!(
-                "message {id}: its session {session_id} is not in the session table"
-            ));
-            records.sessions.push(Session {
-                id: session_id.clone(),
-                parent: None,
-                title: String::new(),
-                created: time,
-            });
-            records.sessions.len() - 1
-        });
+        let session = match index.get(session_id) {
+            Some(&session) => session,
+            None => {
+                records.problems.push(format!(
+                    "message {id}: its session {session_id} is not in the session table"
+                ));
+                records.sessions.push(Session {
+                    id: session_id.to_string(),
+                    parent: None,
+                    title: String::new(),
+                    created: time,
+                });
+                index.insert(session_id.to_string(), records.sessions.len() - 1);
+                records.sessions.len() - 1
+            }
+        };
         records
             .calls
             .push(fields.into_call(id, session, time, prices));
@@ -125,12 +129,22 @@ struct MessageData<'a> {
     provider: Option<String>,
     #[serde(default, rename = "modelID")]
     model: Option<String>,
-    #[serde(default, borrow)]
+    #[serde(default)]
+    agent: Option<String>,
+    /// Raw, so that a `null` (how JavaScript writes NaN) is seen rather than taken as absent.
+    #[serde(default, borrow, deserialize_with = "present")]
     cost: Option<&'a RawValue>,
     #[serde(default)]
     tokens: Option<TokenData>,
     #[serde(default)]
     time: Option<TimeData>,
+}
+
+/// A field that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue as Deserialize>::deserialize(deserializer).map(Some)
 }
 
 #[derive(Deserialize, Default)]
@@ -163,6 +177,7 @@ struct CacheData {
 
 /// An assistant message's fields, checked.
 pub(super) struct CallFields {
+    agent: String,
     provider: String,
     model: String,
     tokens: Tokens,
@@ -185,6 +200,7 @@ impl CallFields {
             session,
             message,
             time,
+            agent: self.agent,
             provider: self.provider,
             model: self.model,
             tokens: self.tokens,
@@ -236,7 +252,8 @@ pub(super) fn parse_message(
         _ => checked.sum_of_parts(),
     };
     let recorded = match parsed.cost.map(RawValue::get) {
-        None | Some("null") => 0.0,
+        // JavaScript writes NaN as null: a cost that is there but null is named, like -1.
+        None => 0.0,
         Some(raw) => match raw.parse::<f64>() {
             Ok(cost) if cost.is_finite() && cost >= 0.0 => cost,
             _ => {
@@ -248,6 +265,7 @@ pub(super) fn parse_message(
         },
     };
     Some(CallFields {
+        agent: parsed.agent.unwrap_or_default(),
         provider: parsed.provider.unwrap_or_default(),
         model: parsed.model.unwrap_or_default(),
         tokens: checked,

@@ -80,6 +80,8 @@ pub struct Call {
     pub message: String,
     /// Creation time, epoch milliseconds.
     pub time: i64,
+    /// The agent that made the call (`build`, `general`, …), empty when not recorded.
+    pub agent: String,
     pub provider: String,
     pub model: String,
     pub tokens: Tokens,

@@ -51,8 +51,11 @@ pub fn text(doc: &SpentDoc, width: usize) -> String {
         "COST", "TOKENS"
     ));
     let room = width.saturating_sub(COST_WIDTH + TOKENS_WIDTH + 3);
-    for row in &doc.rows {
-        out.push_str(&line(&row.total, &label(row, room)));
+    // Ids as the frame tree shows them: the shortest unique prefix (rows have distinct keys).
+    let keys: Vec<&str> = doc.rows.iter().map(|r| r.key.as_str()).collect();
+    let short = crate::frame::id::abbreviations_in_order(&keys);
+    for (row, id) in doc.rows.iter().zip(short) {
+        out.push_str(&line(&row.total, &label(row, id, room)));
     }
     if let Some(unattributed) = doc.unattributed.as_ref().filter(|u| u.calls > 0) {
         out.push_str(&line(unattributed, "(in no frame)"));
@@ -94,14 +97,13 @@ fn line(figures: &FiguresDoc, label: &str) -> String {
     )
 }
 
-/// A row's label: frames and sessions indented by depth, with their id shortened.
-fn label(row: &RowDoc, room: usize) -> String {
+/// A row's label: frames and sessions indented by depth, with their short id.
+fn label(row: &RowDoc, id: &str, room: usize) -> String {
     let indent = "  ".repeat(row.depth.unwrap_or(0).min(12));
     let Some(text) = row.label.as_deref() else {
         return fit_width(&visible_line(&row.key), room, "…");
     };
     let text = visible_line(text.lines().next().unwrap_or(""));
-    let id = short(&row.key);
     let status = row
         .status
         .map(|s| format!("{} ", icon(s)))
@@ -109,15 +111,6 @@ fn label(row: &RowDoc, room: usize) -> String {
     let fixed = indent.len() + status.width() + id.width() + 3;
     let goal = fit_width(&text, room.saturating_sub(fixed), "…");
     format!("{indent}{status}{goal} ({id})")
-}
-
-/// Frame ids are short already; session ids keep their prefix and 8 characters after it.
-fn short(id: &str) -> String {
-    if id.len() > 16 && id.is_char_boundary(12) {
-        format!("{}…", &id[..12])
-    } else {
-        id.to_string()
-    }
 }
 
 fn icon(status: &str) -> &'static str {

@@ -110,6 +110,15 @@ fn read_export(path: &Path, prices: &PriceList, records: &mut Records) -> Result
         kind: "opencode-export",
         path: path.display().to_string(),
     });
+    let id = info["id"].as_str().unwrap_or_default();
+    if records.sessions.iter().any(|s| s.id == id) {
+        // The same session from two sources (a database and an export of it) counts once.
+        records.problems.push(format!(
+            "{}: session {id} was read from another source already; this copy is left out",
+            path.display()
+        ));
+        return Ok(());
+    }
     let session = add_session(records, info);
     for message in messages {
         let Some(info) = message.get("info") else {

@@ -83,11 +83,11 @@ fn frames_own_their_sessions_and_spans_and_roll_up_subagents() {
     exit: 0
     --- stdout
            COST  TOKENS  FRAME (with everything below it)
-      $0.2486+?  104.7k  → Done. The change is in place and the tes… (ses_dec359d7…)
-        $0.1444   55.1k    ✓ Refund work (fr_80gej0r7p67h)
-        $0.0870   36.0k      ✓ Audit refunds (@general subagent) (ses_dec35872…)
-        $0.0392   20.1k        ✓ Check signatures (fr_ppzmefzfhmbv)
-        unknown    7.9k    ✓ Audit invoices (@cheap subagent) (ses_dec35730…)
+      $0.2486+?  104.7k  → Done. The change is in place and the tests … (ses_dec359)
+        $0.1444   55.1k    ✓ Refund work (fr_80gej)
+        $0.0870   36.0k      ✓ Audit refunds (@general subagent) (ses_dec358)
+        $0.0392   20.1k        ✓ Check signatures (fr_ppzme)
+        unknown    7.9k    ✓ Audit invoices (@cheap subagent) (ses_dec357)
         $0.0231    7.7k  (in no frame)
 
     total: $0.2717+? · 112371 tokens · 12 calls
@@ -175,10 +175,10 @@ fn sessions_models_and_days() {
     exit: 0
     --- stdout
            COST  TOKENS  SESSION (with its subagents)
-      $0.2486+?  104.7k  Done. The change is in place and the tests… (ses_dec359d7…)
-        $0.0870   36.0k    Audit refunds (@general subagent) (ses_dec35872…)
-        unknown    7.9k    Audit invoices (@cheap subagent) (ses_dec35730…)
-        $0.0231    7.7k  Hello. (ses_dec354f5…)
+      $0.2486+?  104.7k  Done. The change is in place and the tests pa… (ses_dec359)
+        $0.0870   36.0k    Audit refunds (@general subagent) (ses_dec358)
+        unknown    7.9k    Audit invoices (@cheap subagent) (ses_dec357)
+        $0.0231    7.7k  Hello. (ses_dec354)
 
     total: $0.2717+? · 112371 tokens · 12 calls
       input 96255, output 76, reasoning 40, cache read 16000, cache write 0
@@ -301,7 +301,7 @@ fn a_call_recorded_at_zero_is_priced_from_the_models_dev_cache_and_marked() {
     exit: 0
     --- stdout
            COST  TOKENS  FRAME (with everything below it)
-       ~$0.0079    7.9k  ✓ Audit invoices (@cheap subagent) (ses_dec35730…)
+       ~$0.0079    7.9k  ✓ Audit invoices (@cheap subagent) (ses_dec3)
 
     total: ~$0.0079 · 7858 tokens · 1 calls
       input 7856, output 2, reasoning 0, cache read 0, cache write 0
@@ -382,15 +382,16 @@ fn bad_records_are_named_and_the_rest_is_reported() {
     exit: 0
     --- stdout
            COST  TOKENS  SESSION (with its subagents)
-      $0.1596+?   94.7k  Audit invoices (@cheap subagent) (ses_dec35730…)
-      $0.1596+?   86.8k    Done. The change is in place and the tes… (ses_dec359d7…)
-        $0.0870   36.0k      Audit refunds (@general subagent) (ses_dec35872…)
-        $0.0231    7.7k  Hello. (ses_dec354f5…)
+      $0.1596+?   94.7k  Audit invoices (@cheap subagent) (ses_dec357)
+      $0.1596+?   86.8k    Done. The change is in place and the tests … (ses_dec359)
+        $0.0870   36.0k      Audit refunds (@general subagent) (ses_dec358)
+        $0.0231    7.7k  Hello. (ses_dec354)
 
     total: $0.1826+? · 102376 tokens · 11 calls
       input 86261, output 75, reasoning 40, cache read 16000, cache write 0
     +? or unknown: calls on models with no recorded cost and no known price
     --- stderr
+    warning: message msg_213ca8bf00018umagvWvyDtTKn: cost null is not a price; counted as not recorded
     warning: message msg_213ca8f00001I6uTuodDcDVOmi: cost -1 is not a price; counted as not recorded
     warning: message msg_213ca9623001277IW1sKBKsSTC: its data is not a message's JSON (key must be a string at line 1 column 2); skipped
     warning: session ses_dec354f5cffeWC01zpKgsKZxg1: its parent session ses_gone is not in the records; counted as a root
@@ -610,4 +611,151 @@ fn sessions_match_ccusage() {
         .map(|r| r["totalTokens"].as_u64().unwrap())
         .sum();
     assert_eq!(row(&frames, ROOT)["total"]["tokens"]["total"], tokens);
+}
+
+/// `ctx ARGS` reading the fixture's database as OpenCode's own (`$OPENCODE_DB`).
+fn with_db(env: &TestEnv, db: &Path, args: &[&str]) -> std::process::Output {
+    let out = env
+        .ctx()
+        .env("OPENCODE_DB", db)
+        .args(args)
+        .output()
+        .unwrap();
+    crate::schema::check_output(args, &out);
+    out
+}
+
+#[test]
+fn the_tree_show_and_flame_graph_carry_the_cost() {
+    let (env, db) = fixture();
+    let out = with_db(&env, &db, &["frame", "tree", "--cost"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+     $0.2486+?  104.7k  → Done. The change is in place and the tests p… (ses_dec359)
+       $0.1444   55.1k  ├── ✓ Refund work (fr_80gej)
+       $0.0870   36.0k  │   └── ✓ Audit refunds (@general subagent) (ses_dec358)
+       $0.0392   20.1k  │       └── ✓ Check signatures (fr_ppzme)
+       unknown    7.9k  └── ✓ Audit invoices (@cheap subagent) (ses_dec357)
+
+    5 frames: 1 → in_progress, 4 ✓ completed
+    --- stderr
+    ");
+    let out = with_db(
+        &env,
+        &db,
+        &["frame", "show", REFUND_WORK, "--cost", "--json"],
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        close(&doc["cost"]["own"]["cost"], 0.028581 + 0.02889),
+        "{doc:#}"
+    );
+    assert!(close(&doc["cost"]["total"]["cost"], 0.144423));
+    let out = with_db(&env, &db, &["frame", "show", REFUND_WORK, "--cost"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.ends_with("cost: $0.0575 own, $0.1444 with everything below\ntokens: 19.1k own, 55.1k with everything below\n"),
+        "{text}"
+    );
+    let out = with_db(
+        &env,
+        &db,
+        &["frame", "tree", "--format", "svg", "--weight", "cost"],
+    );
+    let svg = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", env.render(&out));
+    assert!(svg.contains("cost of its model calls"), "{svg}");
+    assert!(svg.contains("cost: $0.1444 with everything below"), "{svg}");
+}
+
+/// The session rows of a report, as (id, own figures).
+fn session_figures(doc: &Value) -> Vec<(String, Value)> {
+    let mut rows: Vec<(String, Value)> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap().to_string(), r["own"].clone()))
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows
+}
+
+#[test]
+fn the_json_files_of_opencode_1_1_give_the_same_figures() {
+    let (env, db) = fixture();
+    let storage = format!("{FIXTURE}/storage");
+    let from_db = json(&env, &db, &["--by", "session"]);
+    let out = env.run(&[
+        "budget", "spent", "--json", "--by", "session", "--source", &storage,
+    ]);
+    assert!(out.status.success(), "{}", env.render(&out));
+    let from_files: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(from_files["sources"][0]["kind"], "opencode-storage");
+    assert_eq!(session_figures(&from_files), session_figures(&from_db));
+    // The data folder holding storage/ (and no opencode.db) is found as OpenCode 1.1's.
+    let data = env.temp().join("old-data/opencode");
+    std::fs::create_dir_all(&data).unwrap();
+    let copy = std::process::Command::new("cp")
+        .args(["-r", &storage, data.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    std::fs::write(
+        data.join("storage/message/ses_dec354f5cffeWC01zpKgsKZxg1/msg_bad.json"),
+        "{",
+    )
+    .unwrap();
+    let out = env
+        .ctx()
+        .env("XDG_DATA_HOME", data.parent().unwrap())
+        .args(["budget", "spent", "--json", "--by", "session"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(session_figures(&doc), session_figures(&from_db));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("msg_bad.json: not JSON: EOF while parsing"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_opencode_export_file_is_a_source() {
+    let (env, db) = fixture();
+    let export = format!("{FIXTURE}/export-audit-refunds.json");
+    let out = env.run(&[
+        "budget", "spent", "--json", "--by", "session", "--source", &export,
+    ]);
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Its parent is not in the file: a root, and said so.
+    assert_eq!(doc["problems"].as_array().unwrap().len(), 1, "{doc:#}");
+    let from_db = json(&env, &db, &["--by", "session"]);
+    assert_eq!(row(&doc, SUB_A)["own"], row(&from_db, SUB_A)["own"]);
+    // Beside the database that holds the same session, it counts once.
+    let both = json(&env, &db, &["--source", &export]);
+    assert_eq!(both["total"], from_db["total"]);
+    assert_eq!(both["problems"].as_array().unwrap().len(), 1, "{both:#}");
+}
+
+#[test]
+fn a_project_without_frames_says_where_to_look() {
+    let (env, db) = fixture();
+    std::fs::remove_file(env.path(".opencode/flame/state.json")).unwrap();
+    let out = spent(&env, &db, &[]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+           COST  TOKENS  FRAME (with everything below it)
+      $0.2717+?  112.4k  (in no frame)
+
+    total: $0.2717+? · 112371 tokens · 12 calls
+      input 96255, output 76, reasoning 40, cache read 16000, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    this project has no frames: every call is in no frame; --by session lists the sessions
+    ");
 }
