@@ -728,3 +728,27 @@ fn a_subagent_started_by_a_subagent_is_a_child_of_its_frame() {
     3 frames: 3 → in_progress
     ");
 }
+
+#[test]
+fn a_new_conversation_of_a_framed_session_gets_its_context_again() {
+    let env = TestEnv::new();
+    let startup = event(json!({ "source": "startup" }));
+    assert_eq!(hook(&env, "SessionStart", &startup), "", "no frame yet");
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Refactor billing" })),
+    );
+    // The same session id in a new conversation (/clear, --session-id): nothing was added there.
+    let again = hook(&env, "SessionStart", &event(json!({ "source": "clear" })));
+    assert!(
+        context_of(&again).contains("<goal>Refactor billing</goal>"),
+        "{again}"
+    );
+    let resume = event(json!({ "source": "resume" }));
+    assert_eq!(
+        hook(&env, "SessionStart", &resume),
+        "",
+        "a resumed conversation holds it"
+    );
+}

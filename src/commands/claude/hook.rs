@@ -221,8 +221,9 @@ impl<'a> Hook<'a> {
         Ok(frame_context::render(state, id, &self.settings()?)?.xml)
     }
 
-    /// SessionStart: `CTX_SESSION` for the model's Bash commands; after a compaction the frame
-    /// context again, on a resume when it changed.
+    /// SessionStart: `CTX_SESSION` for the model's Bash commands; after a compaction, or in a new
+    /// conversation of a session that has a frame, the frame context again; on a resume when it
+    /// changed.
     fn session_start(&mut self) -> Result<Option<String>> {
         self.write_env_file()?;
         match field(self.input, "source") {
@@ -230,6 +231,11 @@ impl<'a> Hook<'a> {
             Some("compact") => self.context_for_session("SessionStart", true),
             // A resumed conversation still holds what was added before.
             Some("resume") => self.context_for_session("SessionStart", false),
+            // A new conversation (startup, /clear) holds nothing yet: a session that already has
+            // a frame (its id given again) gets its context now; a new one at its first prompt.
+            _ if self.store.load()?.frame(&self.session).is_some() => {
+                self.context_for_session("SessionStart", true)
+            }
             _ => Ok(None),
         }
     }
