@@ -40,8 +40,10 @@ Answer one Claude Code hook event: its JSON comes on stdin, the answer (if any)
 goes to stdout as Claude Code expects it. `ctx claude install` writes the hooks
 that call it; people do not need to.
 
-  SessionStart      writes CTX_SESSION into Claude Code's CLAUDE_ENV_FILE; on
-                    resume and after compaction adds the session's frame context
+  SessionStart      writes CTX_SESSION into Claude Code's CLAUDE_ENV_FILE; adds
+                    the session's frame context after a compaction, in a new
+                    conversation of a session that has a frame, and on resume
+                    when it changed
   UserPromptSubmit  gives the session its frame (goal: the first prompt's first
                     line) and adds its <flame-context> when it has changed
   PreToolUse        (Agent) notes the subagent call's description
