@@ -207,7 +207,7 @@ pub struct TreeArgs {
     pub status: Vec<StatusArg>,
     /// Show each frame's cost and tokens, with everything below it, before it
     ///
-    /// From OpenCode's records ($OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode.db), read
+    /// With --json, each node gets "cost": its own and rolled-up figures. From OpenCode's records ($OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode.db), read
     /// as `ctx budget spent` reads them.
     #[arg(long)]
     pub cost: bool,

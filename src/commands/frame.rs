@@ -275,7 +275,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
     let (state, from, current) = tree_scope(ctx, store, args)?;
     if ctx.out.json {
         let index = TreeIndex::new(&state);
-        let roots: Vec<TreeNode> = match &from {
+        let mut roots: Vec<TreeNode> = match &from {
             Some(id) => vec![TreeNode::new(&state, &index, id)],
             None => index
                 .roots
@@ -283,6 +283,12 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
                 .map(|r| TreeNode::new(&state, &index, r))
                 .collect(),
         };
+        if args.cost {
+            let (own, total) = super::spent::frame_costs(ctx, &state)?;
+            for root in &mut roots {
+                root.add_costs(&state, &own, &total);
+            }
+        }
         ctx.out.json_doc(&TreeDoc {
             version: Version,
             current,

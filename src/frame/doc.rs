@@ -135,6 +135,9 @@ pub struct TreeNode {
     #[serde(flatten)]
     pub frame: FrameJson,
     pub children: Vec<TreeNode>,
+    /// With `--cost`: the frame's own model calls, and with everything below it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<FrameCostDoc>,
 }
 
 impl TreeNode {
@@ -147,6 +150,25 @@ impl TreeNode {
                 .iter()
                 .map(|child| TreeNode::new(state, index, child))
                 .collect(),
+            cost: None,
+        }
+    }
+
+    /// Fills in `cost` here and below from figures by frame position.
+    pub fn add_costs(
+        &mut self,
+        state: &State,
+        own: &[crate::spent::figures::Figures],
+        total: &[crate::spent::figures::Figures],
+    ) {
+        if let Some(pos) = state.position(&self.frame.id) {
+            self.cost = Some(FrameCostDoc {
+                own: (&own[pos]).into(),
+                total: (&total[pos]).into(),
+            });
+        }
+        for child in &mut self.children {
+            child.add_costs(state, own, total);
         }
     }
 }

@@ -641,6 +641,16 @@ fn the_tree_show_and_flame_graph_carry_the_cost() {
     5 frames: 1 → in_progress, 4 ✓ completed
     --- stderr
     ");
+    let out = with_db(&env, &db, &["frame", "tree", "--cost", "--json"]);
+    let tree: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let refund = &tree["roots"][0]["children"][0];
+    assert_eq!(refund["id"], REFUND_WORK);
+    assert!(
+        close(&refund["cost"]["total"]["cost"], 0.144423),
+        "{refund:#}"
+    );
+    let plain: Value = serde_json::from_str(&env.ok(&["frame", "tree", "--json"])).unwrap();
+    assert!(plain["roots"][0].get("cost").is_none());
     let out = with_db(
         &env,
         &db,
