@@ -67,6 +67,27 @@ pub const OPENCODE_FILES: &[Embedded] = &[
     ),
 ];
 
+/// What `ctx claude install` writes below `.claude/` (or `~/.claude/`), beside the hooks it merges
+/// into `settings.json`.
+pub const CLAUDE_FILES: &[Embedded] = &[
+    command(
+        "commands/push.md",
+        include_str!("../integrations/claude/commands/push.md"),
+    ),
+    command(
+        "commands/pop.md",
+        include_str!("../integrations/claude/commands/pop.md"),
+    ),
+    command(
+        "commands/status.md",
+        include_str!("../integrations/claude/commands/status.md"),
+    ),
+    command(
+        "commands/plan.md",
+        include_str!("../integrations/claude/commands/plan.md"),
+    ),
+];
+
 /// What `ctx hooks install` writes into the repository's hooks folder.
 pub const GIT_HOOKS: &[Embedded] = &[
     hook(
@@ -178,6 +199,10 @@ pub enum Action {
     Kept,
     /// It was replaced although it had been changed (`--force`).
     Replaced,
+    /// An untouched copy by ctx was deleted (`--remove`).
+    Removed,
+    /// There was nothing to delete (`--remove`).
+    Absent,
 }
 
 impl Action {
@@ -188,6 +213,8 @@ impl Action {
             Action::UpToDate => "up to date",
             Action::Kept => "kept: changed since ctx wrote it (--force replaces it)",
             Action::Replaced => "replaced (--force)",
+            Action::Removed => "removed",
+            Action::Absent => "not there",
         }
     }
 
@@ -199,6 +226,8 @@ impl Action {
             Action::UpToDate => "up to date",
             Action::Kept => "would be kept: changed since ctx wrote it (--force replaces it)",
             Action::Replaced => "would be replaced (--force)",
+            Action::Removed => "would be removed",
+            Action::Absent => "not there",
         }
     }
 }
@@ -258,6 +287,32 @@ pub fn install(
     Ok(outcomes)
 }
 
+/// Deletes the files of `files` below `dir` that ctx wrote and nobody changed since; keeps the
+/// others (reported as kept).
+pub fn uninstall(dir: &Path, files: &[Embedded], dry_run: bool) -> Result<Vec<Outcome>> {
+    let mut outcomes = Vec::with_capacity(files.len());
+    for file in files {
+        let path = dir.join(file.path);
+        let action = match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Action::Absent,
+            Err(e) => return Err(Error::io(&path, "read", &e)),
+            Ok(meta) if !meta.is_file() => Action::Kept,
+            Ok(_) => {
+                let existing = std::fs::read(&path).map_err(|e| Error::io(&path, "read", &e))?;
+                match std::str::from_utf8(&existing) {
+                    Ok(text) if is_untouched(text) => Action::Removed,
+                    _ => Action::Kept,
+                }
+            }
+        };
+        if action == Action::Removed && !dry_run {
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, "remove", &e))?;
+        }
+        outcomes.push(Outcome { path, action });
+    }
+    Ok(outcomes)
+}
+
 fn write(path: &Path, text: &str, executable: bool) -> Result<()> {
     let parent = path.parent().expect("installed files are below a folder");
     std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
@@ -294,6 +349,25 @@ pub struct InstallDoc {
     pub files: Vec<InstalledFile>,
 }
 
+/// What `ctx claude install --json` prints.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct ClaudeInstallDoc {
+    pub version: Version,
+    /// The settings file ctx's hooks are merged into (or taken out of).
+    pub settings: String,
+    pub dry_run: bool,
+    /// Whether ctx's hooks and commands were taken out (`--remove`).
+    pub remove: bool,
+    /// Whether the settings file changed (with `dry_run`: would change).
+    pub settings_changed: bool,
+    /// The events of the hook entries added, in order.
+    pub added: Vec<String>,
+    /// The events of ctx's earlier hook entries taken out (replaced on an install).
+    pub removed: Vec<String>,
+    /// The slash command files.
+    pub files: Vec<InstalledFile>,
+}
+
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct InstalledFile {
     pub path: String,
@@ -316,7 +390,7 @@ mod tests {
 
     #[test]
     fn a_stamped_file_is_untouched_until_someone_edits_it() {
-        for file in OPENCODE_FILES.iter().chain(GIT_HOOKS) {
+        for file in OPENCODE_FILES.iter().chain(GIT_HOOKS).chain(CLAUDE_FILES) {
             let text = stamped(file, "ctx x");
             assert!(is_untouched(&text), "{}", file.path);
             assert!(!is_untouched(&text.replacen('e', "E", 1)), "{}", file.path);

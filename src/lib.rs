@@ -2,6 +2,7 @@
 //! layer (`project`, `frame::store`), command adapters (`commands`) and one output layer (`output`).
 
 pub mod budget;
+pub mod claude;
 pub mod cli;
 pub mod commands;
 pub mod compact;

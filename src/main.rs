@@ -11,6 +11,17 @@ use ctxkit::output::Output;
 const STACK_SIZE: usize = 256 << 20;
 
 fn main() -> std::process::ExitCode {
+    // Claude Code's hooks call `ctx claude hook EVENT`: answered before anything else, and never
+    // with a failure, whatever happens (an exit 2 would block Claude Code's action).
+    if let Some(event) = claude_hook_event() {
+        let worker = std::thread::Builder::new()
+            .stack_size(STACK_SIZE)
+            .spawn(move || commands::claude::hook_main(&event));
+        if let Ok(handle) = worker {
+            let _ = handle.join();
+        }
+        return std::process::ExitCode::SUCCESS;
+    }
     // A shell asking for completions (`COMPLETE=bash ctx -- ctx frame show ''`, from the script
     // `ctx completions SHELL` prints) is answered here, and the process ends.
     clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
@@ -35,6 +46,19 @@ fn main() -> std::process::ExitCode {
         _ => 1,
     };
     std::process::ExitCode::from(code)
+}
+
+/// The EVENT of a command line that is exactly `ctx claude hook EVENT` (`-h` and `--help` are
+/// not events: clap answers them).
+fn claude_hook_event() -> Option<String> {
+    let mut args = std::env::args_os().skip(1);
+    let (Some(group), Some(command), Some(event), None) =
+        (args.next(), args.next(), args.next(), args.next())
+    else {
+        return None;
+    };
+    let event = event.to_string_lossy().into_owned();
+    (group == "claude" && command == "hook" && !event.starts_with('-')).then_some(event)
 }
 
 /// Runs the command and reports its error; returns the process's exit code.

@@ -32,6 +32,7 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<frame::InvalidateDoc>("opencode-deleted"),
         document::<crate::install::InstallDoc>("opencode-install"),
         document::<crate::install::InstallDoc>("hooks-install"),
+        document::<crate::install::ClaudeInstallDoc>("claude-install"),
         document::<swarm::StatusDoc>("swarm-status"),
         document::<swarm::PlanDoc>("swarm-plan"),
         document::<swarm::AgentsDoc>("swarm-agents"),

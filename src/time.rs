@@ -49,6 +49,50 @@ fn split(ms: i64) -> Parts {
     }
 }
 
+/// Epoch milliseconds of a UTC time stamp as JavaScript's `toISOString` writes it
+/// (`2026-11-25T17:37:47.443Z`; the fraction may be absent or of any length).
+pub fn parse_rfc3339_utc(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let s = text.get(r)?;
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let rest = text.get(19..)?;
+    let rest = rest.strip_suffix('Z')?;
+    let millis = match rest.strip_prefix('.') {
+        None if rest.is_empty() => 0,
+        None => return None,
+        Some(fraction) if !fraction.is_empty() && fraction.bytes().all(|c| c.is_ascii_digit()) => {
+            let padded = format!("{fraction:0<3}");
+            padded[..3].parse::<i64>().ok()?
+        }
+        Some(_) => return None,
+    };
+    let days = days_from_civil(year, month as u32, day as u32);
+    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
+}
+
 /// `2026-11-22T09:42:30.007Z`.
 pub fn rfc3339_ms(ms: i64) -> String {
     let p = split(ms);
@@ -91,6 +135,30 @@ mod tests {
         assert_eq!(duration(200_000), "3 min 20 s");
         assert_eq!(duration(7_500_000), "2 h 5 min");
         assert_eq!(duration(274_000_000), "3 d 4 h");
+    }
+
+    #[test]
+    fn parses_what_it_formats() {
+        for ms in [0, 1_795_346_761_241, 951_782_400_000, -86_400_000] {
+            assert_eq!(parse_rfc3339_utc(&rfc3339_ms(ms)), Some(ms), "{ms}");
+        }
+        assert_eq!(
+            parse_rfc3339_utc("2026-11-25T17:37:47Z"),
+            Some(1_795_628_267_000)
+        );
+        assert_eq!(
+            parse_rfc3339_utc("2026-11-25T17:37:47.4Z"),
+            Some(1_795_628_267_400)
+        );
+        for bad in [
+            "",
+            "2026-11-25",
+            "2026-13-25T17:37:47Z",
+            "2026-11-25T17:37:47+01:00",
+            "2026-11-25T17:37:47.Z",
+        ] {
+            assert_eq!(parse_rfc3339_utc(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -40,7 +40,7 @@ source of the numbers: ctx's settings, opencode-swarm's context_budget, OpenCode
 models.dev cache or ctx's built-in table. --json prints one JSON document.")]
     Models,
 
-    /// What the work cost: tokens and money per frame, session, model or day, from OpenCode's records
+    /// What the work cost: tokens and money per frame, session, model or day, from the agents' records
     #[command(long_about = "\
 What the work cost: tokens and money per frame (subagents rolled into their
 parents), per session, per model or per day, from the records OpenCode keeps of
@@ -71,8 +71,8 @@ it.")]
 pub struct SpentArgs {
     /// Group rows by: frame, session, model, day [default: frame]
     ///
-    /// frame: the frame tree, each frame with everything below it; session: OpenCode's sessions,
-    /// subagents under their parents; model: provider/model; day: UTC days.
+    /// frame: the frame tree, each frame with everything below it; session: OpenCode's and Claude
+    /// Code's sessions, subagents under their parents; model: provider/model; day: UTC days.
     #[arg(long, value_name = "BY", value_enum, default_value_t = SpentBy::Frame, hide_default_value = true, hide_possible_values = true)]
     pub by: SpentBy,
 
@@ -80,7 +80,7 @@ pub struct SpentArgs {
     #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCandidates::new(crate::complete::any_frame))]
     pub frame: Option<String>,
 
-    /// Only this OpenCode session and its subagents (full id or unique prefix)
+    /// Only this session and its subagents (full id or unique prefix)
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
@@ -102,11 +102,14 @@ pub struct SpentArgs {
     #[arg(long, value_name = "USD", value_parser = parse_usd)]
     pub max_cost: Option<f64>,
 
-    /// Records to read (repeatable) [default: OpenCode's opencode.db]
+    /// Records to read (repeatable) [default: OpenCode's and Claude Code's]
     ///
-    /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, or a
-    /// file `opencode export <sessionID>` wrote. The default is $OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode.db (default
-    /// ~/.local/share/opencode), else the storage/ folder beside it.
+    /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, a
+    /// file `opencode export <sessionID>` wrote, or Claude Code transcripts (a .jsonl file, or a
+    /// folder holding them, such as ~/.claude/projects). The default is $OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode.db (default
+    /// ~/.local/share/opencode), else the storage/ folder beside it; and the project's Claude Code
+    /// transcripts (~/.claude/projects/<project path with - for / and .>, or below
+    /// $CLAUDE_CONFIG_DIR) when they exist.
     #[arg(long, value_name = "PATH")]
     pub source: Vec<PathBuf>,
 }

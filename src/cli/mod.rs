@@ -2,6 +2,7 @@
 //! the completion scripts and man pages.
 
 pub mod budget;
+pub mod claude;
 pub mod compact;
 mod deferred;
 pub mod frame;
@@ -149,6 +150,10 @@ pub enum Command {
     /// OpenCode integration: install the plugin and commands; session frames for the plugin
     #[command(subcommand)]
     Opencode(Deferred<opencode::OpencodeCommand>),
+
+    /// Claude Code integration: install ctx's hooks and slash commands; the hooks' entry point
+    #[command(subcommand)]
+    Claude(Deferred<claude::ClaudeCommand>),
 
     /// Git hooks: install ctx's pre-commit and post-commit hooks
     #[command(subcommand)]

@@ -210,7 +210,7 @@ fn fit_to_cap(ctx: &Context, entries: &mut Entries, cap: u64) -> u64 {
 
 /// The frame context settings (flame.md §9.1), through the settings registry: `CTX_*` variables,
 /// ctx.toml, the user config, Flame's `FLAME_TOKEN_BUDGET_*`, defaults.
-fn frame_settings(ctx: &Context) -> Result<Settings> {
+pub(crate) fn frame_settings(ctx: &Context) -> Result<Settings> {
     let config = ctx.project.config()?;
     let count = |def| settings::resolve(config, def, None, None).map(|r| r.count());
     let budgets = Budgets {

@@ -1,6 +1,7 @@
 //! Command adapters: each turns parsed arguments into core calls and rendered output.
 
 pub mod budget;
+pub mod claude;
 pub mod compact;
 pub mod config;
 pub mod fold;
@@ -112,7 +113,7 @@ impl Context {
 pub fn walks_frame_trees(command: &Command) -> bool {
     matches!(
         command,
-        Command::Frame(_) | Command::Compact(_) | Command::Opencode(_)
+        Command::Frame(_) | Command::Compact(_) | Command::Opencode(_) | Command::Claude(_)
     )
 }
 
@@ -146,6 +147,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Budget(Deferred(command)) => budget::run(&mut ctx, command),
         Command::Compact(Deferred(command)) => compact::run(&mut ctx, command),
         Command::Opencode(Deferred(command)) => opencode::run(&mut ctx, command),
+        Command::Claude(Deferred(command)) => claude::run(&mut ctx, command),
         Command::Hooks(Deferred(command)) => install::hooks(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")

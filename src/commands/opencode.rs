@@ -82,7 +82,7 @@ fn is_task_subagent(title: &str) -> bool {
 
 /// A session title as a goal: one line, control characters as spaces, runs of white space as one,
 /// at most [`MAX_TITLE_CHARS`] characters; a blank title names the session.
-fn goal_from_title(title: Option<&str>, session: &str) -> String {
+pub(crate) fn goal_from_title(title: Option<&str>, session: &str) -> String {
     let words: Vec<&str> = title
         .unwrap_or("")
         .split(|c: char| c.is_whitespace() || c.is_control())

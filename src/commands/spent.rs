@@ -72,17 +72,31 @@ pub fn run(ctx: &mut Context, args: SpentArgs) -> Result<ExitCode> {
     })
 }
 
-/// The records of `paths` (default: OpenCode's own), priced with the models.dev cache.
+/// The records of `paths` (default: OpenCode's own and the project's Claude Code transcripts),
+/// priced with the models.dev cache.
 pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
     let defaults;
     let paths = if paths.is_empty() {
-        defaults = [sources::default_source()?];
+        defaults = default_sources(ctx)?;
         &defaults[..]
     } else {
         paths
     };
     sources::load(paths, &prices)
+}
+
+/// OpenCode's records and the project's Claude Code transcripts, those that exist; OpenCode's
+/// alone (to say it is missing) when neither does.
+fn default_sources(ctx: &Context) -> Result<Vec<std::path::PathBuf>> {
+    let opencode = sources::default_source()?;
+    let claude =
+        crate::spent::claude_transcripts::project_dir(&ctx.project.root).filter(|dir| dir.is_dir());
+    Ok(match claude {
+        Some(claude) if opencode.exists() => vec![opencode, claude],
+        Some(claude) => vec![claude],
+        None => vec![opencode],
+    })
 }
 
 /// OpenCode's models.dev cache as a price list; a missing cache prices nothing.

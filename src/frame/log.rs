@@ -109,7 +109,8 @@ fn single_line(text: &str) -> String {
 /// `## Messages` body (flame.md §8.3).
 fn transcript_text(export: &Export, output_max: usize) -> String {
     let mut out = format!(
-        "OpenCode session {}: {}\n",
+        "{} session {}: {}\n",
+        export.source().unwrap_or("OpenCode"),
         export.session_id(),
         export.title().unwrap_or("")
     );

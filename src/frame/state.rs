@@ -20,6 +20,10 @@ pub const SESSION_FRAMES: &str = "sessionFrames";
 /// own, whose place is its parent session's.
 pub const SESSION_PARENTS: &str = "sessionParents";
 
+/// ctx's top-level key holding what its Claude Code hooks remember per session (the hash of the
+/// frame context last added, the subagent calls not yet started).
+pub const CLAUDE_SESSIONS: &str = "claudeSessions";
+
 /// A frame's status, as Flame spells it.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema,
@@ -1142,6 +1146,37 @@ impl State {
             None => {
                 map.remove(name);
             }
+        }
+    }
+
+    /// What ctx's Claude Code hooks recorded for session `session` (`claudeSessions`, ctx's own
+    /// top-level key, kept by Flame as an unknown key). A `claudeSessions` that is not an object
+    /// of objects is an error, as for `sessionFrames`.
+    pub fn claude_session(&self, session: &str) -> Result<Option<&Object>, Invalid> {
+        let Some(value) = non_null(&self.doc, CLAUDE_SESSIONS) else {
+            return Ok(None);
+        };
+        let object = value.as_object().ok_or_else(|| {
+            Invalid::new(format!("/{CLAUDE_SESSIONS} must be an object of objects"))
+        })?;
+        match object.get(session) {
+            None | Some(Json::Null) => Ok(None),
+            Some(Json::Object(record)) => Ok(Some(record)),
+            Some(_) => Err(Invalid::new(format!(
+                "/{CLAUDE_SESSIONS}/{session} must be an object"
+            ))),
+        }
+    }
+
+    /// Replaces session `session`'s record. The caller has read [`State::claude_session`]
+    /// without error.
+    pub fn set_claude_session(&mut self, session: &str, record: Object) {
+        if !matches!(self.doc.get(CLAUDE_SESSIONS), Some(Json::Object(_))) {
+            self.doc
+                .insert(CLAUDE_SESSIONS, Json::Object(Object::new()));
+        }
+        if let Some(Json::Object(sessions)) = self.doc.get_mut(CLAUDE_SESSIONS) {
+            sessions.insert(session, Json::Object(record));
         }
     }
 

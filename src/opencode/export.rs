@@ -105,6 +105,12 @@ impl Export {
         self.root["info"].get("title").and_then(Value::as_str)
     }
 
+    /// The agent the export came from, when it is not OpenCode (`info.ctxSource`, set by ctx for
+    /// the transcripts of other agents, e.g. "Claude Code").
+    pub fn source(&self) -> Option<&str> {
+        self.root["info"].get("ctxSource").and_then(Value::as_str)
+    }
+
     pub fn messages(&self) -> impl Iterator<Item = Message<'_>> {
         self.root["messages"]
             .as_array()

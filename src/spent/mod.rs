@@ -2,11 +2,12 @@
 //! attributed to frames (subagents rolled into their parents) and grouped for `ctx budget
 //! spent`, `ctx frame tree --cost`, `ctx frame show` and the flame graph's `--weight cost`.
 //!
-//! Data flows: sources ([`opencode_db`], …) → [`record::Records`] → [`attribute`] (frames) →
+//! Data flows: sources ([`opencode_db`], [`claude_transcripts`], …) → [`record::Records`] → [`attribute`] (frames) →
 //! [`report`] (the JSON document) → [`render`] (people). A new source only has to produce
 //! `Records`.
 
 pub mod attribute;
+pub mod claude_transcripts;
 pub mod doc;
 pub mod figures;
 pub mod opencode_db;

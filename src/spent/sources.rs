@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::claude_transcripts;
 use super::opencode_db::{self, parse_message};
 use super::price::PriceList;
 use super::record::{Records, Session, SourceInfo};
@@ -63,10 +64,16 @@ fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
         if path.join("storage").is_dir() {
             return read_storage(&path.join("storage"), prices, records);
         }
+        if claude_transcripts::is_source(path) {
+            return claude_transcripts::read(path, prices, records);
+        }
         return Err(Error::failure(format!(
-            "{}: holds neither opencode.db nor OpenCode's storage/ folder",
+            "{}: holds neither opencode.db, OpenCode's storage/ folder, nor Claude Code transcripts (*.jsonl)",
             path.display()
         )));
+    }
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        return claude_transcripts::read(path, prices, records);
     }
     let mut head = [0u8; 16];
     let n = std::fs::File::open(path)

@@ -3,6 +3,7 @@
 mod artifacts;
 mod browser;
 mod budget;
+mod claude;
 mod common;
 mod compact;
 mod completion;

@@ -1,0 +1,291 @@
+//! Claude Code's transcripts (claude-code.md §6): one JSON object a line, in
+//! `~/.claude/projects/<project>/<session>.jsonl`, a subagent's in
+//! `<session>/subagents/agent-<id>.jsonl`.
+//!
+//! Two readings: the conversation, as the messages of an OpenCode-shaped export so that a frame's
+//! log renders it as it renders an OpenCode session (flame.md §8.3); and the usage of each model
+//! response. A response is written one line per content block, every line with the same
+//! `message.id` and the same `usage`: it is counted once. A line that is not JSON (a write cut
+//! short) is skipped and counted, never fatal.
+
+use serde_json::{Map, Value, json};
+
+use crate::opencode::export::Export;
+
+/// The lines of a transcript that are JSON objects, and how many lines were not.
+pub struct Lines {
+    pub records: Vec<Value>,
+    pub skipped: usize,
+}
+
+/// Splits a transcript into its records; blank lines are nothing, other non-objects are skipped.
+pub fn parse(text: &str) -> Lines {
+    let mut lines = Lines {
+        records: Vec::new(),
+        skipped: 0,
+    };
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(value @ Value::Object(_)) => lines.records.push(value),
+            _ => lines.skipped += 1,
+        }
+    }
+    lines
+}
+
+/// Tokens of one or more model responses, as Anthropic reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    /// Part of `output`: the model's thinking.
+    pub thinking: u64,
+}
+
+impl Tokens {
+    pub fn add(&mut self, other: &Tokens) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.thinking += other.thinking;
+    }
+
+    /// Every token the responses were billed for.
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+
+    fn from_usage(usage: &Value) -> Tokens {
+        let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+        Tokens {
+            input: n(usage.get("input_tokens")),
+            output: n(usage.get("output_tokens")),
+            cache_read: n(usage.get("cache_read_input_tokens")),
+            cache_write: n(usage.get("cache_creation_input_tokens")),
+            thinking: n(usage
+                .get("output_tokens_details")
+                .and_then(|d| d.get("thinking_tokens"))),
+        }
+    }
+}
+
+/// One model response of a transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// `message.id`.
+    pub id: String,
+    pub model: String,
+    /// `timestamp` of its first line, epoch ms.
+    pub time: Option<i64>,
+    pub tokens: Tokens,
+}
+
+/// The model responses of a transcript, each once (its first line), in order. Lines without a
+/// `message.id` or `usage` (user turns, hook records) are not responses; neither are Claude
+/// Code's own placeholders (model `<synthetic>`).
+pub fn responses(lines: &Lines) -> Vec<Response> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for record in &lines.records {
+        if record.get("type").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        let Some(message) = record.get("message") else {
+            continue;
+        };
+        let (Some(id), Some(usage)) = (
+            message.get("id").and_then(Value::as_str),
+            message.get("usage").filter(|u| u.is_object()),
+        ) else {
+            continue;
+        };
+        let model = message.get("model").and_then(Value::as_str).unwrap_or("");
+        if model == "<synthetic>" || !seen.insert(id.to_string()) {
+            continue;
+        }
+        out.push(Response {
+            id: id.to_string(),
+            model: model.to_string(),
+            time: record
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(crate::time::parse_rfc3339_utc),
+            tokens: Tokens::from_usage(usage),
+        });
+    }
+    out
+}
+
+/// The conversation of a transcript as an export whose messages a frame log renders: user text,
+/// assistant text and tool calls. Tool results, hook records and Claude Code's bookkeeping lines
+/// are left out; the lines of one response become one message. `final_reply`, the agent's last
+/// message as Claude Code reported it, ends the conversation when the transcript does not yet
+/// hold it (Claude Code may not have written its last lines when a hook reads the file).
+pub fn to_export(lines: &Lines, id: &str, title: &str, final_reply: Option<&str>) -> Export {
+    let mut messages: Vec<Value> = Vec::new();
+    let mut last_response: Option<String> = None;
+    for record in &lines.records {
+        let role = match record.get("type").and_then(Value::as_str) {
+            Some(role @ ("user" | "assistant")) => role,
+            _ => continue,
+        };
+        let Some(message) = record.get("message") else {
+            continue;
+        };
+        let parts = parts_of(message.get("content"));
+        if parts.is_empty() {
+            continue;
+        }
+        let response = message
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|_| role == "assistant");
+        if response.is_some() && response == last_response.as_deref() {
+            if let Some(Value::Array(existing)) =
+                messages.last_mut().and_then(|m| m.get_mut("parts"))
+            {
+                existing.extend(parts);
+            }
+            continue;
+        }
+        last_response = response.map(str::to_string);
+        let mut info = Map::new();
+        info.insert("role".into(), Value::from(role));
+        if let Some(ms) = record
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(crate::time::parse_rfc3339_utc)
+        {
+            info.insert("time".into(), json!({ "created": ms }));
+        }
+        messages.push(json!({ "info": info, "parts": parts }));
+    }
+    if let Some(reply) = final_reply.filter(|r| !r.trim().is_empty()) {
+        let last_text = messages
+            .iter()
+            .rev()
+            .find(|m| m["info"]["role"] == "assistant")
+            .and_then(|m| m["parts"].as_array())
+            .and_then(|parts| parts.iter().rev().find_map(|p| p.get("text")?.as_str()));
+        if last_text.map(str::trim) != Some(reply.trim()) {
+            messages.push(json!({
+                "info": { "role": "assistant" },
+                "parts": [{ "type": "text", "text": reply }],
+            }));
+        }
+    }
+    let root = json!({
+        "info": { "id": id, "title": title, "ctxSource": "Claude Code" },
+        "messages": messages,
+    });
+    Export::from_value(root).expect("the export is built in its own shape")
+}
+
+/// Content blocks as export parts: `text` as text, `tool_use` as a tool part titled by its
+/// input; everything else (tool results, thinking, images) is omitted.
+fn parts_of(content: Option<&Value>) -> Vec<Value> {
+    match content {
+        Some(Value::String(text)) if !text.trim().is_empty() => {
+            vec![json!({ "type": "text", "text": text })]
+        }
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|block| match block.get("type").and_then(Value::as_str)? {
+                "text" => {
+                    let text = block.get("text").and_then(Value::as_str)?;
+                    (!text.trim().is_empty()).then(|| json!({ "type": "text", "text": text }))
+                }
+                "tool_use" => Some(json!({
+                    "type": "tool",
+                    "tool": block.get("name").and_then(Value::as_str).unwrap_or("tool"),
+                    "state": { "status": "completed", "input": block.get("input").cloned().unwrap_or(Value::Null) },
+                })),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The text of the last assistant response that has some.
+pub fn last_assistant_text(lines: &Lines) -> Option<String> {
+    let export = to_export(lines, "", "", None);
+    export
+        .messages()
+        .filter(|m| m.role() == "assistant")
+        .filter_map(|m| {
+            let texts: Vec<&str> = m
+                .parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n\n"))
+        })
+        .last()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRANSCRIPT: &str = r#"{"type":"user","message":{"role":"user","content":"Audit refunds"},"timestamp":"2026-11-25T17:37:47.443Z"}
+{"type":"attachment","attachment":{"type":"hook_success"}}
+{"type":"assistant","message":{"id":"msg_1","model":"claude-opus-5-5","content":[{"type":"text","text":"Looking."}],"usage":{"input_tokens":500,"output_tokens":10,"cache_read_input_tokens":100,"cache_creation_input_tokens":7,"output_tokens_details":{"thinking_tokens":3}}},"timestamp":"2026-11-25T17:37:48.000Z"}
+{"type":"assistant","message":{"id":"msg_1","model":"claude-opus-5-5","content":[{"type":"tool_use","name":"Bash","input":{"command":"ls"}}],"usage":{"input_tokens":500,"output_tokens":10,"cache_read_input_tokens":100,"cache_creation_input_tokens":7,"output_tokens_details":{"thinking_tokens":3}}},"timestamp":"2026-11-25T17:37:48.001Z"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"a b"}]}}
+{"type":"assistant","message":{"id":"msg_2","model":"claude-opus-5-5","content":[{"type":"text","text":"3 issues."}],"usage":{"input_tokens":600,"output_tokens":4}}}
+{"type":"assista
+"#;
+
+    #[test]
+    fn each_response_counts_once_and_a_cut_line_is_skipped() {
+        let lines = parse(TRANSCRIPT);
+        assert_eq!(lines.skipped, 1);
+        let responses = responses(&lines);
+        assert_eq!(responses.len(), 2);
+        let mut total = Tokens::default();
+        for r in &responses {
+            total.add(&r.tokens);
+        }
+        assert_eq!(
+            total,
+            Tokens {
+                input: 1100,
+                output: 14,
+                cache_read: 100,
+                cache_write: 7,
+                thinking: 3
+            }
+        );
+        assert_eq!(responses[0].time, Some(1_795_628_268_000));
+    }
+
+    #[test]
+    fn the_conversation_becomes_export_messages() {
+        let lines = parse(TRANSCRIPT);
+        let export = to_export(&lines, "cca_1", "agent-1.jsonl", Some("3 issues."));
+        let roles: Vec<String> = export.messages().map(|m| m.role().to_string()).collect();
+        assert_eq!(roles, ["user", "assistant", "assistant"]);
+        let first_response = export.messages().nth(1).unwrap();
+        assert_eq!(first_response.parts.len(), 2);
+        assert_eq!(last_assistant_text(&lines).as_deref(), Some("3 issues."));
+        // A reply the transcript does not hold yet ends the conversation.
+        let cut = parse(
+            TRANSCRIPT
+                .lines()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .as_str(),
+        );
+        let export = to_export(&cut, "cca_1", "agent-1.jsonl", Some("3 issues."));
+        let roles: Vec<String> = export.messages().map(|m| m.role().to_string()).collect();
+        assert_eq!(roles, ["user", "assistant"]);
+    }
+}

@@ -1,0 +1,66 @@
+//! `ctx claude …` arguments: ctx's hooks for Claude Code, and the entry point they call.
+
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum ClaudeCommand {
+    /// Add ctx's hooks to .claude/settings.json and write its slash commands (or, --global, the user's)
+    #[command(long_about = "\
+Add ctx's hooks to the project's .claude/settings.json (or with --global the
+user's ~/.claude/settings.json) and write ctx's slash commands (/push, /pop,
+/status, /plan) into .claude/commands/ (or ~/.claude/commands/).
+
+The settings file is merged, never replaced: every key and hook of yours is
+kept in its place, ctx's own hook entries (their command runs `ctx claude hook`)
+are replaced by the current ones. A settings file that is not valid JSON, or
+that has comments, is refused and left as it is. A symbolic link is written
+through: the file it points to is rewritten, the link stays.
+
+--remove takes out exactly ctx's hook entries (and its slash commands, unless
+you changed them); --dry-run prints what would change and writes nothing.
+Claude Code reads the hooks at its next start.")]
+    Install {
+        /// Install for every project: into ~/.claude/
+        #[arg(long)]
+        global: bool,
+        /// Take ctx's hooks and commands out instead
+        #[arg(long)]
+        remove: bool,
+        /// Replace slash command files that were changed since ctx wrote them
+        #[arg(long)]
+        force: bool,
+        /// Print what would change and write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+
+    /// The entry point of ctx's Claude Code hooks: one event's JSON on stdin, the answer on stdout
+    #[command(long_about = "\
+Answer one Claude Code hook event: its JSON comes on stdin, the answer (if any)
+goes to stdout as Claude Code expects it. `ctx claude install` writes the hooks
+that call it; people do not need to.
+
+  SessionStart      writes CTX_SESSION into Claude Code's CLAUDE_ENV_FILE; adds
+                    the session's frame context after a compaction, in a new
+                    conversation of a session that has a frame, and on resume
+                    when it changed
+  UserPromptSubmit  gives the session its frame (goal: the first prompt's first
+                    line) and adds its <flame-context> when it has changed
+  PreToolUse        (Agent) notes the subagent call's description
+  SubagentStart     pushes the subagent's frame and adds its <flame-context>
+  SubagentStop      pops it: completed, with the subagent's last message as
+                    summary and its transcript in the log
+  PostToolUseFailure  (Agent) pops the subagent's frame as failed, or blocked
+                    when it was interrupted
+  PreCompact        prints the frame context and what the summary must keep
+  PostCompact       records the compaction summary on the current frame
+
+Whatever goes wrong (bad JSON, a broken state file, an unknown event) exits 0
+with nothing on stdout and one line in .opencode/flame/claude-hooks.log (or
+~/.claude/ctx-hooks.log when there is no project folder to write in): a hook
+that fails must never stop Claude Code.")]
+    Hook {
+        /// The hook event's name, as Claude Code spells it (SessionStart, UserPromptSubmit, …)
+        event: String,
+    },
+}

@@ -1,0 +1,238 @@
+//! Claude Code's transcripts as a source of usage records (claude-code.md §6): a session's
+//! `<session>.jsonl` and its subagents' `<session>/subagents/agent-<id>.jsonl`, found below a
+//! folder (one project's `~/.claude/projects/<project>/`, or all of `~/.claude/projects/`) or
+//! given one by one.
+//!
+//! Sessions are named as ctx names their frames (`crate::claude::ids`): `cc_<session id>`, and
+//! `cca_<agent id>` for a subagent, whose parent is its session; so the calls of a session land on
+//! its frame and a subagent's on its own, rolled into its session's. A response is written one
+//! line per content block, each with the same `message.id` and `usage`: it is counted once (also
+//! across files, as a resumed or forked session may repeat earlier lines). Claude Code records no
+//! cost: calls are priced from the models.dev cache like any call without a recorded cost.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::price::PriceList;
+use super::record::{Call, Records, Session, SourceInfo, Tokens};
+use crate::claude::{ids, transcript};
+use crate::error::{Error, Result};
+
+/// Transcripts larger than this are not read (a session of a few hundred MB is already rare).
+const MAX_TRANSCRIPT: u64 = 1 << 30;
+/// How deep below a given folder transcripts are looked for: projects/<project>/<session>/subagents.
+const MAX_DEPTH: usize = 4;
+
+/// Claude Code's folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn claude_dir() -> Option<PathBuf> {
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| crate::project::home_dir().map(|h| h.join(".claude")))
+}
+
+/// The folder of `project`'s transcripts: its path with every character other than a letter or
+/// a digit written as `-` (observed: `/tmp/cc1/proj` → `-tmp-cc1-proj`).
+pub fn project_dir(project: &Path) -> Option<PathBuf> {
+    let name: String = project
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    Some(claude_dir()?.join("projects").join(name))
+}
+
+/// Whether `path` is (or holds) Claude Code transcripts: a `.jsonl` file, or a folder with one
+/// within reach.
+pub fn is_source(path: &Path) -> bool {
+    if path.is_dir() {
+        return !transcripts(path).is_empty();
+    }
+    path.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// The `.jsonl` files below `dir`, sorted.
+fn transcripts(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() && depth < MAX_DEPTH {
+                walk(&path, depth + 1, out);
+            } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, 0, &mut out);
+    out.sort();
+    out
+}
+
+/// Reads the transcripts at `path` (a file or a folder) into `records`.
+pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
+    let files = if path.is_dir() {
+        transcripts(path)
+    } else {
+        vec![path.to_path_buf()]
+    };
+    records.sources.push(SourceInfo {
+        kind: "claude-transcripts",
+        path: path.display().to_string(),
+    });
+    let mut seen = HashSet::new();
+    for file in files {
+        let bytes = crate::frame::store::read_capped(&file, MAX_TRANSCRIPT).map_err(|e| match e
+            .kind()
+        {
+            std::io::ErrorKind::FileTooLarge => Error::failure(format!(
+                "{}: larger than {} MiB",
+                file.display(),
+                MAX_TRANSCRIPT >> 20
+            )),
+            _ => Error::io(&file, "read", &e),
+        })?;
+        let lines = transcript::parse(&String::from_utf8_lossy(&bytes));
+        if lines.skipped > 0 {
+            records.problems.push(format!(
+                "{}: {} line(s) are not JSON; skipped",
+                file.display(),
+                lines.skipped
+            ));
+        }
+        read_lines(&file, &lines, prices, records, &mut seen);
+    }
+    Ok(())
+}
+
+/// The session a transcript's lines belong to: its frame-style id, its parent, a title.
+fn session_of(file: &Path, lines: &transcript::Lines) -> Option<Session> {
+    let text = |key: &str| {
+        lines
+            .records
+            .iter()
+            .find_map(|r| r.get(key)?.as_str().filter(|s| !s.is_empty()))
+    };
+    let session_id = text("sessionId")?;
+    let created = lines
+        .records
+        .iter()
+        .find_map(|r| crate::time::parse_rfc3339_utc(r.get("timestamp")?.as_str()?))
+        .unwrap_or(0);
+    let sidechain = lines
+        .records
+        .iter()
+        .any(|r| r.get("isSidechain").and_then(Value::as_bool) == Some(true));
+    match text("agentId").filter(|_| sidechain) {
+        Some(agent) => Some(Session {
+            id: ids::agent_frame(agent)?,
+            parent: ids::session_frame(session_id),
+            title: agent_meta(file, "description").unwrap_or_default(),
+            created,
+        }),
+        None => Some(Session {
+            id: ids::session_frame(session_id)?,
+            parent: None,
+            title: first_prompt(lines).unwrap_or_default(),
+            created,
+        }),
+    }
+}
+
+/// A field of the `.meta.json` beside a subagent's transcript (`description`, `agentType`).
+fn agent_meta(file: &Path, key: &str) -> Option<String> {
+    let meta = std::fs::read(file.with_extension("meta.json")).ok()?;
+    let meta: Value = serde_json::from_slice(&meta).ok()?;
+    Some(meta.get(key)?.as_str()?.to_string())
+}
+
+/// The first line of a session's first typed prompt.
+fn first_prompt(lines: &transcript::Lines) -> Option<String> {
+    lines.records.iter().find_map(|r| {
+        if r.get("type")?.as_str()? != "user" {
+            return None;
+        }
+        let text = r.get("message")?.get("content")?.as_str()?;
+        Some(
+            text.lines()
+                .find(|l| !l.trim().is_empty())?
+                .trim()
+                .to_string(),
+        )
+    })
+}
+
+fn read_lines(
+    file: &Path,
+    lines: &transcript::Lines,
+    prices: &PriceList,
+    records: &mut Records,
+    seen: &mut HashSet<String>,
+) {
+    let responses = transcript::responses(lines);
+    if responses.is_empty() {
+        return;
+    }
+    let Some(session) = session_of(file, lines) else {
+        records.problems.push(format!(
+            "{}: no usable \"sessionId\"; its {} response(s) are skipped",
+            file.display(),
+            responses.len()
+        ));
+        return;
+    };
+    // The subagent's type (`general-purpose`, `Explore`, …); the main conversation's is not named.
+    let agent = if session.parent.is_some() {
+        agent_meta(file, "agentType").unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let at = match records.session_position(&session.id) {
+        Some(at) => at,
+        None => {
+            records.sessions.push(session);
+            records.sessions.len() - 1
+        }
+    };
+    for response in responses {
+        if !seen.insert(response.id.clone()) {
+            continue;
+        }
+        let t = response.tokens;
+        let tokens = Tokens {
+            input: t.input,
+            // OpenCode's figures keep reasoning apart from output; Anthropic's output includes it.
+            output: t.output.saturating_sub(t.thinking),
+            reasoning: t.thinking.min(t.output),
+            cache_read: t.cache_read,
+            cache_write: t.cache_write,
+            total: t.total(),
+        };
+        let cost = prices.cost(0.0, &tokens, "anthropic", &response.model);
+        if response.time.is_none() {
+            records.problems.push(format!(
+                "{}: response {} has no time; counted at the epoch",
+                file.display(),
+                response.id
+            ));
+        }
+        records.calls.push(Call {
+            session: at,
+            message: response.id,
+            time: response.time.unwrap_or(0),
+            agent: agent.clone(),
+            provider: "anthropic".to_string(),
+            model: response.model,
+            tokens,
+            cost,
+        });
+    }
+}

@@ -1,0 +1,754 @@
+//! `ctx claude install` (ctx's hooks merged into Claude Code's settings, taken out again) and
+//! `ctx claude hook EVENT` (one hook call: JSON in, an answer or nothing out, never a failure).
+
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+use crate::common::TestEnv;
+
+const SETTINGS: &str = ".claude/settings.json";
+const SESSION: &str = "d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+const FRAME: &str = "cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+
+fn settings(env: &TestEnv) -> Value {
+    serde_json::from_str(&env.read(SETTINGS)).unwrap()
+}
+
+#[test]
+fn install_adds_every_hook_and_the_slash_commands_once() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.snap(&["claude", "install"]), @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: 8 hooks added
+      + SessionStart: ctx claude hook
+      + UserPromptSubmit: ctx claude hook
+      + PreToolUse: ctx claude hook
+      + PostToolUseFailure: ctx claude hook
+      + SubagentStart: ctx claude hook
+      + SubagentStop: ctx claude hook
+      + PreCompact: ctx claude hook
+      + PostCompact: ctx claude hook
+    .claude/commands/push.md: written
+    .claude/commands/pop.md: written
+    .claude/commands/status.md: written
+    .claude/commands/plan.md: written
+    --- stderr
+    ");
+    let hooks = &settings(&env)["hooks"];
+    assert_eq!(hooks["PreToolUse"][0]["matcher"], "Agent");
+    assert_eq!(
+        hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .split(" 2>")
+            .next(),
+        Some("\"${CTX_BIN:-ctx}\" claude hook UserPromptSubmit")
+    );
+    let before = env.read(SETTINGS);
+    assert_snapshot!(env.snap(&["claude", "install"]), @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: ctx's hooks are up to date
+    .claude/commands/push.md: up to date
+    .claude/commands/pop.md: up to date
+    .claude/commands/status.md: up to date
+    .claude/commands/plan.md: up to date
+    --- stderr
+    ");
+    assert_eq!(env.read(SETTINGS), before);
+}
+
+#[test]
+fn the_users_keys_and_hooks_survive_install_and_remove() {
+    let env = TestEnv::new();
+    let user = r#"{
+  "model": "opus",
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "./my-hook.sh"
+          }
+        ]
+      }
+    ]
+  },
+  "permissions": {
+    "allow": [
+      "Bash(npm test)"
+    ]
+  }
+}
+"#;
+    env.write(SETTINGS, user);
+    env.ok(&["claude", "install"]);
+    let installed = settings(&env);
+    assert_eq!(installed["model"], "opus");
+    assert_eq!(installed["permissions"]["allow"][0], "Bash(npm test)");
+    let prompt_hooks = installed["hooks"]["UserPromptSubmit"].as_array().unwrap();
+    assert_eq!(prompt_hooks.len(), 2);
+    assert_eq!(prompt_hooks[0]["hooks"][0]["command"], "./my-hook.sh");
+    // An edited slash command is the user's now: --remove keeps it.
+    env.write(".claude/commands/plan.md", "my own /plan\n");
+    let out = env.run(&["claude", "install", "--remove"]);
+    assert_snapshot!(env.render(&out), @r"
+    exit: 1
+    --- stdout
+    .claude/settings.json: 8 hooks removed
+      - UserPromptSubmit: ctx claude hook
+      - SessionStart: ctx claude hook
+      - PreToolUse: ctx claude hook
+      - PostToolUseFailure: ctx claude hook
+      - SubagentStart: ctx claude hook
+      - SubagentStop: ctx claude hook
+      - PreCompact: ctx claude hook
+      - PostCompact: ctx claude hook
+    .claude/commands/push.md: removed
+    .claude/commands/pop.md: removed
+    .claude/commands/status.md: removed
+    .claude/commands/plan.md: kept: changed since ctx wrote it (--force replaces it)
+    --- stderr
+    error: some slash commands were changed since ctx wrote them and were kept
+    hint: delete them by hand if you no longer want them
+    ");
+    assert_eq!(env.read(SETTINGS), user, "the user's file, byte for byte");
+    assert_eq!(env.read(".claude/commands/plan.md"), "my own /plan\n");
+    assert!(!env.path(".claude/commands/push.md").exists());
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let env = TestEnv::new();
+    let out = env.ok(&["claude", "install", "--dry-run"]);
+    assert!(
+        out.starts_with(".claude/settings.json: 8 hooks would be added\n"),
+        "{out}"
+    );
+    assert!(out.contains(".claude/commands/push.md: would be written"));
+    assert!(!env.path(".claude").exists());
+    // The same as one JSON document (checked against schemas/claude-install.schema.json).
+    let doc: Value =
+        serde_json::from_str(&env.ok(&["--json", "claude", "install", "--dry-run"])).unwrap();
+    assert_eq!(doc["settings_changed"], true);
+    assert_eq!(doc["dry_run"], true);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 8);
+    assert_eq!(doc["files"][0]["action"], "written");
+    assert!(!env.path(".claude").exists());
+}
+
+#[test]
+fn global_installs_into_the_users_claude_folder() {
+    let env = TestEnv::new();
+    env.ok(&["claude", "install", "--global"]);
+    let text = std::fs::read_to_string(env.home.join(".claude/settings.json")).unwrap();
+    assert!(text.contains("claude hook SubagentStart"));
+    assert!(env.home.join(".claude/commands/pop.md").exists());
+    assert!(!env.path(".claude").exists());
+}
+
+#[test]
+fn a_settings_file_that_is_not_json_or_has_comments_is_refused_and_left_alone() {
+    let env = TestEnv::new();
+    env.write(SETTINGS, "{\"model\": \"opus\",\n");
+    assert_snapshot!(env.snap(&["claude", "install"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.claude/settings.json: it is not valid JSON: unexpected end of input inside an object at line 2, column 1; nothing was changed
+    hint: fix the file, or move it aside, then install again
+    ");
+    assert_eq!(env.read(SETTINGS), "{\"model\": \"opus\",\n");
+    assert!(!env.path(".claude/commands").exists(), "nothing written");
+
+    let commented = "{\n  // my model\n  \"model\": \"opus\"\n}\n";
+    env.write(SETTINGS, commented);
+    assert_snapshot!(env.snap(&["claude", "install"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.claude/settings.json: it has comments, which ctx would lose by rewriting it; nothing was changed
+    hint: remove the comments (Claude Code reads plain JSON), or add the hooks by hand: `ctx claude install --dry-run` shows them
+    ");
+    assert_eq!(env.read(SETTINGS), commented);
+    env.write(SETTINGS, "[]");
+    assert_eq!(
+        env.run(&["claude", "install", "--remove"]).status.code(),
+        Some(1)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_settings_file_is_written_through_and_stays_a_link() {
+    let env = TestEnv::new();
+    let dotfiles = env.temp().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("claude.json"), "{\"model\": \"opus\"}\n").unwrap();
+    std::fs::create_dir_all(env.path(".claude")).unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("claude.json"), env.path(SETTINGS)).unwrap();
+    env.ok(&["claude", "install"]);
+    let meta = std::fs::symlink_metadata(env.path(SETTINGS)).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link stays");
+    let target = std::fs::read_to_string(dotfiles.join("claude.json")).unwrap();
+    assert!(target.contains("\"model\": \"opus\"") && target.contains("claude hook"));
+}
+
+// ---- hook mode ----------------------------------------------------------------------------------
+
+/// Runs `ctx claude hook EVENT` with `input` on stdin; returns stdout after checking that the
+/// call exited 0 and printed nothing on stderr, whatever happened.
+fn hook(env: &TestEnv, event: &str, input: &Value) -> String {
+    hook_raw(env, event, input.to_string().as_bytes())
+}
+
+fn hook_raw(env: &TestEnv, event: &str, input: &[u8]) -> String {
+    let out = env.run_stdin(&["claude", "hook", event], input);
+    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
+    assert!(out.stderr.is_empty(), "{}", env.render(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The hook log's lines without their time stamps.
+fn log_lines(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
+        .collect()
+}
+
+fn event(fields: Value) -> Value {
+    let mut value = json!({ "session_id": SESSION, "cwd": "/x", "hook_event_name": "E" });
+    for (k, v) in fields.as_object().unwrap() {
+        value[k] = v.clone();
+    }
+    value
+}
+
+fn context_of(answer: &str) -> String {
+    let value: Value = serde_json::from_str(answer).unwrap();
+    value["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_prompt_gets_its_frame_and_the_context_only_when_it_changed() {
+    let env = TestEnv::new();
+    let answer = hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "\n  Fix the login bug\nand more", "unknown_new_field": [1] })),
+    );
+    let value: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(
+        value["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    assert_snapshot!(context_of(&answer), @r#"
+    <flame-context session="cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b">
+      <metadata>
+        <budget total="4000" ancestors="1500" siblings="1500" current="800" />
+      </metadata>
+      <current-frame id="cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b" status="in_progress">
+        <goal>Fix the login bug</goal>
+      </current-frame>
+    </flame-context>
+    "#);
+    let prompt = event(json!({ "prompt": "go on" }));
+    assert_eq!(hook(&env, "UserPromptSubmit", &prompt), "", "unchanged");
+    // The model pushes through Bash, with CTX_SESSION from the env file.
+    let mut push = env.ctx();
+    push.env("CTX_SESSION", FRAME)
+        .args(["frame", "push", "--", "Session tokens"])
+        .assert()
+        .success();
+    assert!(
+        context_of(&hook(&env, "UserPromptSubmit", &prompt))
+            .contains("<goal>Session tokens</goal>")
+    );
+    assert_eq!(hook(&env, "UserPromptSubmit", &prompt), "");
+    // After a compaction it is added again, whatever changed.
+    let again = hook(&env, "SessionStart", &event(json!({ "source": "compact" })));
+    assert!(context_of(&again).contains("Session tokens"));
+}
+
+#[test]
+fn session_start_names_the_session_for_the_models_bash_commands_once() {
+    let env = TestEnv::new();
+    let file = env.temp().join("sessionstart-hook-0.sh");
+    std::fs::write(&file, "export OTHER=1").unwrap();
+    for _ in 0..2 {
+        let out = env
+            .ctx()
+            .env("CLAUDE_ENV_FILE", &file)
+            .args(["claude", "hook", "SessionStart"])
+            .write_stdin(event(json!({ "source": "startup" })).to_string())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        format!("export OTHER=1\nexport CTX_SESSION={FRAME}\n")
+    );
+}
+
+#[test]
+fn subagents_are_child_frames_paired_with_their_agent_call() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Audit" })),
+    );
+    for (id, description) in [("toolu_1", "Audit refunds"), ("toolu_2", "Check invoices")] {
+        let call = event(json!({
+            "tool_name": "Agent", "tool_use_id": id,
+            "tool_input": { "description": description, "prompt": "p", "subagent_type": "general-purpose" },
+        }));
+        assert_eq!(hook(&env, "PreToolUse", &call), "");
+    }
+    // The second call's subagent starts first; its .meta.json tells which call it is.
+    let transcript = env.temp().join(format!("{SESSION}.jsonl"));
+    let agents = env.temp().join(SESSION).join("subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("agent-a2.meta.json"),
+        json!({ "description": "Check invoices", "toolUseId": "toolu_2" }).to_string(),
+    )
+    .unwrap();
+    let start = |agent: &str| {
+        event(json!({
+            "agent_id": agent, "agent_type": "general-purpose",
+            "transcript_path": transcript.to_str().unwrap(),
+        }))
+    };
+    let second = context_of(&hook(&env, "SubagentStart", &start("a2")));
+    assert!(
+        second.contains(r#"<flame-context session="cca_a2">"#),
+        "{second}"
+    );
+    assert!(second.contains("<goal>Check invoices</goal>"), "{second}");
+    // Without a .meta.json: the remembered call of its type.
+    let first = context_of(&hook(&env, "SubagentStart", &start("a1")));
+    assert!(first.contains("<goal>Audit refunds</goal>"), "{first}");
+
+    // a1 ends with its result; its transcript (one line cut short) goes into the log.
+    let agent_transcript = agents.join("agent-a1.jsonl");
+    std::fs::write(
+        &agent_transcript,
+        concat!(
+            r#"{"type":"user","message":{"role":"user","content":"AUDIT_NOW"},"timestamp":"2026-11-25T17:37:47.443Z"}"#,
+            "\n{\"type\":\"assistant\",\"mess\n"
+        ),
+    )
+    .unwrap();
+    let stop = event(json!({
+        "agent_id": "a1", "agent_type": "general-purpose",
+        "agent_transcript_path": agent_transcript.to_str().unwrap(),
+        "last_assistant_message": "3 issues found.",
+    }));
+    assert_eq!(hook(&env, "SubagentStop", &stop), "");
+    let log = env.read(".opencode/flame/logs/frame-cca_a1.md");
+    assert!(log.contains("## Summary\n\n3 issues found."), "{log}");
+    assert!(
+        log.contains("AUDIT_NOW") && log.contains("### Assistant"),
+        "{log}"
+    );
+    // a2 is interrupted: its Agent call fails.
+    let failure = event(json!({
+        "tool_name": "Agent", "tool_use_id": "toolu_2", "error": "Interrupted by user", "is_interrupt": true,
+    }));
+    assert_eq!(hook(&env, "PostToolUseFailure", &failure), "");
+    let tree = env.ok(&["frame", "tree", "--details"]);
+    assert_snapshot!(tree, @r"
+    → Audit (cc_d8b23)
+    ├── ! Check invoices (cca_a2)
+    │       summary: The Agent call failed: Interrupted by user
+    │       log: logs/frame-cca_a2.md
+    └── ✓ Audit refunds (cca_a1)
+            summary: 3 issues found.
+            log: logs/frame-cca_a1.md
+
+    3 frames: 1 → in_progress, 1 ✓ completed, 1 ! blocked
+    ");
+    // A second stop for the same subagent changes nothing.
+    assert_eq!(hook(&env, "SubagentStop", &stop), "");
+    assert!(!env.path(".opencode/flame/claude-hooks.log").exists());
+}
+
+#[test]
+fn compaction_gets_the_frame_context_and_its_summary_lands_on_the_frame() {
+    let env = TestEnv::new();
+    assert_eq!(
+        hook(&env, "PreCompact", &event(json!({ "trigger": "manual" }))),
+        ""
+    );
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Refactor billing" })),
+    );
+    let text = hook(&env, "PreCompact", &event(json!({ "trigger": "manual" })));
+    assert!(text.starts_with("<flame-context session=\"cc_"), "{text}");
+    assert!(text.contains("Keep in your summary, verbatim, the id of the current frame"));
+    let summary = event(json!({ "trigger": "manual", "compact_summary": "Billing split in two." }));
+    assert_eq!(hook(&env, "PostCompact", &summary), "");
+    let shown = env.ok(&["frame", "show", "--frame", FRAME, "--json"]);
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["frame"]["summary"], "Billing split in two.");
+}
+
+#[test]
+fn bad_input_is_a_log_line_and_a_silent_exit_0() {
+    let env = TestEnv::new();
+    let log = env.home.join(".claude/ctx-hooks.log");
+    assert_eq!(
+        hook_raw(&env, "UserPromptSubmit", b"{\"session_id\": \"d8b2"),
+        ""
+    );
+    assert_eq!(hook_raw(&env, "UserPromptSubmit", b"not json"), "");
+    assert_eq!(hook_raw(&env, "UserPromptSubmit", b"[1, 2]"), "");
+    assert_eq!(
+        hook(&env, "UserPromptSubmit", &json!({ "prompt": "x" })),
+        ""
+    );
+    assert_eq!(
+        hook(
+            &env,
+            "UserPromptSubmit",
+            &json!({ "session_id": "../../x" })
+        ),
+        ""
+    );
+    assert_eq!(hook(&env, "SomeFutureEvent", &event(json!({}))), "");
+    let stop = event(
+        json!({ "agent_id": "a9", "agent_type": "general-purpose", "last_assistant_message": "x" }),
+    );
+    assert_eq!(hook(&env, "SubagentStop", &stop), "");
+    assert_snapshot!(log_lines(&log).join("\n"), @r#"
+    UserPromptSubmit: the event's JSON is not valid JSON: EOF while parsing a string at line 1 column 20
+    UserPromptSubmit: the event's JSON is not valid JSON: expected ident at line 1 column 2
+    UserPromptSubmit: the event's JSON is not an object
+    UserPromptSubmit: the event has no "session_id"
+    UserPromptSubmit session ../../x: the session id '../../x' cannot name a frame
+    SubagentStop session d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b: SubagentStop for cca_a9, which has no frame (its SubagentStart was not seen)
+    "#);
+    assert!(!env.path(".opencode/flame").exists(), "nothing was created");
+}
+
+#[test]
+fn a_broken_state_file_is_left_alone_and_logged_beside_it() {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/flame/state.json",
+        "{\"version\": 1, \"frames\": ",
+    );
+    assert_eq!(
+        hook(&env, "UserPromptSubmit", &event(json!({ "prompt": "x" }))),
+        ""
+    );
+    assert_eq!(
+        env.read(".opencode/flame/state.json"),
+        "{\"version\": 1, \"frames\": "
+    );
+    let lines = log_lines(&env.path(".opencode/flame/claude-hooks.log"));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with(&format!("UserPromptSubmit session {SESSION}: "))
+            && lines[0].contains("state.json"),
+        "{lines:?}"
+    );
+}
+
+// ---- cost from transcripts ----------------------------------------------------------------------
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/claude");
+
+/// A project holding the frames of tests/fixtures/claude (made by make.sh there) and a copy of
+/// its transcripts as Claude Code's folder (`HOME/.claude/projects/`).
+fn cost_fixture() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/flame/state.json",
+        std::fs::read(format!("{FIXTURE}/project/.opencode/flame/state.json")).unwrap(),
+    );
+    copy_dir(
+        std::path::Path::new(&format!("{FIXTURE}/projects")),
+        &env.home.join(".claude/projects"),
+    );
+    env
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn spent_json(env: &TestEnv, extra: &[&str]) -> Value {
+    let source = env.home.join(".claude/projects");
+    let mut args = vec![
+        "--json",
+        "budget",
+        "spent",
+        "--source",
+        source.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&env.ok(&args)).unwrap()
+}
+
+fn spent_row<'a>(doc: &'a Value, key: &str) -> &'a Value {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == key)
+        .unwrap_or_else(|| panic!("no row {key}: {doc:#}"))
+}
+
+#[test]
+fn transcripts_count_each_response_once_and_roll_subagents_into_their_frames() {
+    let env = cost_fixture();
+    let doc = spent_json(&env, &["--by", "session"]);
+    let sessions: Vec<(&str, Option<&str>)> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap(), r["parent"].as_str()))
+        .collect();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    let (main, agent) = (sessions[0].0, sessions[1].0);
+    assert!(main.starts_with("cc_") && agent.starts_with("cca_"));
+    assert_eq!(
+        sessions[1].1,
+        Some(main),
+        "the subagent is under its session"
+    );
+    // make.sh's script: four main responses and one subagent response.
+    let tokens = &spent_row(&doc, main)["total"]["tokens"];
+    assert_eq!(tokens["input"], 1200 + 1400 + 500 + 1600 + 1700);
+    assert_eq!(tokens["output"], 40 + 30 + 12 + 25 + 8);
+    assert_eq!(tokens["cache_read"], 300 + 1500 + 100 + 1800 + 2000);
+    assert_eq!(tokens["cache_write"], 50 + 20);
+    assert_eq!(spent_row(&doc, main)["total"]["calls"], 5);
+    assert_eq!(spent_row(&doc, agent)["own"]["calls"], 1);
+    // By frame: the frame the model pushed holds the subagent's frame and its cost.
+    let frames = spent_json(&env, &[]);
+    let pushed = frames["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["label"] == "Refund work")
+        .unwrap();
+    let subagent = spent_row(&frames, agent);
+    assert_eq!(subagent["parent"], pushed["key"]);
+    assert_eq!(subagent["total"]["tokens"]["total"], 500 + 12 + 100 + 20);
+    assert_eq!(
+        pushed["total"]["tokens"]["total"],
+        (1400 + 30 + 1500) + (1600 + 25 + 1800) + (500 + 12 + 100 + 20)
+    );
+    // Without --source: the project's transcripts, found by its path, when they are there.
+    let dir_name: String = env
+        .root
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let projects = env.home.join(".claude/projects");
+    let recorded = std::fs::read_dir(&projects)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::rename(recorded, projects.join(dir_name)).unwrap();
+    let default: Value =
+        serde_json::from_str(&env.ok(&["--json", "budget", "spent", "--by", "session"])).unwrap();
+    assert_eq!(default["sources"][0]["kind"], "claude-transcripts");
+    assert_eq!(default["total"], doc["total"]);
+}
+
+#[test]
+fn transcripts_are_priced_from_the_models_cache_and_bad_lines_are_reported() {
+    let env = cost_fixture();
+    env.write(
+        "../home/.cache/opencode/models.json",
+        json!({ "anthropic": { "models": { "claude-opus-5-5": { "cost": {
+            "input": 5, "output": 25, "cache_read": 0.5, "cache_write": 6.25 } } } } })
+        .to_string(),
+    );
+    let doc = spent_json(&env, &[]);
+    let expected = (6400.0 * 5.0 + 115.0 * 25.0 + 5700.0 * 0.5 + 70.0 * 6.25) / 1e6;
+    let cost = doc["total"]["cost"].as_f64().unwrap();
+    assert!((cost - expected).abs() < 1e-12, "{cost} {expected}");
+    // A line cut short is skipped and said so; the other lines still count.
+    let agent = walk_files(&env.home.join(".claude/projects"))
+        .into_iter()
+        .find(|p| {
+            p.to_string_lossy().contains("agent-") && p.extension().is_some_and(|e| e == "jsonl")
+        })
+        .unwrap();
+    let mut text = std::fs::read_to_string(&agent).unwrap();
+    text.push_str("{\"type\":\"assistant\",\"mess\n");
+    std::fs::write(&agent, text).unwrap();
+    let source = env.home.join(".claude/projects");
+    let out = env.run(&["budget", "spent", "--source", source.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 line(s) are not JSON; skipped"),
+        "{stderr}"
+    );
+    assert_eq!(spent_json(&env, &[])["total"]["calls"], 5);
+}
+
+fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk_files(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// ccusage 20.0.24 (npm; `.ci/run` installs it into `$CCUSAGE_DIR`, else
+/// `~/.cache/ctx-ccusage`); without it the comparison says SKIPPED, unless `CTX_REQUIRE_CCUSAGE`
+/// is set (CI).
+fn ccusage() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("CCUSAGE_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/ctx-ccusage"))
+        })?;
+    let bin = dir.join("node_modules/.bin/ccusage");
+    let found = std::fs::read_to_string(dir.join("node_modules/ccusage/package.json"))
+        .is_ok_and(|p| p.contains("\"version\": \"20.0.24\""));
+    if bin.exists() && found {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var_os("CTX_REQUIRE_CCUSAGE").is_none(),
+        "CTX_REQUIRE_CCUSAGE is set but there is no ccusage 20.0.24 in {}",
+        dir.display()
+    );
+    eprintln!(
+        "SKIPPED: no ccusage 20.0.24 in {} to compare with",
+        dir.display()
+    );
+    None
+}
+
+/// Per session (subagents included, as ccusage counts them), every token figure equals
+/// `ccusage session --json`'s on the same transcripts.
+#[test]
+fn sessions_match_ccusage_on_claude_transcripts() {
+    let Some(ccusage) = ccusage() else { return };
+    let env = cost_fixture();
+    let out = std::process::Command::new(&ccusage)
+        .args(["session", "--json", "--offline"])
+        .env("CLAUDE_CONFIG_DIR", env.home.join(".claude"))
+        .env("HOME", &env.home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let peer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = spent_json(&env, &["--by", "session"]);
+    let peer_rows = peer["session"].as_array().unwrap();
+    assert_eq!(peer_rows.len(), 1, "{peer:#}");
+    for theirs in peer_rows {
+        let key = format!("cc_{}", theirs["period"].as_str().unwrap());
+        let t = &spent_row(&doc, &key)["total"]["tokens"];
+        let output = t["output"].as_u64().unwrap() + t["reasoning"].as_u64().unwrap();
+        assert_eq!(theirs["inputTokens"], t["input"], "{theirs:#}");
+        assert_eq!(theirs["outputTokens"], output, "{theirs:#}");
+        assert_eq!(theirs["cacheReadTokens"], t["cache_read"], "{theirs:#}");
+        assert_eq!(
+            theirs["cacheCreationTokens"], t["cache_write"],
+            "{theirs:#}"
+        );
+        assert_eq!(theirs["totalTokens"], t["total"], "{theirs:#}");
+    }
+}
+
+#[test]
+fn a_subagent_started_by_a_subagent_is_a_child_of_its_frame() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Audit" })),
+    );
+    let call = |id: &str, description: &str, caller: Option<&str>| {
+        let mut value = event(json!({
+            "tool_name": "Agent", "tool_use_id": id,
+            "tool_input": { "description": description, "prompt": "p", "subagent_type": "general-purpose" },
+        }));
+        if let Some(caller) = caller {
+            value["agent_id"] = json!(caller);
+        }
+        assert_eq!(hook(&env, "PreToolUse", &value), "");
+    };
+    let start = |agent: &str| {
+        let start = event(json!({ "agent_id": agent, "agent_type": "general-purpose" }));
+        context_of(&hook(&env, "SubagentStart", &start))
+    };
+    call("toolu_1", "Audit refunds", None);
+    start("a1");
+    call("toolu_2", "Check one refund", Some("a1"));
+    let nested = start("a2");
+    assert!(nested.contains("<goal>Check one refund</goal>"), "{nested}");
+    assert_snapshot!(env.ok(&["frame", "tree"]), @r"
+    → Audit (cc_d8b23)
+    └── → Audit refunds (cca_a1)
+        └── → Check one refund (cca_a2)
+
+    3 frames: 3 → in_progress
+    ");
+}
+
+#[test]
+fn a_new_conversation_of_a_framed_session_gets_its_context_again() {
+    let env = TestEnv::new();
+    let startup = event(json!({ "source": "startup" }));
+    assert_eq!(hook(&env, "SessionStart", &startup), "", "no frame yet");
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Refactor billing" })),
+    );
+    // The same session id in a new conversation (/clear, --session-id): nothing was added there.
+    let again = hook(&env, "SessionStart", &event(json!({ "source": "clear" })));
+    assert!(
+        context_of(&again).contains("<goal>Refactor billing</goal>"),
+        "{again}"
+    );
+    let resume = event(json!({ "source": "resume" }));
+    assert_eq!(
+        hook(&env, "SessionStart", &resume),
+        "",
+        "a resumed conversation holds it"
+    );
+}

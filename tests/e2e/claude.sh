@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# End-to-end tests with the real Claude Code: builds ctx, installs ctx's hooks and slash commands
+# into temporary projects with `ctx claude install` (nothing copied by hand), runs Claude Code
+# (npm @anthropic-ai/claude-code, installed on first use by claude-sandbox.sh) against the stand-in
+# Messages API of mock-anthropic.py, scripted with Bash and Agent tool calls, and checks the frame
+# tree on disk and, in the request log, what the model was sent.
+#
+#   tests/e2e/claude.sh [SCENARIO...]      (default: all; names below, e.g. `subagent`)
+#
+# Needs cargo, node/npm (to install Claude Code) and python3. MOCK_PORT picks the stand-in's port.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+here=$repo/tests/e2e
+export MOCK_PORT=${MOCK_PORT:-47831}
+
+cargo build --quiet --manifest-path "$repo/Cargo.toml"
+ctx_dir=$repo/target/debug
+export PATH=$ctx_dir:$PATH
+
+work=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A fresh project (a git repository) with ctx's hooks and commands, as a user installs them.
+new_project() {
+  local project=$work/$1
+  mkdir -p "$project"
+  git -C "$project" init -q
+  ctx -C "$project" -q claude install >/dev/null || fail "ctx claude install"
+  echo "$project"
+}
+
+# run NAME PROJECT SCRIPT -- CLAUDE-ARGS: one Claude Code run with a fresh request log; prints the
+# log's folder. Claude Code's HOME is $work/sandbox-$SANDBOX (default: NAME), so that a later run
+# with the same SANDBOX can resume its sessions. The run's JSON result is in $work/NAME.out.
+run() {
+  local name=$1 project=$2 script=$3
+  shift 4
+  local sandbox=$work/sandbox-${SANDBOX:-$name}
+  rm -rf "$sandbox/requests"
+  mkdir -p "$sandbox/requests"
+  MOCK_SCRIPT=$script "$here/claude-sandbox.sh" "$sandbox" "$project" -- "$@" \
+    --output-format json --dangerously-skip-permissions >"$work/$name.out" 2>"$work/$name.err" \
+    || { cat "$work/$name.out" "$work/$name.err" >&2; fail "$name: claude exited non-zero"; }
+  echo "$sandbox/requests"
+}
+session_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['session_id'])" "$work/$1.out"; }
+
+# check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
+# order, as {"file", "body", "system", "turns" (the role-"system" turns of messages[]), "last_user",
+# "all"}) and helpers in scope.
+check() {
+  python3 - "$1" <<PY || fail "$2"
+import glob, json, sys
+def text(message):
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") if p.get("type") == "text" else json.dumps(p) for p in content or [])
+requests = []
+for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
+    body = json.load(open(path))
+    messages = body.get("messages", [])
+    users = [text(m) for m in messages if m["role"] == "user"]
+    requests.append({
+        "file": path, "body": body,
+        "turns": "".join(text(m) for m in messages if m["role"] == "system"),
+        "last_user": users[-1] if users else "",
+        "all": json.dumps(body),
+    })
+def need(condition, what):
+    if not condition:
+        print("not so:", what, file=sys.stderr)
+        for r in requests:
+            print(" ", r["file"].rsplit("/", 1)[-1], r["last_user"][:200].replace("\n", " "), file=sys.stderr)
+        sys.exit(1)
+def first(predicate, what):
+    for r in requests:
+        if predicate(r):
+            return r
+    need(False, what)
+$3
+PY
+}
+
+frame_json() { ctx -C "$1" frame show --json "${@:2}"; }
+field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+
+scenario_subagent() {
+  echo "scenario subagent: the session's frame context; the model pushes and pops through Bash; a subagent is a frame"
+  local project requests session
+  project=$(new_project subagent)
+  cat >"$work/subagent.json" <<'EOF'
+[
+ {"when": "Delegate the audit", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
+ {"when": "cc_", "tool_calls": [{"name": "Agent", "arguments": {"description": "Audit refunds", "prompt": "AUDIT_REFUNDS_NOW", "subagent_type": "general-purpose", "run_in_background": false}}]},
+ {"when": "AUDIT_REFUNDS_NOW", "reply": "Refund audit: 3 issues found."},
+ {"when": "Refund audit: 3 issues found", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'Refunds done'", "description": "pop"}}]},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(run subagent "$project" "$work/subagent.json" -- -p "Delegate the audit")
+  session=$(session_of subagent)
+  check "$requests" "subagent requests" "
+main = requests[0]
+need('UserPromptSubmit hook additional context: <flame-context session=\"cc_$session\"' in main['turns'], 'the first request carries the session frame context')
+need('<goal>Delegate the audit</goal>' in main['turns'], 'whose goal is the first prompt')
+sub = first(lambda r: 'AUDIT_REFUNDS_NOW' in r['last_user'] and 'SubagentStart hook' in r['turns'], 'the subagent request carries SubagentStart context')
+need('<goal>Audit refunds</goal>' in sub['turns'] and '<flame-context session=\"cca_' in sub['turns'], 'the subagent sees its own frame')
+need('Refund work' in sub['turns'], 'below the frame the model pushed')
+need('UserPromptSubmit hook' not in sub['turns'], 'and not the session context')
+need(all(r['all'].count('<flame-context session=\\\\\"cc_') <= 1 for r in requests), 'the session context is added once')
+"
+  local tree
+  tree=$(ctx -C "$project" frame tree --details)
+  grep -q "Delegate the audit" <<<"$tree" || fail "the session's frame: $tree"
+  local refund audit
+  refund=$(frame_json "$project" --frame "$(ctx -C "$project" frame tree --json | field "[c['id'] for c in d['roots'][0]['children']][0]")")
+  [[ $(field "d['frame']['goal'], d['frame']['status'], d['frame']['summary']" <<<"$refund") == "('Refund work', 'completed', 'Refunds done')" ]] \
+    || fail "the pushed frame is popped by the model: $refund"
+  audit=$(ctx -C "$project" frame tree --json | field "d['roots'][0]['children'][0]['children'][0]['id']")
+  [[ $audit == cca_* ]] || fail "the subagent's frame id: $audit"
+  [[ $(frame_json "$project" --frame "$audit" | field "d['frame']['goal'], d['frame']['status'], d['frame']['summary']") \
+    == "('Audit refunds', 'completed', 'Refund audit: 3 issues found.')" ]] || fail "the subagent's frame: $(frame_json "$project" --frame "$audit")"
+  local log=$project/.opencode/flame/logs/frame-$audit.md
+  grep -q "^## Messages" "$log" && grep -q "AUDIT_REFUNDS_NOW" "$log" && grep -q "Refund audit: 3 issues found." "$log" \
+    || fail "the subagent's transcript is in its log: $(cat "$log")"
+}
+
+scenario_parallel() {
+  echo "scenario parallel: two subagents started side by side each get their own frame"
+  local project requests
+  project=$(new_project parallel)
+  cat >"$work/parallel.json" <<'EOF'
+[
+ {"when": "Start two", "tool_calls": [
+   {"name": "Agent", "arguments": {"description": "Audit refunds", "prompt": "AUDIT_REFUNDS_NOW", "subagent_type": "general-purpose", "run_in_background": false}},
+   {"name": "Agent", "arguments": {"description": "Check invoices", "prompt": "CHECK_INVOICES_NOW", "subagent_type": "general-purpose", "run_in_background": false}}]},
+ {"when": "AUDIT_REFUNDS_NOW", "reply": "Refunds: 3 issues.", "delay": 0.3},
+ {"when": "CHECK_INVOICES_NOW", "reply": "Invoices: fine."},
+ {"reply": "Both done."}
+]
+EOF
+  requests=$(run parallel "$project" "$work/parallel.json" -- -p "Start two subagents")
+  check "$requests" "parallel requests" "
+a = first(lambda r: 'AUDIT_REFUNDS_NOW' in r['last_user'], 'the first subagent runs')
+b = first(lambda r: 'CHECK_INVOICES_NOW' in r['last_user'], 'the second subagent runs')
+need('<goal>Audit refunds</goal>' in a['turns'] and 'Check invoices' not in a['turns'], 'the first sees its own frame')
+need('<goal>Check invoices</goal>' in b['turns'] and 'Audit refunds' not in b['turns'], 'the second sees its own frame')
+"
+  local summaries
+  summaries=$(ctx -C "$project" frame tree --json | field "sorted((c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children'])")
+  [[ $summaries == "[('Audit refunds', 'completed', 'Refunds: 3 issues.'), ('Check invoices', 'completed', 'Invoices: fine.')]" ]] \
+    || fail "each subagent's frame has its own result: $summaries"
+}
+
+scenario_background() {
+  echo "scenario background: a background subagent (the default in -p mode) is a frame too"
+  local project requests
+  project=$(new_project background)
+  cat >"$work/background.json" <<'EOF'
+[
+ {"when": "Scan in the background", "tool_calls": [{"name": "Agent", "arguments": {"description": "Scan logs", "prompt": "SCAN_LOGS_NOW", "subagent_type": "general-purpose"}}]},
+ {"when": "<goal>Scan logs</goal>", "reply": "Logs scanned: nothing odd.", "delay": 0.5},
+ {"when": "task-notification", "reply": "The scan is done."},
+ {"reply": "Started the scan."}
+]
+EOF
+  requests=$(run background "$project" "$work/background.json" -- -p "Scan in the background")
+  check "$requests" "background requests" "
+sub = first(lambda r: 'SCAN_LOGS_NOW' in r['last_user'], 'the subagent runs')
+need('<goal>Scan logs</goal>' in sub['turns'], 'and sees its frame')
+"
+  local child
+  child=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children']]")
+  [[ $child == "[('Scan logs', 'completed', 'Logs scanned: nothing odd.')]" ]] || fail "the background subagent's frame: $child"
+}
+
+scenario_resume() {
+  echo "scenario resume: unchanged frame context is not added again; changed context is"
+  local project requests session
+  project=$(new_project resume)
+  echo '[{"reply": "First answer."}]' >"$work/resume1.json"
+  SANDBOX=resume run resume1 "$project" "$work/resume1.json" -- -p "Plan the refunds work" >/dev/null
+  session=$(session_of resume1)
+  echo '[{"reply": "Second answer."}]' >"$work/resume2.json"
+  requests=$(SANDBOX=resume run resume2 "$project" "$work/resume2.json" -- -p "Go on" --resume "$session")
+  check "$requests" "resume, unchanged" "
+last = requests[-1]
+need('Go on' in last['all'], 'the resumed request')
+need(last['all'].count('<flame-context') == 1, 'holds the frame context once')
+"
+  CTX_SESSION=cc_$session ctx -C "$project" -q frame push -- "Refund migration" >/dev/null
+  echo '[{"reply": "Third answer."}]' >"$work/resume3.json"
+  requests=$(SANDBOX=resume run resume3 "$project" "$work/resume3.json" -- -p "And now" --resume "$session")
+  check "$requests" "resume, changed" "
+last = requests[-1]
+need(last['all'].count('<flame-context') == 2, 'the changed frame context is added again')
+need('<goal>Refund migration</goal>' in last['turns'], 'with the new current frame')
+"
+}
+
+scenario_compaction() {
+  echo "scenario compaction: /compact gets the frame context; the summary lands on the frame"
+  local project requests session
+  project=$(new_project compaction)
+  echo '[{"reply": "Noted."}]' >"$work/compaction1.json"
+  SANDBOX=compaction run compaction1 "$project" "$work/compaction1.json" -- -p "Refactor the billing module" >/dev/null
+  session=$(session_of compaction1)
+  echo '[]' >"$work/compaction2.json"
+  requests=$(SANDBOX=compaction run compaction2 "$project" "$work/compaction2.json" -- -p "/compact keep the frame ids" --resume "$session")
+  check "$requests" "compaction request" "
+c = first(lambda r: 'CRITICAL: Respond with TEXT ONLY' in r['all'], 'a compaction request')
+need('<flame-context session=\"cc_$session' in c['last_user'], 'carries the frame context')
+need('Flame frames: this session works in the frame tree' in c['last_user'], 'and what the summary must keep')
+"
+  [[ $(frame_json "$project" --frame "cc_$session" | field "d['frame']['summary']") == *"Mock summary of the conversation."* ]] \
+    || fail "the compaction summary is on the frame: $(frame_json "$project" --frame "cc_$session")"
+}
+
+scenario_without_ctx() {
+  echo "scenario without-ctx: with ctx absent, and with a broken state file, every model call still works"
+  local project requests
+  project=$(new_project without-ctx)
+  cat >"$work/without-ctx.json" <<'EOF'
+[
+ {"when": "Delegate the audit", "tool_calls": [{"name": "Agent", "arguments": {"description": "Audit refunds", "prompt": "AUDIT_REFUNDS_NOW", "subagent_type": "general-purpose", "run_in_background": false}}]},
+ {"when": "AUDIT_REFUNDS_NOW", "reply": "Refund audit: 3 issues found."},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(CTX_BIN=$work/no-such-ctx run without-ctx "$project" "$work/without-ctx.json" -- -p "Delegate the audit")
+  check "$requests" "without ctx" "
+first(lambda r: 'AUDIT_REFUNDS_NOW' in r['last_user'], 'the subagent runs')
+need('Refund audit: 3 issues found' in requests[-1]['all'], 'and its result reaches the session')
+need(all('<flame-context' not in r['all'] for r in requests), 'no frame context without ctx')
+"
+  grep -q '"result":"Done."' "$work/without-ctx.out" || fail "the run ends normally: $(cat "$work/without-ctx.out")"
+  grep -q "exit 127 of ctx claude hook UserPromptSubmit" "$work/sandbox-without-ctx/home/.claude/ctx-hooks.log" \
+    || fail "a missing ctx is logged: $(cat "$work/sandbox-without-ctx/home/.claude/ctx-hooks.log" 2>&1)"
+
+  # Every other scenario's script, run again with ctx absent: each run still ends normally.
+  local name prompt
+  for name in subagent parallel background commands1; do
+    [[ -f $work/$name.json ]] || continue
+    case $name in
+      subagent) prompt="Delegate the audit" ;;
+      parallel) prompt="Start two subagents" ;;
+      background) prompt="Scan in the background" ;;
+      commands1) prompt="/push Refund work" ;;
+    esac
+    project=$(new_project "without-ctx-$name")
+    requests=$(CTX_BIN=$work/no-such-ctx run "without-ctx-$name" "$project" "$work/$name.json" -- -p "$prompt")
+    grep -q '"is_error":false' "$work/without-ctx-$name.out" || fail "$name without ctx: $(cat "$work/without-ctx-$name.out")"
+    check "$requests" "$name without ctx" "
+need(len(requests) >= 2, 'the conversation goes on past the first request')
+need(all('<flame-context' not in r['all'] for r in requests), 'no frame context without ctx')
+"
+  done
+
+  project=$(new_project broken-state)
+  mkdir -p "$project/.opencode/flame"
+  printf '{"version": 1, "frames": ' >"$project/.opencode/flame/state.json"
+  cp "$project/.opencode/flame/state.json" "$work/broken-state.json"
+  requests=$(run broken-state "$project" "$work/without-ctx.json" -- -p "Delegate the audit")
+  check "$requests" "broken state" "
+first(lambda r: 'AUDIT_REFUNDS_NOW' in r['last_user'], 'the subagent runs')
+need('Refund audit: 3 issues found' in requests[-1]['all'], 'and its result reaches the session')
+"
+  cmp -s "$project/.opencode/flame/state.json" "$work/broken-state.json" || fail "the broken state file is left as it was"
+  grep -q "UserPromptSubmit session .*state.json" "$project/.opencode/flame/claude-hooks.log" \
+    || fail "the broken state is logged: $(cat "$project/.opencode/flame/claude-hooks.log" 2>&1)"
+}
+
+scenario_commands() {
+  echo "scenario commands: /push and /pop, written by the install, drive ctx through Bash"
+  local project requests session
+  project=$(new_project commands)
+  cat >"$work/commands1.json" <<'EOF'
+[
+ {"when": "ctx frame push -- '<the goal>'", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
+ {"reply": "Pushed."}
+]
+EOF
+  requests=$(SANDBOX=commands run commands1 "$project" "$work/commands1.json" -- -p "/push Refund work")
+  check "$requests" "/push" "
+need('The goal: Refund work' in requests[0]['all'], 'the command file reaches the model with its argument')
+"
+  session=$(session_of commands1)
+  cat >"$work/commands2.json" <<'EOF'
+[
+ {"when": "ctx frame pop --summary", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'Refunds done'", "description": "pop"}}]},
+ {"reply": "Popped."}
+]
+EOF
+  SANDBOX=commands run commands2 "$project" "$work/commands2.json" -- -p "/pop Refunds done" --resume "$session" >/dev/null
+  local child
+  child=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children']]")
+  [[ $child == "[('Refund work', 'completed', 'Refunds done')]" ]] || fail "/push then /pop: $child"
+}
+
+scenario_settings() {
+  echo "scenario settings: the user's own hooks and settings survive install and remove"
+  local project=$work/settings
+  mkdir -p "$project/.claude"
+  git -C "$project" init -q
+  cat >"$project/.claude/settings.json" <<EOF
+{
+  "env": {
+    "MY_SETTING": "kept"
+  },
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "touch $work/user-hook-ran"
+          }
+        ]
+      }
+    ]
+  }
+}
+EOF
+  cp "$project/.claude/settings.json" "$work/settings.orig"
+  ctx -C "$project" -q claude install >/dev/null || fail "install over the user's settings"
+  echo '[{"reply": "Fine."}]' >"$work/settings.json"
+  local requests
+  requests=$(run settings "$project" "$work/settings.json" -- -p "Check the settings")
+  [[ -f $work/user-hook-ran ]] || fail "the user's hook still runs"
+  check "$requests" "settings" "
+need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
+"
+  ctx -C "$project" -q claude install --remove >/dev/null || fail "remove"
+  cmp "$project/.claude/settings.json" "$work/settings.orig" || fail "remove gives back the user's file"
+  [[ ! -e $project/.claude/commands/push.md ]] || fail "remove takes the slash commands out"
+}
+
+all=(subagent parallel background resume compaction commands without_ctx settings)
+chosen=("${@:-${all[@]}}")
+for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
+echo "ok: ${chosen[*]}"
