@@ -17,6 +17,7 @@ mod hooks;
 mod hostile;
 mod install;
 mod limits;
+mod lock;
 mod paths;
 mod schema;
 mod sessions;
