@@ -48,7 +48,7 @@ impl Store {
     /// Reads the state without the lock: a missing file (or a dangling link) is the empty state.
     pub fn load(&self) -> Result<State> {
         match read_state(&self.path)? {
-            Some(state) => Ok(state),
+            Some((state, _file)) => Ok(state),
             None => Ok(State::empty()),
         }
     }
@@ -78,10 +78,15 @@ impl Store {
         self.check_inside(&self.dir)?;
         fs::create_dir_all(&self.dir)
             .map_err(|e| Error::io(&self.dir, "create the directory", &e))?;
-        let _lock = self.lock()?;
+        let lock = self.lock()?;
 
-        let existing = read_state(&target)?;
-        let mut state = existing.unwrap_or_else(State::empty);
+        // The file read stays open until the lock is released: the rename then only unlinks it,
+        // and the file system frees its blocks when it is closed, outside the lock (a slow step
+        // where freeing means discarding, as on file systems mounted with `discard`).
+        let (mut state, _replaced) = match read_state(&target)? {
+            Some((state, file)) => (state, Some(file)),
+            None => (State::empty(), None),
+        };
         if state.version() > SCHEMA_VERSION {
             return Err(Error::failure(format!(
                 "{} has version {}; this ctx writes version {SCHEMA_VERSION} only",
@@ -94,12 +99,17 @@ impl Store {
         if changed {
             state.set_updated_at(now);
             let mode = existing_mode(&target);
-            write_atomically(&target_dir, &target, mode, STATE_FILE, |out| {
+            write_and_rename(&target_dir, &target, mode, STATE_FILE, |out| {
                 state.write_text(out)
             })?;
             remove_dead_writers_temps(&target_dir, &format!(".{STATE_FILE}."));
             // Logs are written the same way by `pop` (`logs/.frame-<id>.md.<random>.tmp`).
             remove_dead_writers_temps(&self.dir.join(super::log::DIR), ".frame-");
+            // The next writer may start as soon as the new file is in place: it reads that file,
+            // so its own write carries this one, and this process reports success only once the
+            // rename is durable. A crash before then leaves the old or the new file, as ever.
+            drop(lock);
+            sync_dir(&target_dir);
         }
         Ok((result, state))
     }
@@ -287,8 +297,9 @@ fn locks_unsupported(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::Unsupported
 }
 
-/// Reads and validates a state file. `None` when it does not exist (or is a dangling link).
-fn read_state(path: &Path) -> Result<Option<State>> {
+/// Reads and validates a state file, and returns it with the file, still open. `None` when it
+/// does not exist (or is a dangling link).
+fn read_state(path: &Path) -> Result<Option<(State, File)>> {
     // Opening a named pipe would wait for a writer forever, and a device can be endless.
     if let Ok(meta) = fs::metadata(path)
         && !meta.is_file()
@@ -299,8 +310,8 @@ fn read_state(path: &Path) -> Result<Option<State>> {
             path.display()
         )));
     }
-    let mut bytes = match read_capped(path, MAX_STATE_BYTES) {
-        Ok(bytes) => bytes,
+    let (mut bytes, file) = match open_and_read_capped(path, MAX_STATE_BYTES) {
+        Ok(read) => read,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.kind() == io::ErrorKind::FileTooLarge => {
             return Err(Error::failure(format!(
@@ -323,7 +334,7 @@ fn read_state(path: &Path) -> Result<Option<State>> {
             path.display()
         ))
     })?;
-    state::parse_owned(text).map(Some).map_err(|invalid| {
+    let state = state::parse_owned(text).map_err(|invalid| {
         let err = Error::failure(format!("{}: {}", path.display(), invalid.message));
         if invalid.empty {
             err.with_hint(
@@ -332,7 +343,8 @@ fn read_state(path: &Path) -> Result<Option<State>> {
         } else {
             err
         }
-    })
+    })?;
+    Ok(Some((state, file)))
 }
 
 /// The 1-based line and column just after `valid_prefix`, for "invalid byte at" messages.
@@ -345,6 +357,11 @@ pub fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
 
 /// Reads a whole file, refusing files larger than `cap` bytes without reading them.
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    open_and_read_capped(path, cap).map(|(bytes, _)| bytes)
+}
+
+/// [`read_capped`], returning the file too.
+fn open_and_read_capped(path: &Path, cap: u64) -> io::Result<(Vec<u8>, File)> {
     use std::io::Read;
     let file = File::open(path)?;
     let meta = file.metadata()?;
@@ -358,11 +375,11 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
         return Err(io::Error::from(io::ErrorKind::FileTooLarge));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(cap + 1).read_to_end(&mut bytes)?;
+    (&file).take(cap + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
         return Err(io::Error::from(io::ErrorKind::FileTooLarge));
     }
-    Ok(bytes)
+    Ok((bytes, file))
 }
 
 /// The permission bits of an existing file, to give to its replacement.
@@ -385,6 +402,20 @@ pub fn existing_mode(path: &Path) -> Option<u32> {
 /// (new files: 0644 less the umask), renames it over `target` and syncs `dir`: a crash leaves the
 /// old or the new file.
 pub fn write_atomically(
+    dir: &Path,
+    target: &Path,
+    mode: Option<u32>,
+    name: &str,
+    contents: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
+) -> Result<()> {
+    write_and_rename(dir, target, mode, name, contents)?;
+    sync_dir(dir);
+    Ok(())
+}
+
+/// [`write_atomically`] but for the sync of `dir`: the rename is durable once the caller calls
+/// [`sync_dir`].
+fn write_and_rename(
     dir: &Path,
     target: &Path,
     mode: Option<u32>,
@@ -416,12 +447,7 @@ pub fn write_atomically(
         }
         file.sync_all()?;
         drop(file);
-        fs::rename(&temp, target)?;
-        // The rename is durable only once the directory entry is.
-        if let Ok(handle) = File::open(dir) {
-            let _ = handle.sync_all();
-        }
-        Ok(())
+        fs::rename(&temp, target)
     })();
     result.map_err(|e| {
         let _ = fs::remove_file(&temp);
@@ -431,6 +457,14 @@ pub fn write_atomically(
             describe_io(&e)
         ))
     })
+}
+
+/// Syncs the directory `dir`, which makes the renames in it durable. (Where a directory cannot be
+/// opened or synced, as on some network file systems, the rename stands unsynced.)
+pub fn sync_dir(dir: &Path) {
+    if let Ok(handle) = File::open(dir) {
+        let _ = handle.sync_all();
+    }
 }
 
 /// Removes the files of `dir` named `<prefix>*.tmp`: what killed writers left behind. The caller
