@@ -254,7 +254,12 @@ fn wait_for_lock(file: File, timeout: Duration) -> Result<File, Option<io::Error
     std::thread::Builder::new()
         .name("lock".into())
         .spawn(move || {
-            let locked = waiter.lock();
+            let locked = loop {
+                match waiter.lock() {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    locked => break locked,
+                }
+            };
             // Closed before the answer is sent: once `file` is dropped, nothing holds the lock.
             drop(waiter);
             let _ = done.send(locked);
