@@ -4,14 +4,14 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use super::state::{self, SCHEMA_VERSION, State};
 use crate::error::{Error, Result, describe_io};
 
-/// How long a writer waits for the lock.
+/// How long a writer waits for the lock (flame.md §3.5).
 const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
-/// Temp files older than this are left-overs of a killed writer.
 /// Writes reach the file in pieces of this size.
 const WRITE_BUFFER: usize = 256 << 10;
 /// A state file larger than this is refused instead of read into memory.
@@ -50,7 +50,7 @@ impl Store {
     /// Reads the state without the lock: a missing file (or a dangling link) is the empty state.
     pub fn load(&self) -> Result<State> {
         match read_state(&self.path)? {
-            Some(state) => Ok(state),
+            Some((state, _file)) => Ok(state),
             None => Ok(State::empty()),
         }
     }
@@ -80,10 +80,15 @@ impl Store {
         self.check_inside(&self.dir)?;
         fs::create_dir_all(&self.dir)
             .map_err(|e| Error::io(&self.dir, "create the directory", &e))?;
-        let _lock = self.lock()?;
+        let lock = self.lock()?;
 
-        let existing = read_state(&target)?;
-        let mut state = existing.unwrap_or_else(State::empty);
+        // The file read stays open until the lock is released: the rename then only unlinks it,
+        // and the file system frees its blocks when it is closed, outside the lock (a slow step
+        // where freeing means discarding, as on file systems mounted with `discard`).
+        let (mut state, _replaced) = match read_state(&target)? {
+            Some((state, file)) => (state, Some(file)),
+            None => (State::empty(), None),
+        };
         if state.version() > SCHEMA_VERSION {
             return Err(Error::failure(format!(
                 "{} has version {}; this ctx writes version {SCHEMA_VERSION} only",
@@ -96,12 +101,17 @@ impl Store {
         if changed {
             state.set_updated_at(now);
             let mode = existing_mode(&target);
-            write_atomically(&target_dir, &target, mode, STATE_FILE, |out| {
+            write_and_rename(&target_dir, &target, mode, STATE_FILE, |out| {
                 state.write_text(out)
             })?;
             remove_dead_writers_temps(&target_dir, &format!(".{STATE_FILE}."));
             // Logs are written the same way by `pop` (`logs/.frame-<id>.md.<random>.tmp`).
             remove_dead_writers_temps(&self.dir.join(super::log::DIR), ".frame-");
+            // The next writer may start as soon as the new file is in place: it reads that file,
+            // so its own write carries this one, and this process reports success only once the
+            // rename is durable. A crash before then leaves the old or the new file, as ever.
+            drop(lock);
+            sync_dir(&target_dir);
         }
         Ok((result, state))
     }
@@ -228,6 +238,13 @@ impl Store {
         }
     }
 
+    /// Takes the exclusive lock on `state.json.lock`, waiting for it up to [`LOCK_TIMEOUT`].
+    ///
+    /// A writer that finds the lock taken waits in the kernel's queue of the lock's waiters
+    /// (a blocking `flock`), which serves them in order of arrival: polling instead lets a process
+    /// that arrives while the others sleep take the lock ahead of them, so that some wait seconds
+    /// while most wait milliseconds. A file system that cannot lock is refused: writing without
+    /// the lock could lose another process's update.
     fn lock(&self) -> Result<File> {
         let path = self.dir.join(LOCK_FILE);
         // Opening follows links: a link could make ctx create a file anywhere.
@@ -244,24 +261,23 @@ impl Store {
             .write(true)
             .open(&path)
             .map_err(|e| Error::io(&path, "open the lock file", &e))?;
-        let deadline = Instant::now() + LOCK_TIMEOUT;
-        let mut pause = Duration::from_millis(1);
-        loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(file),
-                Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(25));
-                }
-                Err(fs::TryLockError::WouldBlock) => {
-                    return Err(Error::failure(format!(
-                        "{} is locked by another ctx process",
-                        self.path.display()
-                    )));
-                }
-                Err(fs::TryLockError::Error(e)) => return Err(Error::io(&path, "lock", &e)),
-            }
-        }
+        let waited = match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(fs::TryLockError::WouldBlock) => wait_for_lock(file, LOCK_TIMEOUT),
+            Err(fs::TryLockError::Error(e)) => Err(Some(e)),
+        };
+        waited.map_err(|error| match error {
+            None => Error::failure(format!(
+                "{} is locked by another ctx process",
+                self.path.display()
+            ))
+            .with_hint(format!(
+                "waited {} s for the lock on {}, which another process still holds",
+                LOCK_TIMEOUT.as_secs(),
+                path.display()
+            )),
+            Some(e) => lock_error(&path, &e),
+        })
     }
 }
 
@@ -276,8 +292,69 @@ fn read_session_text(path: &Path) -> Result<Option<String>> {
     }
 }
 
-/// Reads and validates a state file. `None` when it does not exist (or is a dangling link).
-fn read_state(path: &Path) -> Result<Option<State>> {
+/// Waits for the lock of `file` in the kernel's queue, on a helper thread so that the wait can
+/// end at `timeout`. `Err(None)`: the timeout passed.
+///
+/// The helper locks a duplicate of the descriptor, which shares the lock, and closes it as soon as
+/// the lock is taken. When the timeout passes first, the helper keeps waiting with its duplicate;
+/// if it gets the lock, closing the duplicate, the last descriptor open, releases it.
+fn wait_for_lock(file: File, timeout: Duration) -> Result<File, Option<io::Error>> {
+    let waiter = file.try_clone().map_err(Some)?;
+    let (done, taken) = mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("lock".into())
+        .spawn(move || {
+            let locked = loop {
+                match waiter.lock() {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    locked => break locked,
+                }
+            };
+            // Closed before the answer is sent: once `file` is dropped, nothing holds the lock.
+            drop(waiter);
+            let _ = done.send(locked);
+        })
+        .map_err(Some)?;
+    match taken.recv_timeout(timeout) {
+        Ok(Ok(())) => Ok(file),
+        Ok(Err(e)) => Err(Some(e)),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(None),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(Some(io::Error::other(
+            "the thread waiting for the lock stopped",
+        ))),
+    }
+}
+
+/// The error of a failed lock call on `lock_file`. A file system without locks gets its own
+/// message: ctx will not write the state there at all.
+fn lock_error(lock_file: &Path, err: &io::Error) -> Error {
+    let error = Error::io(lock_file, "lock", err);
+    if !locks_unsupported(err) {
+        return error;
+    }
+    Error::failure(format!(
+        "{}; this file system does not support locks, and ctx does not write {STATE_FILE} without one",
+        error.message
+    ))
+    .with_hint("keep the project on a file system with locks (NFS needs its lock service running)")
+}
+
+/// Whether a lock call failed because the file system does not lock at all: `ENOLCK` (NFS without
+/// its lock service), `EOPNOTSUPP`/`ENOTSUP` and `ENOSYS` (file systems without `flock`), or what
+/// the platform reports as unsupported.
+fn locks_unsupported(err: &io::Error) -> bool {
+    #[cfg(unix)]
+    if let Some(code) = err.raw_os_error()
+        && [libc::ENOLCK, libc::EOPNOTSUPP, libc::ENOTSUP, libc::ENOSYS].contains(&code)
+    {
+        return true;
+    }
+    err.kind() == io::ErrorKind::Unsupported
+}
+
+/// Reads and validates a state file, and returns it with the file, still open. `None` when it
+/// does not exist (or is a dangling link).
+fn read_state(path: &Path) -> Result<Option<(State, File)>> {
     // Opening a named pipe would wait for a writer forever, and a device can be endless.
     if let Ok(meta) = fs::metadata(path)
         && !meta.is_file()
@@ -288,8 +365,8 @@ fn read_state(path: &Path) -> Result<Option<State>> {
             path.display()
         )));
     }
-    let mut bytes = match read_capped(path, MAX_STATE_BYTES) {
-        Ok(bytes) => bytes,
+    let (mut bytes, file) = match open_and_read_capped(path, MAX_STATE_BYTES) {
+        Ok(read) => read,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.kind() == io::ErrorKind::FileTooLarge => {
             return Err(Error::failure(format!(
@@ -312,7 +389,7 @@ fn read_state(path: &Path) -> Result<Option<State>> {
             path.display()
         ))
     })?;
-    state::parse_owned(text).map(Some).map_err(|invalid| {
+    let state = state::parse_owned(text).map_err(|invalid| {
         let err = Error::failure(format!("{}: {}", path.display(), invalid.message));
         if invalid.empty {
             err.with_hint(
@@ -321,7 +398,8 @@ fn read_state(path: &Path) -> Result<Option<State>> {
         } else {
             err
         }
-    })
+    })?;
+    Ok(Some((state, file)))
 }
 
 /// The 1-based line and column just after `valid_prefix`, for "invalid byte at" messages.
@@ -334,6 +412,11 @@ pub fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
 
 /// Reads a whole file, refusing files larger than `cap` bytes without reading them.
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    open_and_read_capped(path, cap).map(|(bytes, _)| bytes)
+}
+
+/// [`read_capped`], returning the file too.
+fn open_and_read_capped(path: &Path, cap: u64) -> io::Result<(Vec<u8>, File)> {
     use std::io::Read;
     let file = File::open(path)?;
     let meta = file.metadata()?;
@@ -347,11 +430,11 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
         return Err(io::Error::from(io::ErrorKind::FileTooLarge));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(cap + 1).read_to_end(&mut bytes)?;
+    (&file).take(cap + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
         return Err(io::Error::from(io::ErrorKind::FileTooLarge));
     }
-    Ok(bytes)
+    Ok((bytes, file))
 }
 
 /// The permission bits of an existing file, to give to its replacement.
@@ -374,6 +457,20 @@ pub fn existing_mode(path: &Path) -> Option<u32> {
 /// (new files: 0644 less the umask), renames it over `target` and syncs `dir`: a crash leaves the
 /// old or the new file.
 pub fn write_atomically(
+    dir: &Path,
+    target: &Path,
+    mode: Option<u32>,
+    name: &str,
+    contents: impl FnOnce(&mut BufWriter<&File>) -> io::Result<()>,
+) -> Result<()> {
+    write_and_rename(dir, target, mode, name, contents)?;
+    sync_dir(dir);
+    Ok(())
+}
+
+/// [`write_atomically`] but for the sync of `dir`: the rename is durable once the caller calls
+/// [`sync_dir`].
+fn write_and_rename(
     dir: &Path,
     target: &Path,
     mode: Option<u32>,
@@ -405,12 +502,7 @@ pub fn write_atomically(
         }
         file.sync_all()?;
         drop(file);
-        fs::rename(&temp, target)?;
-        // The rename is durable only once the directory entry is.
-        if let Ok(handle) = File::open(dir) {
-            let _ = handle.sync_all();
-        }
-        Ok(())
+        fs::rename(&temp, target)
     })();
     result.map_err(|e| {
         let _ = fs::remove_file(&temp);
@@ -420,6 +512,14 @@ pub fn write_atomically(
             describe_io(&e)
         ))
     })
+}
+
+/// Syncs the directory `dir`, which makes the renames in it durable. (Where a directory cannot be
+/// opened or synced, as on some network file systems, the rename stands unsynced.)
+pub fn sync_dir(dir: &Path) {
+    if let Ok(handle) = File::open(dir) {
+        let _ = handle.sync_all();
+    }
 }
 
 /// Removes the files of `dir` named `<prefix>*.tmp`: what killed writers left behind. The caller
@@ -449,4 +549,84 @@ pub fn is_contained_relative(path: &str) -> bool {
         && path
             .components()
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn file_systems_without_locks_are_told_apart_from_other_lock_failures() {
+        for code in [libc::ENOLCK, libc::EOPNOTSUPP, libc::ENOTSUP, libc::ENOSYS] {
+            assert!(
+                locks_unsupported(&io::Error::from_raw_os_error(code)),
+                "{code}"
+            );
+        }
+        for code in [libc::EIO, libc::EBADF, libc::EINTR, libc::EWOULDBLOCK] {
+            assert!(
+                !locks_unsupported(&io::Error::from_raw_os_error(code)),
+                "{code}"
+            );
+        }
+        let lock = Path::new("p/.opencode/flame/state.json.lock");
+        let unsupported = lock_error(lock, &io::Error::from_raw_os_error(libc::ENOLCK));
+        assert!(
+            unsupported.message.starts_with(
+                "p/.opencode/flame/state.json.lock: cannot lock: No locks available; \
+                 this file system does not support locks"
+            ),
+            "{}",
+            unsupported.message
+        );
+        assert_eq!(unsupported.hints.len(), 1);
+        let other = lock_error(lock, &io::Error::from_raw_os_error(libc::EIO));
+        assert_eq!(
+            other.message,
+            "p/.opencode/flame/state.json.lock: cannot lock: Input/output error"
+        );
+        assert!(other.hints.is_empty());
+    }
+
+    #[test]
+    fn what_the_platform_reports_as_unsupported_is_a_file_system_without_locks() {
+        assert!(locks_unsupported(&io::Error::from(
+            io::ErrorKind::Unsupported
+        )));
+        assert!(!locks_unsupported(&io::Error::from(io::ErrorKind::Other)));
+    }
+
+    #[test]
+    fn a_waiter_is_served_when_the_holder_lets_go_and_gives_up_at_the_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        let open = || {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .unwrap()
+        };
+        let holder = open();
+        holder.lock().unwrap();
+        assert!(matches!(
+            wait_for_lock(open(), Duration::from_millis(50)),
+            Err(None)
+        ));
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(holder);
+        });
+        let waiter = wait_for_lock(open(), Duration::from_secs(10)).expect("served");
+        releaser.join().unwrap();
+        // The waiter holds the lock now; the one that timed out left nothing held behind.
+        assert!(matches!(
+            open().try_lock(),
+            Err(fs::TryLockError::WouldBlock)
+        ));
+        drop(waiter);
+        open().try_lock().expect("free once the waiter lets go");
+    }
 }

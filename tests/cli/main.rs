@@ -20,6 +20,7 @@ mod hostile;
 mod imports;
 mod install;
 mod limits;
+mod lock;
 mod paths;
 mod planned;
 mod root;
