@@ -333,7 +333,7 @@ first(lambda r: 'ctx ran /push for this session' in r['all'] and 'Pushed frame $
   cat >"$work/pop.json" <<'EOF'
 [
  {"tools": true, "when": "Finish this session's current frame with the flame_pop tool", "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "The migration adds the ledger table; its tests pass."}}]},
- {"tools": true, "when": "Popped frame", "reply": "Popped, with my summary."}
+ {"tools": true, "when": "flame-folded", "reply": "Popped, with my summary."}
 ]
 EOF
   requests=$(SANDBOX=push run pop "$project" "$work/pop.json" -- run --session "$session" --command pop)
@@ -342,7 +342,7 @@ EOF
     || fail "/pop: the frame does not hold the model's summary"
   grep -q "^## Messages" "$project/.opencode/flame/logs/frame-$pushed.md" || fail "/pop: the log holds no messages"
   check "$requests" "/pop" "
-first(lambda r: r['last'].startswith('Popped frame $pushed'), 'the model popped the frame itself')
+first(lambda r: r['last'].startswith('<flame-folded id=\"$pushed\" status=\"completed\"'), 'the model popped the frame itself (its pop is sent folded)')
 need(all('ctx ran /pop' not in r['all'] for r in requests), 'the plugin did not pop before the model wrote a summary')
 "
 }
