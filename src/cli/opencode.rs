@@ -103,9 +103,9 @@ Read the message list OpenCode is about to send to the model for a session (the
 print it as it should be sent.
 
 Folding (opencode.fold = on, the default): the messages of every frame this
-session pushed and popped (from the message after the push to the pop) are left
-out, and the pop's tool output becomes the frame's fold entry: id, goal,
-status, summary, artifacts, decisions and its log's path. What a person wrote
+session pushed and popped (from the message of the push up to the one of the
+pop) are left out, and the pop's tool output becomes the frame's fold entry:
+id, goal, status, summary, artifacts, decisions and its log's path. What a person wrote
 inside the span folds too, unless opencode.fold_user_messages = keep. Only what
 is sent changes: OpenCode's stored session keeps every message. A span whose
 push or pop is not among the messages (compacted, pushed from a shell) is not

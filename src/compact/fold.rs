@@ -21,7 +21,7 @@ use serde::de::DeserializeSeed;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::inject::{Edit, Edits, MessageList, Pick, write_edited};
+use super::inject::{Edit, Edits, MessageList, Pick, Role, synthetic_message, write_edited};
 use crate::frame::span::{Mark, Span};
 use crate::frame::state::{Frame, Status};
 use crate::text::xml_escape;
@@ -254,8 +254,6 @@ pub struct Folding<'l, 'a> {
     edits: Edits,
     /// Indices of the messages after which a context may go, in order.
     boundaries: Vec<usize>,
-    /// Frames folded, in the order of their spans.
-    pub folded: Vec<String>,
     /// Why a frame of the session was not folded.
     pub warnings: Vec<String>,
 }
@@ -330,7 +328,6 @@ pub fn fold<'l, 'a>(
         .map(|(l, _)| l.close.message)
         .collect();
     let mut edits = Edits::new(messages.len());
-    let mut folded = Vec::new();
     let mut replaced: HashMap<usize, Value> = HashMap::new();
     let mut outer: Vec<(usize, usize)> = Vec::new();
     for (l, is_broken) in located.iter().zip(&broken) {
@@ -348,7 +345,6 @@ pub fn fold<'l, 'a>(
                 && l.close.message <= c
                 && (o, c) != (l.open.message, l.close.message)
         });
-        folded.push(frame.id.clone());
         if inside {
             continue;
         }
@@ -394,7 +390,6 @@ pub fn fold<'l, 'a>(
         list,
         edits,
         boundaries,
-        folded,
         warnings,
     }
 }
@@ -450,14 +445,21 @@ fn put_entry(
             return;
         }
     }
-    if let Some(session) = message.session() {
-        edits.before[close.message + 1].push(
-            serde_json::json!({
-                "info": {"id": format!("{}_fold", message.id()), "sessionID": session, "role": "user"},
-                "parts": [{"type": "text", "text": entry, "synthetic": true}],
-            })
-            .to_string(),
-        );
+    let ids = [
+        format!("{}_fold", message.id()),
+        format!("{}_fold_text", message.id()),
+    ];
+    let ids = [ids[0].as_str(), ids[1].as_str()];
+    let created = view.created.unwrap_or(0);
+    if let Ok(new) = synthetic_message(
+        list.messages(),
+        close.message + 1,
+        entry,
+        Role::User,
+        ids,
+        created,
+    ) {
+        edits.before[close.message + 1].push(new);
     }
 }
 
@@ -501,58 +503,16 @@ impl<'l, 'a> Folding<'l, 'a> {
             let Some(text) = &anchor.text else {
                 continue;
             };
-            let Some(session) = message.session() else {
-                continue;
-            };
-            added += text.len();
-            let (agent, model) = nearest_user_info(self.list, i);
-            let mut info = serde_json::Map::new();
-            info.insert("id".into(), Value::String(anchor.id.clone()));
-            info.insert("sessionID".into(), Value::String(session.to_string()));
-            info.insert("role".into(), Value::String("user".into()));
-            info.insert(
-                "time".into(),
-                serde_json::json!({ "created": anchor.created }),
-            );
-            if let Some(agent) = agent {
-                info.insert("agent".into(), agent);
-            }
-            if let Some(model) = model {
-                info.insert("model".into(), model);
-            }
-            let part = serde_json::json!({
-                "id": anchor.part,
-                "sessionID": session,
-                "messageID": anchor.id,
-                "type": "text",
-                "text": text,
-                "synthetic": true,
-            });
             // After the message and anything already put after it (a fold entry).
-            self.edits.before[i + 1].push(
-                serde_json::json!({ "info": Value::Object(info), "parts": [part] }).to_string(),
-            );
+            let ids = [anchor.id.as_str(), anchor.part.as_str()];
+            if let Ok(new) =
+                synthetic_message(messages, i + 1, text, Role::User, ids, anchor.created)
+            {
+                added += text.len();
+                self.edits.before[i + 1].push(new);
+            }
         }
         write_edited(self.list, &self.edits, added)
-    }
-}
-
-/// The `agent` and `model` of the user message at or before `at` (else the first after it), which a
-/// synthetic user message copies so that OpenCode answers with the same agent.
-fn nearest_user_info(list: &MessageList<'_>, at: usize) -> (Option<Value>, Option<Value>) {
-    let messages = list.messages();
-    let before = (0..=at).rev().find(|&i| messages[i].role() == "user");
-    let after = || (at + 1..messages.len()).find(|&i| messages[i].role() == "user");
-    let Some(i) = before.or_else(after) else {
-        return (None, None);
-    };
-    let info = pick(messages[i].raw(), &["info"])
-        .and_then(|h| h[0])
-        .and_then(|info| pick(info.get(), &["agent", "model"]));
-    let value = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str(r.get()).ok());
-    match info {
-        Some(fields) => (value(fields[0]), value(fields[1])),
-        None => (None, None),
     }
 }
 

@@ -104,7 +104,7 @@ pub struct Message<'a> {
 const INFO_KEYS: [&str; 5] = ["id", "role", "sessionID", "agent", "model"];
 
 /// An object key, borrowed from the input unless it holds escapes.
-pub(crate) struct Key<'a>(pub(crate) Cow<'a, str>);
+struct Key<'a>(Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -345,9 +345,6 @@ impl<'a> Message<'a> {
     pub fn id(&self) -> &str {
         self.info["id"].as_str().unwrap_or("")
     }
-    pub fn session(&self) -> Option<&str> {
-        self.info.get("sessionID").and_then(Value::as_str)
-    }
     /// The message's JSON text, as read.
     pub fn raw(&self) -> &'a str {
         self.raw.get()
@@ -377,15 +374,9 @@ fn nearest_any<'m, 'a>(messages: &'m [Message<'a>], at: usize) -> Option<&'m Mes
     }
 }
 
-fn synthetic_part(
-    minter: &mut IdMinter,
-    now: i64,
-    session: &Value,
-    message: &str,
-    text: &str,
-) -> Value {
+fn synthetic_part(id: &str, session: &Value, message: &str, text: &str) -> Value {
     json!({
-        "id": minter.mint("prt", now),
+        "id": id,
         "sessionID": session,
         "messageID": message,
         "type": "text",
@@ -401,14 +392,31 @@ pub enum Role {
     Assistant,
 }
 
-/// A new synthetic message for insertion at index `at` (opencode.md §8.2), from `role`.
-pub(crate) fn new_message(
+/// A new synthetic message for insertion at index `at` (opencode.md §8.2), from `role`, with
+/// ids minted now.
+fn new_message(
     messages: &[Message<'_>],
     at: usize,
     text: &str,
     role: Role,
     minter: &mut IdMinter,
     now: i64,
+) -> Result<String> {
+    let id = minter.mint("msg", now);
+    let part = minter.mint("prt", now);
+    synthetic_message(messages, at, text, role, [&id, &part], now)
+}
+
+/// A synthetic message with message and part ids `ids`, created at `created`, for insertion at
+/// index `at`: its session, agent and model are copied from the nearest user message (an earlier
+/// one first), the session from any neighbour when there is no user message.
+pub(crate) fn synthetic_message(
+    messages: &[Message<'_>],
+    at: usize,
+    text: &str,
+    role: Role,
+    [id, part]: [&str; 2],
+    created: i64,
 ) -> Result<String> {
     let user = nearest_user(messages, at);
     let session = user
@@ -418,16 +426,15 @@ pub(crate) fn new_message(
         .ok_or_else(|| {
             Error::failure("no message carries a sessionID to copy into the new message")
         })?;
-    let id = minter.mint("msg", now);
     let mut info = Map::new();
-    info.insert("id".into(), Value::String(id.clone()));
+    info.insert("id".into(), Value::String(id.to_string()));
     info.insert("sessionID".into(), session.clone());
     let role = match role {
         Role::User => "user",
         Role::Assistant => "assistant",
     };
     info.insert("role".into(), Value::String(role.into()));
-    info.insert("time".into(), json!({ "created": now }));
+    info.insert("time".into(), json!({ "created": created }));
     if let Some(user) = user {
         for key in ["agent", "model"] {
             if let Some(value) = user.info.get(key) {
@@ -435,7 +442,7 @@ pub(crate) fn new_message(
             }
         }
     }
-    let part = synthetic_part(minter, now, &session, &id, text);
+    let part = synthetic_part(part, &session, id, text);
     Ok(json!({ "info": Value::Object(info), "parts": [part] }).to_string())
 }
 
@@ -509,7 +516,7 @@ pub fn inject_as(
                 .ok_or_else(|| Error::failure(format!("there is no {wanted} message to add to")))?;
             let target = &messages[index];
             let session = target.info.get("sessionID").cloned().unwrap_or(Value::Null);
-            let part = synthetic_part(minter, now, &session, target.id(), text);
+            let part = synthetic_part(&minter.mint("prt", now), &session, target.id(), text);
             replace = Some((index, with_part(target, part)?));
         }
     }
