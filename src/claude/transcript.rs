@@ -215,19 +215,7 @@ fn parts_of(content: Option<&Value>) -> Vec<Value> {
 
 /// The text of the last assistant response that has some.
 pub fn last_assistant_text(lines: &Lines) -> Option<String> {
-    let export = to_export(lines, "", "", None);
-    export
-        .messages()
-        .filter(|m| m.role() == "assistant")
-        .filter_map(|m| {
-            let texts: Vec<&str> = m
-                .parts
-                .iter()
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n\n"))
-        })
-        .last()
+    to_export(lines, "", "", None).last_assistant_text()
 }
 
 #[cfg(test)]

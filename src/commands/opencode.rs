@@ -1,7 +1,7 @@
 //! `ctx opencode …`: the frames of OpenCode sessions, for ctx's OpenCode plugin (opencode.md §8.3,
 //! §11). A session's frame is the frame whose id is the session id.
 
-use serde_json::Value;
+use crate::opencode::export::Export;
 
 use super::Context;
 use super::frame::{PopInputs, pop, print_pop_doc};
@@ -196,26 +196,6 @@ fn status_for(state: &str) -> Status {
     }
 }
 
-/// The text of the last assistant message that has some, as OpenCode's task tool returns it.
-fn last_assistant_text(inputs: &PopInputs) -> Option<String> {
-    let export = inputs.transcript.as_ref()?;
-    export
-        .messages()
-        .filter(|m| m.role() == "assistant")
-        .filter_map(|m| {
-            let texts: Vec<&str> = m
-                .parts
-                .iter()
-                .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-                .filter(|p| p.get("synthetic").and_then(Value::as_bool) != Some(true))
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .filter(|t| !t.trim().is_empty())
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n\n"))
-        })
-        .last()
-}
-
 fn finish(
     ctx: &mut Context,
     store: &Store,
@@ -234,7 +214,10 @@ fn finish(
         return Ok(ExitCode::Success);
     }
     if inputs.summary.is_none() {
-        inputs.summary = last_assistant_text(&inputs);
+        inputs.summary = inputs
+            .transcript
+            .as_ref()
+            .and_then(Export::last_assistant_text);
     }
     let selector = Selector {
         flag: Some(session.to_string()),

@@ -111,6 +111,26 @@ impl Export {
         self.root["info"].get("ctxSource").and_then(Value::as_str)
     }
 
+    /// The text of the last assistant message that has some (its text parts that are not
+    /// synthetic, joined by blank lines): what OpenCode's task tool returns, and the answer of a
+    /// Claude Code subagent.
+    pub fn last_assistant_text(&self) -> Option<String> {
+        self.messages()
+            .filter(|m| m.role() == "assistant")
+            .filter_map(|m| {
+                let texts: Vec<&str> = m
+                    .parts
+                    .iter()
+                    .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter(|p| p.get("synthetic").and_then(Value::as_bool) != Some(true))
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .filter(|t| !t.trim().is_empty())
+                    .collect();
+                (!texts.is_empty()).then(|| texts.join("\n\n"))
+            })
+            .last()
+    }
+
     pub fn messages(&self) -> impl Iterator<Item = Message<'_>> {
         self.root["messages"]
             .as_array()
