@@ -5,6 +5,8 @@
 //! A small stand-in for OpenCode's loop builds the message lists: each step appends the messages
 //! OpenCode would have stored, and runs the ctx command the plugin would have run.
 
+use std::process::Output;
+
 use serde_json::{Value, json};
 
 use crate::common::TestEnv;
@@ -126,19 +128,40 @@ impl<'e> Session<'e> {
         last["parts"][0]["state"]["output"] = json!(text);
     }
 
-    /// One model request: what ctx makes of the stored messages.
-    fn request(&mut self) -> Vec<Value> {
+    /// `ctx opencode messages` on the stored messages, as the plugin runs it.
+    fn send(&self) -> Output {
         let input = json!({ "messages": self.messages }).to_string();
-        let out = self.env.run_stdin(
+        self.env.run_stdin(
             &["opencode", "messages", "--session", &self.id],
             input.as_bytes(),
-        );
+        )
+    }
+
+    /// One model request: what ctx makes of the stored messages.
+    fn request(&mut self) -> Vec<Value> {
+        let out = self.send();
         assert!(out.status.success(), "{}", self.env.render(&out));
         let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON out");
         let list = doc["messages"].as_array().unwrap().clone();
         self.sent.push(list.clone());
         list
     }
+}
+
+/// The clock ctx reads, in epoch milliseconds.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// Writes a hand-edited state file.
+fn write_state(env: &TestEnv, state: &Value) {
+    env.write(
+        ".opencode/flame/state.json",
+        serde_json::to_string_pretty(state).unwrap(),
+    );
 }
 
 fn text_of(list: &[Value]) -> String {
@@ -352,11 +375,7 @@ fn spans_that_cannot_be_found_are_not_folded_and_say_why() {
     s.pop("Done", "completed");
     // OpenCode compacted: the push is gone from the list.
     s.messages.remove(1);
-    let input = json!({ "messages": s.messages }).to_string();
-    let out = env.run_stdin(
-        &["opencode", "messages", "--session", SESSION],
-        input.as_bytes(),
-    );
+    let out = s.send();
     let rendered = env.render(&out);
     assert!(out.status.success(), "{rendered}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("KEPT:"));
@@ -387,12 +406,6 @@ fn a_push_run_through_bash_folds_by_the_time_of_its_call() {
     env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
     let mut s = Session::new(&env, SESSION);
     s.user("Start");
-    let now = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as i64
-    };
     // The model runs `ctx frame push` and `ctx frame pop` through bash, with CTX_SESSION set by
     // the plugin: ctx knows neither message nor call, only the time, which falls within the
     // bash call's own.
@@ -402,7 +415,7 @@ fn a_push_run_through_bash_folds_by_the_time_of_its_call() {
             json!({"command": format!("ctx {}", args.join(" "))}),
             "",
         );
-        let start = now();
+        let start = now_ms();
         let out = env
             .ctx()
             .args(args)
@@ -410,13 +423,13 @@ fn a_push_run_through_bash_folds_by_the_time_of_its_call() {
             .output()
             .unwrap();
         assert!(out.status.success());
-        let end = now();
+        let end = now_ms();
         let last = s.messages.last_mut().unwrap();
         last["parts"][0]["state"]["time"] = json!({"start": start, "end": end});
         std::thread::sleep(std::time::Duration::from_millis(5));
     };
     bash_ctx(&mut s, &["frame", "push", "By bash"]);
-    s.clock = now() + 1;
+    s.clock = now_ms() + 1;
     s.tool("bash", json!({"command": "work"}), &big("BASHWORK"));
     std::thread::sleep(std::time::Duration::from_millis(5));
     bash_ctx(&mut s, &["frame", "pop", "--summary", "Bash frame done"]);
@@ -444,15 +457,8 @@ fn broken_records_send_the_messages_unfolded_and_lose_nothing() {
     state["frames"][&a]["opencodeSpan"]["close"] =
         state["frames"][&b]["opencodeSpan"]["close"].clone();
     state["frames"][&b]["opencodeSpan"]["close"] = a_close;
-    env.write(
-        ".opencode/flame/state.json",
-        serde_json::to_string_pretty(&state).unwrap(),
-    );
-    let input = json!({ "messages": s.messages }).to_string();
-    let out = env.run_stdin(
-        &["opencode", "messages", "--session", SESSION],
-        input.as_bytes(),
-    );
+    write_state(&env, &state);
+    let out = s.send();
     let rendered = env.render(&out);
     assert!(out.status.success(), "{rendered}");
     assert!(
@@ -466,14 +472,8 @@ fn broken_records_send_the_messages_unfolded_and_lose_nothing() {
     // A span key that is not ctx's is reported; the frame stays unfolded.
     state["frames"][&a]["opencodeSpan"] = json!("not a span");
     state["frames"][&b]["opencodeSpan"] = json!({"sessionID": SESSION});
-    env.write(
-        ".opencode/flame/state.json",
-        serde_json::to_string_pretty(&state).unwrap(),
-    );
-    let out = env.run_stdin(
-        &["opencode", "messages", "--session", SESSION],
-        input.as_bytes(),
-    );
+    write_state(&env, &state);
+    let out = s.send();
     let rendered = env.render(&out);
     assert!(out.status.success(), "{rendered}");
     assert!(
@@ -491,10 +491,7 @@ fn broken_records_send_the_messages_unfolded_and_lose_nothing() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("AAA:"));
     // A session file that is not ctx's is refused, and left as it was.
     env.write(&format!(".opencode/flame/sessions/{SESSION}.json"), "{oops");
-    let out = env.run_stdin(
-        &["opencode", "messages", "--session", SESSION],
-        input.as_bytes(),
-    );
+    let out = s.send();
     assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
     assert!(env.render(&out).contains("not a session file of ctx"));
     assert_eq!(
@@ -502,6 +499,7 @@ fn broken_records_send_the_messages_unfolded_and_lose_nothing() {
         "{oops"
     );
     // A session id that is not an id never becomes a path.
+    let input = json!({ "messages": s.messages }).to_string();
     let out = env.run_stdin(
         &["opencode", "messages", "--session", "../x"],
         input.as_bytes(),
@@ -615,15 +613,9 @@ fn slash_commands_push_and_pop_in_user_messages() {
     env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
     let mut s = Session::new(&env, SESSION);
     // `/push` runs ctx before OpenCode stores the command's message, which holds ctx's answer.
-    let now = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as i64
-    };
     let id = env.ok(&["frame", "push", "--session", SESSION, "By command"]);
     let id = id.trim();
-    s.clock = now();
+    s.clock = now_ms();
     s.user(&format!(
         "ctx ran /push for this session:\n\nPushed frame {id}"
     ));
@@ -637,7 +629,7 @@ fn slash_commands_push_and_pop_in_user_messages() {
         "--summary",
         "Done by command",
     ]);
-    s.clock = now();
+    s.clock = now_ms();
     s.user(&format!(
         "ctx ran /pop for this session:\n\nPopped frame {id}"
     ));
