@@ -798,3 +798,59 @@ fn a_message_that_pops_one_frame_and_pushes_the_next_keeps_the_first_entry() {
     );
     assert!(text.contains("Second done"));
 }
+
+#[test]
+fn invalidated_and_blocked_frames_fold_and_a_resumed_one_unfolds() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Start");
+    // flame_invalidate on the session's own running frame closes its span too.
+    let dropped = s.push("Dropped plan");
+    s.tool("bash", json!({"command": "a"}), &big("DROPPED"));
+    let (message, call) = s.tool("flame_invalidate", json!({"reason": "Out of scope"}), "");
+    env.ok(&[
+        "frame",
+        "invalidate",
+        "--session",
+        SESSION,
+        "--span-message",
+        &message,
+        "--span-call",
+        &call,
+        "--reason",
+        "Out of scope",
+    ]);
+    let text = strings_of(&s.request());
+    assert!(!text.contains("DROPPED:"));
+    assert!(text.contains(&format!(
+        "<flame-folded id=\"{dropped}\" status=\"invalidated\""
+    )));
+    assert!(text.contains("<reason>Out of scope</reason>"));
+    // A blocked frame folds; resumed by the session, its span is open again and it unfolds.
+    let waiting = s.push("Wait for credentials");
+    s.tool("bash", json!({"command": "b"}), &big("WAITING"));
+    s.pop("Waiting for the SMTP credentials", "blocked");
+    let text = strings_of(&s.request());
+    assert!(!text.contains("WAITING:"));
+    assert!(text.contains(&format!(
+        "<flame-folded id=\"{waiting}\" status=\"blocked\""
+    )));
+    let (message, call) = s.tool("flame_activate", json!({"sessionID": waiting}), "");
+    env.ok(&[
+        "frame",
+        "activate",
+        "--session",
+        SESSION,
+        "--span-message",
+        &message,
+        "--span-call",
+        &call,
+        &waiting,
+    ]);
+    let text = strings_of(&s.request());
+    assert!(
+        text.contains("WAITING:"),
+        "a resumed frame's work is sent again"
+    );
+}
