@@ -630,38 +630,13 @@ fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// ccusage 20.0.24 (npm; `.ci/run` installs it into `$CCUSAGE_DIR`, else
-/// `~/.cache/ctx-ccusage`); without it the comparison says SKIPPED, unless `CTX_REQUIRE_CCUSAGE`
-/// is set (CI).
-fn ccusage() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("CCUSAGE_DIR")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/ctx-ccusage"))
-        })?;
-    let bin = dir.join("node_modules/.bin/ccusage");
-    let found = std::fs::read_to_string(dir.join("node_modules/ccusage/package.json"))
-        .is_ok_and(|p| p.contains("\"version\": \"20.0.24\""));
-    if bin.exists() && found {
-        return Some(bin);
-    }
-    assert!(
-        std::env::var_os("CTX_REQUIRE_CCUSAGE").is_none(),
-        "CTX_REQUIRE_CCUSAGE is set but there is no ccusage 20.0.24 in {}",
-        dir.display()
-    );
-    eprintln!(
-        "SKIPPED: no ccusage 20.0.24 in {} to compare with",
-        dir.display()
-    );
-    None
-}
-
 /// Per session (subagents included, as ccusage counts them), every token figure equals
 /// `ccusage session --json`'s on the same transcripts.
 #[test]
 fn sessions_match_ccusage_on_claude_transcripts() {
-    let Some(ccusage) = ccusage() else { return };
+    let Some(ccusage) = crate::common::ccusage() else {
+        return;
+    };
     let env = cost_fixture();
     let out = std::process::Command::new(&ccusage)
         .args(["session", "--json", "--offline"])

@@ -124,3 +124,31 @@ pub fn fixture(relative: &str) -> PathBuf {
         .join("tests/fixtures")
         .join(relative)
 }
+
+/// ccusage 20.0.24 (npm), installed by `.ci/run` into `$CCUSAGE_DIR` (else
+/// `~/.cache/ctx-ccusage`); without it the comparison says SKIPPED, unless
+/// `CTX_REQUIRE_CCUSAGE` is set (CI), where it must run.
+pub fn ccusage() -> Option<PathBuf> {
+    let dir = std::env::var_os("CCUSAGE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ctx-ccusage"))
+        })?;
+    let bin = dir.join("node_modules/.bin/ccusage");
+    let version = dir.join("node_modules/ccusage/package.json");
+    let found =
+        std::fs::read_to_string(version).is_ok_and(|p| p.contains("\"version\": \"20.0.24\""));
+    if bin.exists() && found {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var_os("CTX_REQUIRE_CCUSAGE").is_none(),
+        "CTX_REQUIRE_CCUSAGE is set but there is no ccusage 20.0.24 in {}",
+        dir.display()
+    );
+    eprintln!(
+        "SKIPPED: no ccusage 20.0.24 in {} to compare with",
+        dir.display()
+    );
+    None
+}

@@ -525,39 +525,13 @@ fn a_locked_database_is_an_error_that_says_so() {
     writer.execute_batch("ROLLBACK;").unwrap();
 }
 
-/// ccusage 20.0.24 (npm), installed by `.ci/run` into `$CCUSAGE_DIR` (else
-/// `~/.cache/ctx-ccusage`); without it the comparison says SKIPPED, unless
-/// `CTX_REQUIRE_CCUSAGE` is set (CI), where it must run.
-fn ccusage() -> Option<PathBuf> {
-    let dir = std::env::var_os("CCUSAGE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ctx-ccusage"))
-        })?;
-    let bin = dir.join("node_modules/.bin/ccusage");
-    let version = dir.join("node_modules/ccusage/package.json");
-    let found =
-        std::fs::read_to_string(version).is_ok_and(|p| p.contains("\"version\": \"20.0.24\""));
-    if bin.exists() && found {
-        return Some(bin);
-    }
-    assert!(
-        std::env::var_os("CTX_REQUIRE_CCUSAGE").is_none(),
-        "CTX_REQUIRE_CCUSAGE is set but there is no ccusage 20.0.24 in {}",
-        dir.display()
-    );
-    eprintln!(
-        "SKIPPED: no ccusage 20.0.24 in {} to compare with",
-        dir.display()
-    );
-    None
-}
-
 /// Per session, every token figure of ctx's own figures equals ccusage's and the cost is within
 /// 1e-9; a frame's total is the sum of ccusage's rows for its sessions.
 #[test]
 fn sessions_match_ccusage() {
-    let Some(ccusage) = ccusage() else { return };
+    let Some(ccusage) = crate::common::ccusage() else {
+        return;
+    };
     let (env, db) = fixture();
     // ccusage opens the database for writing (it leaves -wal and -shm beside it): a copy.
     let theirs = env.temp().join("ccusage-data");
