@@ -199,12 +199,8 @@ impl Section<'_> {
     }
 }
 
-/// A `<frame>` element of the ancestors, siblings or related section (four spaces in).
-fn frame_piece(
-    frame: &Frame<'_>,
-    sibling_of: Option<&str>,
-    summary: Option<(&str, bool)>,
-) -> String {
+/// The opening line of a section's `<frame>` element (four spaces in).
+fn frame_open(frame: &Frame<'_>, sibling_of: Option<&str>) -> String {
     let mut out = format!(
         "    <frame id=\"{}\" status=\"{}\"",
         xml_escape(frame.id),
@@ -214,6 +210,16 @@ fn frame_piece(
         out.push_str(&format!(" sibling-of=\"{}\"", xml_escape(of)));
     }
     out.push_str(">\n");
+    out
+}
+
+/// A `<frame>` element of the ancestors, siblings or related section (four spaces in).
+fn frame_piece(
+    frame: &Frame<'_>,
+    sibling_of: Option<&str>,
+    summary: Option<(&str, bool)>,
+) -> String {
+    let mut out = frame_open(frame, sibling_of);
     out.push_str(&element(6, "goal", frame.goal(), false));
     if let Some((text, was_cut)) = summary {
         out.push_str(&element(6, "summary", text, was_cut));
@@ -232,15 +238,7 @@ fn frame_piece(
 /// A `<frame>` of a section with its goal alone (cut when `was_cut`): what is left of a frame
 /// that does not fit whole.
 fn goal_piece(frame: &Frame<'_>, sibling_of: Option<&str>, goal: &str, was_cut: bool) -> String {
-    let mut out = format!(
-        "    <frame id=\"{}\" status=\"{}\"",
-        xml_escape(frame.id),
-        frame.status()
-    );
-    if let Some(of) = sibling_of {
-        out.push_str(&format!(" sibling-of=\"{}\"", xml_escape(of)));
-    }
-    out.push_str(">\n");
+    let mut out = frame_open(frame, sibling_of);
     out.push_str(&element(6, "goal", goal, was_cut));
     out.push_str("    </frame>\n");
     out
