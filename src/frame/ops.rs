@@ -38,6 +38,13 @@ pub enum Place<'a> {
 
 /// Looks up an id argument (full id or unique prefix ≥ 4).
 pub fn lookup(state: &State, arg: &str) -> Result<String> {
+    // A full id, as the plugin and scripts give, wins over prefixes (`id::resolve`) and is found
+    // in the state's index: the tree order that prefix matching needs is only built for prefixes.
+    // (Commands that write look ids up while holding the state's lock.)
+    id::validate_id(arg)?;
+    if state.position(arg).is_some() {
+        return Ok(arg.to_string());
+    }
     let index = TreeIndex::new(state);
     let order = index.preorder();
     id::resolve(arg, order.iter().copied()).map(str::to_string)

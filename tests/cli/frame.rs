@@ -918,6 +918,32 @@ fn id_lookup_errors() {
     ");
 }
 
+#[test]
+fn a_full_id_that_begins_another_id_names_its_own_frame() {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "--id", "fr_abcd", "Short id"]);
+    env.ok(&["frame", "push", "--id", "fr_abcdef", "Longer id"]);
+    let shown: Value =
+        serde_json::from_str(&env.ok(&["frame", "show", "fr_abcd", "--json"])).unwrap();
+    assert_eq!(shown["frame"]["id"], "fr_abcd");
+    env.ok(&[
+        "frame",
+        "pop",
+        "--frame",
+        "fr_abcd",
+        "--force",
+        "--summary",
+        "Done",
+    ]);
+    let doc = state(&env);
+    assert_eq!(frame(&doc, "fr_abcd")["status"], "completed");
+    assert_eq!(frame(&doc, "fr_abcdef")["status"], "in_progress");
+    // A prefix of both is still ambiguous, and a bad id is still refused before any lookup.
+    assert_eq!(env.run(&["frame", "show", "fr_abc"]).status.code(), Some(1));
+    let out = env.run(&["frame", "show", "fr_abcd/../x"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
 // ---- the store: bad files, preservation, concurrency ----
 
 #[test]
