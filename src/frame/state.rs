@@ -1015,6 +1015,12 @@ impl State {
         }
     }
 
+    /// The text the state was parsed from (empty for [`State::empty`]): two states parsed from
+    /// the same text are the same state.
+    pub fn text(&self) -> &str {
+        &self.source
+    }
+
     pub fn version(&self) -> i64 {
         self.doc.get("version").and_then(Json::as_i64).unwrap_or(1)
     }

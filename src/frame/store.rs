@@ -49,8 +49,9 @@ impl Store {
 
     /// Reads the state without the lock: a missing file (or a dangling link) is the empty state.
     pub fn load(&self) -> Result<State> {
-        match read_state(&self.path)? {
-            Some((state, _file)) => Ok(state),
+        let buffer = ReadBuffer::for_file(&self.path, MAX_STATE_BYTES);
+        match open_state(&self.path)? {
+            Some(file) => parse_state(&self.path, read_state_text(&self.path, &file, buffer)?),
             None => Ok(State::empty()),
         }
     }
@@ -80,14 +81,40 @@ impl Store {
         self.check_inside(&self.dir)?;
         fs::create_dir_all(&self.dir)
             .map_err(|e| Error::io(&self.dir, "create the directory", &e))?;
-        let lock = self.lock()?;
+        let lock_file = self.open_lock_file()?;
+        // Every other writer waits while this one holds the lock, so the less done under it the
+        // better. When no writer is at work, the state most likely stays as it is until the lock
+        // is taken: it is read and parsed before, and only read again under the lock, to check
+        // that it is the same text. (When writers are at work, it would most likely have changed
+        // by then: it is read under the lock only, as the work done ahead would be lost.)
+        let ahead = match lock_file.try_lock() {
+            Ok(()) => {
+                let _ = lock_file.unlock();
+                read_ahead(&target)
+            }
+            Err(_) => None,
+        };
+        // Made ready before the lock is taken: the memory is mapped in as it is first written,
+        // a page at a time, and that is a good part of reading the state.
+        let buffer = ahead
+            .is_none()
+            .then(|| ReadBuffer::for_file(&target, MAX_STATE_BYTES));
+        let lock = self.take_lock(lock_file)?;
 
         // The file read stays open until the lock is released: the rename then only unlinks it,
         // and the file system frees its blocks when it is closed, outside the lock (a slow step
         // where freeing means discarding, as on file systems mounted with `discard`).
-        let (mut state, _replaced) = match read_state(&target)? {
-            Some((state, file)) => (state, Some(file)),
-            None => (State::empty(), None),
+        let replaced = open_state(&target)?;
+        let mut state = match (&replaced, ahead) {
+            (None, _) => State::empty(),
+            (Some(file), Some(ahead)) if holds_text(file, ahead.text()).unwrap_or(false) => ahead,
+            (Some(file), _) => {
+                // From the start: a comparison may have read part of it.
+                io::Seek::rewind(&mut &*file).map_err(|e| Error::io(&target, "read", &e))?;
+                let buffer =
+                    buffer.unwrap_or_else(|| ReadBuffer::for_file(&target, MAX_STATE_BYTES));
+                parse_state(&target, read_state_text(&target, file, buffer)?)?
+            }
         };
         if state.version() > SCHEMA_VERSION {
             return Err(Error::failure(format!(
@@ -246,6 +273,11 @@ impl Store {
     /// while most wait milliseconds. A file system that cannot lock is refused: writing without
     /// the lock could lose another process's update.
     fn lock(&self) -> Result<File> {
+        self.take_lock(self.open_lock_file()?)
+    }
+
+    /// Opens (creating it if need be) `state.json.lock`, the file whose lock [`Store::lock`] takes.
+    fn open_lock_file(&self) -> Result<File> {
         let path = self.dir.join(LOCK_FILE);
         // Opening follows links: a link could make ctx create a file anywhere.
         if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -255,12 +287,17 @@ impl Store {
             ))
             .with_hint("remove the link; ctx creates the lock file itself"));
         }
-        let file = OpenOptions::new()
+        OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| Error::io(&path, "open the lock file", &e))?;
+            .map_err(|e| Error::io(&path, "open the lock file", &e))
+    }
+
+    /// Takes the lock of `file`, opened by [`Store::open_lock_file`], as [`Store::lock`] says.
+    fn take_lock(&self, file: File) -> Result<File> {
+        let path = self.dir.join(LOCK_FILE);
         let waited = match file.try_lock() {
             Ok(()) => return Ok(file),
             Err(fs::TryLockError::WouldBlock) => wait_for_lock(file, LOCK_TIMEOUT),
@@ -352,9 +389,8 @@ fn locks_unsupported(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::Unsupported
 }
 
-/// Reads and validates a state file, and returns it with the file, still open. `None` when it
-/// does not exist (or is a dangling link).
-fn read_state(path: &Path) -> Result<Option<(State, File)>> {
+/// Opens a state file to read it: `None` when it does not exist (or is a dangling link).
+fn open_state(path: &Path) -> Result<Option<File>> {
     // Opening a named pipe would wait for a writer forever, and a device can be endless.
     if let Ok(meta) = fs::metadata(path)
         && !meta.is_file()
@@ -365,31 +401,71 @@ fn read_state(path: &Path) -> Result<Option<(State, File)>> {
             path.display()
         )));
     }
-    let (mut bytes, file) = match open_and_read_capped(path, MAX_STATE_BYTES) {
-        Ok(read) => read,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.kind() == io::ErrorKind::FileTooLarge => {
-            return Err(Error::failure(format!(
-                "{}: larger than {} MiB; refusing to read it",
-                path.display(),
-                MAX_STATE_BYTES >> 20
-            )));
-        }
-        Err(e) => return Err(Error::io(path, "read", &e)),
-    };
+    match open_capped(path, MAX_STATE_BYTES) {
+        Ok(file) => Ok(Some(file)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(state_read_error(path, &e)),
+    }
+}
+
+/// Reads the text of the state file `file`, opened by [`open_state`] from `path`.
+fn read_state_text(path: &Path, file: &File, buffer: ReadBuffer) -> Result<String> {
+    let mut bytes = read_to_end_capped(file, MAX_STATE_BYTES, buffer)
+        .map_err(|e| state_read_error(path, &e))?;
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         bytes.drain(..3);
     }
-    // The state keeps the text: unchanged frames are written back from it.
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let (line, column) = line_column(&bytes[..e.utf8_error().valid_up_to()]);
         Error::failure(format!(
             "{}: not UTF-8: invalid byte at line {line}, column {column}",
             path.display()
         ))
-    })?;
-    let state = state::parse_owned(text).map_err(|invalid| {
+    })
+}
+
+fn state_read_error(path: &Path, e: &io::Error) -> Error {
+    if e.kind() == io::ErrorKind::FileTooLarge {
+        Error::failure(format!(
+            "{}: larger than {} MiB; refusing to read it",
+            path.display(),
+            MAX_STATE_BYTES >> 20
+        ))
+    } else {
+        Error::io(path, "read", e)
+    }
+}
+
+/// Whether the rest of `file` is `text`, read a piece at a time (a state file with a byte order
+/// mark never is: the mark is not in the text).
+fn holds_text(file: &File, text: &str) -> io::Result<bool> {
+    use std::io::Read;
+    if file.metadata()?.len() != text.len() as u64 {
+        return Ok(false);
+    }
+    let mut piece = vec![0; 64 << 10];
+    let mut rest = text.as_bytes();
+    loop {
+        let n = match (&*file).read(&mut piece) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(rest.is_empty());
+        }
+        match rest.strip_prefix(&piece[..n]) {
+            Some(after) => rest = after,
+            None => return Ok(false),
+        }
+    }
+}
+
+/// Parses and validates the text of the state file at `path`; the state keeps the text
+/// (unchanged frames are written back from it).
+fn parse_state(path: &Path, text: String) -> Result<State> {
+    state::parse_owned(text).map_err(|invalid| {
         let err = Error::failure(format!("{}: {}", path.display(), invalid.message));
         if invalid.empty {
             err.with_hint(
@@ -398,8 +474,15 @@ fn read_state(path: &Path) -> Result<Option<(State, File)>> {
         } else {
             err
         }
-    })?;
-    Ok(Some((state, file)))
+    })
+}
+
+/// The state at `path` read and parsed ahead of the lock; `None` when there is nothing to read
+/// or it cannot be used (the read under the lock then says what is wrong).
+fn read_ahead(path: &Path) -> Option<State> {
+    let file = open_state(path).ok()??;
+    let text = read_state_text(path, &file, ReadBuffer::for_file(path, MAX_STATE_BYTES)).ok()?;
+    parse_state(path, text).ok()
 }
 
 /// The 1-based line and column just after `valid_prefix`, for "invalid byte at" messages.
@@ -412,12 +495,39 @@ pub fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
 
 /// Reads a whole file, refusing files larger than `cap` bytes without reading them.
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
-    open_and_read_capped(path, cap).map(|(bytes, _)| bytes)
+    let file = open_capped(path, cap)?;
+    read_to_end_capped(&file, cap, ReadBuffer::for_file(path, cap))
 }
 
-/// [`read_capped`], returning the file too.
-fn open_and_read_capped(path: &Path, cap: u64) -> io::Result<(Vec<u8>, File)> {
-    use std::io::Read;
+/// Memory to read a file into, zeroed (and so mapped in) ahead of the read: the file's size when
+/// it was asked for, and room for it to have grown since, so that the file is read in one call
+/// and the next one finds its end.
+struct ReadBuffer(Vec<u8>);
+
+impl ReadBuffer {
+    /// Room for the file at `path` as it is now: little when it cannot be seen or is larger than
+    /// `cap` (it is then refused without being read).
+    fn for_file(path: &Path, cap: u64) -> ReadBuffer {
+        let len = fs::metadata(path)
+            .ok()
+            .filter(|m| m.len() <= cap)
+            .and_then(|m| usize::try_from(m.len()).ok())
+            .unwrap_or(0);
+        let len = len.saturating_add((len >> 4).max(8 << 10));
+        // Written, not allocated zeroed (`vec![0; len]`): zeroed memory fresh from the system is
+        // only mapped in when first written, which would then be during the read.
+        #[allow(clippy::slow_vector_initialization)]
+        let bytes = {
+            let mut bytes = Vec::with_capacity(len);
+            bytes.resize(len, 0);
+            bytes
+        };
+        ReadBuffer(bytes)
+    }
+}
+
+/// Opens a file to read it whole: refuses a directory, and a file larger than `cap` bytes.
+fn open_capped(path: &Path, cap: u64) -> io::Result<File> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
@@ -429,12 +539,37 @@ fn open_and_read_capped(path: &Path, cap: u64) -> io::Result<(Vec<u8>, File)> {
     if meta.len() > cap {
         return Err(io::Error::from(io::ErrorKind::FileTooLarge));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    (&file).take(cap + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > cap {
+    Ok(file)
+}
+
+/// Reads the rest of `file` into `buffer`, refusing it once it passes `cap` bytes (it may have
+/// grown since it was opened).
+fn read_to_end_capped(file: &File, cap: u64, buffer: ReadBuffer) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let too_large = usize::try_from(cap).map_or(usize::MAX, |cap| cap.saturating_add(1));
+    let ReadBuffer(mut bytes) = buffer;
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            if filled >= too_large {
+                return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+            }
+            // The file grew since the buffer was made.
+            let grown = bytes.len().saturating_mul(2).max(8 << 10).min(too_large);
+            bytes.resize(grown, 0);
+        }
+        match (&*file).read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if filled >= too_large {
         return Err(io::Error::from(io::ErrorKind::FileTooLarge));
     }
-    Ok((bytes, file))
+    bytes.truncate(filled);
+    Ok(bytes)
 }
 
 /// The permission bits of an existing file, to give to its replacement.
@@ -628,5 +763,45 @@ mod tests {
         ));
         drop(waiter);
         open().try_lock().expect("free once the waiter lets go");
+    }
+
+    #[test]
+    fn a_file_is_read_whole_even_when_it_grew_past_its_buffer_and_refused_past_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("grown");
+        // The buffer is made for a file that is not there yet: little room.
+        let small = ReadBuffer::for_file(&path, 1 << 20);
+        let text: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        fs::write(&path, &text).unwrap();
+        let file = File::open(&path).unwrap();
+        assert_eq!(read_to_end_capped(&file, 1 << 20, small).unwrap(), text);
+        let file = File::open(&path).unwrap();
+        let refused = read_to_end_capped(&file, 99_999, ReadBuffer::for_file(&path, 99_999));
+        assert_eq!(refused.unwrap_err().kind(), io::ErrorKind::FileTooLarge);
+        let file = File::open(&path).unwrap();
+        assert_eq!(
+            read_to_end_capped(&file, 100_000, ReadBuffer::for_file(&path, 100_000))
+                .unwrap()
+                .len(),
+            100_000
+        );
+    }
+
+    #[test]
+    fn holds_text_is_true_only_for_the_same_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STATE_FILE);
+        let text = "{\"version\": 1}\n".repeat(10_000);
+        let holds = |contents: &[u8]| {
+            fs::write(&path, contents).unwrap();
+            holds_text(&File::open(&path).unwrap(), &text).unwrap()
+        };
+        assert!(holds(text.as_bytes()));
+        let mut changed = text.clone().into_bytes();
+        changed[100_000] = b'2';
+        assert!(!holds(&changed));
+        assert!(!holds(&text.as_bytes()[1..]));
+        assert!(!holds(format!("{text} ").as_bytes()));
+        assert!(!holds(format!("\u{feff}{text}").as_bytes()));
     }
 }
