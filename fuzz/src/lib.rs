@@ -126,12 +126,12 @@ pub fn export(data: &[u8]) {
         view.messages <= export.messages().count(),
         "no message is invented"
     );
+    let messages = log::Messages::of(&export, 256 << 10);
     let log = log::render(
         &spec_state(),
         "fr_46s6jr410dd3",
         1_795_343_600_000,
-        Some(&export),
-        256 << 10,
+        Some(&messages),
     );
     assert!(log.starts_with('#'), "a log starts with its title");
 }

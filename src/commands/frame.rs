@@ -217,6 +217,10 @@ pub(crate) fn pop(
     let output_max =
         crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
             .count() as usize;
+    let messages = inputs
+        .transcript
+        .as_ref()
+        .map(|export| log::Messages::of(export, output_max));
     let (plan, state) = store.update(now, |state| {
         let target = ops::pop_target(state, selector)?;
         let mut plan = ops::check_pop(state, &target, force)?;
@@ -225,7 +229,7 @@ pub(crate) fn pop(
         span::close(state, &target, selector.place(), span_mark(at, now));
         store.write_log(
             &target,
-            &log::render(state, &target, now, inputs.transcript.as_ref(), output_max),
+            &log::render(state, &target, now, messages.as_ref()),
         )?;
         Ok((plan, true))
     })?;

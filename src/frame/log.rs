@@ -19,15 +19,19 @@ pub fn path_in_store(id: &str) -> String {
     format!("{DIR}/{}", file_name(id))
 }
 
+/// The `## Messages` section of a log, made from a transcript before the state's lock is taken:
+/// it does not depend on the state, and can be large. A tool output longer than `output_max`
+/// bytes (0: no limit) is cut, and says so.
+pub struct Messages(String);
+
+impl Messages {
+    pub fn of(transcript: &Export, output_max: usize) -> Messages {
+        Messages(transcript_text(transcript, output_max))
+    }
+}
+
 /// The full text of `logs/frame-<id>.md` for a frame whose pop has just been applied at `now`.
-/// A tool output longer than `output_max` bytes (0: no limit) is cut, and says so.
-pub fn render(
-    state: &State,
-    id: &str,
-    now: i64,
-    transcript: Option<&Export>,
-    output_max: usize,
-) -> String {
+pub fn render(state: &State, id: &str, now: i64, messages: Option<&Messages>) -> String {
     let frame = state.frame(id).expect("the popped frame exists");
     let mut out = String::new();
     out.push_str(&format!("# Frame: {}\n\n", single_line(frame.goal())));
@@ -67,9 +71,9 @@ pub fn render(
         let goal = child.goal().lines().next().unwrap_or("");
         out.push_str(&format!("- [{}] {goal} ({})\n", child.status(), child.id));
     }
-    if let Some(export) = transcript {
+    if let Some(Messages(messages)) = messages {
         out.push_str("\n## Messages\n\n");
-        out.push_str(&transcript_text(export, output_max));
+        out.push_str(messages);
     }
     let mut text = out.trim_end_matches(['\n', '\r']).to_string();
     text.push('\n');

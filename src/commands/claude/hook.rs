@@ -511,6 +511,7 @@ impl<'a> Hook<'a> {
         let output_max =
             crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
                 .count() as usize;
+        let messages = export.map(|export| log::Messages::of(export, output_max));
         let (popped, _) = store.update(now, |state| {
             let running = state
                 .frame(frame)
@@ -522,7 +523,7 @@ impl<'a> Hook<'a> {
             let plan = ops::check_pop(state, frame, true)?;
             let summary = summary.filter(|s| !s.trim().is_empty());
             ops::apply_pop(state, &plan, status, summary, now)?;
-            store.write_log(frame, &log::render(state, frame, now, export, output_max))?;
+            store.write_log(frame, &log::render(state, frame, now, messages.as_ref()))?;
             Ok((true, true))
         })?;
         Ok(popped)
