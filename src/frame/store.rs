@@ -132,8 +132,6 @@ impl Store {
                 state.write_text(out)
             })?;
             remove_dead_writers_temps(&target_dir, &format!(".{STATE_FILE}."));
-            // Logs are written the same way by `pop` (`logs/.frame-<id>.md.<random>.tmp`).
-            remove_dead_writers_temps(&self.dir.join(super::log::DIR), ".frame-");
             // The next writer may start as soon as the new file is in place: it reads that file,
             // so its own write carries this one, and this process reports success only once the
             // rename is durable. A crash before then leaves the old or the new file, as ever.
@@ -151,7 +149,9 @@ impl Store {
     }
 
     /// Writes the log of frame `id` the way the state is written: inside the project only, to a
-    /// temp file renamed into place, keeping an existing file's permissions.
+    /// temp file renamed into place, keeping an existing file's permissions. Called by an edit
+    /// of [`Store::update`], under the lock, which makes it the one to remove what killed
+    /// writers of logs left (the log folder grows with every pop: it is not read on every write).
     pub fn write_log(&self, id: &str, text: &str) -> Result<()> {
         let dir = self.dir.join(super::log::DIR);
         self.check_inside(&dir)?;
@@ -160,7 +160,9 @@ impl Store {
         let mode = existing_mode(&file);
         write_atomically(&dir, &file, mode, &super::log::file_name(id), |out| {
             out.write_all(text.as_bytes())
-        })
+        })?;
+        remove_dead_writers_temps(&dir, ".frame-");
+        Ok(())
     }
 
     /// Where the recorded contexts of OpenCode session `session` are kept.

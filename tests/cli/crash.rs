@@ -212,17 +212,22 @@ fn writers_killed_at_random_instants_leave_the_old_or_the_new_state() {
         "# Fra",
     );
     assert!(!all_temp_files(&env).is_empty());
-    // Only writers holding the lock write these files: the next writer removes them at once.
-    // (A decision not recorded yet: one already there is skipped, and nothing is written.)
-    run_to_end(&env, &next_command(KILLS + 1, &Value::Null));
+    // Only writers holding the lock write these files: the next writer of the state and the next
+    // writer of a log (a pop) remove them at once.
+    run_to_end(&env, &next_command(KILLS + 4, &Value::Null));
+    let doc: Value = serde_json::from_slice(&std::fs::read(env.path(STATE)).unwrap()).unwrap();
+    let pop = next_command(KILLS + 6, &doc);
+    assert_eq!(pop[1], "pop");
+    run_to_end(&env, &pop);
     assert_eq!(all_temp_files(&env), Vec::<PathBuf>::new());
     check_state_bytes(&std::fs::read(env.path(STATE)).unwrap()).unwrap();
 }
 
 #[test]
-fn a_later_writer_removes_temp_files_of_the_state_and_of_logs_at_once() {
+fn later_writers_remove_temp_files_of_the_state_and_of_logs_at_once() {
     let env = TestEnv::new();
     env.ok(&["frame", "push", "Root", "--id", "root"]);
+    env.ok(&["frame", "push", "Child", "--id", "child"]);
     let state_temp = ".opencode/flame/.state.json.00112233aabbccdd.tmp";
     let log_temp = ".opencode/flame/logs/.frame-root.md.00112233aabbccdd.tmp";
     let unrelated = ".opencode/flame/logs/notes.tmp";
@@ -230,8 +235,12 @@ fn a_later_writer_removes_temp_files_of_the_state_and_of_logs_at_once() {
         env.write(file, "partial");
     }
     // Only writers holding the lock write these files: the next writer knows their writers died.
+    // Every writer removes the state's; the log folder, which grows with every pop, is read by
+    // the next writer of a log.
     env.ok(&["frame", "decision", "--frame", "root", "one"]);
     assert!(!env.path(state_temp).exists());
+    assert!(env.path(log_temp).exists());
+    env.ok(&["frame", "pop", "--frame", "child", "--summary", "Done"]);
     assert!(!env.path(log_temp).exists());
     // Only ctx's own temp names are removed.
     assert!(env.path(unrelated).exists());
