@@ -51,7 +51,7 @@ session_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['
 # "all"}) and helpers in scope.
 check() {
   python3 - "$1" <<PY || fail "$2"
-import glob, json, sys
+import glob, json, re, sys
 def text(message):
     content = message.get("content")
     if isinstance(content, str):
@@ -73,6 +73,8 @@ def need(condition, what):
         print("not so:", what, file=sys.stderr)
         for r in requests:
             print(" ", r["file"].rsplit("/", 1)[-1], r["last_user"][:200].replace("\n", " "), file=sys.stderr)
+            # The frames each request was shown, to tell a wrong frame from a missing one.
+            print("    goals:", re.findall(r"<goal>(.*?)</goal>", r["all"]), file=sys.stderr)
         sys.exit(1)
 def first(predicate, what):
     for r in requests:
