@@ -84,13 +84,13 @@ impl Store {
         let lock_file = self.open_lock_file()?;
         // Every other writer waits while this one holds the lock, so the less done under it the
         // better. When no writer is at work, the state most likely stays as it is until the lock
-        // is taken: it is read and parsed before, and only read again under the lock, to check
-        // that it is the same text. (When writers are at work, it would most likely have changed
+        // is taken: it is read and parsed before, and under the lock only checked to be the same
+        // (`Ahead::still_current`). (When writers are at work, it would most likely have changed
         // by then: it is read under the lock only, as the work done ahead would be lost.)
         let ahead = match lock_file.try_lock() {
             Ok(()) => {
                 let _ = lock_file.unlock();
-                read_ahead(&target)
+                Ahead::read(&target)
             }
             Err(_) => None,
         };
@@ -101,19 +101,23 @@ impl Store {
             .then(|| ReadBuffer::for_file(&target, MAX_STATE_BYTES));
         let lock = self.take_lock(lock_file)?;
 
-        // The file read stays open until the lock is released: the rename then only unlinks it,
-        // and the file system frees its blocks when it is closed, outside the lock (a slow step
-        // where freeing means discarding, as on file systems mounted with `discard`).
+        // The files read stay open until the lock is released: the rename then only unlinks the
+        // one it replaces (and another writer may have replaced the one read ahead), and the file
+        // system frees their blocks when they are closed, outside the lock (a slow step where
+        // freeing means discarding, as on file systems mounted with `discard`).
         let replaced = open_state(&target)?;
-        let mut state = match (&replaced, ahead) {
-            (None, _) => State::empty(),
-            (Some(file), Some(ahead)) if holds_text(file, ahead.text()).unwrap_or(false) => ahead,
-            (Some(file), _) => {
+        let (mut state, _read_ahead) = match (&replaced, ahead) {
+            (None, ahead) => (State::empty(), ahead.map(|a| a.file)),
+            (Some(file), Some(ahead)) if ahead.still_current(file) => {
+                (ahead.state, Some(ahead.file))
+            }
+            (Some(file), ahead) => {
                 // From the start: a comparison may have read part of it.
                 io::Seek::rewind(&mut &*file).map_err(|e| Error::io(&target, "read", &e))?;
                 let buffer =
                     buffer.unwrap_or_else(|| ReadBuffer::for_file(&target, MAX_STATE_BYTES));
-                parse_state(&target, read_state_text(&target, file, buffer)?)?
+                let state = parse_state(&target, read_state_text(&target, file, buffer)?)?;
+                (state, ahead.map(|a| a.file))
             }
         };
         if state.version() > SCHEMA_VERSION {
@@ -479,12 +483,81 @@ fn parse_state(path: &Path, text: String) -> Result<State> {
     })
 }
 
-/// The state at `path` read and parsed ahead of the lock; `None` when there is nothing to read
-/// or it cannot be used (the read under the lock then says what is wrong).
-fn read_ahead(path: &Path) -> Option<State> {
-    let file = open_state(path).ok()??;
-    let text = read_state_text(path, &file, ReadBuffer::for_file(path, MAX_STATE_BYTES)).ok()?;
-    parse_state(path, text).ok()
+/// A state read and parsed ahead of the lock.
+struct Ahead {
+    state: State,
+    /// Kept open until the lock is released: while it is, no other file can get its inode
+    /// number, and it is not freed under the lock when another writer replaced it.
+    file: File,
+    /// What the file said of itself, when that is enough to tell it unchanged later.
+    settled: Option<Stamp>,
+}
+
+/// How long before a read a file must have last changed for its [`Stamp`] to be trusted: file
+/// times tick coarsely (by the kernel's clock tick, or a server's clock), so two changes in one
+/// tick can leave the same time; one this long before the read cannot share a tick with a change
+/// after it.
+const SETTLED: Duration = Duration::from_secs(1);
+
+/// What identifies a file and its last change.
+#[derive(PartialEq)]
+struct Stamp {
+    #[cfg(unix)]
+    inode: (u64, u64),
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    changed: (i64, i64),
+}
+
+impl Stamp {
+    fn of(meta: &fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            #[cfg(unix)]
+            inode: (meta.dev(), meta.ino()),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            changed: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+impl Ahead {
+    /// Reads and parses the state at `path`; `None` when there is nothing to read or it cannot
+    /// be used (the read under the lock then says what is wrong).
+    fn read(path: &Path) -> Option<Ahead> {
+        let file = open_state(path).ok()??;
+        let before = Stamp::of(&file.metadata().ok()?);
+        let started = std::time::SystemTime::now();
+        let text =
+            read_state_text(path, &file, ReadBuffer::for_file(path, MAX_STATE_BYTES)).ok()?;
+        let after = Stamp::of(&file.metadata().ok()?);
+        let settled = cfg!(unix)
+            && before == after
+            && before
+                .modified
+                .is_some_and(|at| at.checked_add(SETTLED).is_some_and(|at| at <= started));
+        let state = parse_state(path, text).ok()?;
+        Some(Ahead {
+            state,
+            file,
+            settled: settled.then_some(before),
+        })
+    }
+
+    /// Whether `file`, the state file as it is under the lock, is the one read ahead, unchanged.
+    /// Every ctx write replaces the file with a new one; a program that writes it in place
+    /// changes its size or times, except within one tick of the clock: a file that changed
+    /// that recently is compared byte for byte.
+    fn still_current(&self, file: &File) -> bool {
+        match &self.settled {
+            Some(stamp) => file.metadata().is_ok_and(|meta| Stamp::of(&meta) == *stamp),
+            None => holds_text(file, self.state.text()).unwrap_or(false),
+        }
+    }
 }
 
 /// The 1-based line and column just after `valid_prefix`, for "invalid byte at" messages.
@@ -805,5 +878,60 @@ mod tests {
         assert!(!holds(&text.as_bytes()[1..]));
         assert!(!holds(format!("{text} ").as_bytes()));
         assert!(!holds(format!("\u{feff}{text}").as_bytes()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_state_read_ahead_is_current_only_while_its_file_is_untouched() {
+        use std::io::{Seek, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STATE_FILE);
+        let text = "{\"version\": 1, \"frames\": {}, \"rootFrameIDs\": [], \"updatedAt\": 1}\n";
+        let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        let write_settled = |text: &str| {
+            fs::write(&path, text).unwrap();
+            File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(hour_ago)
+                .unwrap();
+        };
+        let under_lock = || File::open(&path).unwrap();
+
+        // Last changed an hour ago: its stamp is trusted.
+        write_settled(text);
+        let ahead = Ahead::read(&path).unwrap();
+        assert!(ahead.settled.is_some());
+        assert!(ahead.still_current(&under_lock()));
+        // Written in place with text of the same length, its old time given back: the change
+        // time still tells.
+        let mut file = File::options().write(true).open(&path).unwrap();
+        file.write_all(text.replace("1", "2").as_bytes()).unwrap();
+        file.set_modified(hour_ago).unwrap();
+        assert!(!ahead.still_current(&under_lock()));
+        // Replaced by another file, even with the same text and time.
+        write_settled(text);
+        let ahead = Ahead::read(&path).unwrap();
+        let other = dir.path().join("other");
+        fs::write(&other, text).unwrap();
+        File::options()
+            .write(true)
+            .open(&other)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(!ahead.still_current(&under_lock()));
+
+        // Changed just now: compared byte for byte.
+        fs::write(&path, text).unwrap();
+        let ahead = Ahead::read(&path).unwrap();
+        assert!(ahead.settled.is_none());
+        assert!(ahead.still_current(&under_lock()));
+        let mut file = File::options().write(true).open(&path).unwrap();
+        file.rewind().unwrap();
+        file.write_all(text.replace("1", "2").as_bytes()).unwrap();
+        assert!(!ahead.still_current(&under_lock()));
     }
 }
