@@ -10,6 +10,17 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// Days since 1970-01-01 of a civil date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = i64::from((month + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// The civil date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -52,45 +63,64 @@ fn split(ms: i64) -> Parts {
 /// Epoch milliseconds of a UTC time stamp as JavaScript's `toISOString` writes it
 /// (`2026-11-25T17:37:47.443Z`; the fraction may be absent or of any length).
 pub fn parse_rfc3339_utc(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    if b.len() < 20
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[10] != b'T'
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let s = text.get(r)?;
-        s.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| s.parse().ok())?
+    let (date, clock) = text.strip_suffix('Z')?.split_once('T')?;
+    // Seconds are required here: hours and minutes alone are what a person may type.
+    (clock.len() >= 8).then_some(())?;
+    utc_millis(date, Some(clock))
+}
+
+/// Epoch milliseconds of a `YYYY-MM-DD` date and an optional `HH:MM[:SS[.fraction]]` clock time,
+/// both UTC; a fraction finer than milliseconds is cut. `None` for anything else, or a day the
+/// month does not have.
+fn utc_millis(date: &str, clock: Option<&str>) -> Option<i64> {
+    let number = |text: &str, len: usize| -> Option<i64> {
+        (text.len() == len && text.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| text.parse().ok())?
     };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
+    let mut parts = date.split('-');
+    let (year, month, day) = (
+        number(parts.next()?, 4)?,
+        number(parts.next()?, 2)?,
+        number(parts.next()?, 2)?,
+    );
+    if parts.next().is_some() || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
         return None;
     }
-    let rest = text.get(19..)?;
-    let rest = rest.strip_suffix('Z')?;
-    let millis = match rest.strip_prefix('.') {
-        None if rest.is_empty() => 0,
-        None => return None,
-        Some(fraction) if !fraction.is_empty() && fraction.bytes().all(|c| c.is_ascii_digit()) => {
-            let padded = format!("{fraction:0<3}");
-            padded[..3].parse::<i64>().ok()?
+    let (month, day) = (month as u32, day as u32);
+    let days = days_from_civil(year, month, day);
+    if civil_from_days(days) != (year, month, day) {
+        return None;
+    }
+    let mut ms = days * 86_400_000;
+    if let Some(clock) = clock {
+        let (hms, fraction) = match clock.split_once('.') {
+            Some((hms, fraction)) => (hms, Some(fraction)),
+            None => (clock, None),
+        };
+        let fields: Vec<i64> = hms
+            .split(':')
+            .map(|f| number(f, 2))
+            .collect::<Option<_>>()?;
+        let (h, m, s) = match fields[..] {
+            [h, m] => (h, m, 0),
+            [h, m, s] => (h, m, s),
+            _ => return None,
+        };
+        let millis = match fraction {
+            None => 0,
+            Some(f)
+                if fields.len() == 3 && !f.is_empty() && f.bytes().all(|c| c.is_ascii_digit()) =>
+            {
+                format!("{f:0<3}")[..3].parse::<i64>().ok()?
+            }
+            Some(_) => return None,
+        };
+        if h > 23 || m > 59 || s > 59 {
+            return None;
         }
-        Some(_) => return None,
-    };
-    let days = days_from_civil(year, month as u32, day as u32);
-    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
+        ms += h * 3_600_000 + m * 60_000 + s * 1000 + millis;
+    }
+    Some(ms)
 }
 
 /// `2026-11-22T09:42:30.007Z`.
@@ -121,6 +151,32 @@ pub fn duration(ms: u64) -> String {
         3_600_000..86_400_000 => format!("{} h {} min", s / 3600, s / 60 % 60),
         _ => format!("{} d {} h", s / 86_400, s / 3600 % 24),
     }
+}
+
+/// A point in time given by a person, as epoch milliseconds: `YYYY-MM-DD` (midnight UTC),
+/// `YYYY-MM-DDTHH:MM[:SS[.mmm]]Z` (UTC), or a span before `now`: `30m`, `12h`, `7d`.
+pub fn parse_point(text: &str, now: i64) -> Option<i64> {
+    let text = text.trim();
+    if let Some(ago) = parse_ago(text) {
+        return Some(now - ago);
+    }
+    match text.split_once(['T', ' ']) {
+        Some((date, clock)) => utc_millis(date, Some(clock.strip_suffix('Z').unwrap_or(clock))),
+        None => utc_millis(text, None),
+    }
+}
+
+/// `30m`, `12h`, `7d`, `2w` as milliseconds.
+fn parse_ago(text: &str) -> Option<i64> {
+    let unit = match text.chars().last()? {
+        'm' => 60_000,
+        'h' => 3_600_000,
+        'd' => 86_400_000,
+        'w' => 7 * 86_400_000,
+        _ => return None,
+    };
+    let n: i64 = text[..text.len() - 1].parse().ok()?;
+    n.checked_mul(unit)
 }
 
 #[cfg(test)]
@@ -156,6 +212,8 @@ mod tests {
             "2026-13-25T17:37:47Z",
             "2026-11-25T17:37:47+01:00",
             "2026-11-25T17:37:47.Z",
+            "2026-02-30T00:00:00Z",
+            "2026-11-25T17:37Z",
         ] {
             assert_eq!(parse_rfc3339_utc(bad), None, "{bad}");
         }
@@ -169,77 +227,6 @@ mod tests {
         assert_eq!(rfc3339_ms(-1), "1969-12-31T23:59:59.999Z");
         assert_eq!(human_utc(1_795_340_650_000), "2026-11-22 09:44:10");
     }
-}
-
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let mp = i64::from((month + 9) % 12);
-    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// A point in time given by a person, as epoch milliseconds: `YYYY-MM-DD` (midnight UTC),
-/// `YYYY-MM-DDTHH:MM[:SS[.mmm]]Z` (UTC), or a span before `now`: `30m`, `12h`, `7d`.
-pub fn parse_point(text: &str, now: i64) -> Option<i64> {
-    let text = text.trim();
-    if let Some(ago) = parse_ago(text) {
-        return Some(now - ago);
-    }
-    let (date, clock) = match text.split_once(['T', ' ']) {
-        Some((date, clock)) => (date, Some(clock.strip_suffix('Z').unwrap_or(clock))),
-        None => (text, None),
-    };
-    let mut parts = date.splitn(3, '-');
-    let year: i64 = parts.next()?.parse().ok()?;
-    let month: u32 = parts.next()?.parse().ok()?;
-    let day: u32 = parts.next()?.parse().ok()?;
-    if date.len() != 10 || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let mut ms = days_from_civil(year, month, day) * 86_400_000;
-    if civil_from_days(ms.div_euclid(86_400_000)) != (year, month, day) {
-        return None;
-    }
-    if let Some(clock) = clock {
-        let (hms, millis) = clock.split_once('.').unwrap_or((clock, "0"));
-        let fields: Vec<i64> = hms
-            .split(':')
-            .map(|f| f.parse().ok().filter(|_| f.len() == 2))
-            .collect::<Option<_>>()?;
-        let (h, m, s) = match fields[..] {
-            [h, m] => (h, m, 0),
-            [h, m, s] => (h, m, s),
-            _ => return None,
-        };
-        if h > 23 || m > 59 || s > 59 || millis.len() > 3 {
-            return None;
-        }
-        let millis: i64 = format!("{millis:0<3}").parse().ok()?;
-        ms += h * 3_600_000 + m * 60_000 + s * 1000 + millis;
-    }
-    Some(ms)
-}
-
-/// `30m`, `12h`, `7d`, `2w` as milliseconds.
-fn parse_ago(text: &str) -> Option<i64> {
-    let unit = match text.chars().last()? {
-        'm' => 60_000,
-        'h' => 3_600_000,
-        'd' => 86_400_000,
-        'w' => 7 * 86_400_000,
-        _ => return None,
-    };
-    let n: i64 = text[..text.len() - 1].parse().ok()?;
-    n.checked_mul(unit)
-}
-
-#[cfg(test)]
-mod point_tests {
-    use super::*;
 
     #[test]
     fn points_parse_as_utc() {
