@@ -638,18 +638,14 @@ fn sessions_match_ccusage_on_claude_transcripts() {
         return;
     };
     let env = cost_fixture();
-    let out = std::process::Command::new(&ccusage)
-        .args(["session", "--json", "--offline"])
-        .env("CLAUDE_CONFIG_DIR", env.home.join(".claude"))
-        .env("HOME", &env.home)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let peer = crate::common::ccusage_json(
+        &ccusage,
+        &["session", "--json", "--offline"],
+        &[
+            ("CLAUDE_CONFIG_DIR", &env.home.join(".claude")),
+            ("HOME", &env.home),
+        ],
     );
-    let peer: Value = serde_json::from_slice(&out.stdout).unwrap();
     let doc = spent_json(&env, &["--by", "session"]);
     let peer_rows = peer["session"].as_array().unwrap();
     assert_eq!(peer_rows.len(), 1, "{peer:#}");

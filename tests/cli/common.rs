@@ -152,3 +152,19 @@ pub fn ccusage() -> Option<PathBuf> {
     );
     None
 }
+
+/// Runs `ccusage ARGS` (the path [`ccusage`] found) with the environment `env` added, requires
+/// it to succeed, and returns its JSON.
+pub fn ccusage_json(ccusage: &Path, args: &[&str], env: &[(&str, &Path)]) -> serde_json::Value {
+    let out = std::process::Command::new(ccusage)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}

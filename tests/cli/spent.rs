@@ -537,18 +537,11 @@ fn sessions_match_ccusage() {
     let theirs = env.temp().join("ccusage-data");
     std::fs::create_dir_all(theirs.join("opencode")).unwrap();
     std::fs::copy(&db, theirs.join("opencode/opencode.db")).unwrap();
-    let out = std::process::Command::new(&ccusage)
-        .args(["opencode", "session", "--json", "--offline"])
-        .env("XDG_DATA_HOME", &theirs)
-        .env("HOME", &env.home)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let peer = crate::common::ccusage_json(
+        &ccusage,
+        &["opencode", "session", "--json", "--offline"],
+        &[("XDG_DATA_HOME", &theirs), ("HOME", &env.home)],
     );
-    let peer: Value = serde_json::from_slice(&out.stdout).unwrap();
     let doc = json(&env, &db, &["--by", "session"]);
     let peer_rows = peer["sessions"].as_array().unwrap();
     assert_eq!(peer_rows.len(), doc["rows"].as_array().unwrap().len());
