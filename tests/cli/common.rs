@@ -118,6 +118,16 @@ impl TestEnv {
     }
 }
 
+/// A project holding flame.md §3.3's example state.
+pub fn spec_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/flame/state.json",
+        std::fs::read(fixture("frame/spec-example.json")).unwrap(),
+    );
+    env
+}
+
 /// The fixture directory of the repository.
 pub fn fixture(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

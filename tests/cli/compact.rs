@@ -3,20 +3,11 @@
 use insta::assert_snapshot;
 use serde_json::Value;
 
-use crate::common::{TestEnv, fixture};
+use crate::common::{TestEnv, fixture, spec_env};
 
 const STATE: &str = ".opencode/flame/state.json";
 
 /// A project holding flame.md §3.3's example state.
-fn spec_env() -> TestEnv {
-    let env = TestEnv::new();
-    env.write(
-        STATE,
-        std::fs::read(fixture("frame/spec-example.json")).unwrap(),
-    );
-    env
-}
-
 /// The spec state plus an opencode-swarm plan and context.
 fn swarm_env() -> TestEnv {
     let env = spec_env();

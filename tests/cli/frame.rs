@@ -5,19 +5,9 @@ use std::process::Stdio;
 use insta::assert_snapshot;
 use serde_json::Value;
 
-use crate::common::{TestEnv, fixture};
+use crate::common::{TestEnv, fixture, spec_env};
 
 const STATE: &str = ".opencode/flame/state.json";
-
-/// A project holding flame.md §3.3's example state.
-fn spec_env() -> TestEnv {
-    let env = TestEnv::new();
-    env.write(
-        STATE,
-        std::fs::read(fixture("frame/spec-example.json")).unwrap(),
-    );
-    env
-}
 
 fn state(env: &TestEnv) -> Value {
     serde_json::from_str(&env.read(STATE)).unwrap()

@@ -12,11 +12,7 @@ use crate::snapshot::{changes, snapshot, snapshot_except};
 const STATE: &str = ".opencode/flame/state.json";
 
 fn spec_env() -> TestEnv {
-    let env = TestEnv::new();
-    env.write(
-        STATE,
-        std::fs::read(fixture("frame/spec-example.json")).unwrap(),
-    );
+    let env = crate::common::spec_env();
     // As left by any earlier write: a writer creates it before it looks at its arguments.
     env.write(".opencode/flame/state.json.lock", "");
     env

@@ -4,18 +4,9 @@
 
 use insta::assert_snapshot;
 
-use crate::common::{TestEnv, fixture};
+use crate::common::spec_env;
 
 const STATE: &str = ".opencode/flame/state.json";
-
-fn spec_env() -> TestEnv {
-    let env = TestEnv::new();
-    env.write(
-        STATE,
-        std::fs::read(fixture("frame/spec-example.json")).unwrap(),
-    );
-    env
-}
 
 #[test]
 fn an_id_and_a_different_frame_flag_are_a_usage_error() {
