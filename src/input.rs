@@ -32,6 +32,11 @@ pub fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>> {
         }
         return Ok(bytes);
     }
+    read_file(path, cap)
+}
+
+/// Reads the file at `path`, refusing more than `cap` bytes.
+pub fn read_file(path: &Path, cap: u64) -> Result<Vec<u8>> {
     crate::frame::store::read_capped(path, cap).map_err(|e| match e.kind() {
         std::io::ErrorKind::FileTooLarge => {
             Error::failure(format!("{}: larger than {} MiB", path.display(), cap >> 20))

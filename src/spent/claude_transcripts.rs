@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::price::PriceList;
 use super::record::{Call, Records, Session, SourceInfo, Tokens};
 use crate::claude::{ids, transcript};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Transcripts larger than this are not read (a session of a few hundred MB is already rare).
 const MAX_TRANSCRIPT: u64 = 1 << 30;
@@ -90,16 +90,7 @@ pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
     });
     let mut seen = HashSet::new();
     for file in files {
-        let bytes = crate::frame::store::read_capped(&file, MAX_TRANSCRIPT).map_err(|e| match e
-            .kind()
-        {
-            std::io::ErrorKind::FileTooLarge => Error::failure(format!(
-                "{}: larger than {} MiB",
-                file.display(),
-                MAX_TRANSCRIPT >> 20
-            )),
-            _ => Error::io(&file, "read", &e),
-        })?;
+        let bytes = crate::input::read_file(&file, MAX_TRANSCRIPT)?;
         let lines = transcript::parse(&String::from_utf8_lossy(&bytes));
         if lines.skipped > 0 {
             records.problems.push(format!(
