@@ -44,15 +44,6 @@ pub fn project_dir(project: &Path) -> Option<PathBuf> {
     Some(claude_dir()?.join("projects").join(name))
 }
 
-/// Whether `path` is (or holds) Claude Code transcripts: a `.jsonl` file, or a folder with one
-/// within reach.
-pub fn is_source(path: &Path) -> bool {
-    if path.is_dir() {
-        return !transcripts(path).is_empty();
-    }
-    path.extension().is_some_and(|e| e == "jsonl")
-}
-
 /// The `.jsonl` files below `dir`, sorted.
 fn transcripts(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
@@ -77,13 +68,29 @@ fn transcripts(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Reads the transcripts at `path` (a file or a folder) into `records`.
+/// Reads the transcripts in the folder `path` into `records`; `false`, with nothing read, when
+/// it holds none within reach.
+pub fn read_folder(path: &Path, prices: &PriceList, records: &mut Records) -> Result<bool> {
+    let files = transcripts(path);
+    if files.is_empty() {
+        return Ok(false);
+    }
+    read_files(path, files, prices, records)?;
+    Ok(true)
+}
+
+/// Reads the transcript file `path` into `records`.
 pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
-    let files = if path.is_dir() {
-        transcripts(path)
-    } else {
-        vec![path.to_path_buf()]
-    };
+    read_files(path, vec![path.to_path_buf()], prices, records)
+}
+
+/// Reads `files`, the transcripts found at `path`, into `records`.
+fn read_files(
+    path: &Path,
+    files: Vec<PathBuf>,
+    prices: &PriceList,
+    records: &mut Records,
+) -> Result<()> {
     records.sources.push(SourceInfo {
         kind: "claude-transcripts",
         path: path.display().to_string(),

@@ -64,8 +64,8 @@ fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
         if path.join("storage").is_dir() {
             return read_storage(&path.join("storage"), prices, records);
         }
-        if claude_transcripts::is_source(path) {
-            return claude_transcripts::read(path, prices, records);
+        if claude_transcripts::read_folder(path, prices, records)? {
+            return Ok(());
         }
         return Err(Error::failure(format!(
             "{}: holds neither opencode.db, OpenCode's storage/ folder, nor Claude Code transcripts (*.jsonl)",
