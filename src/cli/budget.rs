@@ -44,12 +44,14 @@ models.dev cache or ctx's built-in table. --json prints one JSON document.")]
     #[command(long_about = "\
 What the work cost: tokens and money per frame (subagents rolled into their
 parents), per session, per model or per day, from the records OpenCode keeps of
-every model call.
+every model call and from Claude Code's transcripts.
 
 The records are read from OpenCode's database (opencode.db, $OPENCODE_DB, in
 $XDG_DATA_HOME/opencode), read-only: ctx never writes, locks or leaves a file
-beside it, and reads it while OpenCode runs. --source also takes the storage/
-folder of OpenCode 1.1 and older, and `opencode export` files.
+beside it, and reads it while OpenCode runs; and from the project's Claude Code
+transcripts (~/.claude/projects/<project>/, $CLAUDE_CONFIG_DIR), each response
+counted once. --source also takes the storage/ folder of OpenCode 1.1 and older,
+`opencode export` files, and Claude Code transcripts (.jsonl) or their folders.
 
 A frame's cost is its own calls plus everything below it. A frame that is an
 OpenCode session (its id is the session id) owns that session's calls; a frame

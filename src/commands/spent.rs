@@ -153,9 +153,9 @@ fn warn_problems(ctx: &Context, problems: &[String]) {
     }
 }
 
-/// Each frame's own and rolled-up figures (by frame position), from OpenCode's records
-/// (`$OPENCODE_DB`, else its data directory): for `frame tree --cost`, `frame show --cost` and
-/// the flame graph's `--weight cost`.
+/// Each frame's own and rolled-up figures (by frame position), from the default records
+/// ([`default_sources`]: OpenCode's and the project's Claude Code transcripts): for
+/// `frame tree --cost`, `frame show --cost` and the flame graph's `--weight cost`.
 pub fn frame_costs(
     ctx: &Context,
     state: &crate::frame::state::State,
