@@ -479,21 +479,20 @@ impl<'a> Hook<'a> {
         }
         let reported = field(self.input, "last_assistant_message");
         let lines = read_agent_transcript(field(self.input, "agent_transcript_path"), reported);
-        let summary = reported
-            .map(str::to_string)
-            .or_else(|| transcript::last_assistant_text(&lines));
-        let status = if summary.is_some() {
-            Status::Completed
-        } else {
-            Status::Failed
-        };
         let title = format!(
             "subagent transcript {}",
             field(self.input, "agent_transcript_path").unwrap_or("(none)")
         );
         let export = transcript::to_export(&lines, &frame, &title, reported);
-        let export = Some(&export);
-        self.pop_agent(&frame, status, summary.as_deref(), export)?;
+        let summary = reported
+            .map(str::to_string)
+            .or_else(|| export.last_assistant_text());
+        let status = if summary.is_some() {
+            Status::Completed
+        } else {
+            Status::Failed
+        };
+        self.pop_agent(&frame, status, summary.as_deref(), Some(&export))?;
         Ok(None)
     }
 
