@@ -74,7 +74,9 @@ def need(condition, what):
         for r in requests:
             print(" ", r["file"].rsplit("/", 1)[-1], r["last_user"][:200].replace("\n", " "), file=sys.stderr)
             # The frames each request was shown, to tell a wrong frame from a missing one.
-            print("    goals:", re.findall(r"<goal>(.*?)</goal>", r["all"]), file=sys.stderr)
+            print("    goals:", re.findall(r"<goal>(.*?)</goal>", r["all"]),
+                  "in turns:", re.findall(r"<goal>(.*?)</goal>", r["turns"]),
+                  "last user ends:", repr(r["last_user"][-80:]), file=sys.stderr)
         sys.exit(1)
 def first(predicate, what):
     for r in requests:
