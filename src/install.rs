@@ -239,8 +239,62 @@ pub struct Outcome {
     pub action: Action,
 }
 
+/// Refuses a destination that a dangling symbolic link would send elsewhere: writing
+/// `.claude/settings.json` through a link to `../../x/s.json` would create folders and a file
+/// wherever the link says, and a cloned repository can ship such a link. The path itself and
+/// every folder above it that does not exist yet are checked; a link to something that exists is
+/// the user's choice (a dotfiles folder) and is followed.
+pub fn check_destination(path: &Path) -> Result<()> {
+    for at in path.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+        if std::fs::metadata(at).is_ok() {
+            return Ok(());
+        }
+        let Ok(meta) = std::fs::symlink_metadata(at) else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(at).unwrap_or_default();
+            let what = if at == path {
+                "files"
+            } else {
+                "folders and files"
+            };
+            return Err(Error::failure(format!(
+                "{}: is a symbolic link to {}, which does not exist; ctx does not create {what} \
+                 through it, and nothing was changed",
+                at.display(),
+                target.display()
+            ))
+            .with_hint("remove the link, or create what it points to, then install again"));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses to replace or delete a file its owner made read-only, as an editor would: renaming a
+/// new file over it would go around its mode. As root, where every file opens for writing, a
+/// file with no write permission for anyone counts as read-only too.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let denied = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied);
+    if meta.is_file() && (meta.permissions().readonly() || denied) {
+        return Err(Error::failure(format!(
+            "{}: is read-only; ctx does not write over it, and nothing was changed",
+            path.display()
+        ))
+        .with_hint("make it writable (chmod u+w), then run the command again"));
+    }
+    Ok(())
+}
+
 /// Installs `files` below `dir`: writes what is missing or ctx's own and out of date, keeps what
-/// someone changed unless `force`, and with `dry_run` only says what it would do.
+/// someone changed unless `force`, and with `dry_run` only says what it would do. Nothing is
+/// written unless every file can be: a dangling link or a read-only file refuses the lot.
 pub fn install(
     dir: &Path,
     files: &[Embedded],
@@ -249,6 +303,11 @@ pub fn install(
     dry_run: bool,
 ) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::with_capacity(files.len());
+    for file in files {
+        let path = dir.join(file.path);
+        check_destination(&path)?;
+        check_writable(&path)?;
+    }
     for file in files {
         let path = dir.join(file.path);
         let wanted = stamped(file, command);
@@ -288,9 +347,12 @@ pub fn install(
 }
 
 /// Deletes the files of `files` below `dir` that ctx wrote and nobody changed since; keeps the
-/// others (reported as kept).
+/// others (reported as kept). A folder below `dir` that only ctx's files filled goes with them.
 pub fn uninstall(dir: &Path, files: &[Embedded], dry_run: bool) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::with_capacity(files.len());
+    for file in files {
+        check_writable(&dir.join(file.path))?;
+    }
     for file in files {
         let path = dir.join(file.path);
         let action = match std::fs::symlink_metadata(&path) {
@@ -310,7 +372,26 @@ pub fn uninstall(dir: &Path, files: &[Embedded], dry_run: bool) -> Result<Vec<Ou
         }
         outcomes.push(Outcome { path, action });
     }
+    if !dry_run {
+        remove_emptied_folders(dir, &outcomes);
+    }
     Ok(outcomes)
+}
+
+/// Removes the folders below `dir` that held removed files and are empty now. `remove_dir` only
+/// removes an empty folder, so a file of the user's keeps its folder.
+fn remove_emptied_folders(dir: &Path, outcomes: &[Outcome]) {
+    let mut folders: Vec<&Path> = outcomes
+        .iter()
+        .filter(|o| o.action == Action::Removed)
+        .filter_map(|o| o.path.parent())
+        .filter(|p| *p != dir && p.starts_with(dir))
+        .collect();
+    folders.sort_unstable_by_key(|p| std::cmp::Reverse(p.components().count()));
+    folders.dedup();
+    for folder in folders {
+        let _ = std::fs::remove_dir(folder);
+    }
 }
 
 fn write(path: &Path, text: &str, executable: bool) -> Result<()> {

@@ -14,6 +14,7 @@ pub mod frame;
 pub mod input;
 pub mod install;
 pub mod json;
+pub mod json_edit;
 pub mod opencode;
 pub mod output;
 pub mod project;

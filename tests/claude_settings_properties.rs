@@ -1,8 +1,9 @@
 //! Property tests of ctx's entries in Claude Code's settings (src/claude/settings.rs): on any
 //! settings file of a user's, an install keeps every key and hook of theirs, a second install
-//! changes nothing, and `--remove` gives back exactly what the user had.
+//! changes nothing, and `--remove` gives back exactly what the user had, byte for byte, whatever
+//! their own hooks' commands say (ctx's name included) and however the file is laid out.
 
-use ctxkit::claude::settings::{EVENTS, merge};
+use ctxkit::claude::settings::{EVENTS, command, merge};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -17,11 +18,26 @@ fn arb_leaf() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// A command of the user's: any text, or one that looks like ctx's — its name, its hook
+/// command with something added, or its exact command for an event ctx does not hook.
+fn arb_command() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "(?s).{0,40}",
+        "[a-z./_-]{1,16}",
+        "[a-z' ]{0,8}".prop_map(|s| format!("logger '{s}ctx claude hook finished'")),
+        prop::sample::select(vec!["Stop", "SessionStart", "SubagentStop"])
+            .prop_map(|e| format!("ctx claude hook {e}")),
+        Just(command("Stop")),
+        Just(command("Notification")),
+        Just(format!("{} # mine", command("SessionStart"))),
+    ]
+}
+
 /// A user's hook group: an optional matcher and one or more commands of their own.
 fn arb_group() -> impl Strategy<Value = Value> {
     (
         prop::option::of("[A-Za-z|*]{1,8}"),
-        prop::collection::vec("[a-z./_-]{1,16}", 1..3),
+        prop::collection::vec(arb_command(), 1..3),
     )
         .prop_map(|(matcher, commands)| {
             let hooks: Vec<Value> = commands
@@ -74,10 +90,49 @@ fn arb_settings() -> impl Strategy<Value = Value> {
         })
 }
 
+/// The file as people write it: pretty with two spaces, with four, with tabs, or on one line.
+fn layout(value: &Value, style: u8) -> String {
+    let pretty = serde_json::to_string_pretty(value).unwrap();
+    let reindent = |unit: &str| {
+        pretty
+            .lines()
+            .map(|line| {
+                let body = line.trim_start_matches(' ');
+                format!("{}{body}", unit.repeat((line.len() - body.len()) / 2))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match style {
+        0 => pretty + "\n",
+        1 => reindent("    "),
+        2 => reindent("\t") + "\n",
+        _ => serde_json::to_string(value).unwrap(),
+    }
+}
+
+/// Every hook command of the user's, per event, in order.
+fn user_commands(settings: &Value) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    if let Some(hooks) = settings["hooks"].as_object() {
+        for (event, groups) in hooks {
+            for group in groups.as_array().into_iter().flatten() {
+                for hook in group["hooks"].as_array().into_iter().flatten() {
+                    let command = hook["command"].as_str().unwrap_or_default();
+                    if command != ctxkit::claude::settings::command(event) {
+                        found.push((event.clone(), command.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
 proptest! {
     #[test]
-    fn install_keeps_the_users_settings_and_remove_gives_them_back(user in arb_settings()) {
-        let text = serde_json::to_string_pretty(&user).unwrap();
+    fn install_keeps_the_users_settings_and_remove_gives_them_back(user in arb_settings(), style in 0u8..4) {
+        let text = layout(&user, style);
         let installed = merge(Some(&text), false).unwrap();
         let installed = installed.text.expect("an install adds ctx's hooks");
         let value: Value = serde_json::from_str(&installed).unwrap();
@@ -89,10 +144,10 @@ proptest! {
                 prop_assert_eq!(&value[key], kept);
             }
         }
+        prop_assert_eq!(user_commands(&value), user_commands(&user), "every hook of the user's stays");
         prop_assert!(merge(Some(&installed), false).unwrap().text.is_none(), "a second install changes nothing");
         let removed = merge(Some(&installed), true).unwrap().text.expect("remove changes the file");
-        let back: Value = serde_json::from_str(&removed).unwrap();
-        prop_assert_eq!(back, user);
+        prop_assert_eq!(removed, text, "the user's file, byte for byte");
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! ctx's entries in Claude Code's `settings.json` (claude-code.md §2–§4): which hooks ctx installs,
 //! how they are merged into a user's file and taken out again. Pure: text in, text out.
 //!
-//! A hook of ctx's is recognised by its command (it runs `ctx claude hook EVENT`), so a newer ctx
-//! replaces an older one's entries and `--remove` finds exactly them; every other key, event,
-//! group and hook of the file keeps its place.
+//! A hook is ctx's only when its command is, character for character, one that ctx writes (this
+//! version or an earlier one) for the very event it sits under. A person's own hook that mentions
+//! ctx (`logger 'ctx claude hook finished'`, a hand-written `ctx claude hook Stop`) is theirs and is
+//! never replaced or removed. The file is edited in place ([`crate::json_edit`]): every byte outside
+//! the entries ctx adds or takes out stays as the user wrote it (layout, escapes, key order).
 
 use crate::json::{self, Json, Object};
+use crate::json_edit::{Container, Keep};
 
 /// The events ctx hooks, with the tool matcher of the tool events.
 pub const EVENTS: &[(&str, Option<&str>)] = &[
@@ -21,7 +24,7 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
 
 /// Seconds Claude Code waits for one of ctx's hooks (its default is 60): a hook takes
 /// milliseconds, and one stuck on a slow disk must not hold the session long.
-const TIMEOUT_SECONDS: i64 = 10;
+pub const TIMEOUT_SECONDS: i64 = 10;
 
 /// The shell command of ctx's hook for `event`. `CTX_BIN` names another ctx binary. When ctx
 /// cannot run at all (not on PATH, killed) the shell itself writes the log line and the hook
@@ -33,18 +36,25 @@ pub fn command(event: &str) -> String {
     )
 }
 
-/// Whether a hook entry is one of ctx's: its command runs `ctx claude hook`.
-pub fn is_ctx_hook(hook: &Json) -> bool {
-    let Some(command) = hook
+/// The commands earlier versions of ctx wrote for `event`, which an install replaces and
+/// `--remove` takes out. A version that changes [`command`] adds the old text here.
+fn earlier_commands(event: &str) -> Vec<String> {
+    let _ = event;
+    Vec::new()
+}
+
+/// Whether `hook`, found under `event`, is one of ctx's: its command is exactly one ctx writes
+/// for that event.
+pub fn is_ctx_hook(event: &str, hook: &Json) -> bool {
+    let Some(text) = hook
         .as_object()
         .and_then(|h| h.get("command"))
         .and_then(Json::as_str)
     else {
         return false;
     };
-    command
-        .find(" claude hook ")
-        .is_some_and(|at| command[..at].contains("ctx"))
+    EVENTS.iter().any(|(e, _)| *e == event)
+        && (text == command(event) || earlier_commands(event).iter().any(|c| c == text))
 }
 
 /// What a settings file could not be merged for: the message says what is wrong with it.
@@ -66,16 +76,9 @@ pub struct Merged {
     pub removed: Vec<Change>,
 }
 
-/// Parses a settings file's text (`None`: the file does not exist). Anything but a JSON object
-/// is refused; so is JSON with comments, which ctx could not write back.
-fn parse(text: Option<&str>) -> Result<Object, Refusal> {
-    let Some(text) = text else {
-        return Ok(Object::new());
-    };
-    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if body.trim().is_empty() {
-        return Ok(Object::new());
-    }
+/// Checks a settings file's text (without its byte order mark): a JSON object, or refused. JSON
+/// with comments is refused too, since ctx could not write it back.
+fn check(body: &str) -> Result<Object, Refusal> {
     match json::parse(body) {
         Ok(Json::Object(object)) => Ok(object),
         Ok(_) => Err(Refusal("it is not a JSON object".into())),
@@ -110,40 +113,7 @@ fn has_comments(text: &str) -> bool {
     false
 }
 
-/// Takes ctx's hooks out of `hooks` (the settings' `hooks` object): groups left without hooks
-/// go, events left without groups go.
-fn take_out(hooks: &mut Object, removed: &mut Vec<Change>) {
-    let events: Vec<String> = hooks.keys().map(str::to_string).collect();
-    for event in events {
-        let Some(Json::Array(groups)) = hooks.get_mut(&event) else {
-            continue;
-        };
-        let before = removed.len();
-        groups.retain_mut(|group| {
-            let Some(Json::Array(entries)) = group.as_object_mut().and_then(|g| g.get_mut("hooks"))
-            else {
-                return true;
-            };
-            let had = entries.len();
-            entries.retain(|hook| {
-                if !is_ctx_hook(hook) {
-                    return true;
-                }
-                let command = hook.as_object().and_then(|h| h.get("command"));
-                removed.push(Change {
-                    event: event.clone(),
-                    command: command.and_then(Json::as_str).unwrap_or("").to_string(),
-                });
-                false
-            });
-            !(entries.is_empty() && had > 0)
-        });
-        if removed.len() > before && groups.is_empty() {
-            hooks.remove(&event);
-        }
-    }
-}
-
+/// ctx's hook group for `event`.
 fn ctx_group(event: &str, matcher: Option<&str>) -> Json {
     let mut hook = Object::new();
     hook.insert("type", Json::str("command"));
@@ -157,60 +127,248 @@ fn ctx_group(event: &str, matcher: Option<&str>) -> Json {
     Json::Object(group)
 }
 
-/// The settings text with ctx's hooks put in (`remove == false`) or taken out. `existing` is the
-/// file's text, `None` when there is none.
-pub fn merge(existing: Option<&str>, remove: bool) -> Result<Merged, Refusal> {
-    let mut root = parse(existing)?;
-    let mut merged = Merged::default();
-    let hooks_was_there = root.get("hooks").is_some();
-    if hooks_was_there && !matches!(root.get("hooks"), Some(Json::Object(_))) {
-        return Err(Refusal("its \"hooks\" is not an object".into()));
-    }
-    if !hooks_was_there && remove {
-        return Ok(merged);
-    }
-    if !hooks_was_there {
-        root.insert("hooks", Json::Object(Object::new()));
-    }
-    let Some(Json::Object(hooks)) = root.get_mut("hooks") else {
-        unreachable!("hooks was just checked or made an object");
-    };
-    for (event, groups) in hooks.iter() {
-        if !matches!(groups, Json::Array(_)) {
-            return Err(Refusal(format!("its \"hooks\".\"{event}\" is not a list")));
-        }
-    }
-    take_out(hooks, &mut merged.removed);
-    if remove {
-        if hooks.is_empty() && !merged.removed.is_empty() {
-            root.remove("hooks");
-        }
-    } else {
-        for (event, matcher) in EVENTS {
-            let group = ctx_group(event, *matcher);
-            match hooks.get_mut(event) {
-                Some(Json::Array(groups)) => groups.push(group),
-                _ => hooks.insert(event, Json::Array(vec![group])),
+/// The new text of one event's list of groups with ctx's hooks taken out: `None` when none of
+/// them is ctx's. A group left without hooks goes.
+fn without_ctx(
+    text: &str,
+    event: &str,
+    groups: &Container,
+    removed: &mut Vec<Change>,
+) -> Option<String> {
+    let mut keep = Vec::with_capacity(groups.items.len());
+    let mut changed = false;
+    for group in &groups.items {
+        let hooks = Container::read(text, group.value.start)
+            .filter(|g| text.as_bytes()[g.open] == b'{')
+            .and_then(|g| g.member("hooks").cloned().map(|h| (g, h)))
+            .and_then(|(g, h)| Container::read(text, h.value.start).map(|list| (g, list)))
+            .filter(|(_, list)| text.as_bytes()[list.open] == b'[');
+        let Some((object, list)) = hooks else {
+            keep.push(Keep::Same);
+            continue;
+        };
+        let mut entries = Vec::with_capacity(list.items.len());
+        for entry in &list.items {
+            let hook = json::parse(&text[entry.value.clone()]).unwrap_or(Json::Null);
+            if is_ctx_hook(event, &hook) {
+                let command = hook.as_object().and_then(|h| h.get("command"));
+                removed.push(Change {
+                    event: event.to_string(),
+                    command: command.and_then(Json::as_str).unwrap_or("").to_string(),
+                });
+                entries.push(Keep::Drop);
+            } else {
+                entries.push(Keep::Same);
             }
+        }
+        if entries.iter().all(|e| matches!(e, Keep::Same)) {
+            keep.push(Keep::Same);
+        } else if entries.iter().all(|e| matches!(e, Keep::Drop)) {
+            keep.push(Keep::Drop);
+            changed = true;
+        } else {
+            let new_list = list.rewrite(text, &entries, &[]);
+            let members: Vec<Keep> = object
+                .items
+                .iter()
+                .map(|m| {
+                    if m.key.as_deref() == Some("hooks") && m.value.start == list.open {
+                        Keep::Value(new_list.clone())
+                    } else {
+                        Keep::Same
+                    }
+                })
+                .collect();
+            keep.push(Keep::Value(object.rewrite(text, &members, &[])));
+            changed = true;
+        }
+    }
+    changed.then(|| groups.rewrite(text, &keep, &[]))
+}
+
+/// The settings text with ctx's hooks put in (`remove == false`) or taken out. `existing` is the
+/// file's text, `None` when there is none. Only ctx's entries change; the rest of the text stays
+/// byte for byte.
+pub fn merge(existing: Option<&str>, remove: bool) -> Result<Merged, Refusal> {
+    let mut merged = Merged::default();
+    let bom = existing.is_some_and(|e| e.starts_with('\u{feff}'));
+    let body = existing.map_or("", |e| e.strip_prefix('\u{feff}').unwrap_or(e));
+    if body.trim().is_empty() {
+        if remove {
+            return Ok(merged);
+        }
+        let mut hooks = Object::new();
+        for (event, matcher) in EVENTS {
+            hooks.insert(event, Json::Array(vec![ctx_group(event, *matcher)]));
             merged.added.push(Change {
                 event: (*event).to_string(),
                 command: command(event),
             });
         }
-    }
-    let mut text = json::to_pretty_string(&Json::Object(root));
-    text.push('\n');
-    if existing.map(|e| e.strip_prefix('\u{feff}').unwrap_or(e)) != Some(text.as_str())
-        && (existing.is_some() || !merged.added.is_empty())
-    {
+        let mut root = Object::new();
+        root.insert("hooks", Json::Object(hooks));
+        let mut text = json::to_pretty_string(&Json::Object(root));
+        text.push('\n');
         merged.text = Some(text);
+        return Ok(merged);
     }
-    // Re-installing the same hooks is no change to report.
-    if merged.text.is_none() {
+    let parsed = check(body)?;
+    let root = Container::read(body, 0).expect("a JSON object was just parsed");
+    if let Some(key) = root.duplicate_key() {
+        return Err(Refusal(format!(
+            "it has the key \"{key}\" twice, and readers differ on which one counts"
+        )));
+    }
+    let hooks_item = root.member("hooks").cloned();
+    let hooks = match (&hooks_item, parsed.get("hooks")) {
+        (Some(item), Some(Json::Object(_))) => {
+            let hooks = Container::read(body, item.value.start).expect("an object");
+            if let Some(key) = hooks.duplicate_key() {
+                return Err(Refusal(format!(
+                    "its \"hooks\" has the key \"{key}\" twice, and readers differ on which one counts"
+                )));
+            }
+            Some(hooks)
+        }
+        (Some(_), _) => return Err(Refusal("its \"hooks\" is not an object".into())),
+        (None, _) => None,
+    };
+    let Some(hooks) = hooks else {
+        if remove {
+            return Ok(merged);
+        }
+        let mut new_hooks = Object::new();
+        for (event, matcher) in EVENTS {
+            new_hooks.insert(event, Json::Array(vec![ctx_group(event, *matcher)]));
+            merged.added.push(Change {
+                event: (*event).to_string(),
+                command: command(event),
+            });
+        }
+        let keep = vec![Keep::Same; root.items.len()];
+        let new_hooks = Json::Object(new_hooks);
+        let text = root.rewrite(body, &keep, &[(Some("hooks"), &new_hooks)]);
+        merged.text = Some(whole(bom, body, &root, &text));
+        return Ok(merged);
+    };
+    let mut event_keep = Vec::with_capacity(hooks.items.len());
+    let mut installed = vec![false; EVENTS.len()];
+    for item in &hooks.items {
+        let event = item.key.as_deref().unwrap_or_default();
+        let Some(groups) =
+            Container::read(body, item.value.start).filter(|g| body.as_bytes()[g.open] == b'[')
+        else {
+            return Err(Refusal(format!("its \"hooks\".\"{event}\" is not a list")));
+        };
+        let before = merged.removed.len();
+        let mut new_groups = without_ctx(body, event, &groups, &mut merged.removed);
+        let place = EVENTS.iter().position(|(e, _)| *e == event);
+        if let Some(place) = place.filter(|_| !remove) {
+            // ctx's group goes at the end of the event's list.
+            let group = ctx_group(event, EVENTS[place].1);
+            let current = match &new_groups {
+                Some(text) => text.clone(),
+                None => body[groups.open..=groups.close].to_string(),
+            };
+            let list = Container::read(&current, 0).expect("a list");
+            let keep = vec![Keep::Same; list.items.len()];
+            new_groups = Some(splice_into(
+                body,
+                groups.open,
+                &current,
+                &list,
+                &keep,
+                &group,
+            ));
+            installed[place] = true;
+            merged.added.push(Change {
+                event: event.to_string(),
+                command: command(event),
+            });
+        }
+        event_keep.push(match new_groups {
+            None => Keep::Same,
+            // An event ctx emptied goes, as the group it added did.
+            Some(text) if merged.removed.len() > before && is_empty_list(&text) => Keep::Drop,
+            Some(text) => Keep::Value(text),
+        });
+    }
+    let mut added_events = Vec::new();
+    if !remove {
+        for (n, (event, matcher)) in EVENTS.iter().enumerate() {
+            if !installed[n] {
+                added_events.push((*event, Json::Array(vec![ctx_group(event, *matcher)])));
+                merged.added.push(Change {
+                    event: (*event).to_string(),
+                    command: command(event),
+                });
+            }
+        }
+    }
+    let added: Vec<(Option<&str>, &Json)> =
+        added_events.iter().map(|(e, v)| (Some(*e), v)).collect();
+    let all_gone = event_keep.iter().all(|k| matches!(k, Keep::Drop)) && added.is_empty();
+    let root_keep: Vec<Keep> = root
+        .items
+        .iter()
+        .map(|m| {
+            if m.key.as_deref() != Some("hooks") || m.value.start != hooks.open {
+                Keep::Same
+            } else if all_gone && remove && !merged.removed.is_empty() {
+                // `--remove` takes out a "hooks" left empty by it.
+                Keep::Drop
+            } else {
+                Keep::Value(hooks.rewrite(body, &event_keep, &added))
+            }
+        })
+        .collect();
+    let text = root.rewrite(body, &root_keep, &[]);
+    let text = whole(bom, body, &root, &text);
+    if text != existing.unwrap_or_default() {
+        merged.text = Some(text);
+    } else {
+        // Re-installing the same hooks is no change to report.
         merged.added.clear();
         merged.removed.clear();
     }
     Ok(merged)
+}
+
+/// `group` appended to the list `current` (the new text of the list that starts at `at` in
+/// `body`), laid out as `body` lays that list out.
+fn splice_into(
+    body: &str,
+    at: usize,
+    current: &str,
+    list: &Container,
+    keep: &[Keep],
+    group: &Json,
+) -> String {
+    // The list is edited inside the whole text, so that its layout (indentation, line) is the
+    // one it has in the file.
+    let mut text = String::with_capacity(body.len() + current.len());
+    text.push_str(&body[..at]);
+    text.push_str(current);
+    let shifted = Container::read(&text, at).expect("the list just placed");
+    debug_assert_eq!(shifted.items.len(), list.items.len());
+    shifted.rewrite(&text, keep, &[(None, group)])
+}
+
+fn is_empty_list(text: &str) -> bool {
+    text.bytes().filter(|b| !b.is_ascii_whitespace()).count() == 2
+}
+
+/// The whole file: `new_root` in place of the root object, with what surrounds it (byte order
+/// mark, whitespace, the final newline) as it was.
+fn whole(bom: bool, body: &str, root: &Container, new_root: &str) -> String {
+    let mut out = String::with_capacity(body.len() + new_root.len() + 3);
+    if bom {
+        out.push('\u{feff}');
+    }
+    out.push_str(&body[..root.open]);
+    out.push_str(new_root);
+    out.push_str(&body[root.close + 1..]);
+    out
 }
 
 #[cfg(test)]
@@ -252,8 +410,49 @@ mod tests {
     fn a_file_without_hooks_loses_the_key_it_got() {
         let text = merge(Some("{\"a\": 1}"), false).unwrap().text.unwrap();
         let back = merge(Some(&text), true).unwrap().text.unwrap();
-        assert_eq!(back, "{\n  \"a\": 1\n}\n");
+        assert_eq!(back, "{\"a\": 1}");
         assert!(merge(None, true).unwrap().text.is_none());
+    }
+
+    #[test]
+    fn the_users_bytes_stay_as_they_were() {
+        for user in [
+            "{\"a\":\"\\ud800\",\"b\":\"\\ud83d\\ude00\",\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"x\"}]}]}}",
+            "\u{feff}{\n    \"model\" : \"opus\",\n    \"n\": 1.50e3\n}\n\n",
+            "{\n\t\"hooks\": {\n\t\t\"SessionStart\": []\n\t}\n}",
+        ] {
+            let text = merge(Some(user), false).unwrap().text.unwrap();
+            for kept in [
+                "\\ud800",
+                "\\ud83d\\ude00",
+                "1.50e3",
+                "\"model\" : \"opus\"",
+            ] {
+                assert_eq!(user.contains(kept), text.contains(kept), "{text}");
+            }
+            assert!(merge(Some(&text), false).unwrap().text.is_none(), "{text}");
+            let back = merge(Some(&text), true).unwrap().text.unwrap();
+            let expected = user;
+            if user.contains("SessionStart") {
+                // An event ctx emptied goes, and so does a "hooks" left empty: Claude Code
+                // reads an empty list, an empty object and none alike.
+                assert_eq!(back, "{}", "{text}");
+            } else {
+                assert_eq!(back, expected, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_compact_file_stays_compact() {
+        let text = merge(Some("{\"a\":1}"), false).unwrap().text.unwrap();
+        assert!(!text.contains('\n'), "{text}");
+        assert!(
+            text.starts_with(
+                "{\"a\":1,\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\""
+            ),
+            "{text}"
+        );
     }
 
     #[test]
@@ -268,15 +467,42 @@ mod tests {
     }
 
     #[test]
-    fn ctx_hooks_are_told_by_their_command() {
+    fn only_the_exact_command_ctx_writes_for_that_event_is_ctxs() {
         let hook = |c: &str| {
             let mut o = Object::new();
             o.insert("command", Json::str(c));
             Json::Object(o)
         };
-        assert!(is_ctx_hook(&hook(&command("Stop"))));
-        assert!(is_ctx_hook(&hook("/usr/local/bin/ctx claude hook Stop")));
-        assert!(!is_ctx_hook(&hook("./claude hook Stop")));
-        assert!(!is_ctx_hook(&hook("ctx frame tree")));
+        assert!(is_ctx_hook("SessionStart", &hook(&command("SessionStart"))));
+        assert!(
+            !is_ctx_hook("SubagentStop", &hook(&command("SessionStart"))),
+            "another event's"
+        );
+        assert!(
+            !is_ctx_hook("Stop", &hook(&command("Stop"))),
+            "an event ctx does not hook"
+        );
+        for mine in [
+            "ctx claude hook SessionStart",
+            "/usr/local/bin/ctx claude hook SessionStart",
+            "logger 'ctx claude hook finished'",
+            "my-ctx claude hook Foo",
+            &format!("{} # mine", command("SessionStart")),
+            &format!(" {}", command("SessionStart")),
+        ] {
+            assert!(!is_ctx_hook("SessionStart", &hook(mine)), "{mine}");
+        }
+    }
+
+    #[test]
+    fn a_users_hook_that_mentions_ctx_survives_install_and_remove() {
+        let user = "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"logger 'ctx claude hook finished'\"}]}],\"SessionStart\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"ctx claude hook SessionStart\"}]}]}}\n";
+        let installed = merge(Some(user), false).unwrap();
+        assert!(installed.removed.is_empty(), "{:?}", installed.removed);
+        let text = installed.text.unwrap();
+        assert!(text.contains("logger 'ctx claude hook finished'"));
+        let removed = merge(Some(&text), true).unwrap();
+        assert_eq!(removed.removed.len(), EVENTS.len());
+        assert_eq!(removed.text.as_deref(), Some(user));
     }
 }

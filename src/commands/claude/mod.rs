@@ -44,27 +44,35 @@ fn user_claude_dir() -> Result<PathBuf> {
 }
 
 /// Where the settings text is written: the file itself, or the file a symbolic link points to
-/// (the link stays, as an editor saving through it would keep it).
+/// (the link stays, as an editor saving through it would keep it). A dangling link and a
+/// read-only file are refused.
 fn write_target(path: &Path) -> Result<PathBuf> {
-    match std::fs::symlink_metadata(path) {
+    install::check_destination(path)?;
+    let target = match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             let target = std::fs::read_link(path).map_err(|e| Error::io(path, "read", &e))?;
             let target = path.parent().unwrap_or(Path::new(".")).join(target);
             match std::fs::metadata(&target) {
-                Ok(meta) if !meta.is_file() => Err(Error::failure(format!(
-                    "{}: links to {}, which is not a regular file",
-                    path.display(),
-                    target.display()
-                ))),
-                _ => Ok(target),
+                Ok(meta) if !meta.is_file() => {
+                    return Err(Error::failure(format!(
+                        "{}: links to {}, which is not a regular file",
+                        path.display(),
+                        target.display()
+                    )));
+                }
+                _ => target,
             }
         }
-        Ok(meta) if !meta.is_file() => Err(Error::failure(format!(
-            "{}: is not a regular file",
-            path.display()
-        ))),
-        _ => Ok(path.to_path_buf()),
-    }
+        Ok(meta) if !meta.is_file() => {
+            return Err(Error::failure(format!(
+                "{}: is not a regular file",
+                path.display()
+            )));
+        }
+        _ => path.to_path_buf(),
+    };
+    install::check_writable(&target)?;
+    Ok(target)
 }
 
 fn install_hooks(
@@ -184,13 +192,15 @@ fn report_install(
             (false, false) => ("+", "added", &merged.added),
             (false, true) => ("+", "would be added", &merged.added),
         };
-        let replaced = if !remove && !merged.removed.is_empty() {
-            format!(", {} earlier ones replaced", merged.removed.len())
-        } else {
-            String::new()
+        let replaced = match merged.removed.len() {
+            _ if remove => String::new(),
+            0 => String::new(),
+            1 => ", 1 earlier one replaced".to_string(),
+            n => format!(", {n} earlier ones replaced"),
         };
+        let hooks = if changes.len() == 1 { "hook" } else { "hooks" };
         ctx.out.line(&format!(
-            "{shown}: {} hooks {verb}{replaced}",
+            "{shown}: {} {hooks} {verb}{replaced}",
             changes.len()
         ))?;
         for change in changes {
