@@ -304,7 +304,7 @@ EOF
 }
 
 scenario_settings() {
-  echo "scenario settings: the user's own hooks and settings survive install and remove"
+  echo "scenario settings: the user's own hooks (one naming ctx's) and settings survive install, a second install and remove"
   local project=$work/settings
   mkdir -p "$project/.claude"
   git -C "$project" init -q
@@ -323,16 +323,30 @@ scenario_settings() {
           }
         ]
       }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "echo 'ctx claude hook finished' >>$work/user-stop-hook-ran"
+          }
+        ]
+      }
     ]
   }
 }
 EOF
   cp "$project/.claude/settings.json" "$work/settings.orig"
   ctx -C "$project" -q claude install >/dev/null || fail "install over the user's settings"
+  cp "$project/.claude/settings.json" "$work/settings.installed"
+  ctx -C "$project" -q claude install >/dev/null || fail "a second install"
+  cmp "$project/.claude/settings.json" "$work/settings.installed" || fail "a second install changes nothing"
   echo '[{"reply": "Fine."}]' >"$work/settings.json"
   local requests
   requests=$(run settings "$project" "$work/settings.json" -- -p "Check the settings")
   [[ -f $work/user-hook-ran ]] || fail "the user's hook still runs"
+  grep -q "ctx claude hook finished" "$work/user-stop-hook-ran" || fail "and so does the one that names ctx's hook"
   check "$requests" "settings" "
 need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
 "
