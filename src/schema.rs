@@ -28,7 +28,7 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<frame::FrameDoc>("frame-edit"),
         document::<frame::FrameDoc>("frame-reopen"),
         document::<frame::SessionFrameDoc>("opencode-frame"),
-        document::<frame::PopDoc>("opencode-finish"),
+        document::<frame::FinishDoc>("opencode-finish"),
         document::<frame::InvalidateDoc>("opencode-deleted"),
         document::<crate::install::InstallDoc>("opencode-install"),
         document::<crate::install::InstallDoc>("hooks-install"),

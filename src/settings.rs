@@ -210,11 +210,12 @@ pub const OPENCODE_TOOLS: Def = Def {
 pub const OPENCODE_SUBAGENT_FRAMES: Def = Def {
     key: "opencode.subagent_frames",
     env: "CTX_OPENCODE_SUBAGENT_FRAMES",
-    kind: Kind::Choice(&["heuristic", "all", "none"]),
-    default: "\"heuristic\"",
+    kind: Kind::Choice(&["all", "heuristic", "none"]),
+    default: "\"all\"",
     fallback_env: None,
     swarm_key: None,
-    about: "which OpenCode child sessions become frames (heuristic: the task tool's subagents)",
+    about: "which OpenCode child sessions become frames (all: every session made under another; \
+            heuristic: those titled as the task tool titles its subagents; none)",
 };
 
 pub const OPENCODE_FOLD: Def = Def {

@@ -34,9 +34,10 @@ title.
 
 A child session (--parent-session, e.g. a subagent of OpenCode's task tool)
 becomes a child of its parent session's current frame, when the setting
-opencode.subagent_frames says so: all (every child session), none, or
-heuristic (the default: the sessions the task tool titles
-'<description> (@<agent> subagent)'). The parent session must have a frame.
+opencode.subagent_frames says so: all (the default: every child session,
+known by its parent session whatever its title or agent), heuristic (the
+sessions titled '<description> (@<agent> subagent)', as the task tool titles
+them), or none. The parent session must have a frame.
 A root session starts under the frame a person made current (activeFrameID),
 when that frame is in_progress; else it is a new root.
 
@@ -66,8 +67,9 @@ the last assistant text of the transcript. Frames the session pushed and left
 running stay as they are, with a warning.
 
 A session without a frame, or whose frame has already finished, is left alone:
-exit 0 and nothing printed. Otherwise prints the popped frame's id (JSON: the
-document of `ctx frame pop`).")]
+exit 0 and nothing printed (JSON: {\"version\": 1, \"frame\": null, \"reason\":
+…}). Otherwise prints the popped frame's id (JSON: the document of `ctx frame
+pop`).")]
     Finish {
         /// The OpenCode session id (ses_…)
         session: String,

@@ -9,7 +9,7 @@ use crate::cli::frame::SpanArgs;
 use crate::cli::opencode::OpencodeCommand;
 use crate::document::Version;
 use crate::error::{ExitCode, Result};
-use crate::frame::doc::{FrameJson, InvalidateDoc, SessionFrameDoc};
+use crate::frame::doc::{FrameJson, InvalidateDoc, NothingToFinishDoc, SessionFrameDoc};
 use crate::frame::ops::{self, Place, Selector};
 use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
@@ -61,23 +61,24 @@ fn subagent_frames(ctx: &Context) -> Result<SubagentFrames> {
     let config = ctx.project.config()?;
     let setting = settings::resolve(config, &settings::OPENCODE_SUBAGENT_FRAMES, None, None)?;
     Ok(match setting.text() {
-        "all" => SubagentFrames::All,
+        "heuristic" => SubagentFrames::Heuristic,
         "none" => SubagentFrames::None,
-        _ => SubagentFrames::Heuristic,
+        _ => SubagentFrames::All,
     })
 }
 
-/// Whether OpenCode's task tool made the session: it titles its child sessions
-/// `<description> (@<agent> subagent)` (opencode.md §11). Flame v1 matched the same titles; its
-/// further wait for a minimum duration or message count is left out, because a frame created late
-/// would miss the subagent's first request, which is the one that needs the frame's context.
+/// Whether the session is titled as OpenCode's task tool titles its child sessions,
+/// `<description> (@<agent> subagent)` (opencode.md §11), for `opencode.subagent_frames =
+/// heuristic`. An agent's name may hold spaces (oh-my-opencode's "Metis - Plan Consultant").
+/// Flame v1 matched the same titles; its further wait for a minimum duration or message count is
+/// left out, because a frame created late would miss the subagent's first request, which is the
+/// one that needs the frame's context.
 fn is_task_subagent(title: &str) -> bool {
     let Some(rest) = title.trim_end().strip_suffix(" subagent)") else {
         return false;
     };
-    rest.rfind("(@").is_some_and(|at| {
-        !rest[at + 2..].is_empty() && !rest[at + 2..].contains(char::is_whitespace)
-    })
+    rest.rfind("(@")
+        .is_some_and(|at| !rest[at + 2..].trim().is_empty())
 }
 
 /// A session title as a goal: one line, control characters as spaces, runs of white space as one,
@@ -206,11 +207,20 @@ fn finish(
 ) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
     let mut inputs = PopInputs::read(summary, None, transcript)?;
-    let pending = store
-        .load()?
-        .frame(session)
-        .is_some_and(|f| matches!(f.status(), Status::InProgress | Status::Blocked));
-    if !pending {
+    let finished = match store.load()?.frame(session) {
+        None => Some("the session has no frame".to_string()),
+        Some(f) if matches!(f.status(), Status::InProgress | Status::Blocked) => None,
+        Some(f) => Some(format!("its frame is already {}", f.status().as_str())),
+    };
+    if let Some(reason) = finished {
+        // Nothing to pop: a second end signal (session.idle after the task returned) is normal.
+        if ctx.out.json {
+            ctx.out.json_doc(&NothingToFinishDoc {
+                version: Version,
+                frame: (),
+                reason,
+            })?;
+        }
         return Ok(ExitCode::Success);
     }
     if inputs.summary.is_none() {
@@ -305,7 +315,10 @@ mod tests {
         assert!(is_task_subagent("x (@code-review subagent) "));
         assert!(!is_task_subagent("Audit refunds"));
         assert!(!is_task_subagent("(@ subagent)"));
-        assert!(!is_task_subagent("a (@two words subagent)"));
+        assert!(!is_task_subagent("(@  subagent)"));
+        assert!(is_task_subagent(
+            "Audit refunds (@Metis - Plan Consultant subagent)"
+        ));
     }
 
     #[test]

@@ -114,6 +114,25 @@ pub struct PopDoc {
     pub invalidated: Vec<String>,
 }
 
+/// What `ctx opencode finish --json` prints: the pop's document, or, when the session had no
+/// running frame to pop, `frame: null` and why.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FinishDoc {
+    Popped(Box<PopDoc>),
+    Nothing(NothingToFinishDoc),
+}
+
+/// `ctx opencode finish --json` when nothing was popped.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NothingToFinishDoc {
+    pub version: Version,
+    /// Always null: no frame was finished.
+    pub frame: (),
+    /// Why not: the session has no frame, or its frame has already finished.
+    pub reason: String,
+}
+
 /// What `ctx frame plan --json` prints.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct FramesDoc {

@@ -15,22 +15,22 @@ fn defaults_when_nothing_is_configured() {
     # color: auto (default)
     # project settings: [ROOT]/.opencode/ctx.toml (not present)
     # user settings: [HOME]/.config/ctx/config.toml (not present)
-    frame.context.total = 4000              # default
-    frame.context.ancestors = 1500          # default
-    frame.context.siblings = 1500           # default
-    frame.context.current = 800             # default
-    frame.context.tokenizer = "flame"       # default
-    frame.log.output_max = 262144           # default
-    budget.model = ""                       # default
-    budget.tokenizer = "auto"               # default
-    budget.limit = 0                        # default
-    budget.warn = 0.7                       # default
-    budget.critical = 0.9                   # default
-    opencode.tools = "on"                   # default
-    opencode.subagent_frames = "heuristic"  # default
-    opencode.fold = "on"                    # default
-    opencode.fold_user_messages = "fold"    # default
-    swarm.version = "auto"                  # default
+    frame.context.total = 4000            # default
+    frame.context.ancestors = 1500        # default
+    frame.context.siblings = 1500         # default
+    frame.context.current = 800           # default
+    frame.context.tokenizer = "flame"     # default
+    frame.log.output_max = 262144         # default
+    budget.model = ""                     # default
+    budget.tokenizer = "auto"             # default
+    budget.limit = 0                      # default
+    budget.warn = 0.7                     # default
+    budget.critical = 0.9                 # default
+    opencode.tools = "on"                 # default
+    opencode.subagent_frames = "all"      # default
+    opencode.fold = "on"                  # default
+    opencode.fold_user_messages = "fold"  # default
+    swarm.version = "auto"                # default
     --- stderr
     "#);
 }
@@ -141,22 +141,22 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     # color: auto (default)
     # project settings: [ROOT]/.opencode/ctx.toml
     # user settings: [HOME]/.config/ctx/config.toml (not present)
-    frame.context.total = <invalid>         # see the error below
-    frame.context.ancestors = 1500          # default
-    frame.context.siblings = 1500           # default
-    frame.context.current = 800             # default
-    frame.context.tokenizer = "flame"       # default
-    frame.log.output_max = 262144           # default
-    budget.model = ""                       # default
-    budget.tokenizer = "auto"               # default
-    budget.limit = 0                        # default
-    budget.warn = 0.7                       # default
-    budget.critical = 0.9                   # default
-    opencode.tools = "on"                   # default
-    opencode.subagent_frames = "heuristic"  # default
-    opencode.fold = "on"                    # default
-    opencode.fold_user_messages = "fold"    # default
-    swarm.version = "auto"                  # default
+    frame.context.total = <invalid>       # see the error below
+    frame.context.ancestors = 1500        # default
+    frame.context.siblings = 1500         # default
+    frame.context.current = 800           # default
+    frame.context.tokenizer = "flame"     # default
+    frame.log.output_max = 262144         # default
+    budget.model = ""                     # default
+    budget.tokenizer = "auto"             # default
+    budget.limit = 0                      # default
+    budget.warn = 0.7                     # default
+    budget.critical = 0.9                 # default
+    opencode.tools = "on"                 # default
+    opencode.subagent_frames = "all"      # default
+    opencode.fold = "on"                  # default
+    opencode.fold_user_messages = "fold"  # default
+    swarm.version = "auto"                # default
     --- stderr
     error: [ROOT]/.opencode/ctx.toml: frame.context.total must be a non-negative integer
     "#);

@@ -141,32 +141,29 @@ fn subagent_sessions_become_frames_as_the_setting_says() {
         "ses_root",
     ]);
     assert_eq!(frame(&env, "ses_sub2")["parentSessionID"], work.as_str());
-    // heuristic (the default): a child session the task tool did not title is no frame.
-    assert_eq!(
-        env.snap(&[
-            "opencode",
-            "frame",
-            "ses_x",
-            "--title",
-            "Side chat",
-            "--parent-session",
-            "ses_root"
-        ]),
-        "exit: 0\n--- stdout\n--- stderr\n"
-    );
-    assert_eq!(
-        env.ok(&[
-            "opencode",
-            "frame",
-            "ses_x",
-            "--title",
-            "Side chat",
-            "--parent-session",
-            "ses_root",
-            "--json"
-        ]),
-        "{\"version\":1,\"frame\":null}\n"
-    );
+    // all (the default): a child session is known by its parent, whatever its title says,
+    // oh-my-opencode's agents with spaces in their names included.
+    for (session, title) in [
+        (
+            "ses_metis",
+            "Audit refunds (@Metis - Plan Consultant subagent)",
+        ),
+        ("ses_side", "Side chat"),
+    ] {
+        assert_eq!(
+            env.ok(&[
+                "opencode",
+                "frame",
+                session,
+                "--title",
+                title,
+                "--parent-session",
+                "ses_root"
+            ]),
+            format!("{session}\n")
+        );
+        assert_eq!(frame(&env, session)["goal"], title);
+    }
     let with = |value: &str, session: &str, title: &str| {
         env.ctx()
             .args([
@@ -187,9 +184,30 @@ fn subagent_sessions_become_frames_as_the_setting_says() {
             .stdout
             .is_empty()
     );
-    assert_eq!(with("all", "ses_z", "Side chat").stdout, b"ses_z\n");
     assert!(frame(&env, "ses_y").is_null());
-    assert_eq!(frame(&env, "ses_z")["goal"], "Side chat");
+    // heuristic: only the sessions titled as the task tool titles them.
+    assert!(with("heuristic", "ses_x", "Side chat").stdout.is_empty());
+    assert!(frame(&env, "ses_x").is_null());
+    let json = env
+        .ctx()
+        .args([
+            "opencode",
+            "frame",
+            "ses_x",
+            "--title",
+            "Side chat",
+            "--parent-session",
+            "ses_root",
+            "--json",
+        ])
+        .env("CTX_OPENCODE_SUBAGENT_FRAMES", "heuristic")
+        .output()
+        .unwrap();
+    assert_eq!(json.stdout, b"{\"version\":1,\"frame\":null}\n");
+    assert_eq!(
+        with("heuristic", "ses_m", "Plan (@Momus - Plan Critic subagent)").stdout,
+        b"ses_m\n"
+    );
 }
 
 #[test]
@@ -319,6 +337,20 @@ fn a_finished_subagent_is_popped_with_its_last_answer_and_transcript() {
     );
     assert_eq!(env.ok(&["opencode", "finish", "ses_unknown"]), "");
     assert_eq!(env.read(STATE), before);
+}
+
+#[test]
+fn finish_json_prints_one_document_even_when_nothing_is_popped() {
+    let env = two_sessions();
+    env.ok(&["opencode", "finish", "ses_sub"]);
+    assert_eq!(
+        env.ok(&["opencode", "finish", "ses_sub", "--json"]),
+        "{\"version\":1,\"frame\":null,\"reason\":\"its frame is already completed\"}\n"
+    );
+    assert_eq!(
+        env.ok(&["opencode", "finish", "ses_unknown", "--json"]),
+        "{\"version\":1,\"frame\":null,\"reason\":\"the session has no frame\"}\n"
+    );
 }
 
 #[test]
@@ -694,7 +726,11 @@ fn an_unframed_child_session_works_in_its_parent_sessions_frame() {
     let mine = line(env.ok(&["frame", "push", "Mine"]));
     env.ok(&["opencode", "frame", "ses_root", "--title", "Build billing"]);
     let work = line(env.ok(&["frame", "push", "--session", "ses_root", "Root work"]));
-    // Not titled by the task tool: no frame of its own (the default heuristic)...
+    // Not titled by the task tool: no frame of its own (with the heuristic)...
+    env.write(
+        ".opencode/ctx.toml",
+        "[opencode]\nsubagent_frames = \"heuristic\"\n",
+    );
     assert_eq!(
         env.ok(&[
             "opencode",
