@@ -110,8 +110,10 @@ pop) are left out, and the pop's tool output becomes the frame's fold entry:
 id, goal, status, summary, artifacts, decisions and its log's path. What a person wrote
 inside the span folds too, unless opencode.fold_user_messages = keep. Only what
 is sent changes: OpenCode's stored session keeps every message. A span whose
-push or pop is not among the messages (compacted, pushed from a shell) is not
-folded.
+push is gone (compacted, or compressed by another plugin) folds what is left of
+it: the messages written between the push and the pop, by their times; what
+another plugin put in their place stays. A span whose pop is not among the
+messages (popped from a shell) is not folded.
 
 The session's <flame-context> goes in a synthetic user message right after the
 latest person's message, push or pop, the first time that one is the latest,

@@ -109,6 +109,17 @@ struct View {
     typed: bool,
     /// The text of a user message's parts (to find a `/push` by the id it printed).
     user_text: String,
+    /// A message ctx itself put in the conversation (a frame context, a fold entry, a completion
+    /// notice): it names frames but never pushes or pops one.
+    own: bool,
+}
+
+/// Whether a synthetic text is one of ctx's own: a `<flame-context>`, a fold entry, or the hint
+/// of a completion notice (`ctx compact notice`).
+fn is_own_text(text: &str) -> bool {
+    text.starts_with("<flame-context")
+        || text.starts_with("<flame-folded")
+        || (text.starts_with("Frame ") && text.contains(" finished with status "))
 }
 
 fn pick<'a>(raw: &'a str, keys: &[&str]) -> Option<Vec<Option<&'a RawValue>>> {
@@ -176,6 +187,9 @@ fn view(raw: &str, role: &str) -> View {
                 if !synthetic && !text.trim().is_empty() {
                     out.typed = true;
                 }
+                if synthetic && is_own_text(&text) {
+                    out.own = true;
+                }
                 out.user_text.push_str(&text);
                 out.user_text.push('\n');
             }
@@ -231,6 +245,7 @@ fn locate(list: &MessageList<'_>, views: &[View], mark: &Mark, frame: &str) -> O
     }
     views.iter().enumerate().find_map(|(i, view)| {
         (messages[i].role() == "user"
+            && !view.own
             && view.created.is_some_and(|t| t >= mark.at)
             && view.user_text.contains(frame))
         .then_some(Found {
@@ -269,6 +284,7 @@ pub fn fold<'l, 'a>(
     let views: Vec<View> = messages.iter().map(|m| view(m.raw(), m.role())).collect();
     let mut warnings = Vec::new();
     let mut located = Vec::new();
+    let mut headless = Vec::new();
     for (n, frame) in popped.iter().enumerate() {
         let close_mark = frame.span.close.as_ref().expect("only closed spans fold");
         let open = locate(list, &views, &frame.span.open, &frame.id);
@@ -291,11 +307,12 @@ pub fn fold<'l, 'a>(
                 "frame {}: its pop comes before its push among the messages; not folded",
                 frame.id
             )),
-            (None, _) => warnings.push(format!(
-                "frame {}: the message that pushed it is not among the messages (compacted, \
-                 edited or pushed elsewhere); not folded",
-                frame.id
-            )),
+            // The push was compacted or compressed away (OpenCode's compaction, DCP's
+            // `compress` over a range that began before it) but the pop is in view: what is left
+            // of the span still folds.
+            (None, Some(close)) => headless.push((n, close)),
+            // Neither end in view: nothing of the span is sent, nothing to fold.
+            (None, None) => {}
             (_, None) => warnings.push(format!(
                 "frame {}: the message that popped it is not among the messages; not folded",
                 frame.id
@@ -371,6 +388,42 @@ pub fn fold<'l, 'a>(
             l.close,
             &frame.entry,
         );
+    }
+    for (n, close) in headless {
+        let frame = &popped[n];
+        let inside = outer
+            .iter()
+            .any(|&(o, c)| o <= close.message && close.message <= c);
+        if inside {
+            continue;
+        }
+        let close_at = frame.span.close.as_ref().map_or(i64::MAX, |m| m.at);
+        for at in 0..close.message {
+            let view = &views[at];
+            // Written between the push and the pop, by their times: what another plugin put in
+            // their place (DCP's summary, stamped when it is sent) is newer and stays, and so
+            // does a message with no time.
+            let written_in_span = view
+                .created
+                .is_some_and(|t| frame.span.open.at <= t && t <= close_at);
+            let kept = keep_user && messages[at].role() == "user" && view.typed && !view.own;
+            if written_in_span && !kept && !closes.contains(&at) {
+                edits.messages[at] = Edit::Drop;
+            }
+        }
+        put_entry(
+            list,
+            &views[close.message],
+            &mut edits,
+            &mut replaced,
+            close,
+            &frame.entry,
+        );
+        located.push(Located {
+            popped: n,
+            open: close,
+            close,
+        });
     }
     for (i, value) in replaced {
         edits.messages[i] = Edit::Replace(value.to_string());
@@ -553,6 +606,106 @@ mod tests {
             2 => Mark::new(10 * at as i64 + 2, None, None),
             _ => Mark::new(-1, Some("gone"), Some("gone")),
         }
+    }
+
+    fn ids_after(folding: Folding<'_, '_>) -> Vec<String> {
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        out["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["info"]["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// A user message with `parts` (text, synthetic) created at `created`.
+    fn user(id: &str, created: i64, parts: &[(&str, bool)]) -> Value {
+        let parts: Vec<Value> = parts
+            .iter()
+            .map(|(text, synthetic)| serde_json::json!({"type": "text", "text": text, "synthetic": synthetic}))
+            .collect();
+        serde_json::json!({"info": {"id": id, "sessionID": "s", "role": "user", "time": {"created": created}}, "parts": parts})
+    }
+
+    #[test]
+    fn a_span_whose_push_was_compressed_away_still_folds_and_keeps_what_replaced_it() {
+        // m000 prompt, m001 push (gone), m002..m004 work, m005 pop, m006 prompt. Another plugin
+        // replaced m000..m002 with its summary, stamped when it is sent (after the pop).
+        let full: Value =
+            serde_json::from_str(&list(&[true, false, false, false, false, false, true])).unwrap();
+        let mut messages: Vec<Value> = full["messages"].as_array().unwrap()[3..].to_vec();
+        messages.insert(
+            0,
+            user(
+                "msg_dcp_summary_1",
+                1_000,
+                &[("Summary of m000 to m002", false)],
+            ),
+        );
+        let text = serde_json::json!({ "messages": messages }).to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let popped = [Popped {
+            id: "fr_a".into(),
+            span: Span {
+                session: "s".into(),
+                open: mark(1, 0),
+                close: Some(mark(5, 0)),
+            },
+            entry: "ENTRY".into(),
+        }];
+        let folding = fold(&parsed, &popped, false);
+        assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
+        let out = folding.write(&[]);
+        assert!(out.contains("ENTRY"), "{out}");
+        assert!(
+            !out.contains("out 3") && !out.contains("out 4"),
+            "the rest of the span folds: {out}"
+        );
+        let parsed = parse_messages(&text).unwrap();
+        assert_eq!(
+            ids_after(fold(&parsed, &popped, false)),
+            ["msg_dcp_summary_1", "m005", "m006"],
+            "the other plugin's summary stays"
+        );
+    }
+
+    #[test]
+    fn ctxs_own_notice_naming_the_frame_is_never_taken_for_its_push() {
+        // The push was made from a shell (no call, no message): only the user-text fallback could
+        // find it, and the one message naming the frame is ctx's notice after the pop.
+        let mut messages: Vec<Value> = serde_json::from_str::<Value>(&list(&[true, false, false]))
+            .unwrap()["messages"]
+            .as_array()
+            .unwrap()
+            .clone();
+        messages.push(user(
+            "m003",
+            40,
+            &[
+                ("Frame fr_a completed: Audit", false),
+                ("Frame fr_a (\"Audit\") finished with status completed.\nIts log: .opencode/flame/logs/frame-fr_a.md", true),
+            ],
+        ));
+        let text = serde_json::json!({ "messages": messages }).to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let popped = [Popped {
+            id: "fr_a".into(),
+            span: Span {
+                session: "s".into(),
+                open: Mark::new(7, None, None),
+                close: Some(mark(2, 0)),
+            },
+            entry: "ENTRY".into(),
+        }];
+        let folding = fold(&parsed, &popped, false);
+        assert!(
+            !folding
+                .warnings
+                .iter()
+                .any(|w| w.contains("before its push")),
+            "{:?}",
+            folding.warnings
+        );
     }
 
     proptest! {

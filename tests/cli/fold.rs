@@ -365,24 +365,36 @@ fn nested_frames_fold_inside_their_parent_and_user_messages_fold_unless_kept() {
 }
 
 #[test]
-fn spans_that_cannot_be_found_are_not_folded_and_say_why() {
+fn a_span_whose_push_was_compacted_away_folds_what_is_left_of_it() {
     let env = TestEnv::new();
     env.ok(&["opencode", "frame", SESSION, "--title", "Root"]);
     let mut s = Session::new(&env, SESSION);
+    // Messages stamped by the same clock as ctx's marks, as OpenCode's are.
+    let tick = || std::thread::sleep(std::time::Duration::from_millis(5));
+    s.clock = now_ms();
     s.user("Start");
-    s.push("Lost push");
-    s.tool("bash", json!({"command": "a"}), &big("KEPT"));
+    tick();
+    s.clock = now_ms();
+    let id = s.push("Lost push");
+    tick();
+    s.clock = now_ms();
+    s.tool("bash", json!({"command": "a"}), &big("SPAN"));
+    s.clock = now_ms();
     s.pop("Done", "completed");
-    // OpenCode compacted: the push is gone from the list.
+    // Compacted, or compressed by another plugin: the push is gone from the list.
     s.messages.remove(1);
     let out = s.send();
     let rendered = env.render(&out);
-    assert!(out.status.success(), "{rendered}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("KEPT:"));
-    assert!(
-        rendered.contains("the message that pushed it is not among the messages"),
-        "{rendered}"
-    );
+    assert!(out.status.success(), "{rendered:.2000}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("SPAN:"), "what is left of the span folds");
+    assert!(stdout.contains(&format!("<flame-folded id=\\\"{id}\\\"")));
+    assert!(stdout.contains("Start"));
+    assert!(!rendered.contains("warning"), "{rendered:.2000}");
+    // With the pop gone too, nothing of the span is in view: nothing to say.
+    s.messages.truncate(1);
+    let rendered = env.render(&s.send());
+    assert!(!rendered.contains("warning"), "{rendered:.2000}");
 }
 
 #[test]
