@@ -1,7 +1,8 @@
 // ctx's OpenCode plugin against a stand-in OpenCode client, for what a real OpenCode cannot be
 // made to do on cue: a parent whose last agent or model OpenCode no longer knows, a parent that
-// refuses the notice, a parent deleted while its child ran, and an OpenCode config that is not
-// JSON. Each case runs a subagent's end (`tool.execute.after` of a task call) through the plugin
+// refuses the notice, a parent deleted while its child ran, an OpenCode config that is not
+// JSON, and a task launched in the background (oh-my-opencode's `run_in_background`, whose call
+// returns at launch with the child's id in its metadata). Each case runs a subagent's end (`tool.execute.after` of a task call) through the plugin
 // with the real ctx (CTX_BIN) in a fresh project, and checks what the plugin sent and logged.
 //
 //   node notice-bad-input.mjs PLUGIN.js WORKDIR      (ctx on PATH or in CTX_BIN)
@@ -139,6 +140,36 @@ async function subagentEnds(name, openCode, config) {
   if (!openCode.logged.some((l) => l.includes("opencode.json: not valid JSON")))
     fail("the log names the config it cannot read", openCode.logged);
   if (openCode.sent.length !== 1) fail("the notice is delivered", openCode.sent);
+}
+
+// 6. A background task: the call returns at launch. The child's frame runs on, no notice yet;
+//    the child's own end (session.idle) pops it with its real answer, and then the parent is told.
+{
+  const openCode = stand_in({ messages: [userTurn("build", "mock-1")] });
+  const dir = join(work, "background");
+  mkdirSync(join(dir, ".opencode"), { recursive: true });
+  const run = (...args) => execFileSync(ctx, ["-C", dir, ...args], { encoding: "utf8" });
+  run("opencode", "frame", PARENT, "--title", "Build billing");
+  run("opencode", "frame", CHILD, "--title", "Audit refunds (@Metis - Plan Consultant subagent)", `--parent-session=${PARENT}`);
+  const hooks = await CtxPlugin({ client: openCode.client, directory: dir });
+  await hooks["tool.execute.before"]({ tool: "task", sessionID: PARENT, callID: "bg1" }, { args: { run_in_background: true } });
+  await hooks["tool.execute.after"](
+    { tool: "task", sessionID: PARENT, callID: "bg1" },
+    { metadata: { sessionId: CHILD }, output: `Background task launched. Session: ${CHILD}` },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  let frame = JSON.parse(run("frame", "show", CHILD, "--json")).frame;
+  if (frame.status !== "in_progress") fail("a background child's frame runs after its launch", frame);
+  if (openCode.sent.length !== 0) fail("no notice at launch", openCode.sent);
+  // A foreground task of the same parent is under way when the child ends: the child still ends.
+  await hooks["tool.execute.before"]({ tool: "task", sessionID: PARENT, callID: "fg1" }, { args: {} });
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: CHILD } } });
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  frame = JSON.parse(run("frame", "show", CHILD, "--json")).frame;
+  if (frame.status !== "completed" || frame.summary !== "3 issues found.")
+    fail("the child's own end pops its frame with its answer", frame);
+  if (openCode.sent.length !== 1 || !openCode.sent[0].body.parts?.[1]?.text?.includes("3 issues found."))
+    fail("the parent is told then, with the answer", openCode.sent);
 }
 
 console.log("ok");

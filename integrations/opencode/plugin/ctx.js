@@ -163,6 +163,11 @@ export const CtxPlugin = async ({ client, directory }) => {
 
   const taskCalls = new Map(); // parent session -> number of task calls under way
   const finishing = new Map(); // child session -> the finish under way
+  // Task calls that return at launch while their child works on (oh-my-opencode's
+  // `run_in_background`), and the children they launched: those end when the child itself does
+  // (its session.idle or session.error), never when the call returns.
+  const backgroundCalls = new Set();
+  const backgroundChildren = new Map(); // child session -> parent session
 
   // The agent and model of a session's last user message, which a notice must name: without
   // them OpenCode answers it with its default agent, and a parent running `architect` (or any
@@ -244,7 +249,9 @@ export const CtxPlugin = async ({ client, directory }) => {
     return pending;
   };
 
-  const taskState = (output) => /<task\b[^>]*\bstate="([^"]*)"/.exec(String(output ?? ""))?.[1] ?? "completed";
+  // The state of a task's result (`<task id=… state="completed">`), undefined when the call's output
+  // is no task result (a background launch's "started" message, say).
+  const taskState = (output) => /<task\b[^>]*\bstate="([^"]*)"/.exec(String(output ?? ""))?.[1];
 
   const errorState = (error) => {
     const name = error?.name ?? "";
@@ -573,6 +580,7 @@ export const CtxPlugin = async ({ client, directory }) => {
       if (input.sessionID) await ensureFrame(input.sessionID);
       if (input.tool !== "task") return;
       taskCalls.set(input.sessionID, (taskCalls.get(input.sessionID) ?? 0) + 1);
+      if (output?.args?.run_in_background === true && input.callID) backgroundCalls.add(input.callID);
       // The task tool continues an earlier subagent session (its `task_id`; `session_id` in
       // older builds): a blocked frame runs again.
       const resumed = output?.args?.task_id ?? output?.args?.session_id;
@@ -583,7 +591,15 @@ export const CtxPlugin = async ({ client, directory }) => {
       if (input.tool !== "task") return;
       taskCalls.set(input.sessionID, Math.max(0, (taskCalls.get(input.sessionID) ?? 1) - 1));
       const child = output?.metadata?.sessionId;
-      if (child) await finishChild(child, taskState(output.output), input.sessionID);
+      if (!child) return;
+      const state = taskState(output.output);
+      if (backgroundCalls.delete(input.callID) || state === undefined) {
+        // Launched, not done: its frame runs until the child's own end.
+        backgroundChildren.set(child, input.sessionID);
+        await sessionInfo(child);
+        return;
+      }
+      await finishChild(child, state, input.sessionID);
     },
 
     event: async ({ event }) => {
@@ -605,12 +621,16 @@ export const CtxPlugin = async ({ client, directory }) => {
           // A child session no task call waits for (a subtask command, say) ends when it goes idle;
           // a task's own end comes with tool.execute.after, which also carries its state.
           const info = sessions.get(properties.sessionID);
-          if (info?.parentID && !(taskCalls.get(info.parentID) > 0)) await finishChild(info.id, "completed", info.parentID);
+          if (!info?.parentID) return;
+          if (backgroundChildren.delete(info.id) || !(taskCalls.get(info.parentID) > 0))
+            await finishChild(info.id, "completed", info.parentID);
           return;
         }
         case "session.error": {
           const info = properties.sessionID && sessions.get(properties.sessionID);
-          if (info?.parentID) await finishChild(info.id, errorState(properties.error), info.parentID);
+          if (!info?.parentID) return;
+          backgroundChildren.delete(info.id);
+          await finishChild(info.id, errorState(properties.error), info.parentID);
           return;
         }
         case "session.deleted": {
