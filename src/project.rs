@@ -264,6 +264,27 @@ pub fn xdg_cache_home() -> Option<PathBuf> {
         .or_else(|| home_dir().map(|h| h.join(".cache")))
 }
 
+/// The variable that puts a command in hook mode (any value but the empty one): ctx's OpenCode
+/// plugin sets it on every ctx it runs. `ctx claude hook` is always in hook mode.
+pub const HOOK_ENV: &str = "CTX_HOOK";
+
+/// Whether this process runs in hook mode by [`HOOK_ENV`]: called by an agent on its own, not
+/// typed by a person.
+pub fn hook_mode() -> bool {
+    std::env::var_os(HOOK_ENV).is_some_and(|v| !v.is_empty())
+}
+
+/// What a hook must not make a project of, when `root` is one: `the home folder` or `/`.
+pub fn unclaimed_root(root: &Path) -> Option<&'static str> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if root.parent().is_none() {
+        return Some("/");
+    }
+    let home = home_dir()?;
+    let home = std::fs::canonicalize(&home).unwrap_or(home);
+    (root == home).then_some("the home folder")
+}
+
 /// `$HOME`, when it is set to an absolute path (a relative one would name a different folder in
 /// every working directory).
 pub fn home_dir() -> Option<PathBuf> {

@@ -248,6 +248,16 @@ pub const FRAME_LOG_OUTPUT_MAX: Def = Def {
     about: "bytes of one tool output a frame's log keeps (0: no limit); the rest is cut, marked",
 };
 
+pub const HOOKS_STATE_IN_HOME: Def = Def {
+    key: "hooks.state_in_home",
+    env: "CTX_HOOKS_STATE_IN_HOME",
+    kind: Kind::Choice(&["off", "on"]),
+    default: "\"off\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether hooks (Claude Code's, ctx's OpenCode plugin) may start frames in $HOME or /",
+};
+
 pub const SWARM_VERSION: Def = Def {
     key: "swarm.version",
     env: "CTX_SWARM_VERSION",
@@ -279,6 +289,7 @@ pub const ALL: &[&Def] = &[
     &OPENCODE_SUBAGENT_FRAMES,
     &OPENCODE_FOLD,
     &OPENCODE_FOLD_USER_MESSAGES,
+    &HOOKS_STATE_IN_HOME,
     &SWARM_VERSION,
 ];
 

@@ -658,6 +658,7 @@ fn list_models(ctx: &mut Context) -> Result<ExitCode> {
         project: crate::project::Project::at(ctx.project.root.clone()),
         out: crate::output::Output::new(false, true, crate::output::ColorChoice::Never),
         now: ctx.now,
+        hook: ctx.hook,
     };
     let row = |model: &str, limit: ResolvedLimit| ModelRow {
         model: model.to_string(),

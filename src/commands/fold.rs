@@ -30,7 +30,7 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
     let keep_user = settings::resolve(config, &settings::OPENCODE_FOLD_USER_MESSAGES, None, None)?
         .text()
         == "keep";
-    let store = Store::new(&ctx.project.root);
+    let store = ctx.store()?;
     let state = ctx.read_state(&store)?;
     let mut out = if fold_on {
         folded(ctx, &store, &state, &list, session, keep_user)?
@@ -102,7 +102,17 @@ fn folded(
         ctx.out.warn(warning);
     }
     let file = store.session_file(session);
-    let mut anchors = read_anchors(&file, store.read_session_file(session)?.as_deref())?;
+    let mut anchors = match store.read_session_file(session)? {
+        None => Vec::new(),
+        Some(bytes) => match read_anchors(&file, Some(&bytes), session) {
+            Ok(anchors) => anchors,
+            Err(Unusable::Broken(why)) => {
+                set_aside(ctx, store, session, &bytes, &why)?;
+                Vec::new()
+            }
+            Err(Unusable::Refused(err)) => return Err(err),
+        },
+    };
     if let Some((at, after)) = folding.needs_context(&anchors) {
         let rendered = match session_frame_context(ctx, state, session) {
             Ok(rendered) => rendered,
@@ -126,7 +136,7 @@ fn folded(
             text,
         };
         let written = store.update_session_file(session, |old| {
-            let mut recorded = read_anchors(&file, old)?;
+            let mut recorded = read_anchors(&file, old, session).map_err(Unusable::into_error)?;
             if recorded.iter().any(|a| a.after == anchor.after) {
                 // Another request of this session recorded it first: theirs stands.
                 return Ok(None);
@@ -134,7 +144,7 @@ fn folded(
             recorded.push(anchor.clone());
             Ok(Some(anchors_text(session, &recorded)))
         })?;
-        anchors = read_anchors(&file, written.as_deref())?;
+        anchors = read_anchors(&file, written.as_deref(), session).map_err(Unusable::into_error)?;
     }
     Ok(folding.write(&anchors))
 }
@@ -147,25 +157,66 @@ struct SessionFile {
     contexts: Vec<Anchor>,
 }
 
-fn read_anchors(file: &std::path::Path, text: Option<&str>) -> Result<Vec<Anchor>> {
-    let Some(text) = text else {
+/// Why a session file's contexts cannot be used.
+enum Unusable {
+    /// Not a session file of ctx for this session (truncated, garbage, empty, another
+    /// session's): ctx's own file, set aside and started anew.
+    Broken(String),
+    /// A newer ctx's file: left alone, and the request goes unfolded.
+    Refused(Error),
+}
+
+impl Unusable {
+    fn into_error(self) -> Error {
+        match self {
+            Unusable::Broken(why) => Error::failure(why),
+            Unusable::Refused(err) => err,
+        }
+    }
+}
+
+fn read_anchors(
+    file: &std::path::Path,
+    bytes: Option<&[u8]>,
+    session: &str,
+) -> std::result::Result<Vec<Anchor>, Unusable> {
+    let Some(bytes) = bytes else {
         return Ok(Vec::new());
     };
-    let doc: SessionFile = serde_json::from_str(text).map_err(|e| {
-        Error::failure(format!(
+    let doc: SessionFile = serde_json::from_slice(bytes).map_err(|e| {
+        Unusable::Broken(format!(
             "{}: not a session file of ctx: {e}",
             file.display()
         ))
-        .with_hint("move it aside; ctx records the session's contexts anew")
     })?;
     if doc.version > SESSION_FILE_VERSION {
-        return Err(Error::failure(format!(
+        return Err(Unusable::Refused(Error::failure(format!(
             "{} has version {}; this ctx reads version {SESSION_FILE_VERSION}",
             file.display(),
             doc.version
+        ))));
+    }
+    if doc.session != session {
+        return Err(Unusable::Broken(format!(
+            "{}: holds the contexts of session {}, not of {session}",
+            file.display(),
+            doc.session.escape_debug()
         )));
     }
     Ok(doc.contexts)
+}
+
+/// Sets a broken session file aside (`<session>.json.broken-<time>`) so that folding goes on
+/// with a new one, and says so once: the next request finds no broken file.
+fn set_aside(ctx: &Context, store: &Store, session: &str, bytes: &[u8], why: &str) -> Result<()> {
+    let stamp = crate::time::rfc3339_ms(ctx.now).replace([':', '.'], "");
+    if let Some(aside) = store.set_aside_session_file(session, bytes, &stamp)? {
+        ctx.out.warn(&format!(
+            "{why}; moved aside to {}, and the session's contexts are recorded anew",
+            aside.display()
+        ));
+    }
+    Ok(())
 }
 
 fn anchors_text(session: &str, anchors: &[Anchor]) -> String {

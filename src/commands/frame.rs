@@ -30,7 +30,7 @@ use crate::output::Style;
 const MAX_EXPORT_BYTES: u64 = 1 << 30;
 
 pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
-    let store = Store::new(&ctx.project.root);
+    let store = ctx.store()?;
     let stray = super::stray_state(&ctx.project);
     let result = dispatch(ctx, &store, command);
     // The first write of this project's own state: the frames it may have had are still in the

@@ -22,6 +22,9 @@ pub struct Context {
     pub project: Project,
     pub out: Output,
     pub now: i64,
+    /// Hook mode: ctx was called by an agent on its own, not typed by a person (see
+    /// [`crate::project::hook_mode`]).
+    pub hook: bool,
 }
 
 /// `--frame`, then `--session` (or `CTX_SESSION`), then `CTX_FRAME` (flame.md §5), for every
@@ -81,6 +84,36 @@ pub(crate) fn point_to_stray_state(ctx: &Context, stray: &crate::settings::Stray
 pub(crate) use crate::input::{label, read_input, read_text};
 
 impl Context {
+    /// The project's frame store; in hook mode with the shorter lock wait, and refusing to start
+    /// `.opencode/flame/` in the home folder or `/`, which no one chose for a project when a hook
+    /// fires there on its own, unless `hooks.state_in_home` is on.
+    pub fn store(&self) -> Result<crate::frame::store::Store> {
+        let store = crate::frame::store::Store::new(&self.project.root);
+        if !self.hook {
+            return Ok(store);
+        }
+        let Some(place) = crate::project::unclaimed_root(&self.project.root) else {
+            return Ok(store.for_hook(None));
+        };
+        let config = self.project.config()?;
+        let allowed =
+            crate::settings::resolve(config, &crate::settings::HOOKS_STATE_IN_HOME, None, None)?
+                .text()
+                == "on";
+        let refusal = (!allowed).then(|| {
+            let at = match place {
+                "/" => "/".to_string(),
+                _ => format!("{place} {}", self.project.root.display()),
+            };
+            format!(
+                "stayed out of {at}: a hook starts no frame state (.opencode/flame/) there; to \
+                 keep frames there, set hooks.state_in_home = \"on\" or create .opencode/flame/ \
+                 there"
+            )
+        });
+        Ok(store.for_hook(refusal))
+    }
+
     /// The frame state for a command that only reads it, with a warning when it is of a newer
     /// schema than this ctx knows.
     pub fn read_state(
@@ -139,6 +172,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         project,
         out,
         now: crate::time::now_ms(),
+        hook: crate::project::hook_mode(),
     };
     let result = match cli.command {
         Command::Frame(Deferred(command)) => frame::run(&mut ctx, command),

@@ -19,7 +19,7 @@ use crate::settings;
 const MAX_TITLE_CHARS: usize = 200;
 
 pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
-    let store = Store::new(&ctx.project.root);
+    let store = ctx.store()?;
     match command {
         OpencodeCommand::Install { global, options } => {
             super::install::opencode(ctx, global, &options)

@@ -12,6 +12,10 @@ use crate::error::{Error, Result, describe_io};
 
 /// How long a writer waits for the lock (flame.md §3.5).
 const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a writer in hook mode waits for the lock: well inside the 10 s Claude Code gives a
+/// hook (the timeout `ctx claude install` writes) and ctx's OpenCode plugin gives a ctx call, so
+/// that the hook logs why it skipped its work before it would be killed.
+pub const HOOK_LOCK_TIMEOUT: Duration = Duration::from_secs(3);
 /// Writes reach the file in pieces of this size.
 const WRITE_BUFFER: usize = 256 << 10;
 /// A state file larger than this is refused instead of read into memory.
@@ -27,6 +31,11 @@ pub struct Store {
     root: PathBuf,
     dir: PathBuf,
     path: PathBuf,
+    /// How long a write waits for the lock.
+    lock_timeout: Duration,
+    /// Why `.opencode/flame/` may not be created here, when it may not (hook mode, see
+    /// [`Store::for_hook`]).
+    no_new_dir: Option<String>,
 }
 
 impl Store {
@@ -36,6 +45,26 @@ impl Store {
             root: root.to_path_buf(),
             path: dir.join(STATE_FILE),
             dir,
+            lock_timeout: LOCK_TIMEOUT,
+            no_new_dir: None,
+        }
+    }
+
+    /// The store as a hook call uses it: it waits [`HOOK_LOCK_TIMEOUT`] for the lock, and, when
+    /// `no_new_dir` says why, refuses to create `.opencode/flame/` (a folder that exists is used).
+    pub fn for_hook(mut self, no_new_dir: Option<String>) -> Store {
+        self.lock_timeout = HOOK_LOCK_TIMEOUT;
+        self.no_new_dir = no_new_dir;
+        self
+    }
+
+    /// Refuses, before anything is created, to start `.opencode/flame/` where the store may not.
+    fn check_may_create(&self) -> Result<()> {
+        match &self.no_new_dir {
+            Some(why) if fs::symlink_metadata(&self.dir).is_err() => {
+                Err(Error::failure(why.clone()))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -76,6 +105,7 @@ impl Store {
                 return Ok((result, trial));
             }
         }
+        self.check_may_create()?;
         let target = self.write_target()?;
         let target_dir = target.parent().unwrap_or(&self.dir).to_path_buf();
         self.check_inside(&self.dir)?;
@@ -158,6 +188,7 @@ impl Store {
     /// writers of logs left (the log folder grows with every pop: it is not read on every write).
     pub fn write_log(&self, id: &str, text: &str) -> Result<()> {
         let dir = self.dir.join(super::log::DIR);
+        self.check_may_create()?;
         self.check_inside(&dir)?;
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "create the directory", &e))?;
         let file = self.log_file(id);
@@ -174,21 +205,22 @@ impl Store {
         self.dir.join(SESSIONS_DIR).join(format!("{session}.json"))
     }
 
-    /// Runs `edit` on the text of the session's file (`None` when there is none) under the
+    /// Runs `edit` on the bytes of the session's file (`None` when there is none) under the
     /// state's lock, and writes what it returns (the old file when `None`) the way the state is
-    /// written. Returns the text as it is now.
+    /// written. Returns the bytes as they are now.
     pub fn update_session_file(
         &self,
         session: &str,
-        edit: impl FnOnce(Option<&str>) -> Result<Option<String>>,
-    ) -> Result<Option<String>> {
+        edit: impl FnOnce(Option<&[u8]>) -> Result<Option<String>>,
+    ) -> Result<Option<Vec<u8>>> {
         super::id::validate_id(session)?;
         let dir = self.dir.join(SESSIONS_DIR);
+        self.check_may_create()?;
         self.check_inside(&dir)?;
         fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "create the directory", &e))?;
         let _lock = self.lock()?;
         let file = self.session_file(session);
-        let old = read_session_text(&file)?;
+        let old = read_session_bytes(&file)?;
         let Some(new) = edit(old.as_deref())? else {
             return Ok(old);
         };
@@ -197,13 +229,35 @@ impl Store {
             out.write_all(new.as_bytes())
         })?;
         remove_dead_writers_temps(&dir, &format!(".{session}.json."));
-        Ok(Some(new))
+        Ok(Some(new.into_bytes()))
     }
 
-    /// The text of the session's file without the lock (it is only ever replaced whole).
-    pub fn read_session_file(&self, session: &str) -> Result<Option<String>> {
+    /// The bytes of the session's file without the lock (it is only ever replaced whole).
+    pub fn read_session_file(&self, session: &str) -> Result<Option<Vec<u8>>> {
         super::id::validate_id(session)?;
-        read_session_text(&self.session_file(session))
+        read_session_bytes(&self.session_file(session))
+    }
+
+    /// Moves the session's file aside, to `<session>.json.broken-<stamp>` beside it, when it
+    /// still holds `seen` (under the lock: another call may have set it aside and started it
+    /// anew already). Returns where it went, `None` when it had changed.
+    pub fn set_aside_session_file(
+        &self,
+        session: &str,
+        seen: &[u8],
+        stamp: &str,
+    ) -> Result<Option<PathBuf>> {
+        super::id::validate_id(session)?;
+        let file = self.session_file(session);
+        self.check_inside(file.parent().unwrap_or(&self.dir))?;
+        let _lock = self.lock()?;
+        if read_session_bytes(&file)?.as_deref() != Some(seen) {
+            return Ok(None);
+        }
+        let aside = file.with_file_name(format!("{session}.json.broken-{stamp}"));
+        fs::rename(&file, &aside).map_err(|e| Error::io(&file, "move aside", &e))?;
+        sync_dir(file.parent().unwrap_or(&self.dir));
+        Ok(Some(aside))
     }
 
     /// Refuses to write in `dir` when it, or the nearest ancestor that exists (where creating it
@@ -271,7 +325,8 @@ impl Store {
         }
     }
 
-    /// Takes the exclusive lock on `state.json.lock`, waiting for it up to [`LOCK_TIMEOUT`].
+    /// Takes the exclusive lock on `state.json.lock`, waiting for it up to [`LOCK_TIMEOUT`]
+    /// ([`HOOK_LOCK_TIMEOUT`] in hook mode).
     ///
     /// A writer that finds the lock taken waits in the kernel's queue of the lock's waiters
     /// (a blocking `flock`), which serves them in order of arrival: polling instead lets a process
@@ -306,7 +361,7 @@ impl Store {
         let path = self.dir.join(LOCK_FILE);
         let waited = match file.try_lock() {
             Ok(()) => return Ok(file),
-            Err(fs::TryLockError::WouldBlock) => wait_for_lock(file, LOCK_TIMEOUT),
+            Err(fs::TryLockError::WouldBlock) => wait_for_lock(file, self.lock_timeout),
             Err(fs::TryLockError::Error(e)) => Err(Some(e)),
         };
         waited.map_err(|error| match error {
@@ -316,7 +371,7 @@ impl Store {
             ))
             .with_hint(format!(
                 "waited {} s for the lock on {}, which another process still holds",
-                LOCK_TIMEOUT.as_secs(),
+                self.lock_timeout.as_secs(),
                 path.display()
             )),
             Some(e) => lock_error(&path, &e),
@@ -324,14 +379,13 @@ impl Store {
     }
 }
 
-/// A session file's text; `None` when there is none.
-fn read_session_text(path: &Path) -> Result<Option<String>> {
-    match read_capped(path, MAX_STATE_BYTES) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| Error::failure(format!("{}: not UTF-8", path.display()))),
+/// A session file's bytes; `None` when there is none. Only a regular file is read: opening a
+/// named pipe would wait for a writer.
+fn read_session_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
+    match read_regular_capped(path, MAX_STATE_BYTES) {
+        Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path, "read", &e)),
+        Err(e) => Err(state_read_error(path, &e)),
     }
 }
 
@@ -572,6 +626,46 @@ pub fn line_column(valid_prefix: &[u8]) -> (usize, usize) {
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     let file = open_capped(path, cap)?;
     read_to_end_capped(&file, cap, ReadBuffer::for_file(path, cap))
+}
+
+/// Reads a whole file that must be a regular one, refusing files larger than `cap` bytes: for
+/// files named by what another program hands ctx (hook input), which may be a named pipe or a
+/// device. The file is opened without waiting (a named pipe with no writer would block the
+/// open), and anything but a regular file is refused before a byte is read.
+pub fn read_regular_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let meta = file.metadata()?;
+    if meta.len() > cap {
+        return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+    }
+    read_to_end_capped(&file, cap, ReadBuffer::for_file(path, cap))
+}
+
+/// Opens `path` to read without waiting for a named pipe's writer; refuses anything but a
+/// regular file (after following links).
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
 }
 
 /// Memory to read a file into, zeroed (and so mapped in) ahead of the read: the file's size when

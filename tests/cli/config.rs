@@ -30,6 +30,7 @@ fn defaults_when_nothing_is_configured() {
     opencode.subagent_frames = "all"      # default
     opencode.fold = "on"                  # default
     opencode.fold_user_messages = "fold"  # default
+    hooks.state_in_home = "off"           # default
     swarm.version = "auto"                # default
     --- stderr
     "#);
@@ -156,6 +157,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     opencode.subagent_frames = "all"      # default
     opencode.fold = "on"                  # default
     opencode.fold_user_messages = "fold"  # default
+    hooks.state_in_home = "off"           # default
     swarm.version = "auto"                # default
     --- stderr
     error: [ROOT]/.opencode/ctx.toml: frame.context.total must be a non-negative integer

@@ -16,6 +16,7 @@ mod flamegraph;
 mod fold;
 mod frame;
 mod help;
+mod hook_mode;
 mod hooks;
 mod hostile;
 mod imports;

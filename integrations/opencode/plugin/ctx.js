@@ -23,7 +23,8 @@
 //                                          through bash acts for its own session
 // Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is logged
 // once and OpenCode carries on with its data untouched. CTX_BIN names the ctx binary; CTX_TIMEOUT_MS
-// (default 10000) bounds each call.
+// (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook mode, which waits
+// at most 3 s for the state's lock and starts no frame state in the home folder or /.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -52,7 +53,8 @@ export const CtxPlugin = async ({ client, directory }) => {
     new Promise((resolve) => {
       let child;
       try {
-        child = spawn(bin, args, { cwd: directory, stdio: ["pipe", "pipe", "pipe"] });
+        // CTX_HOOK: every call is in ctx's hook mode (it fires on its own, nobody typed it).
+        child = spawn(bin, args, { cwd: directory, env: { ...process.env, CTX_HOOK: "opencode" }, stdio: ["pipe", "pipe", "pipe"] });
       } catch (error) {
         resolve({ ok: false, stdout: "", stderr: String(error) });
         return;

@@ -78,7 +78,8 @@ pub(super) fn run(root: Result<PathBuf>, event: &str) {
     ));
     let (answer, problem) = match outcome {
         Ok(Ok(answer)) => (answer, None),
-        Ok(Err(err)) => (None, Some(err.message)),
+        // The hints too: the log is all the user will see of it.
+        Ok(Err(err)) => (None, Some(with_hints(&err))),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
@@ -99,6 +100,17 @@ pub(super) fn run(root: Result<PathBuf>, event: &str) {
         let _ = stdout.write_all(answer.as_bytes());
         let _ = stdout.flush();
     }
+}
+
+/// An error's message followed by its hints, for one log line.
+fn with_hints(err: &Error) -> String {
+    let mut text = err.message.clone();
+    for hint in &err.hints {
+        text.push_str(" (hint: ");
+        text.push_str(hint);
+        text.push(')');
+    }
+    text
 }
 
 /// Appends one line to the hook log: `.opencode/flame/claude-hooks.log` where the project has a
@@ -187,12 +199,13 @@ impl<'a> Hook<'a> {
                 session_id.escape_debug()
             ))
         })?;
-        let store = Store::new(&root);
         let ctx = Context {
             project: Project::at(root),
             out: crate::output::Output::new(false, true, crate::output::ColorChoice::Never),
             now: crate::time::now_ms(),
+            hook: true,
         };
+        let store = ctx.store()?;
         Ok(Hook {
             ctx,
             store,
@@ -251,7 +264,12 @@ impl<'a> Hook<'a> {
         };
         let path = PathBuf::from(path);
         let line = format!("export CTX_SESSION={}\n", self.session);
-        let existing = std::fs::read_to_string(&path).unwrap_or_default();
+        // Read and opened without waiting: a named pipe there would stall the hook.
+        let existing = match store::read_regular_capped(&path, MAX_HOOK_INPUT) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(Error::io(&path, "read", &e)),
+        };
         if existing.lines().any(|l| format!("{l}\n") == line) {
             return Ok(());
         }
@@ -259,11 +277,22 @@ impl<'a> Hook<'a> {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Error::io(parent, "create the directory", &e))?;
         }
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        let mut file = options
             .open(&path)
             .map_err(|e| Error::io(&path, "open", &e))?;
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(Error::failure(format!(
+                "{}: not a regular file; refusing to write to it",
+                path.display()
+            )));
+        }
         let text = if existing.is_empty() || existing.ends_with('\n') {
             line
         } else {
@@ -450,7 +479,8 @@ impl<'a> Hook<'a> {
     fn agent_meta(&self, agent_id: &str) -> Option<Value> {
         let transcript = field(self.input, "transcript_path")?;
         let dir = Path::new(transcript.strip_suffix(".jsonl")?).join("subagents");
-        let text = std::fs::read(dir.join(format!("agent-{agent_id}.meta.json"))).ok()?;
+        let path = dir.join(format!("agent-{agent_id}.meta.json"));
+        let text = store::read_regular_capped(&path, MAX_HOOK_INPUT).ok()?;
         serde_json::from_slice(&text).ok()
     }
 
@@ -613,9 +643,13 @@ fn read_agent_transcript(path: Option<&str>, last: Option<&str>) -> transcript::
     };
     let started = std::time::Instant::now();
     loop {
-        let lines = store::read_capped(Path::new(path), MAX_TRANSCRIPT)
-            .map(|bytes| transcript::parse(&String::from_utf8_lossy(&bytes)))
-            .unwrap_or_else(|_| empty());
+        // A path named by the event: only a regular file is read, without waiting on a pipe.
+        let lines = match store::read_regular_capped(Path::new(path), MAX_TRANSCRIPT) {
+            Ok(bytes) => transcript::parse(&String::from_utf8_lossy(&bytes)),
+            // Not a file that will become the transcript by waiting.
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return empty(),
+            Err(_) => empty(),
+        };
         let complete = match last {
             Some(last) => transcript::last_assistant_text(&lines)
                 .is_some_and(|text| text.trim() == last.trim()),
