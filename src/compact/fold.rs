@@ -285,6 +285,8 @@ pub fn fold<'l, 'a>(
     let mut warnings = Vec::new();
     let mut located = Vec::new();
     let mut headless = Vec::new();
+    // An empty list (a session's first request, or one a plugin filtered) holds no span to miss.
+    let popped = if messages.is_empty() { &[][..] } else { popped };
     for (n, frame) in popped.iter().enumerate() {
         let close_mark = frame.span.close.as_ref().expect("only closed spans fold");
         let open = locate(list, &views, &frame.span.open, &frame.id);

@@ -414,3 +414,17 @@ fn a_broken_session_file_is_set_aside_once_and_folding_goes_on() {
         assert_eq!(again.stdout, out.stdout, "{name}: the same request");
     }
 }
+
+#[test]
+fn an_empty_message_list_warns_of_nothing() {
+    let env = TestEnv::new();
+    folded_session(&env);
+    let out = env.run_stdin(
+        &["opencode", "messages", "--session", OC_SESSION],
+        b"{\"messages\": []}",
+    );
+    assert_eq!(
+        env.render(&out),
+        "exit: 0\n--- stdout\n{\"messages\":[]}\n--- stderr\n"
+    );
+}
