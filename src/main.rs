@@ -11,6 +11,8 @@ use ctxkit::output::Output;
 const STACK_SIZE: usize = 256 << 20;
 
 fn main() -> std::process::ExitCode {
+    // SAFETY: first thing in `main`, before any other thread starts.
+    unsafe { ctxkit::cli::forget_empty_ctx_variables() };
     // Claude Code's hooks call `ctx claude hook EVENT`: answered before anything else, and never
     // with a failure, whatever happens (an exit 2 would block Claude Code's action).
     if let Some(event) = claude_hook_event() {

@@ -17,7 +17,8 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Resolves `--color` with the `NO_COLOR` and `CLICOLOR_FORCE` conventions.
+/// Resolves `--color` with the `NO_COLOR` and `CLICOLOR_FORCE` conventions, and `TERM=dumb` (a
+/// terminal that shows escape codes as text) as no colour.
 pub fn use_color(choice: ColorChoice, is_terminal: bool) -> bool {
     let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
     match choice {
@@ -25,8 +26,14 @@ pub fn use_color(choice: ColorChoice, is_terminal: bool) -> bool {
         ColorChoice::Never => false,
         ColorChoice::Auto if set("NO_COLOR") => false,
         ColorChoice::Auto if set("CLICOLOR_FORCE") => true,
+        ColorChoice::Auto if dumb_terminal() => false,
         ColorChoice::Auto => is_terminal,
     }
+}
+
+/// Whether `TERM` is `dumb`.
+pub fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
 }
 
 /// A few ANSI styles; used only when colour is on, and never changing the characters printed.

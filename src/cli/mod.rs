@@ -28,8 +28,26 @@ ctx reads and writes plain files in your project: the Flame frame tree in
 process per command, deterministic output, exit codes that mean something.
 
 Exit codes: 0 success; 1 failure (unreadable or malformed input, frame not
-found, refused transition); 2 usage error; 3 and 4 budget verdicts; 6 a cost
-above budget spent --max-cost.";
+found, refused transition); 2 usage error; 3 and 4 budget verdicts; 5 a failed
+health check (swarm diagnose); 6 a cost above budget spent --max-cost.";
+
+/// Removes from this process's environment every `CTX_*` variable set to the empty string, so
+/// that each reads as unset everywhere (`CTX_SESSION=` is no session and `CTX_ROOT=` no root,
+/// as `CTX_FRAME=` always was), whether clap or ctx itself reads it.
+///
+/// # Safety
+///
+/// Changes the environment: call it before any other thread of the process starts.
+pub unsafe fn forget_empty_ctx_variables() {
+    let empty: Vec<std::ffi::OsString> = std::env::vars_os()
+        .filter(|(name, value)| name.as_encoded_bytes().starts_with(b"CTX_") && value.is_empty())
+        .map(|(name, _)| name)
+        .collect();
+    for name in empty {
+        // SAFETY: the caller runs this while the process has a single thread.
+        unsafe { std::env::remove_var(name) };
+    }
+}
 
 #[derive(Debug, Parser)]
 #[command(name = "ctx", version, about = ABOUT, long_about = LONG_ABOUT, max_term_width = 100)]
@@ -72,7 +90,8 @@ pub struct GlobalArgs {
 
     /// When to colour output [default: auto]
     ///
-    /// auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE; always; never.
+    /// auto colours only on a terminal, and honours NO_COLOR, CLICOLOR_FORCE and TERM=dumb (no
+    /// colour); always; never.
     #[arg(
         long,
         value_name = "WHEN",

@@ -139,6 +139,14 @@ fn color_setting(global: &GlobalArgs) -> Global {
             };
         }
     }
+    if crate::output::dumb_terminal() {
+        return Global {
+            value: name(ColorChoice::Never),
+            source: Source::Env,
+            detail: Some("TERM=dumb".to_string()),
+            marker: None,
+        };
+    }
     Global {
         value: name(ColorChoice::Auto),
         source: Source::Default,

@@ -193,7 +193,8 @@ fn help_of_three_commands() {
           --color <WHEN>
               When to colour output [default: auto]
               
-              auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE; always; never.
+              auto colours only on a terminal, and honours NO_COLOR, CLICOLOR_FORCE and TERM=dumb (no
+              colour); always; never.
 
       -q, --quiet
               Print nothing on stderr but errors
@@ -354,7 +355,8 @@ fn help_of_three_commands() {
           --color <WHEN>
               When to colour output [default: auto]
               
-              auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE; always; never.
+              auto colours only on a terminal, and honours NO_COLOR, CLICOLOR_FORCE and TERM=dumb (no
+              colour); always; never.
 
       -q, --quiet
               Print nothing on stderr but errors
@@ -497,7 +499,8 @@ fn help_of_three_commands() {
           --color <WHEN>
               When to colour output [default: auto]
               
-              auto colours only on a terminal, and honours NO_COLOR and CLICOLOR_FORCE; always; never.
+              auto colours only on a terminal, and honours NO_COLOR, CLICOLOR_FORCE and TERM=dumb (no
+              colour); always; never.
 
       -q, --quiet
               Print nothing on stderr but errors
