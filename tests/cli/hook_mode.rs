@@ -172,18 +172,35 @@ console.log(JSON.stringify(logged));
 #[test]
 fn the_root_of_the_file_system_is_no_place_for_a_hooks_frames() {
     let env = TestEnv::new();
-    // `/` itself is not written to by a test: the check that refuses it is the one that refuses
-    // the home folder (above), and `/` is what it refuses.
+    assert_eq!(ctxkit::project::unclaimed_root(Path::new("/")), Some("/"));
+    assert_eq!(ctxkit::project::unclaimed_root(&env.root), None);
+    // A hook with `/` for its root, as Claude Code run from `/` gives it. Only where `/` has no
+    // frame folder of its own; one a failure of this test made is removed again.
+    let flame = Path::new("/.opencode/flame");
+    if flame.symlink_metadata().is_ok() {
+        return;
+    }
+    let had_opencode = Path::new("/.opencode").symlink_metadata().is_ok();
     let out = env
         .ctx()
         .env("CTX_HOOK", "1")
-        .args(["-C", "/", "config", "hooks.state_in_home"])
+        .args(["-C", "/", "frame", "push", "A goal"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", env.render(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("off"));
-    assert_eq!(ctxkit::project::unclaimed_root(Path::new("/")), Some("/"));
-    assert_eq!(ctxkit::project::unclaimed_root(&env.root), None);
+    let made = flame.symlink_metadata().is_ok();
+    if made {
+        let _ = std::fs::remove_dir_all(flame);
+        if !had_opencode {
+            let _ = std::fs::remove_dir_all("/.opencode");
+        }
+    }
+    assert!(!made, "{}", env.render(&out));
+    assert_eq!(
+        env.render(&out),
+        "exit: 1\n--- stdout\n--- stderr\nerror: stayed out of /: a hook starts no frame state \
+         (.opencode/flame/) there; to keep frames there, set hooks.state_in_home = \"on\" or \
+         create .opencode/flame/ there\n"
+    );
 }
 
 /// Takes the state's lock as another writer would, and holds it until the file is dropped.
