@@ -32,7 +32,7 @@ pub const TIMEOUT_SECONDS: i64 = 10;
 pub fn command(event: &str) -> String {
     format!(
         "\"${{CTX_BIN:-ctx}}\" claude hook {event} 2>/dev/null || echo \"exit $? of ctx claude hook \
-         {event} at $(date -u +%FT%TZ)\" >>\"$HOME/.claude/ctx-hooks.log\" 2>/dev/null; exit 0"
+         {event} at $(date -u +%FT%TZ)\" >>\"${{CLAUDE_CONFIG_DIR:-$HOME/.claude}}/ctx-hooks.log\" 2>/dev/null; exit 0"
     )
 }
 

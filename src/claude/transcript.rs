@@ -122,6 +122,32 @@ pub fn responses(lines: &Lines) -> Vec<Response> {
     out
 }
 
+/// What the `.meta.json` Claude Code writes beside a subagent's transcript as it starts it says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentMeta {
+    /// The Agent call's description.
+    pub description: Option<String>,
+    /// The subagent's type (`general-purpose`, `Explore`, …).
+    pub agent_type: Option<String>,
+    /// The Agent call's `tool_use_id`.
+    pub tool_use_id: Option<String>,
+}
+
+/// The metadata beside the subagent transcript `transcript` (`agent-<id>.jsonl` →
+/// `agent-<id>.meta.json`); `None` when it is absent, not a regular file, or not a JSON object.
+pub fn agent_meta(transcript: &std::path::Path) -> Option<AgentMeta> {
+    let path = transcript.with_extension("meta.json");
+    // Only a regular file, opened without waiting: a pipe named so would block the read.
+    let bytes = crate::frame::store::read_regular_capped(&path, 1 << 20).ok()?;
+    let meta: Map<String, Value> = serde_json::from_slice(&bytes).ok()?;
+    let text = |key: &str| meta.get(key)?.as_str().map(str::to_string);
+    Some(AgentMeta {
+        description: text("description"),
+        agent_type: text("agentType"),
+        tool_use_id: text("toolUseId"),
+    })
+}
+
 /// The conversation of a transcript as an export whose messages a frame log renders: user text,
 /// assistant text and tool calls. Tool results, hook records and Claude Code's bookkeeping lines
 /// are left out; the lines of one response become one message. `final_reply`, the agent's last

@@ -7,8 +7,9 @@ pub enum ClaudeCommand {
     /// Add ctx's hooks to .claude/settings.json and write its slash commands (or, --global, the user's)
     #[command(long_about = "\
 Add ctx's hooks to the project's .claude/settings.json (or with --global the
-user's ~/.claude/settings.json) and write ctx's slash commands (/push, /pop,
-/status, /plan) into .claude/commands/ (or ~/.claude/commands/).
+user's ~/.claude/settings.json, in $CLAUDE_CONFIG_DIR when it is set, as Claude
+Code reads it) and write ctx's slash commands (/push, /pop, /status, /plan)
+into .claude/commands/ (or that folder's commands/).
 
 The settings file is merged, never replaced: every key and hook of yours is
 kept in its place, ctx's own hook entries (their command runs `ctx claude hook`)
@@ -20,7 +21,7 @@ through: the file it points to is rewritten, the link stays.
 you changed them); --dry-run prints what would change and writes nothing.
 Claude Code reads the hooks at its next start.")]
     Install {
-        /// Install for every project: into ~/.claude/
+        /// Install for every project: into ~/.claude/ (or $CLAUDE_CONFIG_DIR)
         #[arg(long)]
         global: bool,
         /// Take ctx's hooks and commands out instead
@@ -57,8 +58,8 @@ that call it; people do not need to.
 
 Whatever goes wrong (bad JSON, a broken state file, an unknown event) exits 0
 with nothing on stdout and one line in .opencode/flame/claude-hooks.log (or
-~/.claude/ctx-hooks.log when there is no project folder to write in): a hook
-that fails must never stop Claude Code.")]
+ctx-hooks.log in $CLAUDE_CONFIG_DIR, default ~/.claude, when there is no project
+folder to write in): a hook that fails must never stop Claude Code.")]
     Hook {
         /// The hook event's name, as Claude Code spells it (SessionStart, UserPromptSubmit, …)
         event: String,

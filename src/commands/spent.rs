@@ -90,8 +90,7 @@ pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Recor
 /// alone (to say it is missing) when neither does.
 fn default_sources(ctx: &Context) -> Result<Vec<std::path::PathBuf>> {
     let opencode = sources::default_source()?;
-    let claude =
-        crate::spent::claude_transcripts::project_dir(&ctx.project.root).filter(|dir| dir.is_dir());
+    let claude = crate::claude::projects_dir(&ctx.project.root).filter(|dir| dir.is_dir());
     Ok(match claude {
         Some(claude) if opencode.exists() => vec![opencode, claude],
         Some(claude) => vec![claude],

@@ -25,25 +25,6 @@ const MAX_TRANSCRIPT: u64 = 1 << 30;
 /// How deep below a given folder transcripts are looked for: projects/<project>/<session>/subagents.
 const MAX_DEPTH: usize = 4;
 
-/// Claude Code's folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-pub fn claude_dir() -> Option<PathBuf> {
-    std::env::var_os("CLAUDE_CONFIG_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| crate::project::home_dir().map(|h| h.join(".claude")))
-}
-
-/// The folder of `project`'s transcripts: its path with every character other than a letter or
-/// a digit written as `-` (observed: `/tmp/cc1/proj` → `-tmp-cc1-proj`).
-pub fn project_dir(project: &Path) -> Option<PathBuf> {
-    let name: String = project
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    Some(claude_dir()?.join("projects").join(name))
-}
-
 /// The `.jsonl` files below `dir`, sorted.
 fn transcripts(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
@@ -111,8 +92,9 @@ fn read_files(
     Ok(())
 }
 
-/// The session a transcript's lines belong to: its frame-style id, its parent, a title.
-fn session_of(file: &Path, lines: &transcript::Lines) -> Option<Session> {
+/// The session a transcript's lines belong to (its frame-style id, its parent, a title), and the
+/// subagent's type (`general-purpose`, `Explore`, …; the main conversation's is not named).
+fn session_of(file: &Path, lines: &transcript::Lines) -> Option<(Session, String)> {
     let text = |key: &str| {
         lines
             .records
@@ -130,26 +112,28 @@ fn session_of(file: &Path, lines: &transcript::Lines) -> Option<Session> {
         .iter()
         .any(|r| r.get("isSidechain").and_then(Value::as_bool) == Some(true));
     match text("agentId").filter(|_| sidechain) {
-        Some(agent) => Some(Session {
-            id: ids::agent_frame(agent)?,
-            parent: ids::session_frame(session_id),
-            title: agent_meta(file, "description").unwrap_or_default(),
-            created,
-        }),
-        None => Some(Session {
-            id: ids::session_frame(session_id)?,
-            parent: None,
-            title: first_prompt(lines).unwrap_or_default(),
-            created,
-        }),
+        Some(agent) => {
+            let meta = transcript::agent_meta(file).unwrap_or_default();
+            Some((
+                Session {
+                    id: ids::agent_frame(agent)?,
+                    parent: ids::session_frame(session_id),
+                    title: meta.description.unwrap_or_default(),
+                    created,
+                },
+                meta.agent_type.unwrap_or_default(),
+            ))
+        }
+        None => Some((
+            Session {
+                id: ids::session_frame(session_id)?,
+                parent: None,
+                title: first_prompt(lines).unwrap_or_default(),
+                created,
+            },
+            String::new(),
+        )),
     }
-}
-
-/// A field of the `.meta.json` beside a subagent's transcript (`description`, `agentType`).
-fn agent_meta(file: &Path, key: &str) -> Option<String> {
-    let meta = std::fs::read(file.with_extension("meta.json")).ok()?;
-    let meta: Value = serde_json::from_slice(&meta).ok()?;
-    Some(meta.get(key)?.as_str()?.to_string())
 }
 
 /// The first line of a session's first typed prompt.
@@ -179,19 +163,13 @@ fn read_lines(
     if responses.is_empty() {
         return;
     }
-    let Some(session) = session_of(file, lines) else {
+    let Some((session, agent)) = session_of(file, lines) else {
         records.problems.push(format!(
             "{}: no usable \"sessionId\"; its {} response(s) are skipped",
             file.display(),
             responses.len()
         ));
         return;
-    };
-    // The subagent's type (`general-purpose`, `Explore`, …); the main conversation's is not named.
-    let agent = if session.parent.is_some() {
-        agent_meta(file, "agentType").unwrap_or_default()
-    } else {
-        String::new()
     };
     let at = match records.session_position(&session.id) {
         Some(at) => at,

@@ -723,3 +723,105 @@ fn a_new_conversation_of_a_framed_session_gets_its_context_again() {
         "a resumed conversation holds it"
     );
 }
+
+/// `$CLAUDE_CONFIG_DIR` moves Claude Code's folder: install --global, the hooks' fallback log
+/// (ctx's and the shell line's) and `budget spent` all follow it.
+#[test]
+fn claude_config_dir_is_claude_codes_folder_for_install_hooks_and_cost() {
+    let env = cost_fixture();
+    let config = env.temp().join("claude-config");
+    let run = |args: &[&str], stdin: &[u8]| {
+        env.ctx()
+            .env("CLAUDE_CONFIG_DIR", &config)
+            .args(args)
+            .write_stdin(stdin)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["claude", "install", "--global"], b"");
+    assert!(out.status.success(), "{}", env.render(&out));
+    let settings = std::fs::read_to_string(config.join("settings.json")).unwrap();
+    assert!(!env.home.join(".claude/settings.json").exists());
+    // The shell line that logs when ctx cannot run writes there too.
+    assert!(
+        settings.contains(r#">>\"${CLAUDE_CONFIG_DIR:-$HOME/.claude}/ctx-hooks.log\""#),
+        "{settings}"
+    );
+    std::fs::remove_dir_all(env.path(".opencode/flame")).unwrap();
+    let out = run(&["claude", "hook", "UserPromptSubmit"], b"not json");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        log_lines(&config.join("ctx-hooks.log")),
+        ["UserPromptSubmit: the event's JSON is not valid JSON: expected ident at line 1 column 2"]
+    );
+    // budget spent reads the project's transcripts below it.
+    let name = env
+        .root
+        .to_string_lossy()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "-");
+    copy_dir(
+        &env.home
+            .join(".claude/projects")
+            .join("-tmp-tmp-8uZDqZg4O3-billing"),
+        &config.join("projects").join(name),
+    );
+    let out = run(&["--json", "budget", "spent", "--by", "session"], b"");
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["total"]["calls"], 5, "{doc:#}");
+}
+
+/// Java's `String.hashCode` of `text`, the hash Claude Code names long project folders with.
+fn java_hash(text: &str) -> i32 {
+    text.encode_utf16()
+        .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)))
+}
+
+/// A project whose path is over 200 characters: Claude Code cuts its folder's name and adds a
+/// hash, and ctx finds the folder by that name.
+#[test]
+fn a_long_project_path_finds_the_transcripts_claude_code_keeps_for_it() {
+    let env = cost_fixture();
+    let long = env.temp().join("a-long-folder-name-".repeat(12));
+    std::fs::create_dir_all(long.join(".opencode")).unwrap();
+    let path = long.to_string_lossy().to_string();
+    let cut: String = path
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+        .chars()
+        .take(200)
+        .collect();
+    let name = format!(
+        "{cut}-{}",
+        to_base36(i64::from(java_hash(&path)).unsigned_abs())
+    );
+    let projects = env.home.join(".claude/projects");
+    std::fs::rename(
+        projects.join("-tmp-tmp-8uZDqZg4O3-billing"),
+        projects.join(&name),
+    )
+    .unwrap();
+    let out = env
+        .ctx()
+        .args(["-C", &path, "--json", "budget", "spent", "--by", "session"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["sources"][0]["path"],
+        projects.join(&name).to_string_lossy().as_ref()
+    );
+    assert_eq!(doc["total"]["calls"], 5, "{doc:#}");
+}
+
+fn to_base36(mut n: u64) -> String {
+    let mut digits = Vec::new();
+    loop {
+        digits.push(std::char::from_digit((n % 36) as u32, 36).unwrap());
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.iter().rev().collect()
+}

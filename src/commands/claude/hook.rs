@@ -114,14 +114,14 @@ fn with_hints(err: &Error) -> String {
 }
 
 /// Appends one line to the hook log: `.opencode/flame/claude-hooks.log` where the project has a
-/// frame folder, else `~/.claude/ctx-hooks.log`. A log that cannot be written is given up on:
-/// there is nowhere left to say so that Claude Code would not mistake for an answer.
+/// frame folder, else `ctx-hooks.log` in Claude Code's folder. A log that cannot be written is
+/// given up on: there is nowhere left to say so that Claude Code would not mistake for an answer.
 fn log_problem(root: Option<&Path>, event: &str, session: Option<&str>, problem: &str) {
     let flame = root.map(|r| r.join(".opencode").join("flame"));
     let path = match flame.filter(|d| d.is_dir()) {
         Some(dir) => dir.join(HOOK_LOG),
-        None => match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-            Some(home) => PathBuf::from(home).join(".claude").join(USER_HOOK_LOG),
+        None => match crate::claude::config_dir() {
+            Some(dir) => dir.join(USER_HOOK_LOG),
             None => return,
         },
     };
@@ -476,12 +476,10 @@ impl<'a> Hook<'a> {
 
     /// The `.meta.json` Claude Code writes beside a subagent's transcript as it starts it: the
     /// Agent call's description and tool_use_id. `None` when it is absent or unreadable.
-    fn agent_meta(&self, agent_id: &str) -> Option<Value> {
-        let transcript = field(self.input, "transcript_path")?;
-        let dir = Path::new(transcript.strip_suffix(".jsonl")?).join("subagents");
-        let path = dir.join(format!("agent-{agent_id}.meta.json"));
-        let text = store::read_regular_capped(&path, MAX_HOOK_INPUT).ok()?;
-        serde_json::from_slice(&text).ok()
+    fn agent_meta(&self, agent_id: &str) -> Option<transcript::AgentMeta> {
+        let session = field(self.input, "transcript_path")?;
+        let dir = Path::new(session.strip_suffix(".jsonl")?).join("subagents");
+        transcript::agent_meta(&dir.join(format!("agent-{agent_id}.jsonl")))
     }
 
     /// SubagentStop: pops the subagent's frame, completed with its last message as the summary
@@ -703,7 +701,11 @@ struct AgentCall {
 /// The call that started a subagent: the one its `.meta.json` names (exact, also when several
 /// run side by side), else the oldest remembered call for its agent type, else the oldest. The
 /// call is taken out of the record.
-fn take_call(record: &mut Object, meta: Option<&Value>, agent_type: &str) -> Option<AgentCall> {
+fn take_call(
+    record: &mut Object,
+    meta: Option<&transcript::AgentMeta>,
+    agent_type: &str,
+) -> Option<AgentCall> {
     let mut calls = match record.remove("agentCalls") {
         Some(Json::Array(calls)) => calls,
         _ => Vec::new(),
@@ -711,9 +713,9 @@ fn take_call(record: &mut Object, meta: Option<&Value>, agent_type: &str) -> Opt
     let text = |call: &Json, key: &str| -> Option<String> {
         call.as_object()?.get(key)?.as_str().map(str::to_string)
     };
-    let meta_id = meta.and_then(|m| m.get("toolUseId")?.as_str());
+    let meta_id = meta.and_then(|m| m.tool_use_id.as_deref());
     let meta_description = meta
-        .and_then(|m| m.get("description")?.as_str())
+        .and_then(|m| m.description.as_deref())
         .filter(|d| !d.trim().is_empty());
     let at = match meta_id {
         Some(id) => calls

@@ -37,10 +37,11 @@ pub fn run(ctx: &mut Context, command: ClaudeCommand) -> Result<ExitCode> {
 // ---- install ------------------------------------------------------------------------------------
 
 fn user_claude_dir() -> Result<PathBuf> {
-    let home = std::env::var_os("HOME")
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| Error::failure("HOME is not set: there is no ~/.claude/ to install into"))?;
-    Ok(PathBuf::from(home).join(".claude"))
+    crate::claude::config_dir().ok_or_else(|| {
+        Error::failure(
+            "neither CLAUDE_CONFIG_DIR nor HOME is set: there is no ~/.claude/ to install into",
+        )
+    })
 }
 
 /// Where the settings text is written: the file itself, or the file a symbolic link points to
