@@ -47,6 +47,9 @@ pub struct FiguresDoc {
     pub cost_recorded: f64,
     /// USD ctx priced from OpenCode's models.dev cache for calls recorded at 0.
     pub cost_estimated: f64,
+    /// Calls whose cost ctx priced (`cost_estimated`), a price of 0 included: when above 0,
+    /// `cost` is an estimate.
+    pub estimated_calls: u64,
     /// Calls with tokens and no price: when above 0, `cost` is a lower bound.
     pub unpriced_calls: u64,
 }

@@ -49,29 +49,53 @@ pub struct Tokens {
 
 impl Tokens {
     pub fn add(&mut self, other: &Tokens) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.thinking += other.thinking;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.thinking = self.thinking.saturating_add(other.thinking);
     }
 
-    /// Every token the responses were billed for.
+    /// Every token the responses were billed for (saturating: a hostile count never wraps).
     pub fn total(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_write
+        [self.output, self.cache_read, self.cache_write]
+            .into_iter()
+            .fold(self.input, u64::saturating_add)
     }
 
-    fn from_usage(usage: &Value) -> Tokens {
-        let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
-        Tokens {
-            input: n(usage.get("input_tokens")),
-            output: n(usage.get("output_tokens")),
-            cache_read: n(usage.get("cache_read_input_tokens")),
-            cache_write: n(usage.get("cache_creation_input_tokens")),
-            thinking: n(usage
-                .get("output_tokens_details")
-                .and_then(|d| d.get("thinking_tokens"))),
-        }
+    /// The counts of a `usage` object, and `name value` of each present one that is not a
+    /// count (negative, fractional, not a number), taken as 0.
+    fn from_usage(usage: &Value) -> (Tokens, Vec<String>) {
+        let mut bad = Vec::new();
+        let mut n = |name: &str, v: Option<&Value>| match v {
+            None | Some(Value::Null) => 0,
+            Some(v) => match v.as_u64() {
+                Some(n) => n,
+                None => {
+                    bad.push(format!("{name} {v}"));
+                    0
+                }
+            },
+        };
+        let tokens = Tokens {
+            input: n("input_tokens", usage.get("input_tokens")),
+            output: n("output_tokens", usage.get("output_tokens")),
+            cache_read: n(
+                "cache_read_input_tokens",
+                usage.get("cache_read_input_tokens"),
+            ),
+            cache_write: n(
+                "cache_creation_input_tokens",
+                usage.get("cache_creation_input_tokens"),
+            ),
+            thinking: n(
+                "thinking_tokens",
+                usage
+                    .get("output_tokens_details")
+                    .and_then(|d| d.get("thinking_tokens")),
+            ),
+        };
+        (tokens, bad)
     }
 }
 
@@ -80,10 +104,14 @@ impl Tokens {
 pub struct Response {
     /// `message.id`.
     pub id: String,
+    /// The line's `requestId`, empty when it has none.
+    pub request: String,
     pub model: String,
     /// `timestamp` of its first line, epoch ms.
     pub time: Option<i64>,
     pub tokens: Tokens,
+    /// `usage` fields that are not counts (`name value`), taken as 0 in `tokens`.
+    pub bad_counts: Vec<String>,
 }
 
 /// The model responses of a transcript, each once (its first line), in order. Lines without a
@@ -109,14 +137,21 @@ pub fn responses(lines: &Lines) -> Vec<Response> {
         if model == "<synthetic>" || !seen.insert(id.to_string()) {
             continue;
         }
+        let (tokens, bad_counts) = Tokens::from_usage(usage);
         out.push(Response {
             id: id.to_string(),
+            request: record
+                .get("requestId")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
             model: model.to_string(),
             time: record
                 .get("timestamp")
                 .and_then(Value::as_str)
                 .and_then(crate::time::parse_rfc3339_utc),
-            tokens: Tokens::from_usage(usage),
+            tokens,
+            bad_counts,
         });
     }
     out

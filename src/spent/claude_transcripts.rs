@@ -6,11 +6,11 @@
 //! Sessions are named as ctx names their frames (`crate::claude::ids`): `cc_<session id>`, and
 //! `cca_<agent id>` for a subagent, whose parent is its session; so the calls of a session land on
 //! its frame and a subagent's on its own, rolled into its session's. A response is written one
-//! line per content block, each with the same `message.id` and `usage`: it is counted once (also
-//! across files, as a resumed or forked session may repeat earlier lines). Claude Code records no
-//! cost: calls are priced from the models.dev cache like any call without a recorded cost.
+//! line per content block, each with the same `message.id` and `usage`: it is counted once, and
+//! across files and sources once per message id and request id, as ccusage keys it (a resumed or
+//! forked session repeats earlier lines). Claude Code records no cost: calls are priced from the
+//! models.dev cache like any call without a recorded cost.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -76,7 +76,6 @@ fn read_files(
         kind: "claude-transcripts",
         path: path.display().to_string(),
     });
-    let mut seen = HashSet::new();
     for file in files {
         let bytes = crate::input::read_file(&file, MAX_TRANSCRIPT)?;
         let lines = transcript::parse(&String::from_utf8_lossy(&bytes));
@@ -87,7 +86,7 @@ fn read_files(
                 lines.skipped
             ));
         }
-        read_lines(&file, &lines, prices, records, &mut seen);
+        read_lines(&file, &lines, prices, records);
     }
     Ok(())
 }
@@ -152,13 +151,7 @@ fn first_prompt(lines: &transcript::Lines) -> Option<String> {
     })
 }
 
-fn read_lines(
-    file: &Path,
-    lines: &transcript::Lines,
-    prices: &PriceList,
-    records: &mut Records,
-    seen: &mut HashSet<String>,
-) {
+fn read_lines(file: &Path, lines: &transcript::Lines, prices: &PriceList, records: &mut Records) {
     let responses = transcript::responses(lines);
     if responses.is_empty() {
         return;
@@ -171,16 +164,14 @@ fn read_lines(
         ));
         return;
     };
-    let at = match records.session_position(&session.id) {
-        Some(at) => at,
-        None => {
-            records.sessions.push(session);
-            records.sessions.len() - 1
-        }
-    };
+    let at = records.add_session(session);
     for response in responses {
-        if !seen.insert(response.id.clone()) {
-            continue;
+        for bad in &response.bad_counts {
+            records.problems.push(format!(
+                "{}: response {}: {bad} is not a token count; taken as 0",
+                file.display(),
+                response.id
+            ));
         }
         let t = response.tokens;
         let tokens = Tokens {
@@ -192,7 +183,14 @@ fn read_lines(
             cache_write: t.cache_write,
             total: t.total(),
         };
-        let cost = prices.cost(0.0, &tokens, "anthropic", &response.model);
+        let tokens = super::record::checked(tokens, &response.id, &mut records.problems);
+        let cost = prices.cost(
+            0.0,
+            &tokens,
+            "anthropic",
+            &response.model,
+            &mut records.problems,
+        );
         if response.time.is_none() {
             records.problems.push(format!(
                 "{}: response {} has no time; counted at the epoch",
@@ -200,15 +198,21 @@ fn read_lines(
                 response.id
             ));
         }
-        records.calls.push(Call {
-            session: at,
-            message: response.id,
-            time: response.time.unwrap_or(0),
-            agent: agent.clone(),
-            provider: "anthropic".to_string(),
-            model: response.model,
-            tokens,
-            cost,
-        });
+        // ccusage's key: a resumed or forked session repeats earlier responses, in this file or
+        // another source.
+        let key = format!("{}:{}", response.id, response.request);
+        records.add_call(
+            &key,
+            Call {
+                session: at,
+                message: response.id,
+                time: response.time.unwrap_or(0),
+                agent: agent.clone(),
+                provider: "anthropic".to_string(),
+                model: response.model,
+                tokens,
+                cost,
+            },
+        );
     }
 }

@@ -62,6 +62,7 @@ impl From<&Figures> for FiguresDoc {
             cost: f.cost(),
             cost_recorded: f.recorded,
             cost_estimated: f.estimated,
+            estimated_calls: f.estimated_calls,
             unpriced_calls: f.unpriced,
         }
     }

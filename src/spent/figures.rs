@@ -11,6 +11,8 @@ pub struct Figures {
     pub recorded: f64,
     /// Cost ctx priced from the models.dev cache, USD.
     pub estimated: f64,
+    /// Calls priced by ctx (an estimate of $0 included: a free model's price is still ctx's).
+    pub estimated_calls: u64,
     /// Calls with tokens whose cost is unknown.
     pub unpriced: u64,
 }
@@ -21,7 +23,10 @@ impl Figures {
         self.tokens += call.tokens;
         match call.cost {
             Cost::Recorded(usd) => self.recorded += usd,
-            Cost::Estimated(usd) => self.estimated += usd,
+            Cost::Estimated(usd) => {
+                self.estimated += usd;
+                self.estimated_calls += 1;
+            }
             Cost::Unknown => self.unpriced += 1,
             Cost::Free => {}
         }
@@ -32,6 +37,7 @@ impl Figures {
         self.tokens += other.tokens;
         self.recorded += other.recorded;
         self.estimated += other.estimated;
+        self.estimated_calls += other.estimated_calls;
         self.unpriced += other.unpriced;
     }
 

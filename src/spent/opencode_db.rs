@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::price::PriceList;
-use super::record::{Call, Records, Session, SourceInfo, Tokens};
+use super::record::{Call, MAX_CALL_COST, MAX_CALL_TOKENS, Records, Session, SourceInfo, Tokens};
 use crate::error::{Error, Result};
 
 /// How long a read waits for a lock a writer holds before giving up.
@@ -54,36 +54,53 @@ pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
         kind: "opencode-db",
         path: path.display().to_string(),
     });
-    let first_session = records.sessions.len();
     let mut sessions = connection
         .prepare("SELECT id, parent_id, title, time_created FROM session")
         .map_err(fail)?;
-    let rows = sessions
-        .query_map([], |row| {
-            Ok(Session {
-                id: row.get(0)?,
-                parent: row.get(1)?,
-                title: row.get::<_, Option<String>>(2)?.unwrap_or_default(),
-                created: row.get::<_, Option<i64>>(3)?.unwrap_or(0),
-            })
-        })
-        .map_err(fail)?;
-    for session in rows {
-        records.sessions.push(session.map_err(fail)?);
+    let mut rows = sessions.query([]).map_err(fail)?;
+    let mut index: foldhash::HashMap<String, usize> = foldhash::HashMap::default();
+    while let Some(row) = rows.next().map_err(fail)? {
+        // Text columns are read as bytes: one session's bad bytes are named, not fatal.
+        let id = text_column(row, 0, "session", "?", "id", &mut records.problems).map_err(fail)?;
+        let Some(id) = id.filter(|id| !id.is_empty()) else {
+            records
+                .problems
+                .push("a session without an id; skipped".to_string());
+            continue;
+        };
+        let parent = text_column(row, 1, "session", &id, "parent_id", &mut records.problems)
+            .map_err(fail)?;
+        let title =
+            text_column(row, 2, "session", &id, "title", &mut records.problems).map_err(fail)?;
+        let created = match row.get_ref(3).map_err(fail)? {
+            rusqlite::types::ValueRef::Integer(n) => n,
+            rusqlite::types::ValueRef::Real(n) if n.is_finite() => n as i64,
+            _ => 0,
+        };
+        let at = records.add_session(Session {
+            id: id.clone(),
+            parent,
+            title: title.unwrap_or_default(),
+            created,
+        });
+        index.insert(id, at);
     }
-    let mut index: foldhash::HashMap<String, usize> = records.sessions[first_session..]
-        .iter()
-        .enumerate()
-        .map(|(at, s)| (s.id.clone(), first_session + at))
-        .collect();
+    drop(rows);
 
     let mut messages = connection
         .prepare("SELECT id, session_id, time_created, data FROM message")
         .map_err(fail)?;
     let mut rows = messages.query([]).map_err(fail)?;
     while let Some(row) = rows.next().map_err(fail)? {
-        let id: String = row.get(0).map_err(fail)?;
-        let session_id = row.get_ref(1).map_err(fail)?.as_str().unwrap_or_default();
+        let Some(id) =
+            text_column(row, 0, "message", "?", "id", &mut records.problems).map_err(fail)?
+        else {
+            continue;
+        };
+        let session_id = text_column(row, 1, "message", &id, "session_id", &mut records.problems)
+            .map_err(fail)?
+            .unwrap_or_default();
+        let session_id = session_id.as_str();
         let time: i64 = row.get::<_, Option<i64>>(2).map_err(fail)?.unwrap_or(0);
         let data = match row.get_ref(3).map_err(fail)?.as_str_or_null() {
             Ok(Some(text)) => text,
@@ -103,21 +120,51 @@ pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
                 records.problems.push(format!(
                     "message {id}: its session {session_id} is not in the session table"
                 ));
-                records.sessions.push(Session {
+                let at = records.add_session(Session {
                     id: session_id.to_string(),
                     parent: None,
                     title: String::new(),
                     created: time,
                 });
-                index.insert(session_id.to_string(), records.sessions.len() - 1);
-                records.sessions.len() - 1
+                index.insert(session_id.to_string(), at);
+                at
             }
         };
-        records
-            .calls
-            .push(fields.into_call(id, session, time, prices));
+        let call = fields.into_call(id.clone(), session, time, prices, &mut records.problems);
+        records.add_call(&id, call);
     }
     Ok(())
+}
+
+/// The text in column `at` of a `table` row (the record `id`), `None` when NULL. Bytes that are
+/// not UTF-8 are read with U+FFFD in their place and named in `problems`, as SQLite lets any
+/// bytes into a TEXT column.
+fn text_column(
+    row: &rusqlite::Row,
+    at: usize,
+    table: &str,
+    id: &str,
+    column: &str,
+    problems: &mut Vec<String>,
+) -> rusqlite::Result<Option<String>> {
+    use rusqlite::types::ValueRef;
+    let bytes = match row.get_ref(at)? {
+        ValueRef::Null => return Ok(None),
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => bytes,
+        ValueRef::Integer(n) => return Ok(Some(n.to_string())),
+        ValueRef::Real(n) => return Ok(Some(n.to_string())),
+    };
+    Ok(Some(match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_string(),
+        Err(_) => {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            problems.push(format!(
+                "{table} {}: its {column} is not UTF-8; read with U+FFFD in place of the bad bytes",
+                if id == "?" { text.as_str() } else { id }
+            ));
+            text
+        }
+    }))
 }
 
 /// What a message's `data` holds that the report needs.
@@ -194,8 +241,15 @@ impl CallFields {
         session: usize,
         time: i64,
         prices: &PriceList,
+        problems: &mut Vec<String>,
     ) -> Call {
-        let cost = prices.cost(self.recorded, &self.tokens, &self.provider, &self.model);
+        let cost = prices.cost(
+            self.recorded,
+            &self.tokens,
+            &self.provider,
+            &self.model,
+            problems,
+        );
         Call {
             session,
             message,
@@ -230,7 +284,7 @@ pub(super) fn parse_message(
     }
     let tokens = parsed.tokens.unwrap_or_default();
     let count = |n: f64, what: &str, problems: &mut Vec<String>| -> u64 {
-        if n.is_finite() && n >= 0.0 {
+        if n.is_finite() && n >= 0.0 && n <= MAX_CALL_TOKENS as f64 {
             n.round() as u64
         } else {
             problems.push(format!(
@@ -255,7 +309,7 @@ pub(super) fn parse_message(
         // JavaScript writes NaN as null: a cost that is there but null is named, like -1.
         None => 0.0,
         Some(raw) => match raw.parse::<f64>() {
-            Ok(cost) if cost.is_finite() && cost >= 0.0 => cost,
+            Ok(cost) if cost.is_finite() && (0.0..=MAX_CALL_COST).contains(&cost) => cost,
             _ => {
                 problems.push(format!(
                     "message {id}: cost {raw} is not a price; counted as not recorded"
@@ -285,8 +339,11 @@ fn open(path: &Path) -> Result<(Connection, Option<tempfile::TempDir>)> {
     if !meta.is_file() {
         return Err(Error::failure(format!("{}: not a file", path.display())));
     }
+    // Through a symbolic link, the database's `-wal` and `-shm` lie beside the file it points
+    // to, not beside the link: looked for there, and the file opened by its own path.
+    let real = std::fs::canonicalize(path).map_err(|e| Error::io(path, "read", &e))?;
     let beside = |suffix: &str| {
-        let mut name = path.as_os_str().to_owned();
+        let mut name = real.as_os_str().to_owned();
         name.push(suffix);
         PathBuf::from(name)
     };
@@ -301,7 +358,7 @@ fn open(path: &Path) -> Result<(Connection, Option<tempfile::TempDir>)> {
             let dir = tempfile::tempdir()
                 .map_err(|e| Error::io(Path::new("a temporary directory"), "create", &e))?;
             let db = dir.path().join("opencode.db");
-            std::fs::copy(path, &db).map_err(|e| Error::io(path, "read", &e))?;
+            std::fs::copy(&real, &db).map_err(|e| Error::io(path, "read", &e))?;
             std::fs::copy(beside("-wal"), dir.path().join("opencode.db-wal"))
                 .map_err(|e| Error::io(&beside("-wal"), "read", &e))?;
             let connection = Connection::open_with_flags(
@@ -311,9 +368,9 @@ fn open(path: &Path) -> Result<(Connection, Option<tempfile::TempDir>)> {
             .map_err(|e| describe(path, e))?;
             (connection, Some(dir))
         }
-        Some(_) if shm_exists => (open_uri(path, "mode=ro", flags)?, None),
-        _ if journal_exists => (open_uri(path, "mode=ro", flags)?, None),
-        _ => (open_uri(path, "immutable=1", flags)?, None),
+        Some(_) if shm_exists => (open_uri(path, &real, "mode=ro", flags)?, None),
+        _ if journal_exists => (open_uri(path, &real, "mode=ro", flags)?, None),
+        _ => (open_uri(path, &real, "immutable=1", flags)?, None),
     };
     connection
         .busy_timeout(BUSY_TIMEOUT)
@@ -321,9 +378,9 @@ fn open(path: &Path) -> Result<(Connection, Option<tempfile::TempDir>)> {
     Ok((connection, copy))
 }
 
-fn open_uri(path: &Path, query: &str, flags: OpenFlags) -> Result<Connection> {
-    let absolute = std::path::absolute(path).map_err(|e| Error::io(path, "read", &e))?;
-    let uri = format!("file:{}?{query}", uri_path(&absolute.to_string_lossy()));
+/// Opens `real` (the canonical path of `path`, which errors name) by a `file:` URI.
+fn open_uri(path: &Path, real: &Path, query: &str, flags: OpenFlags) -> Result<Connection> {
+    let uri = format!("file:{}?{query}", uri_path(&real.to_string_lossy()));
     Connection::open_with_flags(uri, flags).map_err(|e| describe(path, e))
 }
 

@@ -32,19 +32,55 @@ impl Tokens {
 
     /// The sum of the parts, for a record that carries no total.
     pub fn sum_of_parts(&self) -> u64 {
-        self.input + self.output + self.reasoning + self.cache_read + self.cache_write
+        [
+            self.output,
+            self.reasoning,
+            self.cache_read,
+            self.cache_write,
+        ]
+        .into_iter()
+        .fold(self.input, u64::saturating_add)
     }
 }
 
+/// Sums saturate: counts are checked as they are read, but a sum of many must still never wrap.
 impl AddAssign for Tokens {
     fn add_assign(&mut self, other: Tokens) {
-        self.input += other.input;
-        self.output += other.output;
-        self.reasoning += other.reasoning;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.total += other.total;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.total = self.total.saturating_add(other.total);
     }
+}
+
+/// More tokens than one model call uses (a trillion): a count above it is not a count.
+pub const MAX_CALL_TOKENS: u64 = 1_000_000_000_000;
+
+/// More than one model call costs, USD: a recorded cost above it is not a price.
+pub const MAX_CALL_COST: f64 = 1_000_000.0;
+
+/// `tokens` with each count above [`MAX_CALL_TOKENS`] taken as 0, named in `problems` (the
+/// total then the sum of the parts).
+pub fn checked(mut tokens: Tokens, id: &str, problems: &mut Vec<String>) -> Tokens {
+    let mut check = |n: &mut u64, what: &str| {
+        if *n > MAX_CALL_TOKENS {
+            problems.push(format!(
+                "message {id}: {what} tokens {n} is not a count; taken as 0"
+            ));
+            *n = 0;
+        }
+    };
+    check(&mut tokens.input, "input");
+    check(&mut tokens.output, "output");
+    check(&mut tokens.reasoning, "reasoning");
+    check(&mut tokens.cache_read, "cache read");
+    check(&mut tokens.cache_write, "cache write");
+    if tokens.total > MAX_CALL_TOKENS {
+        tokens.total = tokens.sum_of_parts();
+    }
+    tokens
 }
 
 /// The cost of one call in US dollars.
@@ -100,14 +136,24 @@ impl Call {
 }
 
 /// Everything read from the sources, with what could not be read.
+///
+/// Sources may overlap (the same database given twice, a database and an export of one of its
+/// sessions, a transcript folder and one of its files): a session is kept once by its id, a call
+/// once by its key ([`Records::add_call`]), whichever source comes first.
 #[derive(Debug, Default)]
 pub struct Records {
+    /// Add through [`Records::add_session`], which keeps each id once.
     pub sessions: Vec<Session>,
+    /// Add through [`Records::add_call`], which keeps each call once.
     pub calls: Vec<Call>,
     /// One line per record that was skipped or doubted, naming it (`message msg_…: …`).
     pub problems: Vec<String>,
     /// The sources read, for the report's header.
     pub sources: Vec<SourceInfo>,
+    positions: std::collections::HashMap<String, usize>,
+    seen_calls: std::collections::HashSet<String>,
+    /// Calls left out since [`Records::take_repeated`] was last called, as read already.
+    repeated: u64,
 }
 
 /// A source that was read.
@@ -119,9 +165,45 @@ pub struct SourceInfo {
 }
 
 impl Records {
-    /// Adds a session unless one with its id is there already; returns its position.
+    /// The position of the session with the id `id`.
     pub fn session_position(&self, id: &str) -> Option<usize> {
-        self.sessions.iter().position(|s| s.id == id)
+        self.positions.get(id).copied()
+    }
+
+    /// Adds a session unless one with its id is there already (whose missing parent and title
+    /// the newcomer then fills in); returns its position.
+    pub fn add_session(&mut self, session: Session) -> usize {
+        if let Some(&at) = self.positions.get(&session.id) {
+            let known = &mut self.sessions[at];
+            if known.parent.is_none() {
+                known.parent = session.parent;
+            }
+            if known.title.is_empty() {
+                known.title = session.title;
+            }
+            return at;
+        }
+        self.positions
+            .insert(session.id.clone(), self.sessions.len());
+        self.sessions.push(session);
+        self.sessions.len() - 1
+    }
+
+    /// Adds a call unless one with the same `key` was added already (from this source or
+    /// another): OpenCode's message id, or Claude Code's message id and request id, as ccusage
+    /// keys them. Returns whether it was added.
+    pub fn add_call(&mut self, key: &str, call: Call) -> bool {
+        if !self.seen_calls.insert(key.to_string()) {
+            self.repeated += 1;
+            return false;
+        }
+        self.calls.push(call);
+        true
+    }
+
+    /// How many calls were left out as repeated since the last call of this function.
+    pub fn take_repeated(&mut self) -> u64 {
+        std::mem::take(&mut self.repeated)
     }
 
     /// Puts the calls of each session together in creation order (time, then message id), the

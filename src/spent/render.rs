@@ -6,8 +6,8 @@ use unicode_width::UnicodeWidthStr;
 use super::doc::{FiguresDoc, RowDoc, SpentDoc};
 use crate::text::{fit_width, visible_line};
 
-/// `$0.0152`, `$12.40`; `~` before a cost that holds estimates, `+?` after one that misses
-/// unpriced calls; `unknown` when nothing had a price; `-` for no calls.
+/// `$0.0152`, `$0.0000`, `$12.40`; `~` before a cost that holds estimates (of $0 too), `+?`
+/// after one that misses unpriced calls; `unknown` when nothing had a price; `-` for no calls.
 pub fn cost(f: &FiguresDoc) -> String {
     if f.calls == 0 {
         return "-".to_string();
@@ -15,12 +15,12 @@ pub fn cost(f: &FiguresDoc) -> String {
     let Some(usd) = f.cost else {
         return "unknown".to_string();
     };
-    let amount = if usd >= 1.0 || usd == 0.0 {
+    let amount = if usd >= 1.0 {
         format!("${usd:.2}")
     } else {
         format!("${usd:.4}")
     };
-    let tilde = if f.cost_estimated > 0.0 { "~" } else { "" };
+    let tilde = if f.estimated_calls > 0 { "~" } else { "" };
     let unknown = if f.unpriced_calls > 0 { "+?" } else { "" };
     format!("{tilde}{amount}{unknown}")
 }
@@ -76,7 +76,7 @@ pub fn text(doc: &SpentDoc, width: usize) -> String {
         t.cache_write,
     ));
     let mut notes = Vec::new();
-    if doc.total.cost_estimated > 0.0 {
+    if doc.total.estimated_calls > 0 {
         notes.push("~ priced by ctx from OpenCode's models.dev cache (the agent recorded 0)");
     }
     if doc.total.unpriced_calls > 0 {

@@ -48,6 +48,13 @@ pub fn load(paths: &[PathBuf], prices: &PriceList) -> Result<Records> {
     let mut records = Records::default();
     for path in paths {
         read_one(path, prices, &mut records)?;
+        let repeated = records.take_repeated();
+        if repeated > 0 {
+            records.problems.push(format!(
+                "{}: {repeated} call(s) were read from another source already; counted once",
+                path.display()
+            ));
+        }
     }
     records.sort_calls();
     Ok(records)
@@ -110,15 +117,6 @@ fn read_export(path: &Path, prices: &PriceList, records: &mut Records) -> Result
         kind: "opencode-export",
         path: path.display().to_string(),
     });
-    let id = info["id"].as_str().unwrap_or_default();
-    if records.sessions.iter().any(|s| s.id == id) {
-        // The same session from two sources (a database and an export of it) counts once.
-        records.problems.push(format!(
-            "{}: session {id} was read from another source already; this copy is left out",
-            path.display()
-        ));
-        return Ok(());
-    }
     let session = add_session(records, info);
     for message in messages {
         let Some(info) = message.get("info") else {
@@ -218,7 +216,7 @@ fn read_json(file: &Path, records: &mut Records) -> Option<Value> {
 
 fn add_session(records: &mut Records, info: &Value) -> usize {
     let text = |key: &str| info.get(key).and_then(Value::as_str).map(str::to_string);
-    records.sessions.push(Session {
+    records.add_session(Session {
         id: text("id").unwrap_or_default(),
         parent: text("parentID"),
         title: text("title").unwrap_or_default(),
@@ -226,8 +224,7 @@ fn add_session(records: &mut Records, info: &Value) -> usize {
             .pointer("/time/created")
             .and_then(Value::as_f64)
             .map_or(0, |t| t as i64),
-    });
-    records.sessions.len() - 1
+    })
 }
 
 fn add_message(records: &mut Records, session: usize, info: &Value, prices: &PriceList) {
@@ -240,6 +237,6 @@ fn add_message(records: &mut Records, session: usize, info: &Value, prices: &Pri
         return;
     };
     let time = fields.created.unwrap_or(0);
-    let call = fields.into_call(id, session, time, prices);
-    records.calls.push(call);
+    let call = fields.into_call(id.clone(), session, time, prices, &mut records.problems);
+    records.add_call(&id, call);
 }

@@ -825,3 +825,42 @@ fn to_base36(mut n: u64) -> String {
     }
     digits.iter().rev().collect()
 }
+
+/// A folder of transcripts and one of its files: each response counted once, by its message id
+/// and request id; a usage count that is not one is named.
+#[test]
+fn a_transcript_given_twice_counts_each_response_once() {
+    let env = cost_fixture();
+    let folder = env.home.join(".claude/projects");
+    let file =
+        folder.join("-tmp-tmp-8uZDqZg4O3-billing/18fc7f49-0da9-4ed1-8bd8-2f291c79f1e6.jsonl");
+    let once = spent_json(&env, &["--by", "session"]);
+    let twice = spent_json(
+        &env,
+        &["--by", "session", "--source", file.to_str().unwrap()],
+    );
+    assert_eq!(twice["total"], once["total"]);
+    assert_eq!(
+        twice["problems"],
+        json!([format!(
+            "{}: 4 call(s) were read from another source already; counted once",
+            file.display()
+        )])
+    );
+    let text = std::fs::read_to_string(&file).unwrap().replacen(
+        "\"output_tokens\":40",
+        "\"output_tokens\":1e30",
+        1,
+    );
+    assert!(text.contains("1e30"));
+    std::fs::write(&file, text).unwrap();
+    let doc = spent_json(&env, &["--by", "session"]);
+    let problems = doc["problems"].as_array().unwrap();
+    assert!(
+        problems.iter().any(|p| p
+            .as_str()
+            .unwrap()
+            .ends_with(": output_tokens 1e+30 is not a token count; taken as 0")),
+        "{doc:#}"
+    );
+}

@@ -736,3 +736,151 @@ fn a_project_without_frames_says_where_to_look() {
     this project has no frames: every call is in no frame; --by session lists the sessions
     ");
 }
+
+/// The same database twice, and an export given before the database that holds its session:
+/// each call is counted once, by its message id, and the repeat is said.
+#[test]
+fn overlapping_sources_count_each_call_once() {
+    let (env, db) = fixture();
+    let once = json(&env, &db, &["--by", "session"]);
+    let db_path = db.to_str().unwrap();
+    let twice = json(&env, &db, &["--by", "session", "--source", db_path]);
+    assert_eq!(twice["total"], once["total"]);
+    assert_eq!(twice["rows"], once["rows"]);
+    assert_eq!(
+        twice["problems"],
+        serde_json::json!([format!(
+            "{db_path}: 12 call(s) were read from another source already; counted once"
+        )])
+    );
+    let export = format!("{FIXTURE}/export-audit-refunds.json");
+    let out = env.run(&[
+        "--json", "budget", "spent", "--by", "session", "--source", &export, "--source", db_path,
+    ]);
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["total"], once["total"]);
+    assert_eq!(row(&doc, SUB_A)["total"], row(&once, SUB_A)["total"]);
+    // The export's session is the database's, with its parent: one row each, as from the database.
+    assert_eq!(row(&doc, SUB_A)["parent"], ROOT);
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 4);
+}
+
+/// `opencode.db` as a symbolic link to a database that a running OpenCode writes: its `-wal` and
+/// `-shm` lie beside the target, and are read there.
+#[test]
+fn a_linked_database_is_read_through_the_wal_beside_its_target() {
+    let (env, db) = fixture();
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+             UPDATE message SET data = json_set(data, '$.cost', 1.0) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';",
+        )
+        .unwrap();
+    let linked = env.home.join("linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    let link = linked.join("opencode.db");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let doc = json(&env, &link, &["--by", "session"]);
+    assert!(close(&row(&doc, OTHER)["own"]["cost"], 1.0), "{doc:#}");
+    assert_eq!(doc["total"]["calls"], 12);
+    assert_eq!(std::fs::read_dir(&linked).unwrap().count(), 1);
+    drop(writer);
+}
+
+#[test]
+fn a_session_title_that_is_not_utf8_is_a_warning_and_the_rest_is_reported() {
+    let (env, db) = fixture();
+    edit(
+        &db,
+        &format!("UPDATE session SET title = CAST(X'C328' AS TEXT) WHERE id = '{OTHER}';"),
+    );
+    let out = spent(&env, &db, &["--by", "session"]);
+    assert_snapshot!(env.render(&out), @"
+    exit: 0
+    --- stdout
+           COST  TOKENS  SESSION (with its subagents)
+      $0.2486+?  104.7k  Done. The change is in place and the tests … (ses_dec359d7)
+        $0.0870   36.0k    Audit refunds (@general subagent) (ses_dec35872)
+        unknown    7.9k    Audit invoices (@cheap subagent) (ses_dec35730)
+        $0.0231    7.7k  �( (ses_dec354f5)
+
+    total: $0.2717+? · 112371 tokens · 12 calls
+      input 96255, output 76, reasoning 40, cache read 16000, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    warning: session ses_dec354f5cffeWC01zpKgsKZxg1: its title is not UTF-8; read with U+FFFD in place of the bad bytes
+    ");
+}
+
+/// Prices and counts no model call has: refused, named, and the text and the JSON agree.
+#[test]
+fn prices_and_token_counts_out_of_range_are_refused_and_said() {
+    let (env, db) = fixture();
+    // An absurd price: its calls are unpriced, in the text ("unknown") as in the JSON (null).
+    env.write(
+        "../home/.cache/opencode/models.json",
+        r#"{"free": {"models": {"free-1": {"cost": {"input": 1e300, "output": 1e300}}}}}"#,
+    );
+    let out = spent(&env, &db, &["--by", "model", "--session", SUB_B]);
+    assert_snapshot!(env.render(&out), @"
+    exit: 0
+    --- stdout
+           COST  TOKENS  MODEL
+        unknown    7.9k  free/free-1
+
+    total: unknown · 7858 tokens · 1 calls
+      input 7856, output 2, reasoning 0, cache read 0, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    warning: OpenCode's models.dev cache: free/free-1: input 1e+300 is not a price (0 to 1000000 USD per million tokens); its calls are counted as unpriced
+    ");
+    let doc = json(&env, &db, &["--session", SUB_B]);
+    assert_eq!(doc["total"]["cost"], Value::Null);
+    assert_eq!(doc["total"]["unpriced_calls"], 1);
+    // A price of 0: an estimate like any other, marked so, in the same format.
+    env.write(
+        "../home/.cache/opencode/models.json",
+        r#"{"free": {"models": {"free-1": {"cost": {"input": 0, "output": 0}}}}}"#,
+    );
+    let out = spent(&env, &db, &["--by", "model", "--session", SUB_B]);
+    assert_snapshot!(env.render(&out), @"
+    exit: 0
+    --- stdout
+           COST  TOKENS  MODEL
+       ~$0.0000    7.9k  free/free-1
+
+    total: ~$0.0000 · 7858 tokens · 1 calls
+      input 7856, output 2, reasoning 0, cache read 0, cache write 0
+    ~ priced by ctx from OpenCode's models.dev cache (the agent recorded 0)
+    --- stderr
+    ");
+    let doc = json(&env, &db, &["--session", SUB_B]);
+    assert_eq!(doc["total"]["estimated_calls"], 1);
+    // A float count too large for any call, and counts whose sum would not fit: named, never
+    // wrapped round.
+    edit(
+        &db,
+        "UPDATE message SET data = json_set(data, '$.tokens.input', 1e30) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';
+         UPDATE message SET data = json_set(data, '$.tokens.output', 18446744073709551615) WHERE id = 'msg_213ca8f00001I6uTuodDcDVOmi';",
+    );
+    let doc = json(&env, &db, &[]);
+    let problems: Vec<&str> = doc["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "message msg_213ca8f00001I6uTuodDcDVOmi: output tokens 18446744073709600000 is not a count; taken as 0",
+            "message msg_213cabe17001UEG5A3U8LtnWjG: input tokens 1000000000000000000000000000000 is not a count; taken as 0",
+        ]
+    );
+    assert!(
+        doc["total"]["tokens"]["total"].as_u64().unwrap() < 200_000,
+        "{doc:#}"
+    );
+}
