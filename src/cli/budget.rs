@@ -83,6 +83,9 @@ pub struct SpentArgs {
     pub frame: Option<String>,
 
     /// Only this session and its subagents (full id or unique prefix)
+    ///
+    /// A Claude Code session or subagent may also be named by the id Claude Code shows, without
+    /// ctx's cc_ or cca_ in front (f822e299 for cc_f822e299-…).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
@@ -93,7 +96,7 @@ pub struct SpentArgs {
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
 
-    /// Only calls made before WHEN (same forms as --since)
+    /// Only calls made before WHEN (same forms as --since; not before --since)
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
 
@@ -108,10 +111,13 @@ pub struct SpentArgs {
     ///
     /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, a
     /// file `opencode export <sessionID>` wrote, or Claude Code transcripts (a .jsonl file, or a
-    /// folder holding them, such as ~/.claude/projects). The default is $OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode.db (default
-    /// ~/.local/share/opencode), else the storage/ folder beside it; and the project's Claude Code
-    /// transcripts (~/.claude/projects/<project path with - for / and .>, or below
-    /// $CLAUDE_CONFIG_DIR) when they exist.
+    /// folder holding them, such as ~/.claude/projects). The default is $OPENCODE_DB, else
+    /// $XDG_DATA_HOME/opencode/opencode.db (default ~/.local/share/opencode), else the storage/
+    /// folder beside it; and the project's Claude Code transcripts ($CLAUDE_CONFIG_DIR, default
+    /// ~/.claude, then projects/<project path with - for each character but letters and digits,
+    /// cut at 200 and a hash added when longer, as Claude Code names it>) when they exist; when
+    /// neither does, the error says where each was looked for. Sources may overlap: a call is
+    /// counted once (by OpenCode's message id; Claude Code's message id and request id).
     #[arg(long, value_name = "PATH")]
     pub source: Vec<PathBuf>,
 }

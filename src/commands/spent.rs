@@ -26,6 +26,15 @@ pub fn run(ctx: &mut Context, args: SpentArgs) -> Result<ExitCode> {
     };
     let since = point("--since", &args.since)?;
     let until = point("--until", &args.until)?;
+    if let (Some(since), Some(until)) = (since, until)
+        && since > until
+    {
+        return Err(Error::failure(format!(
+            "--since {:?} is later than --until {:?}: no call can be in between",
+            args.since.as_deref().unwrap_or_default(),
+            args.until.as_deref().unwrap_or_default()
+        )));
+    }
     let state = ctx.read_state(&Store::new(&ctx.project.root))?;
     let frame = args
         .frame
@@ -72,30 +81,72 @@ pub fn run(ctx: &mut Context, args: SpentArgs) -> Result<ExitCode> {
     })
 }
 
-/// The records of `paths` (default: OpenCode's own and the project's Claude Code transcripts),
-/// priced with the models.dev cache.
+/// The records of `paths` (default: OpenCode's own and the project's Claude Code transcripts,
+/// an error saying where they were looked for when neither is there), priced with the
+/// models.dev cache.
 pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
-    let defaults;
-    let paths = if paths.is_empty() {
-        defaults = default_sources(ctx)?;
-        &defaults[..]
-    } else {
-        paths
-    };
-    sources::load(paths, &prices)
+    if !paths.is_empty() {
+        return sources::load(paths, &prices);
+    }
+    let defaults = default_sources(ctx);
+    if defaults.found.is_empty() {
+        return Err(Error::failure(format!(
+            "no records of model calls: {}",
+            defaults.looked_for
+        ))
+        .with_hint(
+            "give --source: an opencode.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of Claude Code transcripts",
+        ));
+    }
+    sources::load(&defaults.found, &prices)
 }
 
-/// OpenCode's records and the project's Claude Code transcripts, those that exist; OpenCode's
-/// alone (to say it is missing) when neither does.
-fn default_sources(ctx: &Context) -> Result<Vec<std::path::PathBuf>> {
-    let opencode = sources::default_source()?;
-    let claude = crate::claude::projects_dir(&ctx.project.root).filter(|dir| dir.is_dir());
-    Ok(match claude {
-        Some(claude) if opencode.exists() => vec![opencode, claude],
-        Some(claude) => vec![claude],
-        None => vec![opencode],
-    })
+/// The records read without `--source`, and where they were looked for.
+struct DefaultSources {
+    found: Vec<std::path::PathBuf>,
+    /// Each agent's place, for a message when nothing was found.
+    looked_for: String,
+}
+
+/// OpenCode's records (all its projects'; `$OPENCODE_DB` or its data directory) and Claude Code's
+/// transcripts of this project (in its projects folder, named as Claude Code names it), those
+/// that exist.
+fn default_sources(ctx: &Context) -> DefaultSources {
+    let mut found = Vec::new();
+    let opencode = match sources::default_source() {
+        Ok(path) if path.exists() => {
+            found.push(path);
+            None
+        }
+        Ok(path) => Some(format!(
+            "OpenCode's database {} does not exist",
+            path.display()
+        )),
+        Err(e) => Some(e.to_string()),
+    };
+    let claude = match crate::claude::projects_dir(&ctx.project.root) {
+        Some(dir) if dir.is_dir() => {
+            found.push(dir);
+            None
+        }
+        Some(dir) => Some(format!(
+            "Claude Code's transcripts of this project, {}, do not exist",
+            dir.display()
+        )),
+        None => Some(
+            "Claude Code's folder is unknown: neither CLAUDE_CONFIG_DIR nor HOME is set"
+                .to_string(),
+        ),
+    };
+    DefaultSources {
+        found,
+        looked_for: [opencode, claude]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// OpenCode's models.dev cache as a price list; a missing cache prices nothing.
@@ -118,14 +169,25 @@ fn load_prices(ctx: &Context) -> PriceList {
     }
 }
 
-/// A session by full id or unique prefix (4 characters at least).
+/// A session by full id or unique prefix (4 characters at least). A Claude Code session or
+/// subagent may also be named by its own id, as Claude Code shows it (`f822e299…` for
+/// `cc_f822e299…`).
 fn session_position(records: &Records, arg: &str) -> Result<usize> {
-    if let Some(at) = records.sessions.iter().position(|s| s.id == arg) {
+    use crate::claude::ids::{AGENT_PREFIX, SESSION_PREFIX};
+    let names = [
+        arg.to_string(),
+        format!("{SESSION_PREFIX}{arg}"),
+        format!("{AGENT_PREFIX}{arg}"),
+    ];
+    if let Some(at) = names.iter().find_map(|n| records.session_position(n)) {
         return Ok(at);
     }
     let found: Vec<usize> = if arg.len() >= 4 {
         (0..records.sessions.len())
-            .filter(|&at| records.sessions[at].id.starts_with(arg))
+            .filter(|&at| {
+                let id = &records.sessions[at].id;
+                names.iter().any(|n| id.starts_with(n.as_str()))
+            })
             .collect()
     } else {
         Vec::new()
@@ -162,7 +224,17 @@ pub fn frame_costs(
     Vec<crate::spent::figures::Figures>,
     Vec<crate::spent::figures::Figures>,
 )> {
-    let records = load_records(ctx, &[])?;
+    let defaults = default_sources(ctx);
+    let records = if defaults.found.is_empty() {
+        // The tree is drawn with what is known: no call, said once.
+        ctx.out.warn(&format!(
+            "no records of model calls, so no costs: {}",
+            defaults.looked_for
+        ));
+        Records::default()
+    } else {
+        sources::load(&defaults.found, &load_prices(ctx))?
+    };
     warn_problems(ctx, &records.problems);
     let attribution = crate::spent::attribute::attribute(&records, state);
     let (own, total, _) =

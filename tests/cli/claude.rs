@@ -826,6 +826,25 @@ fn to_base36(mut n: u64) -> String {
     digits.iter().rev().collect()
 }
 
+/// The session id Claude Code shows (`18fc7f49…`) names its session as well as ctx's `cc_…`.
+#[test]
+fn a_claude_code_session_is_selected_by_its_own_id() {
+    let env = cost_fixture();
+    let full = "cc_18fc7f49-0da9-4ed1-8bd8-2f291c79f1e6";
+    for arg in [
+        "18fc7f49",
+        "18fc7f49-0da9-4ed1-8bd8-2f291c79f1e6",
+        "cc_18fc",
+        full,
+    ] {
+        let doc = spent_json(&env, &["--by", "session", "--session", arg]);
+        assert_eq!(doc["session"], full, "{arg}");
+        assert_eq!(doc["total"]["calls"], 5, "{arg}");
+    }
+    let doc = spent_json(&env, &["--by", "session", "--session", "a0f342ad"]);
+    assert_eq!(doc["session"], "cca_a0f342ad186009990");
+}
+
 /// A folder of transcripts and one of its files: each response counted once, by its message id
 /// and request id; a usage count that is not one is named.
 #[test]

@@ -884,3 +884,54 @@ fn prices_and_token_counts_out_of_range_are_refused_and_said() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn since_after_until_is_refused() {
+    let (env, db) = fixture();
+    let out = spent(
+        &env,
+        &db,
+        &["--since", "2026-11-26", "--until", "2026-11-25"],
+    );
+    assert_snapshot!(env.render(&out), @r#"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: --since "2026-11-26" is later than --until "2026-11-25": no call can be in between
+    "#);
+}
+
+/// Without OpenCode's database nor the project's Claude Code transcripts: the error says what was
+/// looked for, and where; `frame tree --cost` still draws the tree.
+#[test]
+fn without_records_the_error_says_where_each_agent_was_looked_for() {
+    let (env, _db) = fixture();
+    let out = env.run(&["budget", "spent"]);
+    let text = env.render(&out);
+    let name = env
+        .root
+        .to_string_lossy()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "-");
+    assert_snapshot!(text.replace(&name, "[ROOT-NAME]"), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist
+    hint: give --source: an opencode.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of Claude Code transcripts
+    ");
+    let out = env.run(&["frame", "tree", "--cost"]);
+    let text = env.render(&out);
+    assert_snapshot!(text.replace(&name, "[ROOT-NAME]"), @"
+    exit: 0
+    --- stdout
+             -       0  → Done. The change is in place and the tests… (ses_dec359d7)
+             -       0  ├── ✓ Refund work (fr_80gej)
+             -       0  │   └── ✓ Audit refunds (@general subagent) (ses_dec35872)
+             -       0  │       └── ✓ Check signatures (fr_ppzme)
+             -       0  └── ✓ Audit invoices (@cheap subagent) (ses_dec35730)
+
+    5 frames: 1 → in_progress, 4 ✓ completed
+    --- stderr
+    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist
+    ");
+}
