@@ -39,8 +39,13 @@ pub fn command(event: &str) -> String {
 /// The commands earlier versions of ctx wrote for `event`, which an install replaces and
 /// `--remove` takes out. A version that changes [`command`] adds the old text here.
 fn earlier_commands(event: &str) -> Vec<String> {
-    let _ = event;
-    Vec::new()
+    vec![
+        // Before $CLAUDE_CONFIG_DIR was read, the shell's own log line went to ~/.claude.
+        format!(
+            "\"${{CTX_BIN:-ctx}}\" claude hook {event} 2>/dev/null || echo \"exit $? of ctx claude \
+             hook {event} at $(date -u +%FT%TZ)\" >>\"$HOME/.claude/ctx-hooks.log\" 2>/dev/null; exit 0"
+        ),
+    ]
 }
 
 /// Whether `hook`, found under `event`, is one of ctx's: its command is exactly one ctx writes
@@ -492,6 +497,33 @@ mod tests {
         ] {
             assert!(!is_ctx_hook("SessionStart", &hook(mine)), "{mine}");
         }
+    }
+
+    #[test]
+    fn an_earlier_versions_entries_are_replaced_not_doubled() {
+        let mut old = Object::new();
+        for (event, matcher) in EVENTS {
+            let Json::Object(mut group) = ctx_group(event, *matcher) else {
+                unreachable!()
+            };
+            let mut hook = Object::new();
+            hook.insert("type", Json::str("command"));
+            hook.insert("command", Json::str(&earlier_commands(event)[0]));
+            group.insert("hooks", Json::Array(vec![Json::Object(hook)]));
+            old.insert(event, Json::Array(vec![Json::Object(group)]));
+        }
+        let mut root = Object::new();
+        root.insert("hooks", Json::Object(old));
+        let text = json::to_pretty_string(&Json::Object(root));
+        let merged = merge(Some(&text), false).unwrap();
+        assert_eq!(merged.removed.len(), EVENTS.len());
+        let new = merged.text.unwrap();
+        assert_eq!(
+            new.matches("claude hook SessionStart").count(),
+            2,
+            "one entry: {new}"
+        );
+        assert!(!new.contains("$HOME/.claude/ctx-hooks.log"));
     }
 
     #[test]
