@@ -717,6 +717,104 @@ for entry in ['[SWARM CONTEXT] Current phase:', '[SWARM CONTEXT] Current task:',
 "
 }
 
+# with_npm_plugin SANDBOX-NAME SPEC: OpenCode installs an npm plugin (SPEC, e.g.
+# @tarquinen/opencode-dcp@3.1.14) into its cache on its first start; a copy kept beside OpenCode's
+# own install saves that download on later runs. Call it before the run, and `keep_npm_plugin` with
+# the same arguments after it.
+npm_plugin_dirs() {
+  local cache=${CTX_OPENCODE_HOME:-$HOME/.cache/ctx-opencode}/packages
+  echo "$cache/$2" "$work/sandbox-$1/cache/opencode/packages/$2"
+}
+with_npm_plugin() {
+  local kept sandboxed
+  read -r kept sandboxed < <(npm_plugin_dirs "$1" "$2")
+  if [[ -d $kept/node_modules ]]; then
+    mkdir -p "$(dirname "$sandboxed")" && cp -r "$kept" "$(dirname "$sandboxed")/"
+  fi
+}
+keep_npm_plugin() {
+  local kept sandboxed
+  read -r kept sandboxed < <(npm_plugin_dirs "$1" "$2")
+  if [[ ! -d $kept/node_modules && -d $sandboxed/node_modules ]]; then
+    mkdir -p "$(dirname "$kept")" && cp -r "$sandboxed" "$(dirname "$kept")/"
+  fi
+}
+
+scenario_dcp() {
+  echo "scenario dcp: beside DCP 3.1.14, a compress over a range that begins before a push still lets the frame fold"
+  local project requests frame dcp=@tarquinen/opencode-dcp@3.1.14
+  project=$(new_project dcp)
+  mock_config "$project" "\"plugin\": [\"$dcp\"]"
+  # DCP numbers the messages it sees (<dcp-message-id>m0001</…>): m0001 the prompt, m0002 the
+  # first bash call, m0003 the push. The model compresses m0002..m0003, taking the push with it,
+  # then works on in the frame and pops it.
+  cat >"$work/dcp.json" <<EOF
+[
+ {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo intro", "description": "intro"}}]},
+ {"tools": true, "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Audit beside DCP"}}]},
+ {"tools": true, "when": "m0003", "tool_calls": [{"name": "compress", "arguments": {"topic": "Start of the audit", "content": [{"startId": "m0002", "endId": "m0003", "summary": "DCP_SUMMARY: the intro ran and the audit frame was pushed."}]}}]},
+ $(big_bash DCPX),
+ {"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "The audit beside DCP is done"}}]},
+ {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo after", "description": "after"}}]},
+ {"tools": true, "reply": "Finished."}
+]
+EOF
+  with_npm_plugin dcp "$dcp"
+  requests=$(MOCK_STRICT=1 run dcp "$project" "$work/dcp.json" -- run "Audit the ledger")
+  keep_npm_plugin dcp "$dcp"
+  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "dcp: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $(frame_json "$project" "$frame" | field 'd["frame"]["status"]') == completed ]] || fail "dcp: the frame is popped"
+  grep -q "DCPX-2499" "$project/.opencode/flame/logs/frame-$frame.md" || fail "dcp: the frame's log keeps the output"
+  ! grep -rq "comes before its push" "$work/sandbox-dcp" || fail "dcp: a wrong warning was logged"
+  check "$requests" "dcp" "
+agent = [r for r in requests if r['tools']]
+need(any('compress' == t for r in agent for t in r['tools']), 'DCP offers its compress tool')
+need('<dcp-message-id>' in agent[0]['all'], 'DCP numbers the messages')
+last = agent[-1]
+need('DCP_SUMMARY' in last['all'], 'DCP\'s summary stays in place of what it compressed')
+need('DCPX-2499' not in last['all'], 'the output after the compress folds with its frame')
+need('The audit beside DCP is done' in last['all'] and '.opencode/flame/logs/frame-$frame.md' in last['all'], 'the fold entry')
+"
+}
+
+scenario_omo() {
+  echo "scenario omo: beside oh-my-opencode 4.19.4, a background task's frame runs until its child answers, then the notice carries the answer"
+  local project requests omo=oh-my-opencode@4.19.4
+  project=$(new_project omo)
+  mock_config "$project" "\"plugin\": [\"$omo\"]"
+  # oh-my-opencode's task tool returns at once with run_in_background (its output names the
+  # background task, bg_…); the root keeps busy in a bash call while the child works.
+  cat >"$work/omo.json" <<'EOF'
+[
+ {"tools": true, "when": "Delegate the audit", "tool_calls": [{"name": "task", "arguments": {"description": "Audit refunds", "prompt": "AUDIT_IN_THE_BACKGROUND", "subagent_type": "explore", "run_in_background": true}}]},
+ {"tools": true, "when": "bg_", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 8", "description": "wait"}}]},
+ {"tools": true, "when": "AUDIT_IN_THE_BACKGROUND", "delay": 1, "reply": "BG_ANSWER: 3 refund issues found."},
+ {"tools": true, "when": "finished with status completed", "reply": "The audit is back."},
+ {"tools": true, "delay": 2, "reply": "Noted."}
+]
+EOF
+  with_npm_plugin omo "$omo"
+  requests=$(OMO_DISABLE_POSTHOG=1 MOCK_STRICT=1 run omo "$project" "$work/omo.json" -- run "Delegate the audit")
+  keep_npm_plugin omo "$omo"
+  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "omo: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  local child
+  child=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $child == ses_* ]] || fail "omo: the background child is a frame ($child)"
+  [[ $(frame_json "$project" "$child" | field 'd["frame"]["status"], d["frame"]["summary"]') == "('completed', 'BG_ANSWER: 3 refund issues found.')" ]] \
+    || fail "omo: the child's frame ends with its own answer: $(frame_json "$project" "$child")"
+  check "$requests" "omo" "
+agent = [r for r in requests if r['tools']]
+need(any('background_output' in r['tools'] for r in agent), 'oh-my-opencode\'s own tools are offered')
+sub = first(lambda r: 'AUDIT_IN_THE_BACKGROUND' in r['last_user'], 'the child\'s request')
+need('<flame-context session=\"$child\">' in sub['texts'], 'the child sees its own frame')
+need('<current-frame id=\"$child\" status=\"in_progress\">' in sub['texts'], 'running, not completed at launch')
+notice = first(lambda r: 'finished with status completed' in r['last_user'], 'the notice in the parent')
+need('BG_ANSWER: 3 refund issues found.' in notice['last_user'], 'the notice carries the child\'s answer')
+need(requests.index(notice) > requests.index(sub), 'and comes after it')
+"
+}
+
 scenario_notice_bad_input() {
   echo "scenario notice_bad_input: a parent's unknown agent or model, a refused or undeliverable notice, a config that is not JSON"
   # What a real OpenCode cannot be made to do on cue, played by a stand-in client (no OpenCode
@@ -727,7 +825,7 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp omo)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
