@@ -206,12 +206,28 @@ struct Found {
     call: Option<usize>,
 }
 
-/// Finds the message (and call) of a push or pop: by its call id, else its message id, else the
-/// tool call that was running at the mark's time (a `ctx frame …` run through the bash tool).
+/// Finds the message (and call) of a push or pop: by its message id (and its call in it), else, for
+/// a mark without a message id, by its call id, else the tool call that was running at the mark's
+/// time (a `ctx frame …` run through the bash tool). A call id alone is not trusted when the mark
+/// names its message: some providers number calls per response (`call_0`), and a message that is
+/// gone (compacted) must not be found again through another message's call of the same id.
 /// A push or pop made by a slash command is the user message at or after the mark that names the
 /// frame (the command's result, which OpenCode stores as that message).
 fn locate(list: &MessageList<'_>, views: &[View], mark: &Mark, frame: &str) -> Option<Found> {
     let messages = list.messages();
+    if let Some(message) = &mark.message {
+        let i = messages.iter().position(|m| m.id() == message)?;
+        let by_id = mark.call.as_ref().and_then(|call| {
+            views[i]
+                .calls
+                .iter()
+                .find(|c| c.call.as_deref() == Some(call))
+        });
+        let call = by_id
+            .or_else(|| views[i].calls.iter().find(|c| c.tool.starts_with("flame_")))
+            .map(|c| c.index);
+        return Some(Found { message: i, call });
+    }
     if let Some(call) = &mark.call {
         for (i, view) in views.iter().enumerate() {
             if let Some(c) = view.calls.iter().find(|c| c.call.as_deref() == Some(call)) {
@@ -221,16 +237,6 @@ fn locate(list: &MessageList<'_>, views: &[View], mark: &Mark, frame: &str) -> O
                 });
             }
         }
-    }
-    if let Some(message) = &mark.message
-        && let Some(i) = messages.iter().position(|m| m.id() == message)
-    {
-        let call = views[i]
-            .calls
-            .iter()
-            .find(|c| c.tool.starts_with("flame_"))
-            .map(|c| c.index);
-        return Some(Found { message: i, call });
     }
     for (i, view) in views.iter().enumerate() {
         let during = view.calls.iter().find(
@@ -669,6 +675,47 @@ mod tests {
             ["msg_dcp_summary_1", "m005", "m006"],
             "the other plugin's summary stays"
         );
+    }
+
+    #[test]
+    fn call_ids_numbered_per_response_are_found_in_their_own_message() {
+        // Every response's first call is `call_0`, as some providers number them: the push and
+        // pop of the second frame must be found by their messages, not the first `call_0`.
+        let mut full: Value =
+            serde_json::from_str(&list(&[true, false, false, false, false, false, false])).unwrap();
+        for m in full["messages"].as_array_mut().unwrap().iter_mut().skip(1) {
+            m["parts"][0]["callID"] = Value::from("call_0");
+        }
+        let text = full.to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let span = |open: usize, close: usize| Span {
+            session: "s".into(),
+            open: Mark::new(
+                10 * open as i64 + 2,
+                Some(&format!("m{open:03}")),
+                Some("call_0"),
+            ),
+            close: Some(Mark::new(
+                10 * close as i64 + 2,
+                Some(&format!("m{close:03}")),
+                Some("call_0"),
+            )),
+        };
+        let popped = [
+            Popped {
+                id: "fr_a".into(),
+                span: span(1, 2),
+                entry: "ENTRY A".into(),
+            },
+            Popped {
+                id: "fr_b".into(),
+                span: span(4, 6),
+                entry: "ENTRY B".into(),
+            },
+        ];
+        let folding = fold(&parsed, &popped, false);
+        assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
+        assert_eq!(ids_after(folding), ["m000", "m002", "m003", "m006"]);
     }
 
     #[test]
