@@ -384,7 +384,10 @@ pub fn fold<'l, 'a>(
         {
             let at = l.open.message + i;
             let kept = keep_user && messages[at].role() == "user" && view.typed;
-            if !kept && !closes.contains(&at) {
+            // Only the push's message can also be another span's pop; a pop inside the span (of
+            // a frame nested in it) goes with the span.
+            let carries_entry = at == l.open.message && closes.contains(&at);
+            if !kept && !carries_entry {
                 *edit = Edit::Drop;
             }
         }
@@ -675,6 +678,36 @@ mod tests {
             ["msg_dcp_summary_1", "m005", "m006"],
             "the other plugin's summary stays"
         );
+    }
+
+    #[test]
+    fn a_nested_frames_pop_goes_with_the_span_around_it() {
+        // m001 push outer, m002 push inner, m003 work, m004 pop inner, m005 work, m006 pop outer.
+        let text = list(&[true, false, false, false, false, false, false, true]);
+        let parsed = parse_messages(&text).unwrap();
+        let popped = [
+            Popped {
+                id: "fr_outer".into(),
+                span: Span {
+                    session: "s".into(),
+                    open: mark(1, 0),
+                    close: Some(mark(6, 0)),
+                },
+                entry: "ENTRY OUTER".into(),
+            },
+            Popped {
+                id: "fr_inner".into(),
+                span: Span {
+                    session: "s".into(),
+                    open: mark(2, 0),
+                    close: Some(mark(4, 0)),
+                },
+                entry: "ENTRY INNER".into(),
+            },
+        ];
+        let folding = fold(&parsed, &popped, false);
+        assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
+        assert_eq!(ids_after(folding), ["m000", "m006", "m007"]);
     }
 
     #[test]
