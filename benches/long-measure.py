@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Reads the stand-in model's request logs of benches/long.sh and prints a markdown table, one row per way.
+
+  long-measure.py CTX WAY=REQUESTS_DIR [WAY=REQUESTS_DIR...] [--json FILE]
+
+The measures of benches/fold-measure.py (its header defines them: characters of a request's messages without the
+system ones, cacheable prefixes, billed input = not cacheable + 0.1 x the rest), plus:
+- compactions: the requests OpenCode sent to summarize the session (they offer no tools, and their system prompt
+  is OpenCode's "context summarization agent"; its title request also offers no tools);
+- largest request: the most characters of messages any agent request carried;
+- tool outputs: the characters of every tool output, each counted once: what any way must send at least once,
+  uncached (the floor of "not cacheable").
+"""
+import glob
+import importlib.util
+import json
+import os
+import sys
+
+spec = importlib.util.spec_from_file_location("fold_measure", os.path.join(os.path.dirname(__file__), "fold-measure.py"))
+fold = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fold)
+
+
+def compactions(folder):
+    count = 0
+    for path in sorted(glob.glob(os.path.join(folder, "[0-9]*[0-9].json"))):
+        body = json.load(open(path))
+        if body.get("tools"):
+            continue
+        system = " ".join(fold.text(m) for m in body.get("messages") or [] if m.get("role") == "system")
+        if "summarization agent" in system.lower():
+            count += 1
+    return count
+
+
+def tool_outputs(folder):
+    seen, total = set(), 0
+    for path in sorted(glob.glob(os.path.join(folder, "[0-9]*[0-9].json"))):
+        for m in json.load(open(path)).get("messages") or []:
+            # The stand-in numbers its calls anew in each run: an output is known by its call and text.
+            key = (m.get("tool_call_id"), fold.text(m)[:200])
+            if m.get("role") == "tool" and key not in seen:
+                seen.add(key)
+                total += len(fold.serialize(fold.text(m)))
+    return total
+
+
+def main():
+    args = sys.argv[1:]
+    json_out = None
+    if "--json" in args:
+        k = args.index("--json")
+        json_out = args[k + 1]
+        del args[k:k + 2]
+    ctx, ways = args[0], [a.split("=", 1) for a in args[1:]]
+    results = {}
+    for name, folder in ways:
+        r = fold.measure(ctx, folder)
+        if r is not None:
+            r["compactions"] = compactions(folder)
+            r["largest"] = max(r["sizes"].values())
+            r["billed"] = fold.billed(r)
+            r["tool_outputs"] = tool_outputs(folder)
+        results[name] = r
+    base = results.get("plain")
+    header = ["way", "agent requests", "compactions", "largest request (characters)", "last request",
+              "all requests: characters", "tool outputs", "not cacheable", "billed (vs plain)", "refused",
+              "tool errors"]
+    print("| " + " | ".join(header) + " |")
+    print("|---" + "|---:" * (len(header) - 1) + "|")
+    for name, r in results.items():
+        if r is None:
+            print(f"| {name} | 0 |" + " - |" * (len(header) - 2))
+            continue
+        cells = [
+            name, r["requests"], r["compactions"], f"{r['largest']:,}", f"{r['last_chars']:,}",
+            f"{r['sent']:,}", f"{r['tool_outputs']:,}", f"{r['uncached']:,}",
+            f"{r['billed']:,.0f} ({100 * r['billed'] / base['billed']:.0f} %)" if base else f"{r['billed']:,.0f}",
+            r["refused"], "-" if r["tool_errors"] is None else len(r["tool_errors"]),
+        ]
+        print("| " + " | ".join(map(str, cells)) + " |")
+    print()
+    for name, r in results.items():
+        for e in (r or {}).get("tool_errors") or []:
+            print(f"{name}: tool error in {e}")
+    plain, ctx_way, dcp = results.get("plain"), results.get("ctx"), results.get("dcp")
+    if plain and ctx_way:
+        checks = [
+            ("plain OpenCode compacts at least twice", plain["compactions"] >= 2),
+            ("ctx never compacts", ctx_way["compactions"] == 0),
+            ("ctx's billed input at most half of plain's", ctx_way["billed"] <= 0.5 * plain["billed"]),
+            ("ctx's uncached characters at most plain's", ctx_way["uncached"] <= plain["uncached"]),
+        ]
+        if dcp:
+            checks.append(("ctx's billed input below DCP's", ctx_way["billed"] < dcp["billed"]))
+        print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# A whole long session, three ways, in a real OpenCode (tests/e2e/opencode-sandbox.sh) against the stand-in model
+# in strict mode, with a model whose context is small enough (64 000 tokens) that plain OpenCode compacts:
+#   plain  OpenCode without plugins (pushes and pops are bash echoes);
+#   ctx    ctx's plugin (`ctx opencode install`): each frame pushed with flame_push and popped with flame_pop;
+#   dcp    Dynamic Context Pruning (@tarquinen/opencode-dcp, pinned in benches/fold.sh): after each frame's work
+#          the model calls DCP's `compress` over the span that work fills.
+# The session: 22 frames, every fourth with a frame nested in it, each running bash calls that print 10 000 to
+# 40 000 characters of a made-up build log (benches/fold-output.py, seeded), a bash call between frames, and a
+# person's message in the middle (a second `opencode run --continue`). The stand-in reports usage as a quarter of
+# the request's characters, so OpenCode compacts when a request nears the model's limit.
+# Then benches/long-measure.py prints a markdown table: compactions, the largest request, the input billed with
+# a prompt cache (uncached + 0.1 x cached, in characters), the characters no cache could serve, refusals and
+# tool errors; and the targets (ctx never compacts where plain does at least twice, ctx's billed input at most
+# half of plain's and below DCP's, its uncached characters at most plain's).
+#
+# Usage: benches/long.sh [WAY...]       (default: plain ctx dcp; several minutes)
+# Environment: CTX=/path/to/ctx skips the release build; KEEP=1 keeps the work folder; LONG_JSON=FILE also writes
+# the measures as JSON; MOCK_PORT, if set, is the first of three ports (default: free ones).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+DCP_VERSION=$(grep -m1 -o 'DCP_VERSION=[0-9.]*' benches/fold.sh | cut -d= -f2)
+OPENCODE_PLUGIN_VERSION=$(grep -m1 -o 'OPENCODE_PLUGIN_VERSION=[0-9.]*' benches/fold.sh | cut -d= -f2)
+CONTEXT_TOKENS=64000
+ways=("$@")
+[[ ${#ways[@]} -gt 0 ]] || ways=(plain ctx dcp)
+for way in "${ways[@]}"; do
+  case $way in plain | ctx | dcp) ;; *) echo "usage: $0 [plain|ctx|dcp]..." >&2; exit 2 ;; esac
+done
+
+if [[ -n ${CTX:-} ]]; then
+  ctx=$(cd "$(dirname "$CTX")" && pwd)/$(basename "$CTX")
+else
+  cargo build --release --quiet
+  ctx=$repo/target/release/ctx
+fi
+
+peers=$repo/target/bench-peers/dcp-$DCP_VERSION
+dcp=$peers/node_modules/@tarquinen/opencode-dcp
+if [[ ! -f $dcp/dist/index.js || ! -d $peers/node_modules/@opencode-ai/plugin ]]; then
+  mkdir -p "$peers"
+  (cd "$peers" && npm install --silent --no-audit --no-fund --legacy-peer-deps \
+    "@tarquinen/opencode-dcp@$DCP_VERSION" "@opencode-ai/plugin@$OPENCODE_PLUGIN_VERSION" >/dev/null)
+fi
+deps=$repo/target/bench-peers/opencode-plugin-$OPENCODE_PLUGIN_VERSION
+
+work=$(mktemp -d)
+if [[ -n ${KEEP:-} ]]; then
+  echo "work folder: $work" >&2
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# As separate words: `opencode run` puts an argument with spaces in double quotes before sending it.
+prompt=(Work through the refund backlog, one frame per item.)
+person=(Also check the currency rounding in each remaining item.)
+
+# steps WAY HALF: the stand-in's script for WAY's run HALF (1: the first 11 frames, 2: the rest, after the
+# person's message). Every agent request (one that offers tools) takes the next step; OpenCode's title and
+# compaction requests (no tools) get the stand-in's fixed reply.
+steps() {
+  python3 - "$1" "$2" <<'PY'
+import json, random, sys
+way, half = sys.argv[1], int(sys.argv[2])
+call = lambda name, **arguments: {"tools": True, "tool_calls": [{"name": name, "arguments": arguments}]}
+rng = random.Random(20261127)
+frames = [(n, rng.randrange(10_000, 40_001), rng.randrange(10_000, 40_001)) for n in range(1, 23)]
+steps = [{"tools": False, "reply": "Refund backlog"}] if half == 1 else []
+# DCP's message numbers: m0001 the prompt, then one per model answer (its tool results included); the second
+# run adds the person's message. Only the dcp way reads them.
+message = 1
+def frame(n, sizes, nested):
+    global message
+    out = []
+    summary = f"Item {n} done: its checks ran and the refund handler and the ledger agree."
+    if way == "ctx":
+        out.append(call("flame_push", goal=f"Refund backlog item {n}"))
+    else:
+        out.append(call("bash", command="echo push", description=f"Item {n}"))
+    message += 1
+    first = message + 1
+    for k, size in enumerate(sizes):
+        out.append(call("bash", command=f"python3 build-log.py {n} {k} {size}", description=f"Log {n}.{k}"))
+        message += 1
+        if nested and k == 0:
+            inner_first = message + 1
+            if way == "ctx":
+                out.append(call("flame_push", goal=f"Item {n}: the rounding detail"))
+            else:
+                out.append(call("bash", command="echo push", description=f"Item {n} detail"))
+            message += 1
+            out.append(call("bash", command=f"python3 build-log.py {n} inner 12000", description=f"Detail {n}"))
+            message += 1
+            detail = f"Item {n} detail: rounding is half-even."
+            if way == "ctx":
+                out.append(call("flame_pop", summary=detail))
+            else:
+                out.append(call("bash", command="echo pop", description=detail))
+            message += 1
+    if way == "ctx":
+        out.append(call("flame_pop", summary=summary))
+    elif way == "dcp":
+        out.append(call("compress", topic=f"Refund item {n}",
+                        content=[{"startId": f"m{first:04d}", "endId": f"m{message:04d}", "summary": summary}]))
+    else:
+        out.append(call("bash", command="echo pop", description=summary))
+    message += 1
+    out.append(call("bash", command=f"echo 'between items: {n} of 22 done'", description="Progress"))
+    message += 1
+    return out
+for n, a, b in frames:
+    part = 1 if n <= 11 else 2
+    if part == 2 and n == 12:
+        message += 2  # the first run's final reply, and the person's message
+    chunk = frame(n, (a, b), nested=(n % 4 == 0))
+    if part == half:
+        steps.extend(chunk)
+steps.append({"tools": True, "reply": "Half of the backlog is done." if half == 1 else "The backlog is done."})
+print(json.dumps(steps, indent=1))
+PY
+}
+
+run_way() {
+  local way=$1 port=$2
+  local project=$work/$way/project sandbox=$work/$way/sandbox
+  mkdir -p "$project" "$sandbox" "$work/$way/requests"
+  cp benches/fold-output.py "$project/build-log.py"
+  local plugins=""
+  case $way in
+    ctx) "$ctx" -C "$project" -q opencode install >/dev/null ;;
+    dcp)
+      plugins="\"plugin\": [\"file://$dcp/dist/index.js\"],"
+      mkdir -p "$project/.opencode"
+      echo '{ "autoUpdate": false }' >"$project/.opencode/dcp.jsonc"
+      ;;
+  esac
+  cat >"$project/opencode.json" <<EOF
+{
+  "\$schema": "https://opencode.ai/config.json",
+  $plugins
+  "provider": {
+    "mock": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Mock",
+      "options": { "baseURL": "http://127.0.0.1:$port/v1", "apiKey": "unused" },
+      "models": { "mock-1": { "name": "Mock 1", "limit": { "context": $CONTEXT_TOKENS, "output": 4000 } } }
+    }
+  },
+  "model": "mock/mock-1",
+  "autoupdate": false
+}
+EOF
+  if [[ -d $deps/node_modules ]]; then
+    mkdir -p "$sandbox/config/opencode" "$project/.opencode"
+    cp -r "$deps/." "$sandbox/config/opencode/"
+    cp -r "$deps/." "$project/.opencode/"
+  fi
+  local half args
+  for half in 1 2; do
+    steps "$way" "$half" >"$work/$way/steps-$half.json"
+    if [[ $half == 1 ]]; then args=(run "${prompt[@]}"); else args=(run --continue "${person[@]}"); fi
+    rm -rf "$sandbox/requests"
+    PATH=$(dirname "$ctx"):$PATH MOCK_PORT=$port MOCK_STRICT=1 MOCK_SCRIPT=$work/$way/steps-$half.json \
+      tests/e2e/opencode-sandbox.sh "$sandbox" "$project" -- "${args[@]}" >"$work/$way/opencode-$half.out" 2>&1 || {
+      echo "$way: opencode exited non-zero in run $half; its output:" >&2
+      tail -20 "$work/$way/opencode-$half.out" >&2
+    }
+    # The two runs' requests in one folder, numbered on.
+    local n=$(find "$work/$way/requests" -name '[0-9]*[0-9].json' | wc -l) f base
+    for f in $(find "$sandbox/requests" -name '[0-9]*[0-9].json' | sort); do
+      n=$((n + 1))
+      base=$(printf '%04d' "$n")
+      cp "$f" "$work/$way/requests/$base.json"
+      [[ -f ${f%.json}.error.txt ]] && cp "${f%.json}.error.txt" "$work/$way/requests/$base.error.txt"
+    done
+    local scripted used
+    scripted=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/$way/steps-$half.json")
+    used=$(find "$sandbox/requests" -name '*.step.json' | wc -l)
+    [[ $used -eq $scripted ]] ||
+      echo "$way: run $half used $used of its $scripted scripted steps (KEEP=1 keeps the logs)" >&2
+  done
+  # The database beside the requests, for the tool errors.
+  ln -s "$sandbox/data" "$work/$way/data"
+}
+
+echo "OpenCode $(grep -m1 -o 'OPENCODE_VERSION=[0-9.]*' tests/e2e/opencode-sandbox.sh | cut -d= -f2)," \
+  "DCP $DCP_VERSION, ctx $("$ctx" --version | cut -d' ' -f2) ($(git rev-parse --short HEAD 2>/dev/null || echo '?'))," \
+  "model context $CONTEXT_TOKENS tokens, stand-in in strict mode"
+echo
+logs=()
+for i in "${!ways[@]}"; do
+  way=${ways[$i]}
+  if [[ -n ${MOCK_PORT:-} ]]; then port=$((MOCK_PORT + i)); else port=$(free_port); fi
+  run_way "$way" "$port"
+  logs+=("$way=$work/$way/requests")
+done
+python3 benches/long-measure.py "$ctx" "${logs[@]}" ${LONG_JSON:+--json "$LONG_JSON"}
