@@ -275,14 +275,15 @@ pub fn check_destination(path: &Path) -> Result<()> {
 /// new file over it would go around its mode. As root, where every file opens for writing, a
 /// file with no write permission for anyone counts as read-only too.
 pub fn check_writable(path: &Path) -> Result<()> {
-    let Ok(meta) = std::fs::metadata(path) else {
+    // Only a regular file is opened: opening a named pipe to write would wait for a reader.
+    let Some(meta) = std::fs::metadata(path).ok().filter(|m| m.is_file()) else {
         return Ok(());
     };
     let denied = std::fs::OpenOptions::new()
         .append(true)
         .open(path)
         .is_err_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied);
-    if meta.is_file() && (meta.permissions().readonly() || denied) {
+    if meta.permissions().readonly() || denied {
         return Err(Error::failure(format!(
             "{}: is read-only; ctx does not write over it, and nothing was changed",
             path.display()
