@@ -219,3 +219,19 @@ fn remove_takes_out_the_commands_folder_it_emptied_and_keeps_one_with_the_users_
     env.ok(&["claude", "install", "--remove"]);
     assert_eq!(env.read(".claude/commands/mine.md"), "my command\n");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_where_a_command_file_goes_is_refused_without_waiting() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".claude/commands")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(env.path(".claude/commands/push.md"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = env.run(&["claude", "install"]);
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    assert!(env.render(&out).contains("push.md: is not a regular file"));
+    assert!(!env.path(SETTINGS).exists());
+}
