@@ -22,6 +22,9 @@ use std::path::Path;
 mod layout;
 
 fn main() {
+    // `ctx --version` names the target it was built for, so a bug report says which binary ran.
+    let target = std::env::var("TARGET").expect("cargo sets TARGET");
+    println!("cargo::rustc-env=CTX_TARGET={target}");
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR");
     let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let dir = Path::new(&out);

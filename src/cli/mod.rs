@@ -49,8 +49,13 @@ pub unsafe fn forget_empty_ctx_variables() {
     }
 }
 
+/// What `ctx --version` and `ctx -V` print after `ctx `: the version, then the target triple the
+/// binary was built for (a bug report then says which binary ran). Scripts that read the second
+/// word still get the bare version.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("CTX_TARGET"), ")");
+
 #[derive(Debug, Parser)]
-#[command(name = "ctx", version, about = ABOUT, long_about = LONG_ABOUT, max_term_width = 100)]
+#[command(name = "ctx", version = VERSION, about = ABOUT, long_about = LONG_ABOUT, max_term_width = 100)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,

@@ -87,7 +87,8 @@ pub fn completions(out: &mut Output, shell: Shell) -> Result<ExitCode> {
 
 /// Man pages: `ctx.1`, then `ctx-<group>.1`, `ctx-<group>-<command>.1` for every visible command.
 pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>> {
-    let mut command = Cli::command();
+    // The pages are the same for every target: they show the bare version.
+    let mut command = Cli::command().version(env!("CARGO_PKG_VERSION"));
     command.build();
     let mut pages = Vec::new();
     collect_pages(&command, "ctx", &mut pages)?;

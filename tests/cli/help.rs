@@ -508,3 +508,25 @@ fn help_of_three_commands() {
               stdout keeps only the primary output.
     "#);
 }
+
+/// `--version` says which binary ran: the crate's version, then the target it was built for.
+/// The second word stays the bare version, which is what scripts read.
+#[test]
+fn version_names_the_version_and_the_target() {
+    let env = TestEnv::new();
+    let target = env!("CTX_TARGET");
+    let expected = format!("ctx {} ({target})\n", env!("CARGO_PKG_VERSION"));
+    assert_eq!(env.ok(&["--version"]), expected);
+    assert_eq!(env.ok(&["-V"]), expected);
+    // The triple is this machine's kind: its architecture first, its OS named.
+    assert!(
+        target.starts_with(std::env::consts::ARCH),
+        "{target} vs {}",
+        std::env::consts::ARCH
+    );
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    };
+    assert!(target.contains(os), "{target} vs {os}");
+}
