@@ -17,6 +17,7 @@ pub mod json;
 pub mod json_edit;
 pub mod opencode;
 pub mod output;
+pub mod package;
 pub mod project;
 pub mod schema;
 pub mod settings;

@@ -149,6 +149,9 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
             text.as_bytes(),
         )?;
     }
+    for (path, text) in crate::package::manifests() {
+        write(&dir.join(path), text.as_bytes())?;
+    }
     // The pictures need the demo project: a DIR without one (a scratch folder) gets the rest.
     let demo = dir.join("examples/demo");
     let pictures = if demo.is_dir() { &PICTURES[..] } else { &[] };
@@ -169,7 +172,7 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
         write(&dir.join("docs").join(file), &run.stdout)?;
     }
     out.note(&format!(
-        "wrote completions/, man/, schemas/{} under {}",
+        "wrote completions/, man/, schemas/, the package manifests{} under {}",
         if pictures.is_empty() {
             " (no examples/demo: no pictures)"
         } else {

@@ -90,3 +90,77 @@ fn the_bash_completion_loads_and_completes_subcommands() {
         "{words}"
     );
 }
+
+/// The package manifests (npm/…) are the ones generate-artifacts writes now.
+#[test]
+fn package_manifests_are_fresh() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (path, text) in ctxkit::package::manifests() {
+        let committed = std::fs::read_to_string(repo.join(&path)).unwrap_or_default();
+        assert!(
+            committed == text,
+            "{path} is stale: run `cargo run -q -- generate-artifacts .`"
+        );
+    }
+}
+
+/// One version everywhere: every committed manifest, every dependency between ctx's packages and
+/// `ctx --version` say Cargo.toml's version; the release script builds the packages' targets.
+#[test]
+fn every_package_carries_the_crates_version() {
+    let version = env!("CARGO_PKG_VERSION");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut manifests = vec![repo.join("npm/ctxkit/package.json")];
+    for entry in std::fs::read_dir(repo.join("npm/platforms")).unwrap() {
+        manifests.push(entry.unwrap().path().join("package.json"));
+    }
+    for path in &manifests {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut versions = Vec::new();
+        collect_versions(&json, &mut versions);
+        assert!(!versions.is_empty(), "{path:?}: no version");
+        for (key, found) in versions {
+            assert_eq!(found, version, "{path:?}: {key}");
+        }
+    }
+    let env = TestEnv::new();
+    let shown = env.ok(&["--version"]);
+    assert_eq!(shown.split(' ').nth(1), Some(version), "{shown}");
+
+    let script = std::fs::read_to_string(repo.join("scripts/release.sh")).unwrap();
+    for platform in &ctxkit::package::PLATFORMS {
+        assert!(
+            script.contains(&format!("\n  {}\n", platform.target)),
+            "scripts/release.sh does not build {}",
+            platform.target
+        );
+    }
+}
+
+/// Every `version` key, and every dependency on one of ctx's packages, with where it is.
+fn collect_versions(json: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match json {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("version", serde_json::Value::String(v)) => {
+                        out.push((key.clone(), v.clone()));
+                    }
+                    (dependencies, serde_json::Value::Object(packages))
+                        if dependencies.ends_with("ependencies") =>
+                    {
+                        for (name, v) in packages {
+                            if name == "ctxkit" || name.starts_with("@ctxkit/") {
+                                out.push((name.clone(), v.as_str().unwrap_or("").to_string()));
+                            }
+                        }
+                    }
+                    _ => collect_versions(value, out),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_versions(v, out)),
+        _ => {}
+    }
+}

@@ -27,7 +27,7 @@
 // at most 3 s for the state's lock and starts no frame state in the home folder or /.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 
 const TIMEOUT_MS = Number(process.env.CTX_TIMEOUT_MS) || 10000;
 // How long after a subagent ends its parent is told (Flame's design: let the task's own result land first).
@@ -35,8 +35,9 @@ const NOTICE_DELAY_MS = 200;
 // Longest context preview, in characters, when the model does not ask for another length.
 const PREVIEW_CHARS = 2000;
 
-export const CtxPlugin = async ({ client, directory }) => {
-  const bin = process.env.CTX_BIN || "ctx";
+// `ctxBin`: the binary the npm package ctxkit hands over (its own); else CTX_BIN, else ctx on PATH.
+export const CtxPlugin = async ({ client, directory, ctxBin }) => {
+  const bin = ctxBin || process.env.CTX_BIN || "ctx";
   const logged = new Set();
   // Resolves once OpenCode has the line (never rejects): a caller about to let the request go
   // on awaits it, so a short `opencode run` cannot exit before the line is written.
@@ -570,6 +571,10 @@ export const CtxPlugin = async ({ client, directory }) => {
 
     "shell.env": async (input, output) => {
       if (input?.sessionID && output?.env) output.env.CTX_SESSION = input.sessionID;
+      // The model's own `ctx …` finds the plugin's binary when none is on PATH.
+      if (ctxBin && output?.env) {
+        output.env.PATH = [dirname(ctxBin), output.env.PATH ?? process.env.PATH].filter(Boolean).join(delimiter);
+      }
     },
 
     "tool.execute.before": async (input, output) => {

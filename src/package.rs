@@ -1,0 +1,179 @@
+//! The manifests of the packages ctx ships in, generated from the crate's own metadata so that
+//! every one of them carries Cargo.toml's version: the npm package `ctxkit` and its per-platform
+//! binary packages `@ctxkit/<os>-<arch>`. Pure: each manifest is a path below the repository and
+//! its text. `ctx generate-artifacts` writes them and a test keeps the committed copies fresh.
+
+use crate::json::{self, Json, Object};
+
+/// The version every package carries: the crate's.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One release target: its Rust triple and the npm platform (`process.platform`,
+/// `process.arch`) its binary runs on.
+#[derive(Debug, Clone, Copy)]
+pub struct Platform {
+    pub target: &'static str,
+    pub os: &'static str,
+    pub cpu: &'static str,
+    /// Said in the package's description.
+    pub what: &'static str,
+}
+
+impl Platform {
+    /// `<os>-<arch>`, the platform package's name below `@ctxkit/`.
+    pub fn npm_name(&self) -> String {
+        format!("{}-{}", self.os, self.cpu)
+    }
+
+    fn executable(&self) -> &'static str {
+        if self.os == "win32" { "ctx.exe" } else { "ctx" }
+    }
+}
+
+/// The release targets (scripts/release.sh builds the same list). The Linux binaries are static
+/// (musl), so they run on glibc and musl systems alike.
+pub const PLATFORMS: [Platform; 5] = [
+    Platform {
+        target: "x86_64-unknown-linux-musl",
+        os: "linux",
+        cpu: "x64",
+        what: "Linux x64, static (musl)",
+    },
+    Platform {
+        target: "aarch64-unknown-linux-musl",
+        os: "linux",
+        cpu: "arm64",
+        what: "Linux arm64, static (musl)",
+    },
+    Platform {
+        target: "x86_64-apple-darwin",
+        os: "darwin",
+        cpu: "x64",
+        what: "macOS x64",
+    },
+    Platform {
+        target: "aarch64-apple-darwin",
+        os: "darwin",
+        cpu: "arm64",
+        what: "macOS arm64",
+    },
+    Platform {
+        target: "x86_64-pc-windows-gnu",
+        os: "win32",
+        cpu: "x64",
+        what: "Windows x64",
+    },
+];
+
+fn common(object: &mut Object, name: &str, description: &str) {
+    object.insert("name", Json::str(name));
+    object.insert("version", Json::str(VERSION));
+    object.insert("description", Json::str(description));
+    object.insert("license", Json::str(env!("CARGO_PKG_LICENSE")));
+    object.insert(
+        "keywords",
+        Json::strings(["opencode", "claude-code", "llm", "context", "cli"]),
+    );
+}
+
+fn pretty(object: Object) -> String {
+    let mut text = json::to_pretty_string(&Json::Object(object));
+    text.push('\n');
+    text
+}
+
+/// `npm/ctxkit/package.json`: the command (`npx ctxkit`, `ctx` on PATH after `npm i -g`) and
+/// the OpenCode plugin (`"plugin": ["ctxkit@VERSION"]`), its binary in one optional dependency
+/// per platform, of which npm installs the one matching `os` and `cpu`.
+pub fn ctxkit_manifest() -> String {
+    let mut object = Object::new();
+    common(
+        &mut object,
+        "ctxkit",
+        "ctx: see and steer the context of AI coding agents (OpenCode, Claude Code); also an OpenCode plugin",
+    );
+    object.insert("type", Json::str("module"));
+    object.insert("main", Json::str("plugin.js"));
+    let mut bin = Object::new();
+    bin.insert("ctx", Json::str("bin/ctx.js"));
+    bin.insert("ctxkit", Json::str("bin/ctx.js"));
+    object.insert("bin", Json::Object(bin));
+    object.insert(
+        "files",
+        Json::strings(["bin/", "binary.js", "plugin.js", "ctx.js", "README.md"]),
+    );
+    let mut engines = Object::new();
+    engines.insert("node", Json::str(">=18"));
+    object.insert("engines", Json::Object(engines));
+    // The flame_* tools are defined with OpenCode's plugin kit (`tool`, its zod schemas), which
+    // OpenCode does not hand to an npm plugin: npm installs it beside ctxkit, as for other
+    // OpenCode plugins.
+    let mut peers = Object::new();
+    peers.insert("@opencode-ai/plugin", Json::str(">=1"));
+    object.insert("peerDependencies", Json::Object(peers));
+    let mut optional = Object::new();
+    for platform in PLATFORMS {
+        optional.insert(
+            &format!("@ctxkit/{}", platform.npm_name()),
+            Json::str(VERSION),
+        );
+    }
+    object.insert("optionalDependencies", Json::Object(optional));
+    pretty(object)
+}
+
+/// `npm/platforms/<os>-<arch>/package.json`: one platform's binary, `bin/ctx` (`ctx.exe`).
+pub fn platform_manifest(platform: &Platform) -> String {
+    let mut object = Object::new();
+    common(
+        &mut object,
+        &format!("@ctxkit/{}", platform.npm_name()),
+        &format!("The ctx binary for {} (package ctxkit)", platform.what),
+    );
+    object.insert("os", Json::strings([platform.os]));
+    object.insert("cpu", Json::strings([platform.cpu]));
+    if platform.os == "linux" {
+        // Static: any C library will do.
+        object.insert("libc", Json::strings(["glibc", "musl"]));
+    }
+    object.insert(
+        "files",
+        Json::strings([format!("bin/{}", platform.executable()).as_str()]),
+    );
+    object.insert("preferUnplugged", Json::Bool(true));
+    pretty(object)
+}
+
+/// Every generated manifest: its path below the repository and its text.
+pub fn manifests() -> Vec<(String, String)> {
+    let mut out = vec![("npm/ctxkit/package.json".to_string(), ctxkit_manifest())];
+    for platform in &PLATFORMS {
+        out.push((
+            format!("npm/platforms/{}/package.json", platform.npm_name()),
+            platform_manifest(platform),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_platform_is_an_optional_dependency_at_the_same_version() {
+        let ctxkit: serde_json::Value = serde_json::from_str(&ctxkit_manifest()).unwrap();
+        assert_eq!(ctxkit["version"], VERSION);
+        let optional = ctxkit["optionalDependencies"].as_object().unwrap();
+        assert_eq!(optional.len(), PLATFORMS.len());
+        for platform in &PLATFORMS {
+            let manifest: serde_json::Value =
+                serde_json::from_str(&platform_manifest(platform)).unwrap();
+            let name = manifest["name"].as_str().unwrap();
+            assert_eq!(optional[name], VERSION, "{name}");
+            assert_eq!(manifest["version"], VERSION, "{name}");
+            assert_eq!(manifest["os"][0], platform.os, "{name}");
+            assert_eq!(manifest["cpu"][0], platform.cpu, "{name}");
+        }
+    }
+}
