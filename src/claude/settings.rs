@@ -118,11 +118,43 @@ fn has_comments(text: &str) -> bool {
     false
 }
 
+/// The shell command of the Claude Code plugin's hook for `event`: the same hook as [`command`],
+/// run by the ctx on PATH, else (`CTX_BIN` unset) by the plugin's `bin/ctx-npx`, the npm package
+/// ctxkit through npx.
+pub fn plugin_command(event: &str) -> String {
+    format!(
+        "npx_ctx=\"${{CLAUDE_PLUGIN_ROOT}}/bin/ctx-npx\"; \
+         CTX_BIN=\"${{CTX_BIN:-$(command -v ctx || echo \"$npx_ctx\")}}\"; {}",
+        command(event)
+    )
+}
+
+/// The plugin's `hooks/hooks.json`: the hooks `ctx claude install` merges into settings.json,
+/// each running [`plugin_command`].
+pub fn plugin_hooks() -> String {
+    let mut hooks = Object::new();
+    for (event, matcher) in EVENTS {
+        hooks.insert(
+            event,
+            Json::Array(vec![group(&plugin_command(event), *matcher)]),
+        );
+    }
+    let mut root = Object::new();
+    root.insert("hooks", Json::Object(hooks));
+    let mut text = json::to_pretty_string(&Json::Object(root));
+    text.push('\n');
+    text
+}
+
 /// ctx's hook group for `event`.
 fn ctx_group(event: &str, matcher: Option<&str>) -> Json {
+    group(&command(event), matcher)
+}
+
+fn group(command: &str, matcher: Option<&str>) -> Json {
     let mut hook = Object::new();
     hook.insert("type", Json::str("command"));
-    hook.insert("command", Json::str(&command(event)));
+    hook.insert("command", Json::str(command));
     hook.insert("timeout", Json::int(TIMEOUT_SECONDS));
     let mut group = Object::new();
     if let Some(matcher) = matcher {
@@ -536,5 +568,30 @@ mod tests {
         let removed = merge(Some(&text), true).unwrap();
         assert_eq!(removed.removed.len(), EVENTS.len());
         assert_eq!(removed.text.as_deref(), Some(user));
+    }
+
+    /// The plugin's hooks are the installed ones: the same events, matchers and timeouts, each
+    /// running the installed command.
+    #[test]
+    fn the_plugins_hooks_are_the_installed_hooks() {
+        let installed = merge(None, false).unwrap().text.unwrap();
+        let installed: serde_json::Value = serde_json::from_str(&installed).unwrap();
+        let plugin: serde_json::Value = serde_json::from_str(&plugin_hooks()).unwrap();
+        let (installed, plugin) = (&installed["hooks"], &plugin["hooks"]);
+        assert_eq!(
+            installed.as_object().unwrap().keys().collect::<Vec<_>>(),
+            plugin.as_object().unwrap().keys().collect::<Vec<_>>()
+        );
+        for (event, groups) in installed.as_object().unwrap() {
+            let mut expected = groups.clone();
+            let hook = &mut expected[0]["hooks"][0];
+            let command = hook["command"].as_str().unwrap().to_string();
+            assert!(
+                plugin_command(event).ends_with(&format!("; {command}")),
+                "{event}"
+            );
+            hook["command"] = serde_json::Value::String(plugin_command(event));
+            assert_eq!(plugin[event], expected, "{event}");
+        }
     }
 }

@@ -150,7 +150,14 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
         )?;
     }
     for (path, text) in crate::package::manifests() {
-        write(&dir.join(path), text.as_bytes())?;
+        let file = dir.join(&path);
+        write(&file, text.as_bytes())?;
+        #[cfg(unix)]
+        if crate::package::is_executable(&path) {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| Error::io(&file, "make executable", &e))?;
+        }
     }
     // The pictures need the demo project: a DIR without one (a scratch folder) gets the rest.
     let demo = dir.join("examples/demo");

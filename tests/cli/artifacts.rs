@@ -124,6 +124,8 @@ fn every_package_carries_the_crates_version() {
             assert_eq!(found, version, "{path:?}: {key}");
         }
     }
+    manifests.push(repo.join(".claude-plugin/marketplace.json"));
+    manifests.push(repo.join("integrations/claude/.claude-plugin/plugin.json"));
     let env = TestEnv::new();
     let shown = env.ok(&["--version"]);
     assert_eq!(shown.split(' ').nth(1), Some(version), "{shown}");
@@ -163,4 +165,28 @@ fn collect_versions(json: &serde_json::Value, out: &mut Vec<(String, String)>) {
         serde_json::Value::Array(items) => items.iter().for_each(|v| collect_versions(v, out)),
         _ => {}
     }
+}
+
+/// The Claude Code plugin's commands are the files `ctx claude install` writes: every file of
+/// its commands/ folder is one of them, and each of them is there.
+#[test]
+fn the_claude_plugins_commands_are_the_installed_ones() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let plugin = repo.join(ctxkit::package::CLAUDE_PLUGIN_DIR);
+    let mut in_plugin: Vec<(String, String)> = files_under(&plugin.join("commands"))
+        .into_iter()
+        .map(|(name, bytes)| {
+            (
+                format!("commands/{name}"),
+                String::from_utf8(bytes).unwrap(),
+            )
+        })
+        .collect();
+    in_plugin.sort();
+    let mut installed: Vec<(String, String)> = ctxkit::install::CLAUDE_FILES
+        .iter()
+        .map(|file| (file.path.to_string(), file.text.to_string()))
+        .collect();
+    installed.sort();
+    assert_eq!(in_plugin, installed);
 }

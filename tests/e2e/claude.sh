@@ -92,8 +92,13 @@ field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.ar
 
 scenario_subagent() {
   echo "scenario subagent: the session's frame context; the model pushes and pops through Bash; a subagent is a frame"
-  local project requests session
-  project=$(new_project subagent)
+  subagent_session subagent "$(new_project subagent)"
+}
+
+# subagent_session NAME PROJECT: the subagent scenario's run and checks, in PROJECT with ctx's
+# hooks and commands installed one way or another.
+subagent_session() {
+  local name=$1 project=$2 requests session
   cat >"$work/subagent.json" <<'EOF'
 [
  {"when": "Delegate the audit", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
@@ -103,8 +108,8 @@ scenario_subagent() {
  {"reply": "Done."}
 ]
 EOF
-  requests=$(run subagent "$project" "$work/subagent.json" -- -p "Delegate the audit")
-  session=$(session_of subagent)
+  requests=$(run "$name" "$project" "$work/subagent.json" -- -p "Delegate the audit")
+  session=$(session_of "$name")
   check "$requests" "subagent requests" "
 main = requests[0]
 need('UserPromptSubmit hook additional context: <flame-context session=\"cc_$session\"' in main['turns'], 'the first request carries the session frame context')
@@ -220,6 +225,53 @@ need('Flame frames: this session works in the frame tree' in c['last_user'], 'an
 "
   [[ $(frame_json "$project" --frame "cc_$session" | field "d['frame']['summary']") == *"Mock summary of the conversation."* ]] \
     || fail "the compaction summary is on the frame: $(frame_json "$project" --frame "cc_$session")"
+}
+
+# plugin_install SANDBOX PROJECT: ctx's plugin installed into SANDBOX's Claude Code from this
+# repository as a local marketplace, as a user installs it (user scope); the project's own
+# .claude/ is left empty.
+plugin_install() {
+  "$here/claude-sandbox.sh" "$1" "$2" -- plugin marketplace add "$repo" >"$work/plugin-install.out" 2>&1 \
+    && "$here/claude-sandbox.sh" "$1" "$2" -- plugin install ctx@ctxkit >>"$work/plugin-install.out" 2>&1 \
+    || { cat "$work/plugin-install.out" >&2; fail "claude plugin marketplace add / install"; }
+}
+
+scenario_plugin() {
+  echo "scenario plugin: the Claude Code plugin (claude plugin marketplace add + install) gives the same frames as ctx claude install"
+  local project=$work/plugin
+  mkdir -p "$project" && git -C "$project" init -q
+  plugin_install "$work/sandbox-plugin" "$project"
+  [[ ! -e $project/.claude/settings.json ]] || fail "plugin: the project's settings were written"
+  subagent_session plugin "$project"
+
+  echo "scenario plugin: without any ctx, a session says once how to install it and goes on"
+  project=$work/plugin-no-ctx
+  mkdir -p "$project" && git -C "$project" init -q
+  plugin_install "$work/sandbox-plugin-no-ctx" "$project"
+  local bare_path requests
+  bare_path=$(tr ':' '\n' <<<"$PATH" | grep -vx "$ctx_dir" | grep -v '/\.cargo/bin$' | paste -sd:)
+  PATH=$bare_path command -v ctx >/dev/null && fail "plugin: a ctx is on PATH without $ctx_dir"
+  cat >"$work/plugin-no-ctx.json" <<'EOF'
+[
+ {"when": "Delegate the audit", "tool_calls": [{"name": "Agent", "arguments": {"description": "Audit refunds", "prompt": "AUDIT_REFUNDS_NOW", "subagent_type": "general-purpose", "run_in_background": false}}]},
+ {"when": "AUDIT_REFUNDS_NOW", "reply": "Refund audit: 3 issues found."},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(PATH=$bare_path run plugin-no-ctx "$project" "$work/plugin-no-ctx.json" -- -p "Delegate the audit")
+  grep -q '"is_error":false' "$work/plugin-no-ctx.out" || fail "plugin without ctx: $(cat "$work/plugin-no-ctx.out")"
+  check "$requests" "plugin without ctx" "
+first(lambda r: 'AUDIT_REFUNDS_NOW' in r['last_user'], 'the subagent runs')
+need(all('<flame-context' not in r['all'] for r in requests), 'no frame context without ctx')
+"
+  # What Claude Code shows the person: the hooks' system messages, recorded in the transcript.
+  local said
+  said=$(cat "$work"/sandbox-plugin-no-ctx/home/.claude/projects/*/*.jsonl | python3 -c '
+import json, sys
+shown = [json.loads(line)["attachment"]["content"] for line in sys.stdin
+         if "\"hook_system_message\"" in line]
+print(sum("ctx: no ctx binary for this plugin" in text and "npm i -g ctxkit" in text for text in shown))')
+  [[ $said == 1 ]] || fail "plugin without ctx: the install hint was shown $said times"
 }
 
 scenario_without_ctx() {
@@ -355,7 +407,7 @@ need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
   [[ ! -e $project/.claude/commands/push.md ]] || fail "remove takes the slash commands out"
 }
 
-all=(subagent parallel background resume compaction commands without_ctx settings)
+all=(subagent parallel background resume compaction commands without_ctx settings plugin)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
