@@ -126,6 +126,25 @@ fn every_package_carries_the_crates_version() {
     }
     manifests.push(repo.join(".claude-plugin/marketplace.json"));
     manifests.push(repo.join("integrations/claude/.claude-plugin/plugin.json"));
+    // The README's install lines name the version too.
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    let named: Vec<&str> = readme
+        .split("ctxkit@")
+        .skip(1)
+        .map(|rest| {
+            rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert!(!named.is_empty(), "README.md names no ctxkit@VERSION");
+    for found in named {
+        assert_eq!(
+            found.trim_end_matches('.'),
+            version,
+            "README.md: ctxkit@{found}"
+        );
+    }
     let env = TestEnv::new();
     let shown = env.ok(&["--version"]);
     assert_eq!(shown.split(' ').nth(1), Some(version), "{shown}");
