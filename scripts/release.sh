@@ -11,12 +11,14 @@
 #   ctx-<version>-<target>.tar.gz (.zip for Windows)  the binary, README, CHANGELOG
 #   npm/<os>-<arch>/                                   the @ctxkit/<os>-<arch> package, ready to publish
 #
-# plus npm/ctxkit/, the ctxkit package itself (its OpenCode plugin is integrations/opencode/plugin/ctx.js,
-# the file `ctx opencode install` writes). --binary FILE packages FILE for the one TARGET given
-# instead of building it (the tests package a debug build that way). The version is Cargo.toml's; with --tag (or on a
-# GitHub tag, GITHUB_REF_TYPE=tag) the tag must be v<version>, or nothing is built. A binary over
-# 15 MB fails the build. A target that cannot be built is named, with why, and the script goes on
-# to the others, then exits 1.
+# plus npm/ctxkit/, the ctxkit package itself (its OpenCode plugin is
+# integrations/opencode/plugin/ctx.js, the file `ctx opencode install` writes). --binary FILE
+# packages FILE for the one TARGET given instead of building it (the tests package a debug build
+# that way). The version is Cargo.toml's; with --tag (or on a GitHub tag, GITHUB_REF_TYPE=tag) the
+# tag must be v<version>, or nothing is built. A binary over 15 MB fails the build. Each binary that can run here (natively, under qemu-user, under wine) runs
+# `ctx --version` and `ctx frame tree` on examples/demo; the others are named with what `file` says.
+# A target that cannot be built is named, with why, and the script goes on to the others, then
+# exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -83,6 +85,9 @@ cp -R npm/ctxkit "$out/npm/ctxkit"
 cp README.md "$out/npm/ctxkit/"
 cp integrations/opencode/plugin/ctx.js "$out/npm/ctxkit/ctx.js"
 
+# zig's clang makes __DATE__ an error (-Werror=date-time), which mimalloc's Windows code uses.
+export CFLAGS_x86_64_pc_windows_gnu="${CFLAGS_x86_64_pc_windows_gnu:--Wno-error=date-time}"
+
 failed=()
 for target in "${targets[@]}"; do
   platform="$(npm_platform "$target")" || { echo "error: $target is not a release target" >&2; failed+=("$target (unknown)"); continue; }
@@ -109,6 +114,31 @@ for target in "${targets[@]}"; do
     echo "error: $binary is $bytes bytes, over the 15 MB limit" >&2
     failed+=("$target (over 15 MB)")
     continue
+  fi
+
+  # Run what can run here: natively, under qemu-user (Debian's qemu-user) or wine.
+  runner=none
+  case "$target" in
+    x86_64-unknown-linux-*) [ "$(uname -sm)" = "Linux x86_64" ] && runner="" ;;
+    aarch64-unknown-linux-*) command -v qemu-aarch64 >/dev/null && runner=qemu-aarch64 ;;
+    x86_64-pc-windows-*)
+      wine="${WINE:-$(command -v wine || command -v wine64 || true)}"
+      [ -n "$wine" ] && runner="$wine" ;;
+  esac
+  if [ "$runner" = none ]; then
+    echo "$target: not run here ($(file -b "$binary" | cut -d, -f1))"
+  elif [ -z "$prebuilt" ]; then
+    shown="$($runner "$binary" --version 2>/dev/null | tr -d '\r')"
+    if [ "$shown" != "ctx $version ($target)" ]; then
+      echo "error: $binary --version printed: $shown" >&2
+      failed+=("$target (--version)")
+      continue
+    fi
+    if ! $runner "$binary" -C examples/demo frame tree >/dev/null; then
+      failed+=("$target (frame tree on examples/demo)")
+      continue
+    fi
+    echo "$target: ran ${runner:+under }${runner:-natively}: $shown; frame tree on examples/demo"
   fi
 
   name="ctx-$version-$target"
