@@ -29,6 +29,7 @@ work=$(mktemp -d)
 verdaccio_pid=""
 cleanup() {
   [[ -z $verdaccio_pid ]] || kill "$verdaccio_pid" 2>/dev/null || true
+  ! mountpoint -q "$work/noexec" 2>/dev/null || umount "$work/noexec"
   [[ -n ${KEEP:-} ]] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -177,6 +178,14 @@ scenario_broken() {
   dir=$(install_local noexec)
   chmod -x "$dir/node_modules/@ctxkit/linux-x64/bin/ctx"
   expect_error "$dir" "not executable" "cannot be run \(not executable, or its folder is mounted noexec"
+
+  # A folder mounted noexec, where one can (root): the binary has its mode but cannot run.
+  if [[ $(id -u) == 0 ]] && mkdir -p "$work/noexec" && mount -t tmpfs -o noexec tmpfs "$work/noexec" 2>/dev/null; then
+    echo "scenario broken: in a folder mounted noexec"
+    cp -r "$(install_local noexec-mount)/." "$work/noexec/"
+    expect_error "$work/noexec" "a noexec folder" "cannot be run \(not executable, or its folder is mounted noexec"
+    umount "$work/noexec"
+  fi
 
   dir=$(install_local other-version)
   sed -i "s/\"version\": \"$version\"/\"version\": \"0.0.0-other\"/" "$dir/node_modules/@ctxkit/linux-x64/package.json"
