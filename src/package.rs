@@ -102,8 +102,19 @@ pub fn ctxkit_manifest() -> String {
     object.insert("bin", Json::Object(bin));
     object.insert(
         "files",
-        Json::strings(["bin/", "binary.js", "plugin.js", "ctx.js", "README.md"]),
+        Json::strings([
+            "bin/",
+            "binary.js",
+            "install.js",
+            "plugin.js",
+            "ctx.js",
+            "README.md",
+        ]),
     );
+    // `ctx` becomes the binary itself, without Node's start-up on every call (install.js).
+    let mut scripts = Object::new();
+    scripts.insert("postinstall", Json::str("node install.js"));
+    object.insert("scripts", Json::Object(scripts));
     let mut engines = Object::new();
     engines.insert("node", Json::str(">=18"));
     object.insert("engines", Json::Object(engines));

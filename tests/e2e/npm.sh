@@ -4,7 +4,7 @@
 # publishes them to a real npm registry (verdaccio 6.8, started here on 127.0.0.1), then from a
 # clean HOME whose only npm setting is that registry:
 #
-#   - `npm i -g ctxkit` puts ctx on PATH, `npx ctxkit frame tree` runs;
+#   - `npm i -g ctxkit` puts ctx on PATH (the binary itself), `npx ctxkit frame tree` runs;
 #   - a broken install says what to do: the platform package left out (--omit=optional), a binary
 #     that cannot be executed, a platform package of another version;
 #   - the real OpenCode (opencode-sandbox.sh), with only `"plugin": ["ctxkit@VERSION"]` in its
@@ -127,6 +127,9 @@ scenario_cli() {
   HOME=$home PATH=$base_path npm i -g --prefix "$prefix" --silent "ctxkit@$version" >/dev/null || fail "npm i -g ctxkit"
   [[ -n $(find "$prefix/lib/node_modules" -path '*/@ctxkit/linux-x64/bin/ctx' -perm -u+x) ]] || fail "npm i -g: no @ctxkit/linux-x64"
   [[ $(HOME=$home PATH=$prefix/bin:$base_path ctx --version) == "ctx $version ("* ]] || fail "ctx --version after npm i -g"
+  # `ctx` on PATH is the binary itself, not the Node script that starts it (install.js).
+  [[ $(head -c4 "$(readlink -f "$prefix/bin/ctx")" | od -An -c | tr -d ' ') == '177ELF' ]] \
+    || fail "npm i -g: ctx on PATH is not the binary: $(readlink -f "$prefix/bin/ctx")"
   [[ $(cd "$project" && HOME=$home PATH=$prefix/bin:$base_path ctx frame tree) == "$expected" ]] || fail "ctx frame tree after npm i -g"
   local got
   got=$(cd "$project" && HOME=$home PATH=$base_path npx --yes "ctxkit@$version" frame tree) || fail "npx ctxkit frame tree"
@@ -175,19 +178,21 @@ scenario_broken() {
   [[ ! -e $dir/node_modules/@ctxkit/linux-x64 ]] || fail "--omit=optional installed the platform package"
   expect_error "$dir" "no platform package" "@ctxkit/linux-x64\) is not installed: install ctxkit again with its optional dependencies"
 
-  dir=$(install_local noexec)
+  # Where the binary could not be used at install time (or --ignore-scripts), `ctx` stays the Node
+  # script, which says what is wrong: these installs keep it.
+  dir=$(install_local noexec --ignore-scripts)
   chmod -x "$dir/node_modules/@ctxkit/linux-x64/bin/ctx"
   expect_error "$dir" "not executable" "cannot be run \(not executable, or its folder is mounted noexec"
 
   # A folder mounted noexec, where one can (root): the binary has its mode but cannot run.
   if [[ $(id -u) == 0 ]] && mkdir -p "$work/noexec" && mount -t tmpfs -o noexec tmpfs "$work/noexec" 2>/dev/null; then
     echo "scenario broken: in a folder mounted noexec"
-    cp -r "$(install_local noexec-mount)/." "$work/noexec/"
+    cp -r "$(install_local noexec-mount --ignore-scripts)/." "$work/noexec/"
     expect_error "$work/noexec" "a noexec folder" "cannot be run \(not executable, or its folder is mounted noexec"
     umount "$work/noexec"
   fi
 
-  dir=$(install_local other-version)
+  dir=$(install_local other-version --ignore-scripts)
   sed -i "s/\"version\": \"$version\"/\"version\": \"0.0.0-other\"/" "$dir/node_modules/@ctxkit/linux-x64/package.json"
   expect_error "$dir" "another version" "@ctxkit/linux-x64 is version 0.0.0-other, ctxkit $version"
 }
