@@ -11,6 +11,7 @@ mod completion;
 mod concurrency;
 mod config;
 mod crash;
+mod docs;
 mod environment;
 mod flame_schema;
 mod flamegraph;
