@@ -436,6 +436,7 @@ pub fn fold<'l, 'a>(
             close,
         });
     }
+    give_back_reminder(list, &views, &edits, &mut replaced);
     for (i, value) in replaced {
         edits.messages[i] = Edit::Replace(value.to_string());
     }
@@ -455,6 +456,97 @@ pub fn fold<'l, 'a>(
         edits,
         boundaries,
         warnings,
+    }
+}
+
+/// What opencode-swarm's architect puts before the newest user message's text: a reminder, then
+/// a rule.
+const SWARM_REMINDER_OPEN: &str = "<swarm_reminder>";
+const SWARM_REMINDER_CLOSE: &str = "</swarm_reminder>\n\n---\n\n";
+
+/// opencode-swarm's messages transform, which OpenCode runs before ctx's, puts its reminder before
+/// the text of the newest user message. When that message is ctx's completion notice, the reminder
+/// has just left the person's message it stood before in every request so far: the history changes
+/// there, and a prompt cache serves nothing past it. The reminder goes back where it was, before
+/// the text of the latest message a person sent, as if the notice (which is ctx's, not the
+/// person's) were not a user message.
+fn give_back_reminder(
+    list: &MessageList<'_>,
+    views: &[View],
+    edits: &Edits,
+    replaced: &mut HashMap<usize, Value>,
+) {
+    let messages = list.messages();
+    let Some(newest) = (0..messages.len())
+        .rev()
+        .find(|&i| messages[i].role() == "user")
+    else {
+        return;
+    };
+    if !views[newest].own || replaced.contains_key(&newest) {
+        return;
+    }
+    let Some(person) = (0..newest).rev().find(|&i| {
+        messages[i].role() == "user"
+            && views[i].typed
+            && !views[i].own
+            && edits.messages[i] != Edit::Drop
+            && !replaced.contains_key(&i)
+    }) else {
+        return;
+    };
+    let parse = |i: usize| serde_json::from_str::<Value>(messages[i].raw()).ok();
+    let (Some(mut notice), Some(mut theirs)) = (parse(newest), parse(person)) else {
+        return;
+    };
+    let Some(notice_text) = first_text(&notice) else {
+        return;
+    };
+    let Some(rest) = notice_text.strip_prefix(SWARM_REMINDER_OPEN) else {
+        return;
+    };
+    let Some(end) = rest.find(SWARM_REMINDER_CLOSE) else {
+        return;
+    };
+    let reminder = &notice_text[..SWARM_REMINDER_OPEN.len() + end + SWARM_REMINDER_CLOSE.len()];
+    let Some(their_text) = first_text(&theirs) else {
+        return;
+    };
+    if their_text.starts_with(SWARM_REMINDER_OPEN) {
+        return;
+    }
+    let without = notice_text[reminder.len()..].to_string();
+    let with = format!("{reminder}{their_text}");
+    set_first_text(&mut notice, without);
+    set_first_text(&mut theirs, with);
+    replaced.insert(newest, notice);
+    replaced.insert(person, theirs);
+}
+
+/// The text of a message's first text part.
+fn first_text(message: &Value) -> Option<String> {
+    message
+        .get("parts")?
+        .as_array()?
+        .iter()
+        .find(|p| p.get("type").and_then(Value::as_str) == Some("text"))?
+        .get("text")?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// Sets the text of a message's first text part.
+fn set_first_text(message: &mut Value, text: String) {
+    let part = message
+        .get_mut("parts")
+        .and_then(Value::as_array_mut)
+        .and_then(|parts| {
+            parts
+                .iter_mut()
+                .find(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+        });
+    if let Some(part) = part {
+        part["text"] = Value::String(text);
     }
 }
 
@@ -677,6 +769,55 @@ mod tests {
             ids_after(fold(&parsed, &popped, false)),
             ["msg_dcp_summary_1", "m005", "m006"],
             "the other plugin's summary stays"
+        );
+    }
+
+    #[test]
+    fn swarms_reminder_goes_back_from_ctxs_notice_to_the_persons_message() {
+        let reminder = "<swarm_reminder>\nWORKFLOW\n</swarm_reminder>\n\n---\n\n";
+        let messages = vec![
+            user("m000", 1, &[("Build billing", false)]),
+            serde_json::from_str::<Value>(&list(&[true, false])).unwrap()["messages"][1].clone(),
+            user(
+                "m002",
+                30,
+                &[
+                    (&format!("{reminder}Frame fr_a completed: Audit"), false),
+                    (
+                        "Frame fr_a (\"Audit\") finished with status completed.",
+                        true,
+                    ),
+                ],
+            ),
+        ];
+        let text = serde_json::json!({ "messages": messages }).to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let out: Value = serde_json::from_str(&fold(&parsed, &[], false).write(&[])).unwrap();
+        let texts: Vec<&str> = out["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["info"]["role"] == "user")
+            .map(|m| m["parts"][0]["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                format!("{reminder}Build billing").as_str(),
+                "Frame fr_a completed: Audit"
+            ]
+        );
+        // A person's own newest message keeps it: that is where opencode-swarm means it to be.
+        let mine = vec![
+            user("m000", 1, &[("Build billing", false)]),
+            user("m001", 2, &[(&format!("{reminder}And the tests"), false)]),
+        ];
+        let text = serde_json::json!({ "messages": mine }).to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let out = fold(&parsed, &[], false).write(&[]);
+        assert_eq!(
+            serde_json::from_str::<Value>(&out).unwrap(),
+            serde_json::from_str::<Value>(&text).unwrap()
         );
     }
 
