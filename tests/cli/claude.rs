@@ -307,37 +307,55 @@ fn subagents_are_child_frames_paired_with_their_agent_call() {
         "UserPromptSubmit",
         &event(json!({ "prompt": "Audit" })),
     );
-    for (id, description) in [("toolu_1", "Audit refunds"), ("toolu_2", "Check invoices")] {
-        let call = event(json!({
+    let call = |id: &str, description: &str| {
+        event(json!({
             "tool_name": "Agent", "tool_use_id": id,
             "tool_input": { "description": description, "prompt": "p", "subagent_type": "general-purpose" },
-        }));
-        assert_eq!(hook(&env, "PreToolUse", &call), "");
-    }
-    // The second call's subagent starts first; its .meta.json tells which call it is.
+        }))
+    };
     let transcript = env.temp().join(format!("{SESSION}.jsonl"));
     let agents = env.temp().join(SESSION).join("subagents");
     std::fs::create_dir_all(&agents).unwrap();
-    std::fs::write(
-        agents.join("agent-a2.meta.json"),
-        json!({ "description": "Check invoices", "toolUseId": "toolu_2" }).to_string(),
-    )
-    .unwrap();
     let start = |agent: &str| {
         event(json!({
             "agent_id": agent, "agent_type": "general-purpose",
             "transcript_path": transcript.to_str().unwrap(),
         }))
     };
-    let second = context_of(&hook(&env, "SubagentStart", &start("a2")));
-    assert!(
-        second.contains(r#"<flame-context session="cca_a2">"#),
-        "{second}"
+    // Two calls side by side. SubagentStart names only the agent's id (its .meta.json comes
+    // later), so the second call waits in PreToolUse until the first one's subagent has claimed
+    // it: each subagent then finds exactly its own call.
+    assert_eq!(
+        hook(&env, "PreToolUse", &call("toolu_1", "Audit refunds")),
+        ""
     );
-    assert!(second.contains("<goal>Check invoices</goal>"), "{second}");
-    // Without a .meta.json: the remembered call of its type.
+    let mut second_call = env
+        .std_command()
+        .args(["claude", "hook", "PreToolUse"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = second_call.stdin.take().unwrap();
+        stdin
+            .write_all(call("toolu_2", "Check invoices").to_string().as_bytes())
+            .unwrap();
+    }
     let first = context_of(&hook(&env, "SubagentStart", &start("a1")));
+    assert!(
+        first.contains(r#"<flame-context session="cca_a1">"#),
+        "{first}"
+    );
     assert!(first.contains("<goal>Audit refunds</goal>"), "{first}");
+    let out = second_call.wait_with_output().unwrap();
+    assert_eq!(
+        (out.status.code(), out.stdout.as_slice()),
+        (Some(0), &b""[..])
+    );
+    let second = context_of(&hook(&env, "SubagentStart", &start("a2")));
+    assert!(second.contains("<goal>Check invoices</goal>"), "{second}");
 
     // a1 ends with its result; its transcript (one line cut short) goes into the log.
     let agent_transcript = agents.join("agent-a1.jsonl");
@@ -369,18 +387,48 @@ fn subagents_are_child_frames_paired_with_their_agent_call() {
     let tree = env.ok(&["frame", "tree", "--details"]);
     assert_snapshot!(tree, @r"
     → Audit (cc_d8b23)
-    ├── ! Check invoices (cca_a2)
-    │       summary: The Agent call failed: Interrupted by user
-    │       log: logs/frame-cca_a2.md
-    └── ✓ Audit refunds (cca_a1)
-            summary: 3 issues found.
-            log: logs/frame-cca_a1.md
+    ├── ✓ Audit refunds (cca_a1)
+    │       summary: 3 issues found.
+    │       log: logs/frame-cca_a1.md
+    └── ! Check invoices (cca_a2)
+            summary: The Agent call failed: Interrupted by user
+            log: logs/frame-cca_a2.md
 
     3 frames: 1 → in_progress, 1 ✓ completed, 1 ! blocked
     ");
     // A second stop for the same subagent changes nothing.
     assert_eq!(hook(&env, "SubagentStop", &stop), "");
     assert!(!env.path(".opencode/flame/claude-hooks.log").exists());
+}
+
+#[test]
+fn an_agent_call_whose_subagent_never_started_gives_way_to_the_next() {
+    let env = TestEnv::new();
+    let call = |id: &str, description: &str| {
+        event(json!({
+            "tool_name": "Agent", "tool_use_id": id,
+            "tool_input": { "description": description, "prompt": "p", "subagent_type": "general-purpose" },
+        }))
+    };
+    // The first call is never started (a permission denied it, say): the second waits for it
+    // a bounded time, then takes its place.
+    assert_eq!(
+        hook(&env, "PreToolUse", &call("toolu_1", "Denied work")),
+        ""
+    );
+    assert_eq!(
+        hook(&env, "PreToolUse", &call("toolu_2", "Check invoices")),
+        ""
+    );
+    let start = event(json!({ "agent_id": "a2", "agent_type": "general-purpose" }));
+    let context = context_of(&hook(&env, "SubagentStart", &start));
+    assert!(context.contains("<goal>Check invoices</goal>"), "{context}");
+    let state: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+    assert_eq!(
+        state["claudeSessions"][FRAME].get("agentCalls"),
+        None,
+        "no call is left waiting: {state:#}"
+    );
 }
 
 #[test]

@@ -30,6 +30,8 @@ pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
 const MAX_LOG_BYTES: u64 = 1 << 20;
 /// Subagent calls remembered per session until their subagent starts.
 const MAX_PENDING_CALLS: usize = 32;
+/// How long an Agent call waits for an earlier call of its type to be claimed by its subagent.
+const CALL_WAIT: std::time::Duration = std::time::Duration::from_secs(4);
 /// What a compaction must keep of the frames (PreCompact's stdout is appended to Claude Code's
 /// compaction instructions).
 const COMPACTION_INSTRUCTION: &str = "\
@@ -384,21 +386,47 @@ impl<'a> Hook<'a> {
             entry.insert("callerAgentId", Json::str(caller));
         }
         let session = self.session.clone();
-        self.store.update(self.ctx.now, |state| {
-            let mut record = record_of(state, &session)?;
-            let mut calls = match record.remove("agentCalls") {
-                Some(Json::Array(calls)) => calls,
-                _ => Vec::new(),
-            };
-            calls.push(Json::Object(entry.clone()));
-            if calls.len() > MAX_PENDING_CALLS {
-                calls.drain(..calls.len() - MAX_PENDING_CALLS);
+        // SubagentStart names only the new agent's id, and Claude Code writes the `.meta.json`
+        // that ties the id to its call only after the SubagentStart hooks have returned: with
+        // two calls of one type waiting, a starting subagent could not tell which is its own.
+        // So a call waits here, before its subagent can start, until no other call of its type
+        // waits to be claimed; one still waiting after CALL_WAIT never started (denied, say)
+        // and is dropped.
+        let deadline = std::time::Instant::now() + CALL_WAIT;
+        loop {
+            let expired = std::time::Instant::now() >= deadline;
+            let free = expired
+                || !waiting_call_of_type(&record_of(&self.store.load()?, &session)?, agent_type);
+            if free {
+                let (recorded, _) = self.store.update(self.ctx.now, |state| {
+                    let mut record = record_of(state, &session)?;
+                    let mut calls = match record.remove("agentCalls") {
+                        Some(Json::Array(calls)) => calls,
+                        _ => Vec::new(),
+                    };
+                    let same_type =
+                        |c: &Json| call_text(c, "agentType").as_deref() == Some(agent_type);
+                    if calls.iter().any(same_type) {
+                        if !expired {
+                            // Another call came first, between the read and the lock.
+                            return Ok((false, false));
+                        }
+                        calls.retain(|c| !same_type(c));
+                    }
+                    calls.push(Json::Object(entry.clone()));
+                    if calls.len() > MAX_PENDING_CALLS {
+                        calls.drain(..calls.len() - MAX_PENDING_CALLS);
+                    }
+                    record.insert("agentCalls", Json::Array(calls));
+                    state.set_claude_session(&session, record);
+                    Ok((true, true))
+                })?;
+                if recorded {
+                    return Ok(None);
+                }
             }
-            record.insert("agentCalls", Json::Array(calls));
-            state.set_claude_session(&session, record);
-            Ok(((), true))
-        })?;
-        Ok(None)
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 
     /// SubagentStart: the subagent's frame, a running child of its session's current frame, and
@@ -690,6 +718,21 @@ fn record_of(state: &State, session: &str) -> Result<Object> {
         })
 }
 
+/// A text field of a remembered call.
+fn call_text(call: &Json, key: &str) -> Option<String> {
+    call.as_object()?.get(key)?.as_str().map(str::to_string)
+}
+
+/// Whether the record holds a call of `agent_type` that no subagent has claimed yet.
+fn waiting_call_of_type(record: &Object, agent_type: &str) -> bool {
+    match record.get("agentCalls") {
+        Some(Json::Array(calls)) => calls
+            .iter()
+            .any(|c| call_text(c, "agentType").as_deref() == Some(agent_type)),
+        _ => false,
+    }
+}
+
 /// A subagent call, as PreToolUse or the subagent's `.meta.json` told it.
 struct AgentCall {
     description: String,
@@ -698,9 +741,9 @@ struct AgentCall {
     caller: Option<String>,
 }
 
-/// The call that started a subagent: the one its `.meta.json` names (exact, also when several
-/// run side by side), else the oldest remembered call for its agent type, else the oldest. The
-/// call is taken out of the record.
+/// The call that started a subagent: the one its `.meta.json` names, else the remembered call
+/// of its agent type (there is at most one: see `agent_call`), else the oldest. The call is
+/// taken out of the record.
 fn take_call(
     record: &mut Object,
     meta: Option<&transcript::AgentMeta>,
