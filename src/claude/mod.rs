@@ -2,6 +2,7 @@
 //! transcripts, and where its own folder is.
 
 pub mod ids;
+pub mod log;
 pub mod settings;
 pub mod transcript;
 

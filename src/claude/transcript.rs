@@ -8,6 +8,8 @@
 //! `message.id` and the same `usage`: it is counted once. A line that is not JSON (a write cut
 //! short) is skipped and counted, never fatal.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::opencode::export::Export;
@@ -184,14 +186,22 @@ pub fn agent_meta(transcript: &std::path::Path) -> Option<AgentMeta> {
 }
 
 /// The conversation of a transcript as an export whose messages a frame log renders: user text,
-/// assistant text and tool calls. Tool results, hook records and Claude Code's bookkeeping lines
-/// are left out; the lines of one response become one message. `final_reply`, the agent's last
-/// message as Claude Code reported it, ends the conversation when the transcript does not yet
-/// hold it (Claude Code may not have written its last lines when a hook reads the file).
+/// assistant text, the model's reasoning where the transcript holds it, and each tool call with
+/// its output or error (the tool_result that answers it, by `tool_use_id`). Hook records and
+/// Claude Code's bookkeeping lines are left out; the lines of one response become one message.
+/// `final_reply`, the agent's last message as Claude Code reported it, ends the conversation when
+/// the transcript does not yet hold it (Claude Code may not have written its last lines when a
+/// hook reads the file).
 pub fn to_export(lines: &Lines, id: &str, title: &str, final_reply: Option<&str>) -> Export {
+    export_of(&lines.records, id, title, final_reply)
+}
+
+/// [`to_export`] of some of a transcript's records (a frame's span).
+pub fn export_of(records: &[Value], id: &str, title: &str, final_reply: Option<&str>) -> Export {
+    let results = tool_results(records);
     let mut messages: Vec<Value> = Vec::new();
     let mut last_response: Option<String> = None;
-    for record in &lines.records {
+    for record in records {
         let role = match record.get("type").and_then(Value::as_str) {
             Some(role @ ("user" | "assistant")) => role,
             _ => continue,
@@ -199,7 +209,7 @@ pub fn to_export(lines: &Lines, id: &str, title: &str, final_reply: Option<&str>
         let Some(message) = record.get("message") else {
             continue;
         };
-        let parts = parts_of(message.get("content"));
+        let parts = parts_of(message.get("content"), &results);
         if parts.is_empty() {
             continue;
         }
@@ -248,9 +258,68 @@ pub fn to_export(lines: &Lines, id: &str, title: &str, final_reply: Option<&str>
     Export::from_value(root).expect("the export is built in its own shape")
 }
 
-/// Content blocks as export parts: `text` as text, `tool_use` as a tool part titled by its
-/// input; everything else (tool results, thinking, images) is omitted.
-fn parts_of(content: Option<&Value>) -> Vec<Value> {
+/// What a tool call gave back: its output, or its error.
+struct ToolResult {
+    text: String,
+    is_error: bool,
+}
+
+/// The tool_result blocks of the user turns, by the id of the call they answer.
+fn tool_results(records: &[Value]) -> HashMap<String, ToolResult> {
+    let mut results = HashMap::new();
+    for record in records {
+        if record.get("type").and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        let Some(Value::Array(blocks)) = record.get("message").and_then(|m| m.get("content"))
+        else {
+            continue;
+        };
+        for block in blocks {
+            if block.get("type").and_then(Value::as_str) != Some("tool_result") {
+                continue;
+            }
+            let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+                continue;
+            };
+            results.insert(
+                id.to_string(),
+                ToolResult {
+                    text: result_text(block.get("content")),
+                    is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+                },
+            );
+        }
+    }
+    results
+}
+
+/// A tool_result's content as text: a string as it is, text blocks joined, anything else
+/// (an image) named.
+fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|block| match block.get("type").and_then(Value::as_str) {
+                Some("text") => block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                Some(other) => format!("[{other}]"),
+                None => String::new(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Content blocks as export parts: `text` as text, `thinking` as reasoning (when Claude Code
+/// kept its text), `tool_use` as a tool part with its input and, from `results`, its output or
+/// error; tool results (already paired with their calls) and images are omitted.
+fn parts_of(content: Option<&Value>, results: &HashMap<String, ToolResult>) -> Vec<Value> {
     match content {
         Some(Value::String(text)) if !text.trim().is_empty() => {
             vec![json!({ "type": "text", "text": text })]
@@ -262,11 +331,31 @@ fn parts_of(content: Option<&Value>) -> Vec<Value> {
                     let text = block.get("text").and_then(Value::as_str)?;
                     (!text.trim().is_empty()).then(|| json!({ "type": "text", "text": text }))
                 }
-                "tool_use" => Some(json!({
-                    "type": "tool",
-                    "tool": block.get("name").and_then(Value::as_str).unwrap_or("tool"),
-                    "state": { "status": "completed", "input": block.get("input").cloned().unwrap_or(Value::Null) },
-                })),
+                "thinking" => {
+                    let text = block.get("thinking").and_then(Value::as_str)?;
+                    (!text.trim().is_empty()).then(|| json!({ "type": "reasoning", "text": text }))
+                }
+                "tool_use" => {
+                    let input = block.get("input").cloned().unwrap_or(Value::Null);
+                    let result = block
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .and_then(|id| results.get(id));
+                    let state = match result {
+                        Some(r) if r.is_error => {
+                            json!({ "status": "error", "input": input, "error": r.text })
+                        }
+                        Some(r) => {
+                            json!({ "status": "completed", "input": input, "output": r.text })
+                        }
+                        None => json!({ "status": "completed", "input": input }),
+                    };
+                    Some(json!({
+                        "type": "tool",
+                        "tool": block.get("name").and_then(Value::as_str).unwrap_or("tool"),
+                        "state": state,
+                    }))
+                }
                 _ => None,
             })
             .collect(),
@@ -336,5 +425,25 @@ mod tests {
         let export = to_export(&cut, "cca_1", "agent-1.jsonl", Some("3 issues."));
         let roles: Vec<String> = export.messages().map(|m| m.role().to_string()).collect();
         assert_eq!(roles, ["user", "assistant"]);
+    }
+
+    #[test]
+    fn tool_calls_carry_their_outputs_and_errors_and_thinking_is_reasoning() {
+        let text = r#"{"type":"user","message":{"role":"user","content":"go"}}
+{"type":"assistant","message":{"id":"m1","content":[{"type":"thinking","thinking":"Check the tree first."},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"false"}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a\u001b[31mb"},{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":[{"type":"text","text":"Exit code 1"}]}]}}
+"#;
+        let export = to_export(&parse(text), "cc_1", "t", None);
+        let parts = export.messages().nth(1).unwrap().parts;
+        assert_eq!(parts[0]["type"], "reasoning");
+        assert_eq!(parts[0]["text"], "Check the tree first.");
+        assert_eq!(parts[1]["state"]["output"], "a\u{1b}[31mb");
+        assert_eq!(parts[2]["state"]["status"], "error");
+        assert_eq!(parts[2]["state"]["error"], "Exit code 1");
+        assert_eq!(
+            export.messages().count(),
+            2,
+            "a turn of tool results only is no message"
+        );
     }
 }

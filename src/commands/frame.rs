@@ -217,10 +217,10 @@ pub(crate) fn pop(
     let output_max =
         crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
             .count() as usize;
-    let messages = inputs
-        .transcript
-        .as_ref()
-        .map(|export| log::Messages::of(export, output_max));
+    let messages = match inputs.transcript.as_ref() {
+        Some(export) => Some(log::Messages::of(export, output_max)),
+        None => claude_span(store, selector).map(|export| log::Messages::of(&export, output_max)),
+    };
     let (plan, state) = store.update(now, |state| {
         let target = ops::pop_target(state, selector)?;
         let mut plan = ops::check_pop(state, &target, force)?;
@@ -243,6 +243,33 @@ pub(crate) fn pop(
         }
     }
     Ok((plan, state))
+}
+
+/// The messages of a frame popped by a Claude Code session's model through Bash (no transcript
+/// given): its span of the session's transcript, which the hooks noted (`claude::log`). Read
+/// ahead of the lock, as the messages of a given transcript are; whatever is missing or
+/// unreadable leaves the log without messages.
+fn claude_span(store: &Store, selector: &Selector) -> Option<crate::opencode::export::Export> {
+    let session = selector.session.as_deref()?;
+    if !session.starts_with(crate::claude::ids::SESSION_PREFIX) {
+        return None;
+    }
+    let state = store.load().ok()?;
+    let target = ops::pop_target(&state, selector).ok()?;
+    let created = state.frame(&target)?.created_at();
+    let record = state.claude_session(session).ok()??;
+    let path = record
+        .get(crate::claude::log::TRANSCRIPT_KEY)?
+        .as_str()?
+        .to_string();
+    let bytes = store::read_capped(Path::new(&path), crate::claude::log::MAX_TRANSCRIPT).ok()?;
+    let lines = crate::claude::transcript::parse(&String::from_utf8_lossy(&bytes));
+    Some(crate::claude::log::span_export(
+        &lines.records,
+        created,
+        &target,
+        &path,
+    ))
 }
 
 /// A pop's output: the frame now current for the selector's place (JSON: the whole document).

@@ -203,7 +203,7 @@ fn render_part(part: &Value, output_max: usize) -> Option<Rendered> {
             if text.trim().is_empty() {
                 return None;
             }
-            Some(Rendered::Block(format!("(reasoning) {text}")))
+            Some(Rendered::Block(format!("(reasoning) {}", printable(text))))
         }
         "file" => {
             let name = non_blank(part, "filename")

@@ -432,6 +432,57 @@ fn an_agent_call_whose_subagent_never_started_gives_way_to_the_next() {
 }
 
 #[test]
+fn a_frame_popped_through_bash_logs_its_span_of_the_session_transcript() {
+    let env = TestEnv::new();
+    let transcript = env.temp().join(format!("{SESSION}.jsonl"));
+    let before = r#"{"type":"user","message":{"role":"user","content":"BEFORE_THE_PUSH"},"timestamp":"2000-01-01T00:00:00.000Z"}"#;
+    std::fs::write(&transcript, format!("{before}\n")).unwrap();
+    let prompt =
+        event(json!({ "prompt": "Refunds", "transcript_path": transcript.to_str().unwrap() }));
+    hook(&env, "UserPromptSubmit", &prompt);
+    let mut push = env.ctx();
+    push.env("CTX_SESSION", FRAME)
+        .args(["frame", "push", "--", "Refund work"])
+        .assert()
+        .success();
+    // What the model did after the push, as Claude Code writes it (times after the push).
+    let span = [
+        r#"{"type":"assistant","uuid":"u1","message":{"id":"m1","content":[{"type":"thinking","thinking":"List them first."}]},"timestamp":"2099-01-01T00:00:01.000Z"}"#,
+        r#"{"type":"assistant","uuid":"u2","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"printf 'REFUND_%s' LIST"}}]},"timestamp":"2099-01-01T00:00:01.000Z"}"#,
+        r#"{"type":"user","uuid":"u3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"REFUND_LIST\u001b[0m0123456789"}]},"timestamp":"2099-01-01T00:00:02.000Z"}"#,
+        r#"{"type":"assistant","uuid":"u4","message":{"id":"m2","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"false"}}]},"timestamp":"2099-01-01T00:00:03.000Z"}"#,
+        r#"{"type":"user","uuid":"u5","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":"Exit code 1"}]},"timestamp":"2099-01-01T00:00:04.000Z"}"#,
+    ];
+    std::fs::write(&transcript, format!("{before}\n{}\n", span.join("\n"))).unwrap();
+    let mut pop = env.ctx();
+    pop.env("CTX_SESSION", FRAME)
+        .env("CTX_FRAME_LOG_OUTPUT_MAX", "16")
+        .args(["frame", "pop", "--summary", "Refunds done"])
+        .assert()
+        .success();
+    let tree: Value = serde_json::from_str(&env.ok(&["--json", "frame", "tree"])).unwrap();
+    let id = tree["roots"][0]["children"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let log = env.read(&format!(".opencode/flame/logs/frame-{id}.md"));
+    assert!(log.contains("(reasoning) List them first."), "{log}");
+    assert!(
+        log.contains("REFUND_LIST\\x1b[0m0\n```"),
+        "the output, escaped: {log}"
+    );
+    assert!(
+        log.contains("[output cut: 9 of 25 bytes left out (frame.log.output_max = 16)]"),
+        "{log}"
+    );
+    assert!(
+        log.contains("Error:") && log.contains("Exit code 1"),
+        "{log}"
+    );
+    assert!(!log.contains("BEFORE_THE_PUSH"), "only the span: {log}");
+}
+
+#[test]
 fn compaction_gets_the_frame_context_and_its_summary_lands_on_the_frame() {
     let env = TestEnv::new();
     assert_eq!(

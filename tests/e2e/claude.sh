@@ -105,8 +105,10 @@ subagent_session() {
   cat >"$work/subagent.json" <<'EOF'
 [
  {"when": "Delegate the audit", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
- {"when": "cc_", "tool_calls": [{"name": "Agent", "arguments": {"description": "Audit refunds", "prompt": "AUDIT_REFUNDS_NOW", "subagent_type": "general-purpose", "run_in_background": false}}]},
- {"when": "AUDIT_REFUNDS_NOW", "reply": "Refund audit: 3 issues found."},
+ {"when": "cc_", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'REFUND_%s' LIST_42", "description": "list"}}]},
+ {"when": "REFUND_LIST_42", "tool_calls": [{"name": "Agent", "arguments": {"description": "Audit refunds", "prompt": "AUDIT_REFUNDS_NOW", "subagent_type": "general-purpose", "run_in_background": false}}]},
+ {"when": "AUDIT_REFUNDS_NOW", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'SUB_%s' OUTPUT_7", "description": "check"}}]},
+ {"when": "SUB_OUTPUT_7", "reply": "Refund audit: 3 issues found."},
  {"when": "Refund audit: 3 issues found", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'Refunds done'", "description": "pop"}}]},
  {"reply": "Done."}
 ]
@@ -137,6 +139,13 @@ need(all(r['all'].count('<flame-context session=\\\\\"cc_') <= 1 for r in reques
   local log=$project/.opencode/flame/logs/frame-$audit.md
   grep -q "^## Messages" "$log" && grep -q "AUDIT_REFUNDS_NOW" "$log" && grep -q "Refund audit: 3 issues found." "$log" \
     || fail "the subagent's transcript is in its log: $(cat "$log")"
+  # Logs lose nothing: a tool's output is in the log of the frame it ran in, the subagent's from
+  # its own transcript, the Bash-pushed frame's from the session's transcript between push and pop.
+  grep -qx "SUB_OUTPUT_7" "$log" || fail "the subagent's tool output is in its log: $(cat "$log")"
+  local refund_log=$project/.opencode/flame/logs/frame-$(field "d['frame']['id']" <<<"$refund").md
+  grep -qx "REFUND_LIST_42" "$refund_log" && grep -q "Refund audit: 3 issues found." "$refund_log" \
+    || fail "the Bash-pushed frame's span is in its log: $(cat "$refund_log")"
+  ! grep -q "Delegate the audit" "$refund_log" || fail "and only its span: $(cat "$refund_log")"
 }
 
 scenario_parallel() {

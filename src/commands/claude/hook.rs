@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::claude::{ids, transcript};
+use crate::claude::{ids, log as claude_log, transcript};
 use crate::commands::Context;
 use crate::compact::frame_context;
 use crate::error::{Error, Result};
@@ -21,7 +21,7 @@ use crate::project::Project;
 /// Hook input larger than this is not a hook event.
 const MAX_HOOK_INPUT: u64 = 16 << 20;
 /// Subagent transcripts larger than this are left out of the log.
-const MAX_TRANSCRIPT: u64 = 256 << 20;
+const MAX_TRANSCRIPT: u64 = claude_log::MAX_TRANSCRIPT;
 /// The log of hook failures, below `.opencode/flame/`.
 pub const HOOK_LOG: &str = "claude-hooks.log";
 /// The log of hook failures below `~/.claude/`, where there is no frame folder.
@@ -314,6 +314,7 @@ impl<'a> Hook<'a> {
     /// recorded; `None` when `always` is false and the same text was added last time.
     fn context_for_session(&mut self, event: &str, always: bool) -> Result<Option<String>> {
         let settings = self.settings()?;
+        let transcript = field(self.input, "transcript_path");
         let session = self.session.clone();
         // The common case, a prompt whose context was added before and has not changed, only
         // reads: no lock, no write.
@@ -323,12 +324,15 @@ impl<'a> Hook<'a> {
                 ops::session_current(&state, &session)?.unwrap_or_else(|| session.clone());
             let xml = frame_context::render(&state, &current, &settings)?.xml;
             let recorded = record_of(&state, &session)?;
-            if recorded.get("contextHash").and_then(Json::as_str) == Some(&context_hash(&xml)) {
+            if recorded.get("contextHash").and_then(Json::as_str) == Some(&context_hash(&xml))
+                && !transcript_changed(&recorded, transcript)
+            {
                 return Ok(always.then(|| additional_context(event, &xml)));
             }
         }
         drop(state);
         let goal = self.session_goal();
+        let transcript = field(self.input, "transcript_path");
         let now = self.ctx.now;
         let (context, _) = self.store.update(now, |state| {
             let mut changed = false;
@@ -341,8 +345,15 @@ impl<'a> Hook<'a> {
             let hash = context_hash(&xml);
             let mut record = record_of(state, &session)?;
             let same = record.get("contextHash").and_then(Json::as_str) == Some(hash.as_str());
+            // Where a frame popped through Bash finds its messages (claude::log).
+            let moved = transcript_changed(&record, transcript);
+            if let Some(path) = transcript.filter(|_| moved) {
+                record.insert(claude_log::TRANSCRIPT_KEY, Json::str(path));
+            }
             if !same {
                 record.insert("contextHash", Json::str(&hash));
+            }
+            if !same || moved {
                 state.set_claude_session(&session, record);
                 changed = true;
             }
@@ -716,6 +727,16 @@ fn record_of(state: &State, session: &str) -> Result<Object> {
             Error::failure(format!(".opencode/flame/state.json: {}", invalid.message))
                 .with_hint("fix or remove the key by hand; ctx leaves the file as it is")
         })
+}
+
+/// Whether the event names a transcript other than the one the session's record notes.
+fn transcript_changed(record: &Object, transcript: Option<&str>) -> bool {
+    transcript.is_some_and(|path| {
+        record
+            .get(claude_log::TRANSCRIPT_KEY)
+            .and_then(Json::as_str)
+            != Some(path)
+    })
 }
 
 /// A text field of a remembered call.
