@@ -228,6 +228,17 @@ pub const OPENCODE_FOLD: Def = Def {
     about: "whether a popped frame's messages are sent to the model as its summary alone",
 };
 
+pub const CLAUDE_FOLD: Def = Def {
+    key: "claude.fold",
+    env: "CTX_CLAUDE_FOLD",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether a Claude Code session's transcript is folded when it ends, so that \
+            --continue and --resume send each popped frame as its summary",
+};
+
 pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {
     key: "opencode.fold_user_messages",
     env: "CTX_OPENCODE_FOLD_USER_MESSAGES",
@@ -290,6 +301,7 @@ pub const ALL: &[&Def] = &[
     &OPENCODE_FOLD,
     &OPENCODE_FOLD_USER_MESSAGES,
     &HOOKS_STATE_IN_HOME,
+    &CLAUDE_FOLD,
     &SWARM_VERSION,
 ];
 

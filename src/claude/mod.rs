@@ -1,6 +1,7 @@
 //! What ctx knows of Claude Code (claude-code.md): its ids as frame ids, its settings file, its
 //! transcripts, and where its own folder is.
 
+pub mod fold;
 pub mod ids;
 pub mod log;
 pub mod settings;

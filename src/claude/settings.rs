@@ -20,6 +20,7 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
     ("SubagentStop", None),
     ("PreCompact", None),
     ("PostCompact", None),
+    ("SessionEnd", None),
 ];
 
 /// Seconds Claude Code waits for one of ctx's hooks (its default is 60): a hook takes

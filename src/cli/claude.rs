@@ -55,6 +55,10 @@ that call it; people do not need to.
                     when it was interrupted
   PreCompact        prints the frame context and what the summary must keep
   PostCompact       records the compaction summary on the current frame
+  SessionEnd        folds the session's transcript (claude.fold): each frame
+                    pushed and popped through Bash becomes its pop and summary
+                    for a later --continue or --resume; the original is kept
+                    in the session's folder (ctx-fold-<ms>.jsonl)
 
 Whatever goes wrong (bad JSON, a broken state file, an unknown event) exits 0
 with nothing on stdout and one line in .opencode/flame/claude-hooks.log (or

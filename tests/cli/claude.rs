@@ -20,7 +20,7 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
     assert_snapshot!(env.snap(&["claude", "install"]), @r"
     exit: 0
     --- stdout
-    .claude/settings.json: 8 hooks added
+    .claude/settings.json: 9 hooks added
       + SessionStart: ctx claude hook
       + UserPromptSubmit: ctx claude hook
       + PreToolUse: ctx claude hook
@@ -29,6 +29,7 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
       + SubagentStop: ctx claude hook
       + PreCompact: ctx claude hook
       + PostCompact: ctx claude hook
+      + SessionEnd: ctx claude hook
     .claude/commands/push.md: written
     .claude/commands/pop.md: written
     .claude/commands/status.md: written
@@ -97,7 +98,7 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
     assert_snapshot!(env.render(&out), @r"
     exit: 1
     --- stdout
-    .claude/settings.json: 8 hooks removed
+    .claude/settings.json: 9 hooks removed
       - UserPromptSubmit: ctx claude hook
       - SessionStart: ctx claude hook
       - PreToolUse: ctx claude hook
@@ -106,6 +107,7 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
       - SubagentStop: ctx claude hook
       - PreCompact: ctx claude hook
       - PostCompact: ctx claude hook
+      - SessionEnd: ctx claude hook
     .claude/commands/push.md: removed
     .claude/commands/pop.md: removed
     .claude/commands/status.md: removed
@@ -124,7 +126,7 @@ fn dry_run_writes_nothing() {
     let env = TestEnv::new();
     let out = env.ok(&["claude", "install", "--dry-run"]);
     assert!(
-        out.starts_with(".claude/settings.json: 8 hooks would be added\n"),
+        out.starts_with(".claude/settings.json: 9 hooks would be added\n"),
         "{out}"
     );
     assert!(out.contains(".claude/commands/push.md: would be written"));
@@ -134,7 +136,7 @@ fn dry_run_writes_nothing() {
         serde_json::from_str(&env.ok(&["--json", "claude", "install", "--dry-run"])).unwrap();
     assert_eq!(doc["settings_changed"], true);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["added"].as_array().unwrap().len(), 8);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 9);
     assert_eq!(doc["files"][0]["action"], "written");
     assert!(!env.path(".claude").exists());
 }

@@ -4,6 +4,7 @@ mod artifacts;
 mod browser;
 mod budget;
 mod claude;
+mod claude_fold;
 mod claude_install;
 mod common;
 mod compact;

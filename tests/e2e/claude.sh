@@ -368,6 +368,94 @@ EOF
   [[ $child == "[('Refund work', 'completed', 'Refunds done')]" ]] || fail "/push then /pop: $child"
 }
 
+# totals DIR: per session, the token figures `ctx budget spent` and ccusage give for the Claude
+# Code folder DIR (ccusage only when ccusage 20.0.24 is installed where the Rust tests find it).
+totals() {
+  ctx --json budget spent --by session --source "$1/projects" \
+    | python3 -c "import json,sys; d=json.load(sys.stdin); print(sorted((r['key'], r['total']['tokens']['total']) for r in d['rows']))"
+  local ccusage=${CCUSAGE_DIR:-$HOME/.cache/ctx-ccusage}/node_modules/.bin/ccusage
+  if [[ -x $ccusage ]]; then
+    CLAUDE_CONFIG_DIR=$1 "$ccusage" session --json --offline \
+      | python3 -c "import json,sys; d=json.load(sys.stdin); print(sorted((s['period'], s['totalTokens']) for s in d['session']))"
+  else
+    echo "(no ccusage 20.0.24 to compare with)"
+  fi
+}
+
+scenario_headless_continue() {
+  echo "scenario headless-continue: after a Bash push/pop, --continue sends the frame folded"
+  local project requests session
+  project=$(new_project headless)
+  cat >"$work/headless1.json" <<'EOF'
+[
+ {"when": "List the refunds", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
+ {"when": "frame push", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' a; printf 'OUT_%s_END' A", "description": "a"}}]},
+ {"when": "OUT_A_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' b; printf 'OUT_%s_END' B", "description": "b"}}]},
+ {"when": "OUT_B_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'REFUNDS_LISTED: 2 lists'", "description": "pop"}}]},
+ {"reply": "Done."}
+]
+EOF
+  MOCK_STRICT=1 SANDBOX=headless run headless1 "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
+  session=$(session_of headless1)
+  local claude=$work/sandbox-headless/home/.claude transcript kept frame
+  transcript=$(ls "$claude"/projects/*/"$session.jsonl")
+  kept=$(ls "${transcript%.jsonl}"/ctx-fold-*.jsonl 2>/dev/null | head -1)
+  [[ -n $kept ]] || fail "the original transcript is kept: $(ls -R "$claude/projects"; cat "$project/.opencode/flame/claude-hooks.log" 2>&1)"
+  grep -q OUT_A_END "$kept" && grep -q OUT_B_END "$kept" || fail "the kept original holds the outputs"
+  ! grep -q OUT_A_END "$transcript" || fail "the transcript is folded"
+  frame=$(ctx -C "$project" frame tree --json | field "d['roots'][0]['children'][0]['id']")
+  grep -q OUT_A_END "$project/.opencode/flame/logs/frame-$frame.md" && grep -q OUT_B_END "$project/.opencode/flame/logs/frame-$frame.md" \
+    || fail "the frame's log holds both outputs: $(cat "$project/.opencode/flame/logs/frame-$frame.md")"
+  # Cost stays right: the same per-session totals on the original alone as on the folded folder.
+  local before=$work/headless-before
+  mkdir -p "$before/projects/p"
+  cp "$kept" "$before/projects/p/$session.jsonl"
+  [[ $(totals "$before") == "$(totals "$claude")" ]] \
+    || fail "the same totals before and after the fold: $(totals "$before") vs $(totals "$claude")"
+  echo "  totals before and after the fold: $(totals "$claude" | tr '\n' ' ')"
+  [[ $(ls "$(dirname "$transcript")"/*.jsonl | wc -l) == 1 ]] || fail "one session in the project's folder"
+
+  echo '[{"reply": "Continued."}]' >"$work/headless2.json"
+  requests=$(MOCK_STRICT=1 SANDBOX=headless run headless2 "$project" "$work/headless2.json" -- -p "Go on" --continue)
+  check "$requests" "headless continue" "
+r = requests[0]
+need('Go on' in r['all'], 'the continued request')
+need('REFUNDS_LISTED: 2 lists' in r['all'], 'carries the summary')
+need('OUT_A_END' not in r['all'] and 'OUT_B_END' not in r['all'] and 'a' * 1000 not in r['all'], 'and none of the outputs')
+"
+  grep -q '"is_error":false' "$work/headless2.out" || fail "the continued run ends normally: $(cat "$work/headless2.out")"
+}
+
+scenario_left_alone() {
+  echo "scenario left-alone: a transcript of an unknown shape, and a broken state file, are not rewritten"
+  local project session claude transcript
+  [[ -f $work/headless1.json ]] || scenario_headless_continue
+  project=$(new_project left-alone)
+  MOCK_STRICT=1 SANDBOX=left-alone run left-alone1 "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
+  session=$(session_of left-alone1)
+  claude=$work/sandbox-left-alone/home/.claude
+  transcript=$(ls "$claude"/projects/*/"$session.jsonl")
+  # An unknown shape (a line that is not JSON) when the next run ends: left as it is, and logged.
+  printf '{"type":"assis\n' >>"$transcript"
+  cp "$transcript" "$work/left-alone.jsonl"
+  echo '[{"reply": "Continued."}]' >"$work/left-alone2.json"
+  SANDBOX=left-alone run left-alone2 "$project" "$work/left-alone2.json" -- -p "Go on" --resume "$session" >/dev/null
+  head -c "$(stat -c %s "$work/left-alone.jsonl")" "$transcript" | cmp -s - "$work/left-alone.jsonl" \
+    || fail "the transcript of an unknown shape is left as it was"
+  grep -q "SessionEnd session $session: transcript .* left as it is: line .* is not a JSON object" "$project/.opencode/flame/claude-hooks.log" \
+    || fail "and the reason is logged: $(cat "$project/.opencode/flame/claude-hooks.log" 2>&1)"
+
+  project=$(new_project left-alone-state)
+  mkdir -p "$project/.opencode/flame"
+  printf '{"version": 1, "frames": ' >"$project/.opencode/flame/state.json"
+  MOCK_STRICT=1 run left-alone-state "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
+  session=$(session_of left-alone-state)
+  ! ls "$work"/sandbox-left-alone-state/home/.claude/projects/*/"$session"/ctx-fold-*.jsonl >/dev/null 2>&1 \
+    || fail "a session whose state file is broken is not folded"
+  grep -q "OUT_A_END" "$work"/sandbox-left-alone-state/home/.claude/projects/*/"$session.jsonl" \
+    || fail "and its transcript keeps everything"
+}
+
 scenario_settings() {
   echo "scenario settings: the user's own hooks (one naming ctx's) and settings survive install, a second install and remove"
   local project=$work/settings
@@ -420,7 +508,7 @@ need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
   [[ ! -e $project/.claude/commands/push.md ]] || fail "remove takes the slash commands out"
 }
 
-all=(subagent parallel background resume compaction commands without_ctx settings plugin)
+all=(subagent parallel background resume compaction commands headless_continue left_alone without_ctx settings plugin)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -226,6 +226,7 @@ impl<'a> Hook<'a> {
             "PostToolUseFailure" => self.agent_failure(),
             "PreCompact" => self.pre_compact(),
             "PostCompact" => self.post_compact(),
+            "SessionEnd" => super::session_end::fold(&self.ctx, &self.store, self.input),
             // A newer Claude Code's event, or one hooked by hand: nothing to do.
             _ => Ok(None),
         }

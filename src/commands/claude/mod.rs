@@ -6,6 +6,7 @@
 //! child of its session's current frame (see `crate::claude::ids`).
 
 mod hook;
+mod session_end;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,537 @@
+//! Folding a Claude Code transcript (claude-code.md §7, "between processes").
+//!
+//! Claude Code sends, on `--continue` or `--resume`, what the session's transcript holds. So when
+//! a session ends, each frame the model pushed and popped through Bash is folded in the transcript:
+//! the lines from the push's call to the pop's call are taken out, the pop's call stays, and its
+//! result becomes the frame's summary and log path. The pop's call is chained to the push's
+//! parent (`parentUuid`), so the conversation stays one linked chain, and every tool_use is still
+//! answered by its tool_result. Lines without a `uuid` (Claude Code's bookkeeping) stay.
+//!
+//! A folded result is marked (`ctxFolded`: the frame id), so that a later fold of the same
+//! transcript knows that pop's push is already gone. Anything ctx does not know (a line that is
+//! not JSON, a version other than 2.x, a pop without its push, spans that cross, a compaction
+//! inside a span, a call that shares its message with other calls) leaves the transcript as it
+//! is: the fold is refused whole, with the reason.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+
+/// The key ctx adds to a tool_result line it rewrote.
+pub const FOLDED_KEY: &str = "ctxFolded";
+
+/// What ctx knows of a frame the transcript pushed and popped.
+pub struct Finished {
+    /// The frame's parent: what the pop printed as the frame now current.
+    pub parent: Option<String>,
+    /// The pop's result as the model will see it: the summary and the log path.
+    pub text: String,
+}
+
+/// A fold's outcome: the new transcript and the frames folded (outermost spans only).
+pub struct Folded {
+    pub text: String,
+    pub frames: Vec<String>,
+}
+
+/// One Bash call of the conversation that runs `ctx frame push` or `ctx frame pop`.
+struct Call {
+    line: usize,
+    id: String,
+    push: bool,
+}
+
+/// A push's span: the push's call, the pop's call and its result (line numbers), the frame.
+struct Span {
+    push: usize,
+    pop: usize,
+    answer: usize,
+    frame: String,
+}
+
+/// A tool call's result line.
+struct Answer {
+    line: usize,
+    text: String,
+    error: bool,
+    folded: bool,
+}
+
+/// Folds `text`, a transcript, with `finished` telling which frames ended (and how). `Ok(None)`
+/// when there is nothing to fold; `Err(reason)` when the transcript is left as it is.
+pub fn fold(
+    text: &str,
+    finished: &dyn Fn(&str) -> Option<Finished>,
+) -> Result<Option<Folded>, String> {
+    let raw: Vec<&str> = text.lines().collect();
+    let mut records: Vec<Option<Value>> = Vec::with_capacity(raw.len());
+    for (n, line) in raw.iter().enumerate() {
+        if line.trim().is_empty() {
+            records.push(None);
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(value @ Value::Object(_)) => records.push(Some(value)),
+            _ => return Err(format!("line {} is not a JSON object", n + 1)),
+        }
+    }
+    for (n, record) in records.iter().enumerate() {
+        let Some(version) = record
+            .as_ref()
+            .and_then(|r| r.get("version"))
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        if !version.starts_with("2.") {
+            return Err(format!(
+                "line {} is from Claude Code {version}, a version ctx does not know",
+                n + 1
+            ));
+        }
+    }
+    let (calls, answers, tools_of_message) = calls_and_answers(&records)?;
+    // Pair pushes with pops, as a stack: what a pop ends is the last push not yet ended.
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
+    for call in &calls {
+        let Some(answer) = answers.get(&call.id) else {
+            continue;
+        };
+        if answer.error {
+            continue;
+        }
+        if call.push {
+            let frame = answer.text.trim();
+            if frame.is_empty() || frame.contains(char::is_whitespace) {
+                continue;
+            }
+            stack.push((call.line, frame.to_string()));
+        } else if answer.folded {
+            // Folded before: its push is gone with its span.
+        } else {
+            let Some((push_line, frame)) = stack.pop() else {
+                return Err(format!(
+                    "the pop at line {} has no push in the transcript",
+                    call.line + 1
+                ));
+            };
+            let Some(done) = finished(&frame) else {
+                return Err(format!(
+                    "the pop at line {} ends frame {frame}, which ctx does not know as finished",
+                    call.line + 1
+                ));
+            };
+            if done.parent.as_deref() != Some(answer.text.trim()) {
+                return Err(format!(
+                    "spans cross: the pop at line {} does not end frame {frame}, pushed at line {}",
+                    call.line + 1,
+                    push_line + 1
+                ));
+            }
+            spans.push(Span {
+                push: push_line,
+                pop: call.line,
+                answer: answer.line,
+                frame,
+            });
+        }
+    }
+    // Only the outermost spans are folded: an inner one goes with its outer one.
+    let outer: Vec<&Span> = spans
+        .iter()
+        .filter(|s| !spans.iter().any(|o| o.push < s.push && s.pop < o.pop))
+        .collect();
+    if outer.is_empty() {
+        return Ok(None);
+    }
+    let mut removed: HashSet<usize> = HashSet::new();
+    let mut rewritten: HashMap<usize, Value> = HashMap::new();
+    let mut frames = Vec::new();
+    for span in &outer {
+        let (push_line, pop_line, answer_line, frame) =
+            (&span.push, &span.pop, &span.answer, &span.frame);
+        for n in [*push_line, *pop_line] {
+            let message = message_id(records[n].as_ref()).unwrap_or_default();
+            if tools_of_message.get(&message).copied().unwrap_or(0) > 1 {
+                return Err(format!(
+                    "the call at line {} shares its message with other tool calls",
+                    n + 1
+                ));
+            }
+        }
+        let answer = records[*answer_line]
+            .as_ref()
+            .expect("an answer is a record");
+        let only_this = answer
+            .pointer("/message/content")
+            .and_then(Value::as_array)
+            .is_some_and(|blocks| blocks.len() == 1);
+        if !only_this {
+            return Err(format!(
+                "the pop's result at line {} shares its message with other results",
+                answer_line + 1
+            ));
+        }
+        for (n, record) in records.iter().enumerate().take(*pop_line).skip(*push_line) {
+            let Some(record) = record.as_ref() else {
+                continue;
+            };
+            if is_compaction(record) {
+                return Err(format!(
+                    "the span of frame {frame} (lines {}–{}) holds a compaction",
+                    push_line + 1,
+                    pop_line + 1
+                ));
+            }
+            if record.get("uuid").is_some() {
+                removed.insert(n);
+            }
+        }
+        let push_parent = records[*push_line]
+            .as_ref()
+            .and_then(|r| r.get("parentUuid"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let mut pop = records[*pop_line].clone().expect("a call is a record");
+        pop["parentUuid"] = push_parent;
+        rewritten.insert(*pop_line, pop);
+        let done = finished(frame).expect("checked above");
+        let call_id = answers_call(answer).unwrap_or_default();
+        let mut result = answer.clone();
+        result["message"]["content"] = json!([{
+            "type": "tool_result",
+            "tool_use_id": call_id,
+            "content": done.text,
+        }]);
+        if let Some(object) = result.as_object_mut() {
+            object.remove("toolUseResult");
+            object.insert(FOLDED_KEY.to_string(), Value::from(frame.as_str()));
+        }
+        rewritten.insert(*answer_line, result);
+        frames.push(frame.clone());
+    }
+    // Lines left whose parent was taken out are chained to its nearest ancestor that stays.
+    let parent_of: HashMap<String, Value> = records
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| removed.contains(n))
+        .filter_map(|(_, r)| {
+            let r = r.as_ref()?;
+            Some((
+                r.get("uuid")?.as_str()?.to_string(),
+                r.get("parentUuid").cloned().unwrap_or(Value::Null),
+            ))
+        })
+        .collect();
+    let mut out = String::with_capacity(text.len());
+    for (n, line) in raw.iter().enumerate() {
+        if removed.contains(&n) {
+            continue;
+        }
+        let mut record = match rewritten.remove(&n) {
+            Some(record) => Some(record),
+            None => records[n].clone(),
+        };
+        let relinked = match record.as_mut() {
+            Some(r) => relink(r, &parent_of),
+            None => false,
+        };
+        let changed = relinked || outer.iter().any(|s| s.pop == n || s.answer == n);
+        match record {
+            Some(r) if changed => {
+                out.push_str(&serde_json::to_string(&r).expect("a JSON value serializes"));
+            }
+            // Every line ctx did not change stays byte for byte.
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    Ok(Some(Folded { text: out, frames }))
+}
+
+/// Points `record`'s `parentUuid` past the lines taken out; whether it changed.
+fn relink(record: &mut Value, parent_of: &HashMap<String, Value>) -> bool {
+    let mut parent = record.get("parentUuid").cloned().unwrap_or(Value::Null);
+    let mut changed = false;
+    let mut hops = 0;
+    while let Some(next) = parent.as_str().and_then(|p| parent_of.get(p)) {
+        parent = next.clone();
+        changed = true;
+        hops += 1;
+        if hops > parent_of.len() {
+            break;
+        }
+    }
+    if changed {
+        record["parentUuid"] = parent;
+    }
+    changed
+}
+
+/// Claude Code's compaction in a transcript: its boundary line or its summary.
+fn is_compaction(record: &Value) -> bool {
+    record.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
+        || record.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
+}
+
+fn message_id(record: Option<&Value>) -> Option<String> {
+    Some(record?.pointer("/message/id")?.as_str()?.to_string())
+}
+
+/// The call a result line answers (its single tool_result's `tool_use_id`).
+fn answers_call(record: &Value) -> Option<String> {
+    record
+        .pointer("/message/content/0/tool_use_id")?
+        .as_str()
+        .map(str::to_string)
+}
+
+type Found = (Vec<Call>, HashMap<String, Answer>, HashMap<String, usize>);
+
+/// The Bash calls that push or pop a frame, in order; every tool result by the call it answers;
+/// how many tool calls each assistant message holds.
+fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
+    let mut calls = Vec::new();
+    let mut answers = HashMap::new();
+    let mut tools_of_message: HashMap<String, usize> = HashMap::new();
+    for (n, record) in records.iter().enumerate() {
+        let Some(record) = record else { continue };
+        if record.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+            continue;
+        }
+        let Some(blocks) = record.pointer("/message/content").and_then(Value::as_array) else {
+            continue;
+        };
+        match record.get("type").and_then(Value::as_str) {
+            Some("assistant") => {
+                for block in blocks {
+                    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                        continue;
+                    }
+                    if let Some(message) = message_id(Some(record)) {
+                        *tools_of_message.entry(message).or_default() += 1;
+                    }
+                    let command = block.pointer("/input/command").and_then(Value::as_str);
+                    let (Some(id), Some(command), Some("Bash")) = (
+                        block.get("id").and_then(Value::as_str),
+                        command,
+                        block.get("name").and_then(Value::as_str),
+                    ) else {
+                        continue;
+                    };
+                    let push = command.contains("frame push");
+                    if push || command.contains("frame pop") {
+                        if record.get("uuid").is_none() {
+                            return Err(format!(
+                                "line {} has no uuid, a shape ctx does not know",
+                                n + 1
+                            ));
+                        }
+                        calls.push(Call {
+                            line: n,
+                            id: id.to_string(),
+                            push,
+                        });
+                    }
+                }
+            }
+            Some("user") => {
+                for block in blocks {
+                    if block.get("type").and_then(Value::as_str) != Some("tool_result") {
+                        continue;
+                    }
+                    let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    answers.insert(
+                        id.to_string(),
+                        Answer {
+                            line: n,
+                            text: result_text(block.get("content")),
+                            error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+                            folded: record.get(FOLDED_KEY).is_some(),
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((calls, answers, tools_of_message))
+}
+
+fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text")?.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(v: Value) -> String {
+        v.to_string()
+    }
+
+    fn assistant_call(uuid: &str, parent: &str, message: &str, id: &str, command: &str) -> String {
+        line(json!({
+            "type": "assistant", "uuid": uuid, "parentUuid": parent, "version": "2.1.328",
+            "message": { "id": message, "role": "assistant", "usage": { "input_tokens": 10 },
+                "content": [{ "type": "tool_use", "id": id, "name": "Bash", "input": { "command": command } }] },
+        }))
+    }
+
+    fn result(uuid: &str, parent: &str, id: &str, text: &str) -> String {
+        line(json!({
+            "type": "user", "uuid": uuid, "parentUuid": parent, "version": "2.1.328",
+            "message": { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": id, "content": text }] },
+            "toolUseResult": { "stdout": text },
+        }))
+    }
+
+    fn session() -> Vec<String> {
+        vec![
+            line(
+                json!({ "type": "user", "uuid": "a", "parentUuid": null, "message": { "role": "user", "content": "Go" } }),
+            ),
+            assistant_call("b", "a", "m1", "p1", "ctx frame push -- 'Refunds'"),
+            result("c", "b", "p1", "fr_x\n"),
+            assistant_call("d", "c", "m2", "t1", "printf BIG"),
+            result("e", "d", "t1", "BIG_OUTPUT"),
+            line(json!({ "type": "last-prompt", "lastPrompt": "Go" })),
+            assistant_call(
+                "f",
+                "e",
+                "m3",
+                "q1",
+                "ctx frame pop --summary 'Refunds done'",
+            ),
+            result("g", "f", "q1", "cc_s\n"),
+            line(
+                json!({ "type": "assistant", "uuid": "h", "parentUuid": "g", "message": { "id": "m4", "content": [{ "type": "text", "text": "Done." }] } }),
+            ),
+        ]
+    }
+
+    fn finished(frame: &str) -> Option<Finished> {
+        (frame == "fr_x").then(|| Finished {
+            parent: Some("cc_s".into()),
+            text: "Frame fr_x completed: Refunds done".into(),
+        })
+    }
+
+    fn fold_lines(lines: &[String]) -> Result<Option<Folded>, String> {
+        fold(&(lines.join("\n") + "\n"), &finished)
+    }
+
+    #[test]
+    fn a_span_becomes_the_pop_answered_with_the_summary() {
+        let folded = fold_lines(&session()).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        let records: Vec<Value> = folded
+            .text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let uuids: Vec<&str> = records
+            .iter()
+            .map(|r| r.get("uuid").and_then(Value::as_str).unwrap_or("-"))
+            .collect();
+        assert_eq!(uuids, ["a", "-", "f", "g", "h"]);
+        assert_eq!(
+            records[2]["parentUuid"], "a",
+            "the pop's call follows the push's parent"
+        );
+        assert_eq!(
+            records[3]["message"]["content"],
+            json!([{ "type": "tool_result", "tool_use_id": "q1", "content": "Frame fr_x completed: Refunds done" }])
+        );
+        assert_eq!(records[3][FOLDED_KEY], "fr_x");
+        assert!(records[3].get("toolUseResult").is_none());
+        assert!(!folded.text.contains("BIG_OUTPUT"));
+        // Lines ctx did not change stay byte for byte.
+        assert!(folded.text.starts_with(&(session()[0].clone() + "\n")));
+        // Folding again finds nothing more to fold.
+        assert!(fold(&folded.text, &finished).unwrap().is_none());
+    }
+
+    #[test]
+    fn what_ctx_does_not_know_is_refused_whole() {
+        let mut bad = session();
+        bad.insert(3, "{\"type\":\"assis".into());
+        assert_eq!(
+            fold_lines(&bad).err().unwrap(),
+            "line 4 is not a JSON object"
+        );
+        let no_push: Vec<String> = session()
+            .into_iter()
+            .enumerate()
+            .filter(|(n, _)| !matches!(n, 1 | 2))
+            .map(|(_, l)| l)
+            .collect();
+        assert!(fold_lines(&no_push).err().unwrap().contains("has no push"));
+        let newer: Vec<String> = session()
+            .into_iter()
+            .map(|l| l.replace("2.1.328", "3.0.0"))
+            .collect();
+        assert!(fold_lines(&newer).err().unwrap().contains("version"));
+        let mut compacted = session();
+        compacted.insert(
+            4,
+            line(json!({ "type": "system", "subtype": "compact_boundary", "uuid": "k", "parentUuid": "d" })),
+        );
+        assert!(fold_lines(&compacted).err().unwrap().contains("compaction"));
+        let mut crossing = session();
+        crossing[7] = result("g", "f", "q1", "fr_other\n");
+        assert!(fold_lines(&crossing).err().unwrap().contains("cross"));
+        let mut shared = session();
+        shared.insert(2, assistant_call("b2", "b", "m1", "p2", "ls"));
+        assert!(
+            fold_lines(&shared)
+                .err()
+                .unwrap()
+                .contains("shares its message")
+        );
+    }
+
+    #[test]
+    fn nested_spans_fold_as_the_outer_one() {
+        let mut lines = session();
+        lines.splice(
+            5..5,
+            [
+                assistant_call("i1", "e", "n1", "p2", "ctx frame push -- 'Inner'"),
+                result("i2", "i1", "p2", "fr_y\n"),
+                assistant_call("i3", "i2", "n2", "q2", "ctx frame pop"),
+                result("i4", "i3", "q2", "fr_x\n"),
+            ],
+        );
+        lines[10] = assistant_call(
+            "f",
+            "i4",
+            "m3",
+            "q1",
+            "ctx frame pop --summary 'Refunds done'",
+        );
+        let finished = |frame: &str| match frame {
+            "fr_y" => Some(Finished {
+                parent: Some("fr_x".into()),
+                text: "inner".into(),
+            }),
+            other => finished(other),
+        };
+        let folded = fold(&(lines.join("\n") + "\n"), &finished)
+            .unwrap()
+            .unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert!(!folded.text.contains("i4") && !folded.text.contains("inner"));
+    }
+}

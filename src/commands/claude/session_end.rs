@@ -1,0 +1,156 @@
+//! SessionEnd: folds the session's transcript (`crate::claude::fold`), so that a later
+//! `claude --continue` or `--resume` sends each frame the model pushed and popped through Bash as
+//! its summary and log path.
+//!
+//! Why at SessionEnd: the running process never rereads its transcript, and Claude Code appends
+//! to it by path, so a transcript replaced when the session ends races nothing; a pop in a later
+//! process is folded when that process ends. Nothing of the user's is lost: the transcript as it
+//! was is kept beside it, in the session's folder (`<session>/ctx-fold-<ms>.jsonl`), where Claude
+//! Code's session list does not look and where `ctx budget spent` and ccusage, which read every
+//! transcript below the project's folder and count a response once by its id, still find the
+//! responses folded away. Whatever ctx does not know leaves the transcript as it is, with the
+//! reason in the hook log.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::claude::fold::{self, Finished};
+use crate::commands::Context;
+use crate::error::{Error, Result};
+use crate::frame::log;
+use crate::frame::store::{self, Store};
+
+/// Transcripts larger than this are not folded.
+const MAX_FOLD: u64 = 64 << 20;
+
+pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option<String>> {
+    let config = ctx.project.config()?;
+    let on = crate::settings::resolve(config, &crate::settings::CLAUDE_FOLD, None, None)?;
+    if on.text() != "on" {
+        return Ok(None);
+    }
+    let Some(path) = input
+        .get("transcript_path")
+        .and_then(Value::as_str)
+        .filter(|p| !p.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let path = Path::new(path);
+    let refuse = |why: &str| {
+        Error::failure(format!(
+            "transcript {} left as it is: {why}",
+            path.display()
+        ))
+    };
+    let before = fs::symlink_metadata(path).map_err(|e| refuse(&format!("cannot be read: {e}")))?;
+    if before.file_type().is_symlink() {
+        return Err(refuse("it is a symbolic link"));
+    }
+    if !before.is_file() {
+        return Err(refuse("it is not a regular file"));
+    }
+    if !inside_claude_projects(path) {
+        return Err(refuse("it is not below Claude Code's projects folder"));
+    }
+    if before.len() > MAX_FOLD {
+        return Err(refuse(&format!("it is larger than {} MiB", MAX_FOLD >> 20)));
+    }
+    let session_dir = path.with_extension("");
+    fs::create_dir_all(&session_dir)
+        .map_err(|e| refuse(&format!("cannot create {}: {e}", session_dir.display())))?;
+    // One fold of a transcript at a time: two ends of one session must not both rewrite it.
+    let lock_path = session_dir.join("ctx-fold.lock");
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| refuse(&format!("cannot open {}: {e}", lock_path.display())))?;
+    if lock.try_lock().is_err() {
+        return Err(refuse("another fold of it is running"));
+    }
+    let bytes = store::read_capped(path, MAX_FOLD).map_err(|e| refuse(&e.to_string()))?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| refuse("it is not UTF-8"))?;
+    let state = store.load()?;
+    let finished = |id: &str| -> Option<Finished> {
+        let frame = state.frame(id)?;
+        if !frame.status().is_finished() {
+            return None;
+        }
+        let log_path = store.dir().join(log::path_in_store(id));
+        Some(Finished {
+            parent: frame.parent().map(str::to_string),
+            text: format!(
+                "[ctx] Frame {id} ({}) ended {}. Its messages were folded into this summary; \
+                 its log holds them all: {}\nSummary: {}",
+                frame.goal(),
+                frame.status().as_str(),
+                log_path.display(),
+                frame.summary().unwrap_or("(none)")
+            ),
+        })
+    };
+    let folded = match fold::fold(text, &finished) {
+        Ok(Some(folded)) => folded,
+        Ok(None) => return Ok(None),
+        Err(why) => return Err(refuse(&why)),
+    };
+    let kept = session_dir.join(format!("ctx-fold-{}.jsonl", ctx.now));
+    write_new(&kept, &bytes).map_err(|e| refuse(&format!("cannot keep the original: {e}")))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let temp = dir.join(format!(".{name}.ctx-fold.tmp"));
+    write_new(&temp, folded.text.as_bytes())
+        .map_err(|e| refuse(&format!("cannot write {}: {e}", temp.display())))?;
+    // A line appended since it was read would be lost by the rename.
+    let unchanged = fs::symlink_metadata(path).is_ok_and(|now| {
+        now.len() == before.len() && now.modified().ok() == before.modified().ok()
+    });
+    if !unchanged {
+        let _ = fs::remove_file(&temp);
+        let _ = fs::remove_file(&kept);
+        return Err(refuse("it is still being written to"));
+    }
+    fs::rename(&temp, path).map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        refuse(&format!("cannot replace it: {e}"))
+    })?;
+    Ok(None)
+}
+
+/// Whether `path` lies below `projects/` of Claude Code's folder (`$CLAUDE_CONFIG_DIR`, else
+/// `~/.claude`), both seen through links.
+fn inside_claude_projects(path: &Path) -> bool {
+    let Some(projects) = crate::spent::claude_transcripts::claude_dir()
+        .map(|d| d.join("projects"))
+        .and_then(|d| fs::canonicalize(d).ok())
+    else {
+        return false;
+    };
+    let parent = path
+        .parent()
+        .and_then(|p| fs::canonicalize(p).ok())
+        .unwrap_or_default();
+    parent.starts_with(&projects) && parent != projects
+}
+
+/// Writes `bytes` to a new file at `path` and syncs it; the transcript's own mode (private).
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}

@@ -1,0 +1,325 @@
+//! `ctx claude hook SessionEnd`: the session's transcript folded for `--continue` / `--resume`.
+
+use serde_json::{Value, json};
+
+use crate::common::TestEnv;
+
+const SESSION: &str = "d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+const FRAME: &str = "cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+
+fn hook(env: &TestEnv, event: &str, input: &Value, extra_env: &[(&str, &str)]) {
+    let mut cmd = env.ctx();
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .args(["claude", "hook", event])
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+}
+
+fn call(uuid: &str, parent: &str, message: &str, id: &str, command: &str, time: &str) -> String {
+    json!({
+        "type": "assistant", "uuid": uuid, "parentUuid": parent, "sessionId": SESSION,
+        "version": "2.1.328", "timestamp": time, "requestId": format!("req_{message}"),
+        "message": { "id": message, "role": "assistant", "model": "claude-opus-5-5",
+            "usage": { "input_tokens": 1000, "output_tokens": 10, "cache_read_input_tokens": 50, "cache_creation_input_tokens": 5 },
+            "content": [{ "type": "tool_use", "id": id, "name": "Bash", "input": { "command": command } }] },
+    })
+    .to_string()
+}
+
+fn result(uuid: &str, parent: &str, id: &str, text: &str, time: &str) -> String {
+    json!({
+        "type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": SESSION,
+        "version": "2.1.328", "timestamp": time,
+        "message": { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": id, "content": text }] },
+        "toolUseResult": { "stdout": text, "stderr": "" },
+    })
+    .to_string()
+}
+
+/// A session whose model pushed a frame through Bash, ran a command with a large output and
+/// popped it, as Claude Code writes it; the frames in state.json as ctx made them.
+fn session(env: &TestEnv) -> (std::path::PathBuf, String) {
+    let dir = env.home.join(".claude/projects/-x-billing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join(format!("{SESSION}.jsonl"));
+    hook(
+        env,
+        "UserPromptSubmit",
+        &json!({ "session_id": SESSION, "prompt": "Refunds", "transcript_path": transcript }),
+        &[],
+    );
+    let push = env
+        .ctx()
+        .env("CTX_SESSION", FRAME)
+        .args(["frame", "push", "--", "Refund work"])
+        .output()
+        .unwrap();
+    let frame = String::from_utf8(push.stdout).unwrap().trim().to_string();
+    env.ctx()
+        .env("CTX_SESSION", FRAME)
+        .args(["frame", "pop", "--summary", "Refunds done"])
+        .assert()
+        .success();
+    let big = "BIG_OUTPUT ".repeat(2000);
+    let lines = [
+        json!({ "type": "user", "uuid": "a", "parentUuid": null, "sessionId": SESSION, "version": "2.1.328",
+                "timestamp": "2026-11-25T10:00:00.000Z", "message": { "role": "user", "content": "Refunds" } })
+        .to_string(),
+        call("b", "a", "m1", "p1", "ctx frame push -- 'Refund work'", "2026-11-25T10:00:01.000Z"),
+        result("c", "b", "p1", &format!("{frame}\n"), "2026-11-25T10:00:02.000Z"),
+        call("d", "c", "m2", "t1", "cat big.txt", "2026-11-25T10:00:03.000Z"),
+        result("e", "d", "t1", &big, "2026-11-25T10:00:04.000Z"),
+        call("f", "e", "m3", "q1", "ctx frame pop --summary 'Refunds done'", "2026-11-25T10:00:05.000Z"),
+        result("g", "f", "q1", &format!("{FRAME}\n"), "2026-11-25T10:00:06.000Z"),
+        json!({ "type": "assistant", "uuid": "h", "parentUuid": "g", "sessionId": SESSION, "version": "2.1.328",
+                "timestamp": "2026-11-25T10:00:07.000Z", "requestId": "req_m4",
+                "message": { "id": "m4", "role": "assistant", "model": "claude-opus-5-5",
+                    "usage": { "input_tokens": 9000, "output_tokens": 3 },
+                    "content": [{ "type": "text", "text": "Done." }] } })
+        .to_string(),
+    ];
+    std::fs::write(&transcript, lines.join("\n") + "\n").unwrap();
+    (transcript, frame)
+}
+
+fn end(env: &TestEnv, transcript: &std::path::Path, extra_env: &[(&str, &str)]) {
+    hook(
+        env,
+        "SessionEnd",
+        &json!({ "session_id": SESSION, "transcript_path": transcript, "reason": "other" }),
+        extra_env,
+    );
+}
+
+fn spent_by_session(env: &TestEnv, source: &std::path::Path) -> Value {
+    let doc: Value = serde_json::from_str(&env.ok(&[
+        "--json",
+        "budget",
+        "spent",
+        "--by",
+        "session",
+        "--source",
+        source.to_str().unwrap(),
+    ]))
+    .unwrap();
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| json!([r["key"], r["total"]["tokens"]]))
+        .collect()
+}
+
+fn kept_originals(transcript: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let dir = transcript.with_extension("");
+    let mut kept: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .collect()
+        })
+        .unwrap_or_default();
+    kept.sort();
+    kept
+}
+
+#[test]
+fn a_session_end_folds_each_popped_frame_and_keeps_the_original() {
+    let env = TestEnv::new();
+    let (transcript, frame) = session(&env);
+    let original = std::fs::read_to_string(&transcript).unwrap();
+    let projects = env.home.join(".claude/projects");
+    let before = spent_by_session(&env, &projects);
+    end(&env, &transcript, &[]);
+    let folded = std::fs::read_to_string(&transcript).unwrap();
+    assert!(!folded.contains("BIG_OUTPUT"), "{folded}");
+    assert!(folded.contains("Summary: Refunds done"), "{folded}");
+    assert!(
+        folded.contains(&format!("logs/frame-{frame}.md")),
+        "{folded}"
+    );
+    let uuids: Vec<String> = folded
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["uuid"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(uuids, ["a", "f", "g", "h"]);
+    let kept = kept_originals(&transcript);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), original);
+    // Cost stays right: the responses folded away are counted once, from the original.
+    assert_eq!(spent_by_session(&env, &projects), before);
+    // One session in Claude Code's list: one transcript at the top of the project's folder.
+    let top: Vec<_> = std::fs::read_dir(transcript.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert_eq!(top.len(), 1);
+    // A second end changes nothing.
+    end(&env, &transcript, &[]);
+    assert_eq!(std::fs::read_to_string(&transcript).unwrap(), folded);
+    assert_eq!(kept_originals(&transcript).len(), 1);
+    assert!(!env.path(".opencode/flame/claude-hooks.log").exists());
+}
+
+#[test]
+fn sessions_match_ccusage_after_a_fold() {
+    let Some(ccusage) = crate::common::ccusage() else {
+        return;
+    };
+    let env = TestEnv::new();
+    let (transcript, _) = session(&env);
+    let run = || {
+        crate::common::ccusage_json(
+            &ccusage,
+            &["session", "--json", "--offline"],
+            &[
+                ("CLAUDE_CONFIG_DIR", &env.home.join(".claude")),
+                ("HOME", &env.home),
+            ],
+        )["session"]
+            .clone()
+    };
+    let before = run();
+    end(&env, &transcript, &[]);
+    assert_eq!(kept_originals(&transcript).len(), 1);
+    let after = run();
+    let totals = |rows: &Value| -> Vec<Value> {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                json!([
+                    r["period"],
+                    r["inputTokens"],
+                    r["outputTokens"],
+                    r["cacheReadTokens"],
+                    r["cacheCreationTokens"]
+                ])
+            })
+            .collect()
+    };
+    assert_eq!(totals(&after), totals(&before));
+}
+
+#[test]
+fn what_cannot_be_folded_safely_is_left_alone_with_a_log_line() {
+    let env = TestEnv::new();
+    let (transcript, _) = session(&env);
+    let original = std::fs::read_to_string(&transcript).unwrap();
+    let log = env.path(".opencode/flame/claude-hooks.log");
+    let last_log = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string()
+    };
+    let unchanged = |why: &str| {
+        assert_eq!(
+            std::fs::read_to_string(&transcript).unwrap(),
+            original,
+            "{why}"
+        );
+        assert!(kept_originals(&transcript).is_empty(), "{why}");
+    };
+    // Turned off.
+    end(&env, &transcript, &[("CTX_CLAUDE_FOLD", "off")]);
+    unchanged("claude.fold = off");
+    // A line that is not JSON (a write cut short).
+    std::fs::write(&transcript, format!("{original}{{\"type\":\"assis\n")).unwrap();
+    end(&env, &transcript, &[]);
+    assert!(
+        last_log().contains("is not a JSON object"),
+        "{}",
+        last_log()
+    );
+    assert!(
+        std::fs::read_to_string(&transcript)
+            .unwrap()
+            .ends_with("{\"type\":\"assis\n")
+    );
+    std::fs::write(&transcript, &original).unwrap();
+    // A pop with no push.
+    let no_push: Vec<&str> = original
+        .lines()
+        .enumerate()
+        .filter(|(n, _)| !matches!(n, 1 | 2))
+        .map(|(_, l)| l)
+        .collect();
+    std::fs::write(&transcript, no_push.join("\n") + "\n").unwrap();
+    end(&env, &transcript, &[]);
+    assert!(last_log().contains("has no push"), "{}", last_log());
+    std::fs::write(&transcript, &original).unwrap();
+    // A link, and a file outside Claude Code's folder.
+    let outside = env.temp().join(format!("{SESSION}.jsonl"));
+    std::fs::write(&outside, &original).unwrap();
+    end(&env, &outside, &[]);
+    assert!(
+        last_log().contains("not below Claude Code's projects folder"),
+        "{}",
+        last_log()
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), original);
+    let link = transcript.with_file_name("link.jsonl");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    end(&env, &link, &[]);
+    assert!(last_log().contains("symbolic link"), "{}", last_log());
+    std::fs::remove_file(&link).unwrap();
+    // A version ctx does not know.
+    std::fs::write(&transcript, original.replace("2.1.328", "3.0.0")).unwrap();
+    end(&env, &transcript, &[]);
+    assert!(
+        last_log().contains("a version ctx does not know"),
+        "{}",
+        last_log()
+    );
+    std::fs::write(&transcript, &original).unwrap();
+    // A broken state file.
+    let state = env.path(".opencode/flame/state.json");
+    let good_state = std::fs::read_to_string(&state).unwrap();
+    std::fs::write(&state, "{\"version\": 1, \"frames\": ").unwrap();
+    end(&env, &transcript, &[]);
+    assert!(last_log().contains("state.json"), "{}", last_log());
+    unchanged("a broken state file");
+    std::fs::write(&state, good_state).unwrap();
+    // Another fold of the same transcript running.
+    let lock = transcript.with_extension("").join("ctx-fold.lock");
+    let held = std::fs::OpenOptions::new().write(true).open(&lock).unwrap();
+    held.lock().unwrap();
+    end(&env, &transcript, &[]);
+    assert!(
+        last_log().contains("another fold of it is running"),
+        "{}",
+        last_log()
+    );
+    unchanged("a fold running");
+    drop(held);
+    // A transcript too large.
+    let mut large = original.clone();
+    let filler = json!({ "type": "last-prompt", "pad": "x".repeat(1 << 20) }).to_string();
+    while large.len() < (65 << 20) {
+        large.push_str(&filler);
+        large.push('\n');
+    }
+    std::fs::write(&transcript, &large).unwrap();
+    end(&env, &transcript, &[]);
+    assert!(last_log().contains("larger than 64 MiB"), "{}", last_log());
+    assert_eq!(
+        std::fs::metadata(&transcript).unwrap().len(),
+        large.len() as u64
+    );
+}
