@@ -14,7 +14,7 @@ use crate::json_edit::{Container, Keep};
 pub const EVENTS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
     ("UserPromptSubmit", None),
-    ("PreToolUse", Some("Agent")),
+    ("PreToolUse", Some("Agent|Bash")),
     ("PostToolUseFailure", Some("Agent")),
     ("SubagentStart", None),
     ("SubagentStop", None),

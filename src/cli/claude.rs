@@ -47,7 +47,8 @@ that call it; people do not need to.
                     when it changed
   UserPromptSubmit  gives the session its frame (goal: the first prompt's first
                     line) and adds its <flame-context> when it has changed
-  PreToolUse        (Agent) notes the subagent call's description
+  PreToolUse        (Agent) notes the subagent call's description; (Bash, in a
+                    subagent) makes a ctx command act on the subagent's frame
   SubagentStart     pushes the subagent's frame and adds its <flame-context>
   SubagentStop      pops it: completed, with the subagent's last message as
                     summary and its transcript in the log

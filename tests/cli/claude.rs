@@ -37,7 +37,7 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
     --- stderr
     ");
     let hooks = &settings(&env)["hooks"];
-    assert_eq!(hooks["PreToolUse"][0]["matcher"], "Agent");
+    assert_eq!(hooks["PreToolUse"][0]["matcher"], "Agent|Bash");
     assert_eq!(
         hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
             .as_str()
@@ -799,6 +799,52 @@ fn a_subagent_started_by_a_subagent_is_a_child_of_its_frame() {
 
     3 frames: 3 → in_progress
     ");
+}
+
+#[test]
+fn a_subagents_own_ctx_commands_act_on_its_frame() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Audit" })),
+    );
+    let start = event(json!({ "agent_id": "a1", "agent_type": "general-purpose" }));
+    hook(&env, "SubagentStart", &start);
+    let bash = |command: &str, agent: Option<&str>| {
+        let mut value = event(json!({
+            "tool_name": "Bash", "tool_use_id": "toolu_9",
+            "tool_input": { "command": command, "description": "push" },
+        }));
+        if let Some(agent) = agent {
+            value["agent_id"] = json!(agent);
+        }
+        hook(&env, "PreToolUse", &value)
+    };
+    let answer: Value =
+        serde_json::from_str(&bash("ctx frame push -- 'Sub work'", Some("a1"))).unwrap();
+    assert_eq!(
+        answer,
+        json!({ "hookSpecificOutput": { "hookEventName": "PreToolUse", "updatedInput": {
+            "command": "export CTX_SESSION=cca_a1\nctx frame push -- 'Sub work'", "description": "push" } } })
+    );
+    // The command as rewritten pushes under the subagent's frame.
+    let mut push = env.ctx();
+    push.env("CTX_SESSION", "cca_a1")
+        .args(["frame", "push", "--", "Sub work"])
+        .assert()
+        .success();
+    let tree: Value = serde_json::from_str(&env.ok(&["--json", "frame", "tree"])).unwrap();
+    let agent = &tree["roots"][0]["children"][0];
+    assert_eq!(agent["id"], "cca_a1");
+    assert_eq!(agent["children"][0]["goal"], "Sub work");
+    assert_eq!(bash("ls", Some("a1")), "", "not a ctx command");
+    assert_eq!(bash("ctx frame tree", None), "", "the session's own Bash");
+    assert_eq!(
+        bash("ctx frame tree", Some("a9")),
+        "",
+        "a subagent without a frame"
+    );
 }
 
 #[test]

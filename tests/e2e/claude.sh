@@ -176,6 +176,29 @@ need(current_goals(b) == ['Check invoices'], 'the second sees its own frame')
     || fail "each subagent's frame has its own result: $summaries"
 }
 
+scenario_subagent_push() {
+  echo "scenario subagent-push: a subagent's own ctx frame push lands under the subagent's frame"
+  local project requests
+  project=$(new_project subagent-push)
+  cat >"$work/subagent-push.json" <<'EOF'
+[
+ {"when": "Delegate the migration", "tool_calls": [{"name": "Agent", "arguments": {"description": "Migrate refunds", "prompt": "MIGRATE_NOW", "subagent_type": "general-purpose", "run_in_background": false}}]},
+ {"when": "MIGRATE_NOW", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Move the table'", "description": "push"}}]},
+ {"when": "frame push", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'TABLE_%s' MOVED; ctx frame pop --summary 'Table moved'", "description": "pop"}}]},
+ {"when": "TABLE_MOVED", "reply": "Migration done."},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(MOCK_STRICT=1 run subagent-push "$project" "$work/subagent-push.json" -- -p "Delegate the migration")
+  check "$requests" "subagent push" "
+first(lambda r: 'TABLE_MOVED' in r['all'], 'the subagent runs its commands')
+"
+  local tree
+  tree=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], [(g['goal'], g['status'], g.get('summary')) for g in c['children']]) for c in d['roots'][0]['children']]")
+  [[ $tree == "[('Migrate refunds', 'completed', [('Move the table', 'completed', 'Table moved')])]" ]] \
+    || fail "the subagent's frame holds the frame it pushed: $tree"
+}
+
 scenario_background() {
   echo "scenario background: a background subagent (the default in -p mode) is a frame too"
   local project requests
@@ -508,7 +531,7 @@ need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
   [[ ! -e $project/.claude/commands/push.md ]] || fail "remove takes the slash commands out"
 }
 
-all=(subagent parallel background resume compaction commands headless_continue left_alone without_ctx settings plugin)
+all=(subagent parallel subagent_push background resume compaction commands headless_continue left_alone without_ctx settings plugin)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -220,6 +220,7 @@ impl<'a> Hook<'a> {
         match event {
             "SessionStart" => self.session_start(),
             "UserPromptSubmit" => self.prompt(),
+            "PreToolUse" if field(self.input, "tool_name") == Some("Bash") => self.subagent_bash(),
             "PreToolUse" => self.agent_call(),
             "SubagentStart" => self.subagent_start(),
             "SubagentStop" => self.subagent_stop(),
@@ -374,6 +375,38 @@ impl<'a> Hook<'a> {
                 &self.session[ids::SESSION_PREFIX.len()..]
             ),
         }
+    }
+
+    /// PreToolUse of `Bash` inside a subagent: Claude Code gives the subagent's Bash commands its
+    /// session's `CTX_SESSION`, so a `ctx` command the subagent runs is rewritten
+    /// (`updatedInput`) to name the subagent's own frame first, and acts on it.
+    fn subagent_bash(&mut self) -> Result<Option<String>> {
+        let Some(frame) = field(self.input, "agent_id").and_then(ids::agent_frame) else {
+            return Ok(None);
+        };
+        let tool_input = self.input.get("tool_input").unwrap_or(&Value::Null);
+        let Some(command) = tool_input.get("command").and_then(Value::as_str) else {
+            return Ok(None);
+        };
+        if !command.contains("ctx") {
+            return Ok(None);
+        }
+        let running = self
+            .store
+            .load()?
+            .frame(&frame)
+            .is_some_and(|f| !f.status().is_finished());
+        if !running {
+            return Ok(None);
+        }
+        let mut updated = tool_input.clone();
+        updated["command"] = Value::from(format!("export CTX_SESSION={frame}\n{command}"));
+        let mut text = serde_json::json!({
+            "hookSpecificOutput": { "hookEventName": "PreToolUse", "updatedInput": updated }
+        })
+        .to_string();
+        text.push('\n');
+        Ok(Some(text))
     }
 
     /// PreToolUse of `Agent`: remembers the call's description until its subagent starts.
