@@ -365,30 +365,62 @@ need('Refund audit: 3 issues found' in requests[-1]['all'], 'and its result reac
 }
 
 scenario_commands() {
-  echo "scenario commands: /push and /pop, written by the install, drive ctx through Bash"
+  echo "scenario commands: /push runs the goal as a fork frame; /pop pops through Bash"
   local project requests session
   project=$(new_project commands)
   cat >"$work/commands1.json" <<'EOF'
 [
- {"when": "ctx frame push -- '<the goal>'", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
- {"reply": "Pushed."}
+ {"when": "The goal: Refund work", "tool_calls": [{"name": "Agent", "arguments": {"description": "Refund work", "prompt": "REFUND_FORK_NOW: fix the refunds, then report", "subagent_type": "fork", "run_in_background": false}}]},
+ {"when": "REFUND_FORK_NOW", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'FORK_%s' OUT_1", "description": "one"}}]},
+ {"when": "FORK_OUT_1", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'FORK_%s' OUT_2", "description": "two"}}]},
+ {"when": "FORK_OUT_2", "reply": "FORK_REPORT: 2 refunds fixed."},
+ {"reply": "Pushed and done."}
 ]
 EOF
-  requests=$(SANDBOX=commands run commands1 "$project" "$work/commands1.json" -- -p "/push Refund work")
-  check "$requests" "/push" "
-need('The goal: Refund work' in requests[0]['all'], 'the command file reaches the model with its argument')
-"
+  requests=$(MOCK_STRICT=1 SANDBOX=commands run commands1 "$project" "$work/commands1.json" -- -p "/push Refund work")
   session=$(session_of commands1)
+  check "$requests" "/push as a fork" "
+need('The goal: Refund work' in requests[0]['all'], 'the command file reaches the model with its argument')
+fork = first(lambda r: 'REFUND_FORK_NOW' in r['last_user'] and 'SubagentStart hook' in r['turns'], 'the fork\\'s first request carries SubagentStart context')
+# It inherits the parent's conversation, the session's context included; its own comes last.
+need(current_goals(fork)[-1] == 'Refund work', 'its own frame')
+need(fork['body']['messages'][0] == requests[0]['body']['messages'][0], 'and starts from the parent\\'s conversation')
+after = first(lambda r: 'FORK_REPORT: 2 refunds fixed.' in r['all'] and 'SubagentStart hook' not in r['turns'], 'the parent gets the report')
+need('FORK_OUT_1' not in after['all'] and 'FORK_OUT_2' not in after['all'], 'and none of the fork\\'s outputs')
+"
+  local child log
+  child=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children']]")
+  [[ $child == "[('Refund work', 'completed', 'FORK_REPORT: 2 refunds fixed.')]" ]] || fail "/push makes a fork frame: $child"
+  log=$project/.opencode/flame/logs/frame-$(ctx -C "$project" frame tree --json | field "d['roots'][0]['children'][0]['id']").md
+  grep -qx FORK_OUT_1 "$log" && grep -qx FORK_OUT_2 "$log" || fail "the fork frame's log holds both outputs: $(cat "$log")"
+  # Cost: the fork's calls count toward its frame, and roll into the session, whose total equals
+  # ccusage's.
+  local claude=$work/sandbox-commands/home/.claude fork_id
+  fork_id=$(ctx -C "$project" frame tree --json | field "d['roots'][0]['children'][0]['id']")
+  ctx --json -C "$project" budget spent --by frame --source "$claude/projects" | python3 -c "
+import json, sys
+rows = {r['key']: r for r in json.load(sys.stdin)['rows']}
+fork = rows['$fork_id']
+assert fork['total']['tokens']['total'] > 0 and fork['parent'] == 'cc_$session', fork
+assert rows['cc_$session']['total']['tokens']['total'] > fork['total']['tokens']['total'], rows
+" || fail "the fork frame's cost rolls into its session"
+  local ccusage=${CCUSAGE_DIR:-$HOME/.cache/ctx-ccusage}/node_modules/.bin/ccusage ours theirs
+  if [[ -x $ccusage ]]; then
+    ours=$(ctx --json budget spent --by session --source "$claude/projects" | field "[r['total']['tokens']['total'] for r in d['rows'] if r['key'] == 'cc_$session']")
+    theirs=$(CLAUDE_CONFIG_DIR=$claude "$ccusage" session --json --offline | field "[s['totalTokens'] for s in d['session']]")
+    [[ $ours == "$theirs" ]] || fail "the session's total equals ccusage's: $ours vs $theirs"
+  fi
+
+  CTX_SESSION=cc_$session ctx -C "$project" -q frame push -- "Invoice work" >/dev/null
   cat >"$work/commands2.json" <<'EOF'
 [
- {"when": "ctx frame pop --summary", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'Refunds done'", "description": "pop"}}]},
+ {"when": "ctx frame pop --summary", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'Invoices done'", "description": "pop"}}]},
  {"reply": "Popped."}
 ]
 EOF
-  SANDBOX=commands run commands2 "$project" "$work/commands2.json" -- -p "/pop Refunds done" --resume "$session" >/dev/null
-  local child
+  MOCK_STRICT=1 SANDBOX=commands run commands2 "$project" "$work/commands2.json" -- -p "/pop Invoices done" --resume "$session" >/dev/null
   child=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children']]")
-  [[ $child == "[('Refund work', 'completed', 'Refunds done')]" ]] || fail "/push then /pop: $child"
+  [[ $child == "[('Refund work', 'completed', 'FORK_REPORT: 2 refunds fixed.'), ('Invoice work', 'completed', 'Invoices done')]" ]] || fail "/pop: $child"
 }
 
 # totals DIR: per session, the token figures `ctx budget spent` and ccusage give for the Claude
