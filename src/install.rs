@@ -86,6 +86,14 @@ pub const CLAUDE_FILES: &[Embedded] = &[
         "commands/plan.md",
         include_str!("../integrations/claude/commands/plan.md"),
     ),
+    command(
+        "commands/frame.md",
+        include_str!("../integrations/claude/commands/frame.md"),
+    ),
+    command(
+        "agents/ctx-frame.md",
+        include_str!("../integrations/claude/agents/ctx-frame.md"),
+    ),
 ];
 
 /// What `ctx hooks install` writes into the repository's hooks folder.

@@ -21,6 +21,7 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
     ("PreCompact", None),
     ("PostCompact", None),
     ("SessionEnd", None),
+    ("UserPromptExpansion", None),
 ];
 
 /// Seconds Claude Code waits for one of ctx's hooks (its default is 60): a hook takes

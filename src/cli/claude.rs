@@ -56,6 +56,8 @@ that call it; people do not need to.
                     when it was interrupted
   PreCompact        prints the frame context and what the summary must keep
   PostCompact       records the compaction summary on the current frame
+  UserPromptExpansion  notes the goal typed after /frame, ctx's forked command,
+                    for the frame of the worker it starts
   SessionEnd        folds the session's transcript (claude.fold): each frame
                     pushed and popped through Bash becomes its pop and summary
                     for a later --continue or --resume; the original is kept

@@ -20,7 +20,7 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
     assert_snapshot!(env.snap(&["claude", "install"]), @r"
     exit: 0
     --- stdout
-    .claude/settings.json: 9 hooks added
+    .claude/settings.json: 10 hooks added
       + SessionStart: ctx claude hook
       + UserPromptSubmit: ctx claude hook
       + PreToolUse: ctx claude hook
@@ -30,10 +30,13 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
       + PreCompact: ctx claude hook
       + PostCompact: ctx claude hook
       + SessionEnd: ctx claude hook
+      + UserPromptExpansion: ctx claude hook
     .claude/commands/push.md: written
     .claude/commands/pop.md: written
     .claude/commands/status.md: written
     .claude/commands/plan.md: written
+    .claude/commands/frame.md: written
+    .claude/agents/ctx-frame.md: written
     --- stderr
     ");
     let hooks = &settings(&env)["hooks"];
@@ -55,6 +58,8 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
     .claude/commands/pop.md: up to date
     .claude/commands/status.md: up to date
     .claude/commands/plan.md: up to date
+    .claude/commands/frame.md: up to date
+    .claude/agents/ctx-frame.md: up to date
     --- stderr
     ");
     assert_eq!(env.read(SETTINGS), before);
@@ -98,7 +103,7 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
     assert_snapshot!(env.render(&out), @r"
     exit: 1
     --- stdout
-    .claude/settings.json: 9 hooks removed
+    .claude/settings.json: 10 hooks removed
       - UserPromptSubmit: ctx claude hook
       - SessionStart: ctx claude hook
       - PreToolUse: ctx claude hook
@@ -108,10 +113,13 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
       - PreCompact: ctx claude hook
       - PostCompact: ctx claude hook
       - SessionEnd: ctx claude hook
+      - UserPromptExpansion: ctx claude hook
     .claude/commands/push.md: removed
     .claude/commands/pop.md: removed
     .claude/commands/status.md: removed
     .claude/commands/plan.md: kept: changed since ctx wrote it (--force replaces it)
+    .claude/commands/frame.md: removed
+    .claude/agents/ctx-frame.md: removed
     --- stderr
     error: some slash commands were changed since ctx wrote them and were kept
     hint: delete them by hand if you no longer want them
@@ -126,7 +134,7 @@ fn dry_run_writes_nothing() {
     let env = TestEnv::new();
     let out = env.ok(&["claude", "install", "--dry-run"]);
     assert!(
-        out.starts_with(".claude/settings.json: 9 hooks would be added\n"),
+        out.starts_with(".claude/settings.json: 10 hooks would be added\n"),
         "{out}"
     );
     assert!(out.contains(".claude/commands/push.md: would be written"));
@@ -136,7 +144,7 @@ fn dry_run_writes_nothing() {
         serde_json::from_str(&env.ok(&["--json", "claude", "install", "--dry-run"])).unwrap();
     assert_eq!(doc["settings_changed"], true);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["added"].as_array().unwrap().len(), 9);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 10);
     assert_eq!(doc["files"][0]["action"], "written");
     assert!(!env.path(".claude").exists());
 }
@@ -844,6 +852,25 @@ fn a_subagents_own_ctx_commands_act_on_its_frame() {
         bash("ctx frame tree", Some("a9")),
         "",
         "a subagent without a frame"
+    );
+}
+
+#[test]
+fn the_typed_forked_command_names_its_workers_frame() {
+    let env = TestEnv::new();
+    let expansion = event(json!({
+        "expansion_type": "slash_command", "command_name": "frame",
+        "command_args": "  Check the invoices\nin detail", "prompt": "/frame Check the invoices",
+    }));
+    assert_eq!(hook(&env, "UserPromptExpansion", &expansion), "");
+    // Another command's expansion notes nothing.
+    let other = event(json!({ "command_name": "review", "command_args": "x" }));
+    assert_eq!(hook(&env, "UserPromptExpansion", &other), "");
+    let start = event(json!({ "agent_id": "a1", "agent_type": "ctx-frame" }));
+    let context = context_of(&hook(&env, "SubagentStart", &start));
+    assert!(
+        context.contains("<goal>Check the invoices</goal>"),
+        "{context}"
     );
 }
 

@@ -511,6 +511,31 @@ scenario_left_alone() {
     || fail "and its transcript keeps everything"
 }
 
+scenario_typed_command() {
+  echo "scenario typed-command: /frame <goal> runs a forked worker in its own frame, no main-model turn"
+  local project requests
+  project=$(new_project typed-command)
+  [[ -f $project/.claude/agents/ctx-frame.md ]] || fail "the install writes the agent the command runs"
+  cat >"$work/typed-command.json" <<'EOF'
+[
+ {"when": "Check the invoices", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'TYPED_%s' OUT", "description": "one"}}]},
+ {"when": "TYPED_OUT", "reply": "TYPED_REPORT: invoices fine."},
+ {"reply": "Main."}
+]
+EOF
+  requests=$(MOCK_STRICT=1 run typed-command "$project" "$work/typed-command.json" -- -p "/frame Check the invoices")
+  check "$requests" "typed command" "
+w = first(lambda r: 'SubagentStart hook' in r['turns'], 'the worker\\'s first request carries its frame context')
+need(current_goals(w)[-1] == 'Check the invoices', 'its own frame (after the session\\'s), the goal typed')
+need(all('Main.' not in r['all'] for r in requests), 'no main-model turn')
+"
+  local child log
+  child=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children']]")
+  [[ $child == "[('Check the invoices', 'completed', 'TYPED_REPORT: invoices fine.')]" ]] || fail "the typed command's frame: $child"
+  log=$project/.opencode/flame/logs/frame-$(ctx -C "$project" frame tree --json | field "d['roots'][0]['children'][0]['id']").md
+  grep -qx TYPED_OUT "$log" || fail "its log holds its output: $(cat "$log")"
+}
+
 scenario_settings() {
   echo "scenario settings: the user's own hooks (one naming ctx's) and settings survive install, a second install and remove"
   local project=$work/settings
@@ -563,7 +588,7 @@ need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
   [[ ! -e $project/.claude/commands/push.md ]] || fail "remove takes the slash commands out"
 }
 
-all=(subagent parallel subagent_push background resume compaction commands headless_continue left_alone without_ctx settings plugin)
+all=(subagent parallel subagent_push background resume compaction commands typed_command headless_continue left_alone without_ctx settings plugin)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -30,6 +30,9 @@ pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
 const MAX_LOG_BYTES: u64 = 1 << 20;
 /// Subagent calls remembered per session until their subagent starts.
 const MAX_PENDING_CALLS: usize = 32;
+/// ctx's forked slash command (`commands/frame.md`) and the agent it runs (`agents/ctx-frame.md`).
+const FORKED_COMMAND: &str = "frame";
+const FORKED_AGENT: &str = "ctx-frame";
 /// How long an Agent call waits for an earlier call of its type to be claimed by its subagent.
 const CALL_WAIT: std::time::Duration = std::time::Duration::from_secs(4);
 /// What a compaction must keep of the frames (PreCompact's stdout is appended to Claude Code's
@@ -222,6 +225,7 @@ impl<'a> Hook<'a> {
             "UserPromptSubmit" => self.prompt(),
             "PreToolUse" if field(self.input, "tool_name") == Some("Bash") => self.subagent_bash(),
             "PreToolUse" => self.agent_call(),
+            "UserPromptExpansion" => self.command_expansion(),
             "SubagentStart" => self.subagent_start(),
             "SubagentStop" => self.subagent_stop(),
             "PostToolUseFailure" => self.agent_failure(),
@@ -430,6 +434,28 @@ impl<'a> Hook<'a> {
         if let Some(caller) = field(self.input, "agent_id") {
             entry.insert("callerAgentId", Json::str(caller));
         }
+        self.note_call(entry, agent_type)
+    }
+
+    /// UserPromptExpansion of ctx's forked command (`/frame <goal>`, `context: fork`): it starts
+    /// a `ctx-frame` subagent with no Agent call, so the goal typed is noted as its call.
+    fn command_expansion(&mut self) -> Result<Option<String>> {
+        if field(self.input, "command_name") != Some(FORKED_COMMAND) {
+            return Ok(None);
+        }
+        let Some(goal) = field(self.input, "command_args")
+            .and_then(|a| a.lines().find(|l| !l.trim().is_empty()))
+        else {
+            return Ok(None);
+        };
+        let mut entry = Object::new();
+        entry.insert("description", Json::str(goal.trim()));
+        entry.insert("agentType", Json::str(FORKED_AGENT));
+        self.note_call(entry, FORKED_AGENT)
+    }
+
+    /// Remembers a subagent call until its subagent starts.
+    fn note_call(&mut self, entry: Object, agent_type: &str) -> Result<Option<String>> {
         let session = self.session.clone();
         // SubagentStart names only the new agent's id, and Claude Code writes the `.meta.json`
         // that ties the id to its call only after the SubagentStart hooks have returned: with
