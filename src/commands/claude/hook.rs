@@ -178,6 +178,19 @@ fn additional_context(event: &str, context: &str) -> String {
     text
 }
 
+/// What the session's model is told, after its frame context, of frames as forks.
+const FORK_HINT: &str = "\
+When a sub-goal takes many tool calls whose outputs you will not need afterwards, give it a \
+frame of its own as a fork: the Agent tool with subagent_type \"fork\" and run_in_background \
+false (what /push does); only its report comes back, its outputs stay in the frame's log. A fork \
+cannot fork nor ask the user: for that, run `ctx frame push -- '<goal>'` and later \
+`ctx frame pop --summary '<what was achieved>'` with Bash.";
+
+/// The session's frame context and the hint on fork frames, as the answer to `event`.
+fn session_context(event: &str, xml: &str) -> String {
+    additional_context(event, &format!("{xml}\n{FORK_HINT}"))
+}
+
 /// 64-bit FNV-1a of a context text, as recorded in `claudeSessions`.
 fn context_hash(text: &str) -> String {
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
@@ -333,7 +346,7 @@ impl<'a> Hook<'a> {
             if recorded.get("contextHash").and_then(Json::as_str) == Some(&context_hash(&xml))
                 && !transcript_changed(&recorded, transcript)
             {
-                return Ok(always.then(|| additional_context(event, &xml)));
+                return Ok(always.then(|| session_context(event, &xml)));
             }
         }
         drop(state);
@@ -365,7 +378,7 @@ impl<'a> Hook<'a> {
             }
             Ok(((!same || always).then_some(xml), changed))
         })?;
-        Ok(context.map(|xml| additional_context(event, &xml)))
+        Ok(context.map(|xml| session_context(event, &xml)))
     }
 
     /// A new session's goal: the first line of its first prompt.
