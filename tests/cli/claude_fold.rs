@@ -247,6 +247,8 @@ fn what_cannot_be_folded_safely_is_left_alone_with_a_log_line() {
         "{}",
         last_log()
     );
+    // A transcript refused makes nothing in Claude Code's folder.
+    assert!(!transcript.with_extension("").exists());
     assert!(
         std::fs::read_to_string(&transcript)
             .unwrap()
@@ -298,7 +300,13 @@ fn what_cannot_be_folded_safely_is_left_alone_with_a_log_line() {
     std::fs::write(&state, good_state).unwrap();
     // Another fold of the same transcript running.
     let lock = transcript.with_extension("").join("ctx-fold.lock");
-    let held = std::fs::OpenOptions::new().write(true).open(&lock).unwrap();
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    let held = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .unwrap();
     held.lock().unwrap();
     end(&env, &transcript, &[]);
     assert!(

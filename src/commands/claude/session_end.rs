@@ -59,20 +59,6 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
     if before.len() > MAX_FOLD {
         return Err(refuse(&format!("it is larger than {} MiB", MAX_FOLD >> 20)));
     }
-    let session_dir = path.with_extension("");
-    fs::create_dir_all(&session_dir)
-        .map_err(|e| refuse(&format!("cannot create {}: {e}", session_dir.display())))?;
-    // One fold of a transcript at a time: two ends of one session must not both rewrite it.
-    let lock_path = session_dir.join("ctx-fold.lock");
-    let lock = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| refuse(&format!("cannot open {}: {e}", lock_path.display())))?;
-    if lock.try_lock().is_err() {
-        return Err(refuse("another fold of it is running"));
-    }
     let bytes = store::read_capped(path, MAX_FOLD).map_err(|e| refuse(&e.to_string()))?;
     let text = std::str::from_utf8(&bytes).map_err(|_| refuse("it is not UTF-8"))?;
     let state = store.load()?;
@@ -99,6 +85,25 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
         Ok(None) => return Ok(None),
         Err(why) => return Err(refuse(&why)),
     };
+    let session_dir = path.with_extension("");
+    fs::create_dir_all(&session_dir)
+        .map_err(|e| refuse(&format!("cannot create {}: {e}", session_dir.display())))?;
+    // One fold of a transcript at a time: two ends of one session must not both rewrite it. The
+    // session's folder and the lock are made only when there is something to fold, and the file
+    // must then still be as it was read.
+    let lock_path = session_dir.join("ctx-fold.lock");
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| refuse(&format!("cannot open {}: {e}", lock_path.display())))?;
+    if lock.try_lock().is_err() {
+        return Err(refuse("another fold of it is running"));
+    }
+    if !unchanged_since(path, &before) {
+        return Err(refuse("it is still being written to"));
+    }
     let kept = session_dir.join(format!("ctx-fold-{}.jsonl", ctx.now));
     write_new(&kept, &bytes).map_err(|e| refuse(&format!("cannot keep the original: {e}")))?;
     let name = path
@@ -110,10 +115,7 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
     write_new(&temp, folded.text.as_bytes())
         .map_err(|e| refuse(&format!("cannot write {}: {e}", temp.display())))?;
     // A line appended since it was read would be lost by the rename.
-    let unchanged = fs::symlink_metadata(path).is_ok_and(|now| {
-        now.len() == before.len() && now.modified().ok() == before.modified().ok()
-    });
-    if !unchanged {
+    if !unchanged_since(path, &before) {
         let _ = fs::remove_file(&temp);
         let _ = fs::remove_file(&kept);
         return Err(refuse("it is still being written to"));
@@ -123,6 +125,12 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
         refuse(&format!("cannot replace it: {e}"))
     })?;
     Ok(None)
+}
+
+/// Whether the file at `path` has the size and time it had when `before` was taken.
+fn unchanged_since(path: &Path, before: &fs::Metadata) -> bool {
+    fs::symlink_metadata(path)
+        .is_ok_and(|now| now.len() == before.len() && now.modified().ok() == before.modified().ok())
 }
 
 /// Whether `path` lies below `projects/` of Claude Code's folder (`$CLAUDE_CONFIG_DIR`, else
