@@ -8,6 +8,8 @@
 
 use serde_json::Value;
 
+use super::ids;
+use crate::frame::state::State;
 use crate::opencode::export::Export;
 
 /// The key of a Claude Code session's record (`claudeSessions`) that names its transcript, noted
@@ -17,12 +19,18 @@ pub const TRANSCRIPT_KEY: &str = "transcriptPath";
 pub const MAX_TRANSCRIPT: u64 = 256 << 20;
 
 /// The records of the conversation written at or after `since` (epoch ms): the span of a frame
-/// created then. Lines without a time (Claude Code's bookkeeping) are not conversation; lines of
-/// a side chain are another agent's.
-pub fn since(records: &[Value], since: i64) -> Vec<Value> {
+/// created then. Lines without a time (Claude Code's bookkeeping) are not conversation; in a
+/// session's transcript, lines of a side chain are another agent's (a subagent's own transcript
+/// is all side chain: `sidechain`).
+pub fn since(records: &[Value], since: i64, sidechain: bool) -> Vec<Value> {
     records
         .iter()
-        .filter(|r| r.get("isSidechain").and_then(Value::as_bool) != Some(true))
+        .filter(|r| {
+            r.get("isSidechain")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+                == sidechain
+        })
         .filter(|r| {
             r.get("timestamp")
                 .and_then(Value::as_str)
@@ -33,9 +41,64 @@ pub fn since(records: &[Value], since: i64) -> Vec<Value> {
         .collect()
 }
 
-/// The export a Bash-pushed frame's log renders: its span of the session's transcript.
-pub fn span_export(records: &[Value], created: i64, frame: &str, transcript: &str) -> Export {
-    let span = since(records, created);
+/// The transcript a Bash-pushed frame's span is read from, for the place (`CTX_SESSION`) that
+/// pushed it: a session's (`cc_…`) as the hooks noted it, or a subagent's (`cca_…`, its frame
+/// below its session's), `<session>/subagents/agent-<id>.jsonl` beside it. Whether it is a
+/// subagent's comes with it.
+pub fn transcript_of(state: &State, place: &str) -> Option<(String, bool)> {
+    let noted = |session: &str| -> Option<String> {
+        let record = state.claude_session(session).ok()??;
+        Some(record.get(TRANSCRIPT_KEY)?.as_str()?.to_string())
+    };
+    if place.starts_with(ids::SESSION_PREFIX) {
+        return Some((noted(place)?, false));
+    }
+    let agent = place.strip_prefix(ids::AGENT_PREFIX)?;
+    let mut at = state.frame(place)?;
+    let session = loop {
+        let parent = state.frame(at.parent()?)?;
+        if parent.id.starts_with(ids::SESSION_PREFIX) {
+            break parent.id.to_string();
+        }
+        at = parent;
+    };
+    let main = noted(&session)?;
+    let stem = main.strip_suffix(".jsonl")?;
+    Some((format!("{stem}/subagents/agent-{agent}.jsonl"), true))
+}
+
+/// Whether the records hold, at or after `since`, a Bash call that pops a frame: the call of the
+/// `ctx frame pop` now running, written before it ran.
+pub fn holds_pop_call(records: &[Value], since: i64) -> bool {
+    records.iter().rev().any(|r| {
+        let recent = r
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(crate::time::parse_rfc3339_utc)
+            .is_some_and(|t| t >= since);
+        recent
+            && r.pointer("/message/content")
+                .and_then(Value::as_array)
+                .is_some_and(|blocks| {
+                    blocks.iter().any(|b| {
+                        b.get("type").and_then(Value::as_str) == Some("tool_use")
+                            && b.pointer("/input/command")
+                                .and_then(Value::as_str)
+                                .is_some_and(|c| c.contains("frame pop"))
+                    })
+                })
+    })
+}
+
+/// The export a Bash-pushed frame's log renders: its span of the transcript it was pushed in.
+pub fn span_export(
+    records: &[Value],
+    created: i64,
+    sidechain: bool,
+    frame: &str,
+    transcript: &str,
+) -> Export {
+    let span = since(records, created, sidechain);
     let title = format!("transcript {transcript}, from the frame's push to its pop");
     super::transcript::export_of(&span, frame, &title, None)
 }
@@ -57,7 +120,7 @@ mod tests {
             "\n",
         ));
         let created = crate::time::parse_rfc3339_utc("2026-11-25T17:37:48.000Z").unwrap();
-        let span = since(&lines.records, created);
+        let span = since(&lines.records, created, false);
         assert_eq!(span.len(), 1);
         assert_eq!(span[0]["message"]["content"], "after");
     }

@@ -245,28 +245,33 @@ pub(crate) fn pop(
     Ok((plan, state))
 }
 
-/// The messages of a frame popped by a Claude Code session's model through Bash (no transcript
-/// given): its span of the session's transcript, which the hooks noted (`claude::log`). Read
+/// The messages of a frame popped through Bash by a Claude Code session's model or a subagent's
+/// (no transcript given): its span of their transcript, which the hooks noted (`claude::log`). Read
 /// ahead of the lock, as the messages of a given transcript are; whatever is missing or
 /// unreadable leaves the log without messages.
 fn claude_span(store: &Store, selector: &Selector) -> Option<crate::opencode::export::Export> {
     let session = selector.session.as_deref()?;
-    if !session.starts_with(crate::claude::ids::SESSION_PREFIX) {
-        return None;
-    }
     let state = store.load().ok()?;
+    let (path, sidechain) = crate::claude::log::transcript_of(&state, session)?;
     let target = ops::pop_target(&state, selector).ok()?;
     let created = state.frame(&target)?.created_at();
-    let record = state.claude_session(session).ok()??;
-    let path = record
-        .get(crate::claude::log::TRANSCRIPT_KEY)?
-        .as_str()?
-        .to_string();
-    let bytes = store::read_capped(Path::new(&path), crate::claude::log::MAX_TRANSCRIPT).ok()?;
-    let lines = crate::claude::transcript::parse(&String::from_utf8_lossy(&bytes));
+    // Claude Code writes a subagent's transcript lazily: it is read again, for a while, until it
+    // holds the call that pops (and so every line before it).
+    let started = std::time::Instant::now();
+    let lines = loop {
+        let bytes =
+            store::read_capped(Path::new(&path), crate::claude::log::MAX_TRANSCRIPT).ok()?;
+        let lines = crate::claude::transcript::parse(&String::from_utf8_lossy(&bytes));
+        let complete = crate::claude::log::holds_pop_call(&lines.records, created);
+        if complete || started.elapsed() >= std::time::Duration::from_secs(1) {
+            break lines;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    };
     Some(crate::claude::log::span_export(
         &lines.records,
         created,
+        sidechain,
         &target,
         &path,
     ))

@@ -12,6 +12,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 here=$repo/tests/e2e
 export MOCK_PORT=${MOCK_PORT:-47831}
+# Every scenario in strict mode: the stand-in refuses, as Anthropic's API does, a request whose
+# tool_use and tool_result blocks do not pair up (what a rewritten transcript could break).
+export MOCK_STRICT=1
 
 cargo build --quiet --manifest-path "$repo/Cargo.toml"
 ctx_dir=$repo/target/debug
@@ -184,12 +187,13 @@ scenario_subagent_push() {
 [
  {"when": "Delegate the migration", "tool_calls": [{"name": "Agent", "arguments": {"description": "Migrate refunds", "prompt": "MIGRATE_NOW", "subagent_type": "general-purpose", "run_in_background": false}}]},
  {"when": "MIGRATE_NOW", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Move the table'", "description": "push"}}]},
- {"when": "frame push", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'TABLE_%s' MOVED; ctx frame pop --summary 'Table moved'", "description": "pop"}}]},
- {"when": "TABLE_MOVED", "reply": "Migration done."},
+ {"when": "frame push", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'TABLE_%s' MOVED", "description": "move"}}]},
+ {"when": "TABLE_MOVED", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'Table moved'", "description": "pop"}}]},
+ {"when": "frame pop", "reply": "Migration done."},
  {"reply": "Done."}
 ]
 EOF
-  requests=$(MOCK_STRICT=1 run subagent-push "$project" "$work/subagent-push.json" -- -p "Delegate the migration")
+  requests=$(run subagent-push "$project" "$work/subagent-push.json" -- -p "Delegate the migration")
   check "$requests" "subagent push" "
 first(lambda r: 'TABLE_MOVED' in r['all'], 'the subagent runs its commands')
 "
@@ -197,6 +201,10 @@ first(lambda r: 'TABLE_MOVED' in r['all'], 'the subagent runs its commands')
   tree=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], [(g['goal'], g['status'], g.get('summary')) for g in c['children']]) for c in d['roots'][0]['children']]")
   [[ $tree == "[('Migrate refunds', 'completed', [('Move the table', 'completed', 'Table moved')])]" ]] \
     || fail "the subagent's frame holds the frame it pushed: $tree"
+  local pushed
+  pushed=$(ctx -C "$project" frame tree --json | field "d['roots'][0]['children'][0]['children'][0]['id']")
+  grep -qx TABLE_MOVED "$project/.opencode/flame/logs/frame-$pushed.md" \
+    || fail "its log holds the subagent's transcript from push to pop: $(cat "$project/.opencode/flame/logs/frame-$pushed.md")"
 }
 
 scenario_background() {
@@ -333,13 +341,16 @@ need(all('<flame-context' not in r['all'] for r in requests), 'no frame context 
 
   # Every other scenario's script, run again with ctx absent: each run still ends normally.
   local name prompt
-  for name in subagent parallel background commands1; do
+  for name in subagent parallel subagent-push background commands1 typed-command headless1; do
     [[ -f $work/$name.json ]] || continue
     case $name in
       subagent) prompt="Delegate the audit" ;;
       parallel) prompt="Start two subagents" ;;
+      subagent-push) prompt="Delegate the migration" ;;
       background) prompt="Scan in the background" ;;
       commands1) prompt="/push Refund work" ;;
+      typed-command) prompt="/frame Check the invoices" ;;
+      headless1) prompt="List the refunds" ;;
     esac
     project=$(new_project "without-ctx-$name")
     requests=$(CTX_BIN=$work/no-such-ctx run "without-ctx-$name" "$project" "$work/$name.json" -- -p "$prompt")
@@ -377,7 +388,7 @@ scenario_commands() {
  {"reply": "Pushed and done."}
 ]
 EOF
-  requests=$(MOCK_STRICT=1 SANDBOX=commands run commands1 "$project" "$work/commands1.json" -- -p "/push Refund work")
+  requests=$(SANDBOX=commands run commands1 "$project" "$work/commands1.json" -- -p "/push Refund work")
   session=$(session_of commands1)
   check "$requests" "/push as a fork" "
 need('The goal: Refund work' in requests[0]['all'], 'the command file reaches the model with its argument')
@@ -418,7 +429,7 @@ assert rows['cc_$session']['total']['tokens']['total'] > fork['total']['tokens']
  {"reply": "Popped."}
 ]
 EOF
-  MOCK_STRICT=1 SANDBOX=commands run commands2 "$project" "$work/commands2.json" -- -p "/pop Invoices done" --resume "$session" >/dev/null
+  SANDBOX=commands run commands2 "$project" "$work/commands2.json" -- -p "/pop Invoices done" --resume "$session" >/dev/null
   child=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children']]")
   [[ $child == "[('Refund work', 'completed', 'FORK_REPORT: 2 refunds fixed.'), ('Invoice work', 'completed', 'Invoices done')]" ]] || fail "/pop: $child"
 }
@@ -450,7 +461,7 @@ scenario_headless_continue() {
  {"reply": "Done."}
 ]
 EOF
-  MOCK_STRICT=1 SANDBOX=headless run headless1 "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
+  SANDBOX=headless run headless1 "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
   session=$(session_of headless1)
   local claude=$work/sandbox-headless/home/.claude transcript kept frame
   transcript=$(ls "$claude"/projects/*/"$session.jsonl")
@@ -471,7 +482,7 @@ EOF
   [[ $(ls "$(dirname "$transcript")"/*.jsonl | wc -l) == 1 ]] || fail "one session in the project's folder"
 
   echo '[{"reply": "Continued."}]' >"$work/headless2.json"
-  requests=$(MOCK_STRICT=1 SANDBOX=headless run headless2 "$project" "$work/headless2.json" -- -p "Go on" --continue)
+  requests=$(SANDBOX=headless run headless2 "$project" "$work/headless2.json" -- -p "Go on" --continue)
   check "$requests" "headless continue" "
 r = requests[0]
 need('Go on' in r['all'], 'the continued request')
@@ -486,7 +497,7 @@ scenario_left_alone() {
   local project session claude transcript
   [[ -f $work/headless1.json ]] || scenario_headless_continue
   project=$(new_project left-alone)
-  MOCK_STRICT=1 SANDBOX=left-alone run left-alone1 "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
+  SANDBOX=left-alone run left-alone1 "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
   session=$(session_of left-alone1)
   claude=$work/sandbox-left-alone/home/.claude
   transcript=$(ls "$claude"/projects/*/"$session.jsonl")
@@ -503,7 +514,7 @@ scenario_left_alone() {
   project=$(new_project left-alone-state)
   mkdir -p "$project/.opencode/flame"
   printf '{"version": 1, "frames": ' >"$project/.opencode/flame/state.json"
-  MOCK_STRICT=1 run left-alone-state "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
+  run left-alone-state "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
   session=$(session_of left-alone-state)
   ! ls "$work"/sandbox-left-alone-state/home/.claude/projects/*/"$session"/ctx-fold-*.jsonl >/dev/null 2>&1 \
     || fail "a session whose state file is broken is not folded"
@@ -523,7 +534,7 @@ scenario_typed_command() {
  {"reply": "Main."}
 ]
 EOF
-  requests=$(MOCK_STRICT=1 run typed-command "$project" "$work/typed-command.json" -- -p "/frame Check the invoices")
+  requests=$(run typed-command "$project" "$work/typed-command.json" -- -p "/frame Check the invoices")
   check "$requests" "typed command" "
 w = first(lambda r: 'SubagentStart hook' in r['turns'], 'the worker\\'s first request carries its frame context')
 need(current_goals(w)[-1] == 'Check the invoices', 'its own frame (after the session\\'s), the goal typed')
