@@ -351,7 +351,6 @@ impl<'a> Hook<'a> {
         }
         drop(state);
         let goal = self.session_goal();
-        let transcript = field(self.input, "transcript_path");
         let now = self.ctx.now;
         let (context, _) = self.store.update(now, |state| {
             let mut changed = false;
