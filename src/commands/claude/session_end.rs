@@ -136,7 +136,7 @@ fn unchanged_since(path: &Path, before: &fs::Metadata) -> bool {
 /// Whether `path` lies below `projects/` of Claude Code's folder (`$CLAUDE_CONFIG_DIR`, else
 /// `~/.claude`), both seen through links.
 fn inside_claude_projects(path: &Path) -> bool {
-    let Some(projects) = crate::spent::claude_transcripts::claude_dir()
+    let Some(projects) = crate::claude::config_dir()
         .map(|d| d.join("projects"))
         .and_then(|d| fs::canonicalize(d).ok())
     else {
