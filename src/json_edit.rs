@@ -191,21 +191,21 @@ impl Layout {
                 .unwrap_or_else(|| format!("{line_indent}{unit}")),
             _ => format!("{line_indent}{unit}"),
         };
+        let (doc_colon, doc_comma) = punctuation(text);
         let colon = match container.items.first() {
             Some(item) if item.key.is_some() => {
                 let key_end = value_end(bytes, item.start);
                 text[key_end..item.value.start].to_string()
             }
-            _ if multiline || text.contains(": ") => ": ".to_string(),
-            _ => ":".to_string(),
+            _ if multiline => ": ".to_string(),
+            _ => doc_colon.clone(),
         };
         let separator = if multiline {
             format!(",\n{indent}")
         } else {
             match container.items.get(1) {
                 Some(second) => text[container.items[0].value.end..second.start].to_string(),
-                None if text.contains(", ") => ", ".to_string(),
-                None => ",".to_string(),
+                None => doc_comma,
             }
         };
         let (first, last) = if multiline {
@@ -228,7 +228,7 @@ impl Layout {
     fn render(&self, value: &Json) -> String {
         if !self.multiline {
             let compact = value.to_compact();
-            return if self.colon == ": " || self.separator == ", " {
+            return if self.colon.ends_with(' ') {
                 spaced(&compact)
             } else {
                 compact
@@ -252,6 +252,44 @@ impl Layout {
         }
         out
     }
+}
+
+/// How the document writes a colon and a comma on one line, from the first of each outside its
+/// strings: `":"` or `": "`, `","` or `", "` (a comma that ends a line says nothing, and the
+/// comma follows the colon's way where the document has none).
+fn punctuation(text: &str) -> (String, String) {
+    let bytes = text.as_bytes();
+    let (mut colon, mut comma) = (None, None);
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        let spaced = bytes.get(i + 1) == Some(&b' ');
+        match b {
+            b'"' => in_string = true,
+            b':' if colon.is_none() => colon = Some(spaced),
+            b',' if comma.is_none() && !matches!(bytes.get(i + 1), Some(b'\n' | b'\r')) => {
+                comma = Some(spaced)
+            }
+            _ => {}
+        }
+        if colon.is_some() && comma.is_some() {
+            break;
+        }
+    }
+    let colon = colon.unwrap_or(false);
+    let comma = comma.unwrap_or(colon);
+    (
+        if colon { ": " } else { ":" }.to_string(),
+        if comma { ", " } else { "," }.to_string(),
+    )
 }
 
 /// Compact JSON with a space after each `:` and `,` outside strings, for files written so.
@@ -446,6 +484,20 @@ mod tests {
             *keep.last_mut().unwrap() = Keep::Drop;
             assert_eq!(again.rewrite(&added, &keep, &[]), text, "{added}");
         }
+    }
+
+    #[test]
+    fn punctuation_is_read_outside_strings() {
+        assert_eq!(punctuation("{\"a: b, c\":1}"), (":".into(), ",".into()));
+        assert_eq!(
+            punctuation("{\"a\": 1, \"b\": 2}"),
+            (": ".into(), ", ".into())
+        );
+        assert_eq!(punctuation("{\"a\": [1,2]}"), (": ".into(), ",".into()));
+        assert_eq!(
+            punctuation("{\n  \"a\": 1,\n  \"b\": 2\n}"),
+            (": ".into(), ", ".into())
+        );
     }
 
     #[test]
