@@ -186,19 +186,23 @@ fn collect_versions(json: &serde_json::Value, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// The Claude Code plugin's commands are the files `ctx claude install` writes: every file of
-/// its commands/ folder is one of them, and each of them is there.
+/// The Claude Code plugin's commands and agents are the files `ctx claude install` writes: every
+/// file of its commands/ and agents/ folders is one of them, and each of them is there.
 #[test]
 fn the_claude_plugins_commands_are_the_installed_ones() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let plugin = repo.join(ctxkit::package::CLAUDE_PLUGIN_DIR);
-    let mut in_plugin: Vec<(String, String)> = files_under(&plugin.join("commands"))
+    let mut in_plugin: Vec<(String, String)> = ["commands", "agents"]
         .into_iter()
-        .map(|(name, bytes)| {
-            (
-                format!("commands/{name}"),
-                String::from_utf8(bytes).unwrap(),
-            )
+        .flat_map(|folder| {
+            files_under(&plugin.join(folder))
+                .into_iter()
+                .map(move |(name, bytes)| {
+                    (
+                        format!("{folder}/{name}"),
+                        String::from_utf8(bytes).unwrap(),
+                    )
+                })
         })
         .collect();
     in_plugin.sort();
