@@ -804,6 +804,9 @@ fn write_and_rename(
             use std::os::unix::fs::PermissionsExt;
             file.set_permissions(fs::Permissions::from_mode(mode))?;
         }
+        // Elsewhere a file keeps the permissions its folder gives it.
+        #[cfg(not(unix))]
+        let _ = mode;
         file.sync_all()?;
         drop(file);
         fs::rename(&temp, target)
