@@ -9,10 +9,17 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The Markdown files people read: the top level, the integrations' and docs' own.
+/// The Markdown files people read: the top level (README, CONTRIBUTING, …), the integrations' own
+/// and the book's chapters.
 fn markdown_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in [".", "integrations/opencode", "integrations/claude", "docs"] {
+    for dir in [
+        ".",
+        "integrations/opencode",
+        "integrations/claude",
+        "docs",
+        "docs/src",
+    ] {
         let Ok(entries) = std::fs::read_dir(repo().join(dir)) else {
             continue;
         };

@@ -18,6 +18,7 @@ mod flame_schema;
 mod flamegraph;
 mod fold;
 mod frame;
+mod guides;
 mod help;
 mod hook_mode;
 mod hooks;
