@@ -1,7 +1,7 @@
 //! Completion scripts and man pages, generated from the clap definitions, the JSON Schemas of
-//! the `--json` documents, generated from their types, and the README's pictures of the demo
-//! project. The copies committed under `completions/`, `man/`, `schemas/` and `docs/` are kept
-//! fresh by tests.
+//! the `--json` documents, generated from their types, and the pictures of the demo project in
+//! the README and the book. The copies committed under `completions/`, `man/`, `schemas/` and
+//! `docs/src/` are kept fresh by tests.
 
 use std::path::Path;
 
@@ -12,11 +12,12 @@ use crate::cli::Cli;
 use crate::error::{Error, ExitCode, Result};
 use crate::output::Output;
 
-/// The clock of the README's pictures (`SOURCE_DATE_EPOCH`): running frames are timed to it, so
+/// The clock of the demo's pictures (`SOURCE_DATE_EPOCH`): running frames are timed to it, so
 /// the pictures change only when the demo or the drawing does.
 pub const PICTURE_EPOCH: &str = "1795344600";
 
-/// The README's pictures: the ctx arguments run in `examples/demo`, and the file under `docs/`.
+/// The demo's pictures (the README's and the book's): the ctx arguments run in `examples/demo`,
+/// and the file under `docs/src/`, where the book's build finds it.
 pub const PICTURES: [(&[&str], &str); 2] = [
     (&["frame", "tree", "--format", "svg"], "frame-tree.svg"),
     (
@@ -176,14 +177,14 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
                 String::from_utf8_lossy(&run.stderr).trim()
             )));
         }
-        write(&dir.join("docs").join(file), &run.stdout)?;
+        write(&dir.join("docs/src").join(file), &run.stdout)?;
     }
     out.note(&format!(
         "wrote completions/, man/, schemas/, the package manifests{} under {}",
         if pictures.is_empty() {
             " (no examples/demo: no pictures)"
         } else {
-            " and docs/"
+            " and docs/src/"
         },
         dir.display()
     ));

@@ -362,7 +362,8 @@ fn empty_and_broken_states() {
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
 }
 
-/// The demo's pictures, byte for byte: they are the README's (`generate-artifacts` writes them).
+/// The demo's pictures, byte for byte: they are the README's and the book's (`generate-artifacts`
+/// writes them).
 #[test]
 fn the_demo_pictures_are_the_committed_ones() {
     let demo = fixture("../../examples/demo");
@@ -372,7 +373,7 @@ fn the_demo_pictures_are_the_committed_ones() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
-        let committed = std::fs::read_to_string(fixture("../../docs").join(file)).unwrap();
+        let committed = std::fs::read_to_string(fixture("../../docs/src").join(file)).unwrap();
         assert!(
             String::from_utf8(out.stdout).unwrap() == committed,
             "{file} is stale: cargo run -q -- generate-artifacts ."
