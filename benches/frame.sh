@@ -87,7 +87,7 @@ import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
     print(f"  {r['median'] * 1000:6.1f} ms  {r['command']}")
 PY
-# Medians, the figure the README quotes.
+# Medians, the figure docs/src/performance.md quotes.
 python3 - "${results[@]}" <<'PY'
 import json, sys
 print("| command | median | mean ± σ |\n|---|---|---|")

@@ -4,7 +4,8 @@
 //! One pass builds a byte histogram; the content is classified (prose, code, structured data,
 //! lockfile, encoded data); the estimate is a linear function of character-class counts whose
 //! weights were fitted per class against exact `o200k_base` counts, times a per-family factor.
-//! The README's budget section gives the corpus, the fit and the measured error.
+//! The book's `ctx budget` page (`docs/src/budget.md`) gives the corpus, the fit and the measured
+//! error.
 
 use std::path::Path;
 
@@ -201,13 +202,13 @@ impl Histogram {
     }
 }
 
-/// Feature names, for the calibration tool and the README.
+/// Feature names, for the calibration tool and the book.
 pub const FEATURES: [&str; 9] = [
     "letters", "digits", "spaces", "newlines", "tabs_cr", "punct", "utf8_2", "utf8_3", "utf8_4",
 ];
 
 /// Per-class weights (o200k tokens per feature unit), fitted by scripts/budget-calibrate.py on
-/// the corpus the README describes (least squares weighted by 1/sqrt(tokens), pulled towards a
+/// the corpus the book describes (least squares weighted by 1/sqrt(tokens), pulled towards a
 /// prior for features a class rarely has, clamped at 0).
 fn weights(class: ContentClass) -> [f64; FEATURES.len()] {
     match class {
@@ -293,7 +294,7 @@ impl Family {
     }
 
     /// Tokens of this family per `o200k_base` token. Not measured by ctx (these tokenizers are not
-    /// available offline); the basis of each value is given in the README.
+    /// available offline); the basis of each value is given in the book.
     pub fn factor(self) -> f64 {
         match self {
             Family::Claude => 1.20,

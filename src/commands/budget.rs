@@ -390,7 +390,7 @@ fn check_paths(ctx: &Context, args: &EstimateArgs) -> Result<()> {
         {
             let err = Error::io(path, "read", &e);
             // Relative paths are the shell's, resolved against the working directory also with
-            // -C (README, budget section): a missing one says so, since -C is where people look.
+            // -C (docs/src/budget.md): a missing one says so, since -C is where people look.
             return Err(match &ctx.project.given_root {
                 Some(root) if path.is_relative() => err.with_hint(format!(
                     "relative paths are resolved against the working directory {}, not -C {}",

@@ -1,6 +1,6 @@
 //! Which frame each model call belongs to, and each frame's own and rolled-up figures.
 //!
-//! The rule (README, "What each frame cost"):
+//! The rule (`docs/src/budget-spent.md`, "what each frame cost"):
 //! 1. A frame's session is the `sessionID` of its `opencodeSpan`, else its own id when that is a
 //!    session id (`ses_…`: the frame of an OpenCode session, subagents included; or the id of
 //!    any session in the records, whatever its source, such as a Claude Code session's `cc_…`

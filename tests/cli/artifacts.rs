@@ -126,24 +126,26 @@ fn every_package_carries_the_crates_version() {
     }
     manifests.push(repo.join(".claude-plugin/marketplace.json"));
     manifests.push(repo.join("integrations/claude/.claude-plugin/plugin.json"));
-    // The README's install lines name the version too.
-    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
-    let named: Vec<&str> = readme
-        .split("ctxkit@")
-        .skip(1)
-        .map(|rest| {
-            rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
-                .next()
-                .unwrap()
-        })
-        .collect();
-    assert!(!named.is_empty(), "README.md names no ctxkit@VERSION");
-    for found in named {
-        assert_eq!(
-            found.trim_end_matches('.'),
-            version,
-            "README.md: ctxkit@{found}"
-        );
+    // The install lines of the README and of the book's install page name the version too.
+    for doc in ["README.md", "docs/src/install.md"] {
+        let text = std::fs::read_to_string(repo.join(doc)).unwrap();
+        let named: Vec<&str> = text
+            .split("ctxkit@")
+            .skip(1)
+            .map(|rest| {
+                rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+                    .next()
+                    .unwrap()
+            })
+            .collect();
+        assert!(!named.is_empty(), "{doc} names no ctxkit@VERSION");
+        for found in named {
+            assert_eq!(
+                found.trim_end_matches('.'),
+                version,
+                "{doc}: ctxkit@{found}"
+            );
+        }
     }
     let env = TestEnv::new();
     let shown = env.ok(&["--version"]);

@@ -128,7 +128,7 @@ fn cases() -> Vec<Case> {
         })
         .collect();
     cases.sort_by(|a, b| a.name.cmp(&b.name));
-    // The example projects the README shows, every view.
+    // The example projects the book shows, every view.
     for example in ["examples/demo", "examples/swarm5"] {
         cases.push(Case {
             name: example.to_string(),
