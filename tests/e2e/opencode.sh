@@ -815,6 +815,40 @@ need(requests.index(notice) > requests.index(sub), 'and comes after it')
 "
 }
 
+scenario_together() {
+  echo "scenario together: oh-my-opencode, DCP and opencode-swarm loaded at once beside ctx; a frame still folds"
+  local project requests frame
+  local omo=oh-my-opencode@4.19.4 dcp=@tarquinen/opencode-dcp@3.1.14 swarm=opencode-swarm@5.1.0
+  project=$(new_project together)
+  mkdir -p "$project/.swarm"
+  cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
+  mock_config "$project" "\"plugin\": [\"$omo\", \"$dcp\", \"$swarm\"]"
+  cat >"$work/together.json" <<EOF
+[
+ {"tools": true, "when": "Audit the ledger", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Audit beside three plugins"}}]},
+ $(big_bash TOGX),
+ {"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "The audit beside three plugins is done"}}]},
+ {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo after", "description": "after"}}]},
+ {"tools": true, "reply": "Finished."}
+]
+EOF
+  for plugin in "$omo" "$dcp" "$swarm"; do with_npm_plugin together "$plugin"; done
+  requests=$(OMO_DISABLE_POSTHOG=1 MOCK_STRICT=1 run together "$project" "$work/together.json" -- run "Audit the ledger")
+  for plugin in "$omo" "$dcp" "$swarm"; do keep_npm_plugin together "$plugin"; done
+  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "together: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $(frame_json "$project" "$frame" | field 'd["frame"]["status"]') == completed ]] || fail "together: the frame is popped"
+  check "$requests" "together" "
+agent = [r for r in requests if r['tools']]
+need(any('background_output' in r['tools'] for r in agent), 'oh-my-opencode\'s tools are offered')
+need(any('compress' in r['tools'] for r in agent), 'DCP\'s compress tool is offered')
+need(any('[SWARM CONTEXT]' in r['system'] for r in agent), 'opencode-swarm\'s entries are in the system prompt')
+last = agent[-1]
+need('TOGX-2499' not in last['all'], 'the popped frame\'s output is folded')
+need('The audit beside three plugins is done' in last['all'], 'its fold entry is sent')
+"
+}
+
 scenario_notice_bad_input() {
   echo "scenario notice_bad_input: a parent's unknown agent or model, a refused or undeliverable notice, a config that is not JSON"
   # What a real OpenCode cannot be made to do on cue, played by a stand-in client (no OpenCode
@@ -825,7 +859,7 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp omo)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp omo together)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
