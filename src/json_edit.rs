@@ -254,14 +254,12 @@ impl Layout {
     }
 }
 
-/// How the document writes a colon and a comma on one line, from the first of each outside its
-/// strings: `":"` or `": "`, `","` or `", "` (a comma that ends a line says nothing, and the
-/// comma follows the colon's way where the document has none).
-fn punctuation(text: &str) -> (String, String) {
-    let bytes = text.as_bytes();
-    let (mut colon, mut comma) = (None, None);
+/// The bytes of `text` outside its strings, with their offsets: what a scanner of JSON's own
+/// punctuation (or of comments, which JSON does not have) looks at. A string's quotes and
+/// contents are left out, escaped quotes included.
+pub fn outside_strings(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
     let (mut in_string, mut escaped) = (false, false);
-    for (i, &b) in bytes.iter().enumerate() {
+    text.bytes().enumerate().filter(move |&(_, b)| {
         if in_string {
             match b {
                 _ if escaped => escaped = false,
@@ -269,21 +267,28 @@ fn punctuation(text: &str) -> (String, String) {
                 b'"' => in_string = false,
                 _ => {}
             }
-            continue;
+            false
+        } else if b == b'"' {
+            in_string = true;
+            false
+        } else {
+            true
         }
-        let spaced = bytes.get(i + 1) == Some(&b' ');
-        match b {
-            b'"' => in_string = true,
-            b':' if colon.is_none() => colon = Some(spaced),
-            b',' if comma.is_none() && !matches!(bytes.get(i + 1), Some(b'\n' | b'\r')) => {
-                comma = Some(spaced)
-            }
-            _ => {}
-        }
-        if colon.is_some() && comma.is_some() {
-            break;
-        }
-    }
+    })
+}
+
+/// How the document writes a colon and a comma on one line, from the first of each outside its
+/// strings: `":"` or `": "`, `","` or `", "` (a comma that ends a line says nothing, and the
+/// comma follows the colon's way where the document has none).
+fn punctuation(text: &str) -> (String, String) {
+    let bytes = text.as_bytes();
+    let spaced_after = |i: usize| bytes.get(i + 1) == Some(&b' ');
+    let colon = outside_strings(text)
+        .find(|&(_, b)| b == b':')
+        .map(|(i, _)| spaced_after(i));
+    let comma = outside_strings(text)
+        .find(|&(i, b)| b == b',' && !matches!(bytes.get(i + 1), Some(b'\n' | b'\r')))
+        .map(|(i, _)| spaced_after(i));
     let colon = colon.unwrap_or(false);
     let comma = comma.unwrap_or(colon);
     (
@@ -295,22 +300,15 @@ fn punctuation(text: &str) -> (String, String) {
 /// Compact JSON with a space after each `:` and `,` outside strings, for files written so.
 fn spaced(compact: &str) -> String {
     let mut out = String::with_capacity(compact.len() + 16);
-    let (mut in_string, mut escaped) = (false, false);
-    for c in compact.chars() {
-        out.push(c);
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-        } else if c == ':' || c == ',' {
+    let mut from = 0;
+    for (at, b) in outside_strings(compact) {
+        if b == b':' || b == b',' {
+            out.push_str(&compact[from..=at]);
             out.push(' ');
+            from = at + 1;
         }
     }
+    out.push_str(&compact[from..]);
     out
 }
 
