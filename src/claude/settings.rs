@@ -102,22 +102,8 @@ fn check(body: &str) -> Result<Object, Refusal> {
 /// Whether `text` has `//` or `/*` outside its strings.
 fn has_comments(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let (mut in_string, mut escaped) = (false, false);
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*')) {
-            return true;
-        }
-    }
-    false
+    crate::json_edit::outside_strings(text)
+        .any(|(i, b)| b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*')))
 }
 
 /// The shell command of the Claude Code plugin's hook for `event`: the same hook as [`command`],
@@ -134,18 +120,38 @@ pub fn plugin_command(event: &str) -> String {
 /// The plugin's `hooks/hooks.json`: the hooks `ctx claude install` merges into settings.json,
 /// each running [`plugin_command`].
 pub fn plugin_hooks() -> String {
+    hooks_file(every_event(|event, matcher| {
+        group(&plugin_command(event), matcher)
+    }))
+}
+
+/// A `hooks` object with one group for each event ctx hooks, made by `group_of(event, matcher)`.
+fn every_event(group_of: impl Fn(&str, Option<&str>) -> Json) -> Json {
     let mut hooks = Object::new();
     for (event, matcher) in EVENTS {
-        hooks.insert(
-            event,
-            Json::Array(vec![group(&plugin_command(event), *matcher)]),
-        );
+        hooks.insert(event, Json::Array(vec![group_of(event, *matcher)]));
     }
+    Json::Object(hooks)
+}
+
+/// A file that holds only `hooks`, as `JSON.stringify(…, null, 2)` writes it.
+fn hooks_file(hooks: Json) -> String {
     let mut root = Object::new();
-    root.insert("hooks", Json::Object(hooks));
+    root.insert("hooks", hooks);
     let mut text = json::to_pretty_string(&Json::Object(root));
     text.push('\n');
     text
+}
+
+/// ctx's hooks for every event, each noted in `merged` as added.
+fn every_ctx_hook(merged: &mut Merged) -> Json {
+    for (event, _) in EVENTS {
+        merged.added.push(Change {
+            event: (*event).to_string(),
+            command: command(event),
+        });
+    }
+    every_event(ctx_group)
 }
 
 /// ctx's hook group for `event`.
@@ -236,19 +242,7 @@ pub fn merge(existing: Option<&str>, remove: bool) -> Result<Merged, Refusal> {
         if remove {
             return Ok(merged);
         }
-        let mut hooks = Object::new();
-        for (event, matcher) in EVENTS {
-            hooks.insert(event, Json::Array(vec![ctx_group(event, *matcher)]));
-            merged.added.push(Change {
-                event: (*event).to_string(),
-                command: command(event),
-            });
-        }
-        let mut root = Object::new();
-        root.insert("hooks", Json::Object(hooks));
-        let mut text = json::to_pretty_string(&Json::Object(root));
-        text.push('\n');
-        merged.text = Some(text);
+        merged.text = Some(hooks_file(every_ctx_hook(&mut merged)));
         return Ok(merged);
     }
     let parsed = check(body)?;
@@ -276,16 +270,8 @@ pub fn merge(existing: Option<&str>, remove: bool) -> Result<Merged, Refusal> {
         if remove {
             return Ok(merged);
         }
-        let mut new_hooks = Object::new();
-        for (event, matcher) in EVENTS {
-            new_hooks.insert(event, Json::Array(vec![ctx_group(event, *matcher)]));
-            merged.added.push(Change {
-                event: (*event).to_string(),
-                command: command(event),
-            });
-        }
         let keep = vec![Keep::Same; root.items.len()];
-        let new_hooks = Json::Object(new_hooks);
+        let new_hooks = every_ctx_hook(&mut merged);
         let text = root.rewrite(body, &keep, &[(Some("hooks"), &new_hooks)]);
         merged.text = Some(whole(bom, body, &root, &text));
         return Ok(merged);
