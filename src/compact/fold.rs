@@ -499,55 +499,36 @@ fn give_back_reminder(
     let (Some(mut notice), Some(mut theirs)) = (parse(newest), parse(person)) else {
         return;
     };
-    let Some(notice_text) = first_text(&notice) else {
+    let (Some(notice_text), Some(their_text)) = (first_text(&mut notice), first_text(&mut theirs))
+    else {
         return;
     };
-    let Some(rest) = notice_text.strip_prefix(SWARM_REMINDER_OPEN) else {
+    let reminder_len = notice_text
+        .as_str()
+        .and_then(|t| t.strip_prefix(SWARM_REMINDER_OPEN))
+        .and_then(|rest| rest.find(SWARM_REMINDER_CLOSE))
+        .map(|end| SWARM_REMINDER_OPEN.len() + end + SWARM_REMINDER_CLOSE.len());
+    let (Some(len), Some(theirs_now)) = (reminder_len, their_text.as_str()) else {
         return;
     };
-    let Some(end) = rest.find(SWARM_REMINDER_CLOSE) else {
-        return;
-    };
-    let reminder = &notice_text[..SWARM_REMINDER_OPEN.len() + end + SWARM_REMINDER_CLOSE.len()];
-    let Some(their_text) = first_text(&theirs) else {
-        return;
-    };
-    if their_text.starts_with(SWARM_REMINDER_OPEN) {
+    if theirs_now.starts_with(SWARM_REMINDER_OPEN) {
         return;
     }
-    let without = notice_text[reminder.len()..].to_string();
-    let with = format!("{reminder}{their_text}");
-    set_first_text(&mut notice, without);
-    set_first_text(&mut theirs, with);
+    let full = notice_text.as_str().unwrap_or_default().to_string();
+    *their_text = Value::String(format!("{}{theirs_now}", &full[..len]));
+    *notice_text = Value::String(full[len..].to_string());
     replaced.insert(newest, notice);
     replaced.insert(person, theirs);
 }
 
-/// The text of a message's first text part.
-fn first_text(message: &Value) -> Option<String> {
+/// The `text` of a message's first text part.
+fn first_text(message: &mut Value) -> Option<&mut Value> {
     message
-        .get("parts")?
-        .as_array()?
-        .iter()
+        .get_mut("parts")?
+        .as_array_mut()?
+        .iter_mut()
         .find(|p| p.get("type").and_then(Value::as_str) == Some("text"))?
-        .get("text")?
-        .as_str()
-        .map(str::to_string)
-}
-
-/// Sets the text of a message's first text part.
-fn set_first_text(message: &mut Value, text: String) {
-    let part = message
-        .get_mut("parts")
-        .and_then(Value::as_array_mut)
-        .and_then(|parts| {
-            parts
-                .iter_mut()
-                .find(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-        });
-    if let Some(part) = part {
-        part["text"] = Value::String(text);
-    }
+        .get_mut("text")
 }
 
 /// The messages holding a completed `flame_push` call: a running frame's push is a boundary too.
@@ -721,6 +702,19 @@ mod tests {
             .collect()
     }
 
+    /// A frame of session `s` popped with `entry`, pushed at mark `open` and popped at `close`.
+    fn popped(id: &str, open: Mark, close: Mark, entry: &str) -> Popped {
+        Popped {
+            id: id.into(),
+            span: Span {
+                session: "s".into(),
+                open,
+                close: Some(close),
+            },
+            entry: entry.into(),
+        }
+    }
+
     /// A user message with `parts` (text, synthetic) created at `created`.
     fn user(id: &str, created: i64, parts: &[(&str, bool)]) -> Value {
         let parts: Vec<Value> = parts
@@ -747,15 +741,7 @@ mod tests {
         );
         let text = serde_json::json!({ "messages": messages }).to_string();
         let parsed = parse_messages(&text).unwrap();
-        let popped = [Popped {
-            id: "fr_a".into(),
-            span: Span {
-                session: "s".into(),
-                open: mark(1, 0),
-                close: Some(mark(5, 0)),
-            },
-            entry: "ENTRY".into(),
-        }];
+        let popped = [popped("fr_a", mark(1, 0), mark(5, 0), "ENTRY")];
         let folding = fold(&parsed, &popped, false);
         assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
         let out = folding.write(&[]);
@@ -827,24 +813,8 @@ mod tests {
         let text = list(&[true, false, false, false, false, false, false, true]);
         let parsed = parse_messages(&text).unwrap();
         let popped = [
-            Popped {
-                id: "fr_outer".into(),
-                span: Span {
-                    session: "s".into(),
-                    open: mark(1, 0),
-                    close: Some(mark(6, 0)),
-                },
-                entry: "ENTRY OUTER".into(),
-            },
-            Popped {
-                id: "fr_inner".into(),
-                span: Span {
-                    session: "s".into(),
-                    open: mark(2, 0),
-                    close: Some(mark(4, 0)),
-                },
-                entry: "ENTRY INNER".into(),
-            },
+            popped("fr_outer", mark(1, 0), mark(6, 0), "ENTRY OUTER"),
+            popped("fr_inner", mark(2, 0), mark(4, 0), "ENTRY INNER"),
         ];
         let folding = fold(&parsed, &popped, false);
         assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
@@ -862,30 +832,10 @@ mod tests {
         }
         let text = full.to_string();
         let parsed = parse_messages(&text).unwrap();
-        let span = |open: usize, close: usize| Span {
-            session: "s".into(),
-            open: Mark::new(
-                10 * open as i64 + 2,
-                Some(&format!("m{open:03}")),
-                Some("call_0"),
-            ),
-            close: Some(Mark::new(
-                10 * close as i64 + 2,
-                Some(&format!("m{close:03}")),
-                Some("call_0"),
-            )),
-        };
+        let at = |n: usize| Mark::new(10 * n as i64 + 2, Some(&format!("m{n:03}")), Some("call_0"));
         let popped = [
-            Popped {
-                id: "fr_a".into(),
-                span: span(1, 2),
-                entry: "ENTRY A".into(),
-            },
-            Popped {
-                id: "fr_b".into(),
-                span: span(4, 6),
-                entry: "ENTRY B".into(),
-            },
+            popped("fr_a", at(1), at(2), "ENTRY A"),
+            popped("fr_b", at(4), at(6), "ENTRY B"),
         ];
         let folding = fold(&parsed, &popped, false);
         assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
@@ -911,15 +861,12 @@ mod tests {
         ));
         let text = serde_json::json!({ "messages": messages }).to_string();
         let parsed = parse_messages(&text).unwrap();
-        let popped = [Popped {
-            id: "fr_a".into(),
-            span: Span {
-                session: "s".into(),
-                open: Mark::new(7, None, None),
-                close: Some(mark(2, 0)),
-            },
-            entry: "ENTRY".into(),
-        }];
+        let popped = [popped(
+            "fr_a",
+            Mark::new(7, None, None),
+            mark(2, 0),
+            "ENTRY",
+        )];
         let folding = fold(&parsed, &popped, false);
         assert!(
             !folding
