@@ -442,18 +442,25 @@ fn files_that_are_not_records_are_refused() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A connection that holds `db` open in WAL mode, as a running OpenCode does, having set one
+/// message's cost to `cost` in a page not yet checkpointed.
+fn running_opencode(db: &std::path::Path, cost: f64) -> rusqlite::Connection {
+    let writer = rusqlite::Connection::open(db).unwrap();
+    writer
+        .execute_batch(&format!(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+             UPDATE message SET data = json_set(data, '$.cost', {cost:?}) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';"
+        ))
+        .unwrap();
+    writer
+}
+
 /// A writer holding the database open in WAL mode with pages not yet checkpointed, as a running
 /// OpenCode does: ctx sees them, writes nothing, and the writer goes on writing.
 #[test]
 fn a_running_opencode_is_read_through_its_wal_and_never_blocked() {
     let (env, db) = fixture();
-    let writer = rusqlite::Connection::open(&db).unwrap();
-    writer
-        .execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
-             UPDATE message SET data = json_set(data, '$.cost', 1.0) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';",
-        )
-        .unwrap();
+    let writer = running_opencode(&db, 1.0);
     let dir = db.parent().unwrap();
     assert!(dir.join("opencode.db-wal").exists() && dir.join("opencode.db-shm").exists());
     let main_file = std::fs::read(&db).unwrap();
@@ -478,13 +485,7 @@ fn a_half_written_wal_without_its_index_is_read_from_a_copy() {
     let (env, db) = fixture();
     let dir = db.parent().unwrap();
     {
-        let writer = rusqlite::Connection::open(&db).unwrap();
-        writer
-            .execute_batch(
-                "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
-                 UPDATE message SET data = json_set(data, '$.cost', 2.0) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';",
-            )
-            .unwrap();
+        let _writer = running_opencode(&db, 2.0);
         // Keep the WAL as a crash would: copy it before the connection checkpoints on close.
         std::fs::copy(dir.join("opencode.db-wal"), dir.join("saved-wal")).unwrap();
         std::fs::copy(&db, dir.join("saved-db")).unwrap();
@@ -771,13 +772,7 @@ fn overlapping_sources_count_each_call_once() {
 #[test]
 fn a_linked_database_is_read_through_the_wal_beside_its_target() {
     let (env, db) = fixture();
-    let writer = rusqlite::Connection::open(&db).unwrap();
-    writer
-        .execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
-             UPDATE message SET data = json_set(data, '$.cost', 1.0) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';",
-        )
-        .unwrap();
+    let writer = running_opencode(&db, 1.0);
     let linked = env.home.join("linked");
     std::fs::create_dir_all(&linked).unwrap();
     let link = linked.join("opencode.db");
