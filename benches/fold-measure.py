@@ -144,14 +144,19 @@ def billed(r):
     return r["uncached"] + 0.1 * (r["sent"] - r["uncached"])
 
 
-def main():
-    args = sys.argv[1:]
+def parse_args(argv):
+    """CTX WAY=REQUESTS_DIR... [--json FILE]: the ctx binary, the (way, folder) pairs, the JSON file or None."""
+    args = list(argv)
     json_out = None
     if "--json" in args:
         k = args.index("--json")
         json_out = args[k + 1]
         del args[k:k + 2]
-    ctx, ways = args[0], [a.split("=", 1) for a in args[1:]]
+    return args[0], [a.split("=", 1) for a in args[1:]], json_out
+
+
+def main():
+    ctx, ways, json_out = parse_args(sys.argv[1:])
     results = {name: measure(ctx, folder) for name, folder in ways}
     base = results.get("plain")
     header = ["way", "agent requests", "last request: characters", "o200k tokens", "vs plain",

@@ -47,13 +47,7 @@ def tool_outputs(folder):
 
 
 def main():
-    args = sys.argv[1:]
-    json_out = None
-    if "--json" in args:
-        k = args.index("--json")
-        json_out = args[k + 1]
-        del args[k:k + 2]
-    ctx, ways = args[0], [a.split("=", 1) for a in args[1:]]
+    ctx, ways, json_out = fold.parse_args(sys.argv[1:])
     results = {}
     for name, folder in ways:
         r = fold.measure(ctx, folder)
