@@ -5,7 +5,7 @@
 #   plain  OpenCode without plugins;
 #   ctx    ctx's plugin (`ctx opencode install`): the model pushes a frame (flame_push), runs its two bash calls and
 #          pops it with a summary (flame_pop);
-#   dcp    Dynamic Context Pruning (@tarquinen/opencode-dcp, pinned below) in opencode.json's "plugin": the model
+#   dcp    Dynamic Context Pruning (@tarquinen/opencode-dcp, pinned in benches/opencode-ways.sh) in opencode.json's "plugin": the model
 #          runs the two bash calls, then calls DCP's `compress` over the span they fill.
 # The work: three parts one after another, each two `bash` calls printing about 20 000 characters of a made-up build
 # log (benches/fold-output.py, seeded: every way sees the same text), then a final reply. Then
@@ -22,45 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-DCP_VERSION=3.1.14
-OPENCODE_PLUGIN_VERSION=1.18.33 # @opencode-ai/plugin, DCP's peer: the OpenCode the sandbox runs
-ways=("$@")
-[[ ${#ways[@]} -gt 0 ]] || ways=(plain ctx dcp)
-for way in "${ways[@]}"; do
-  case $way in plain | ctx | dcp) ;; *) echo "usage: $0 [plain|ctx|dcp]..." >&2; exit 2 ;; esac
-done
-
-if [[ -n ${CTX:-} ]]; then
-  ctx=$(cd "$(dirname "$CTX")" && pwd)/$(basename "$CTX")
-else
-  cargo build --release --quiet
-  ctx=$repo/target/release/ctx
-fi
-
-peers=$repo/target/bench-peers/dcp-$DCP_VERSION
-dcp=$peers/node_modules/@tarquinen/opencode-dcp
-if [[ ! -f $dcp/dist/index.js || ! -d $peers/node_modules/@opencode-ai/plugin ]]; then
-  mkdir -p "$peers"
-  # --legacy-peer-deps: DCP's other peers (@opentui/*, solid-js) serve only its TUI entry, which OpenCode's
-  # server does not load.
-  (cd "$peers" && npm install --silent --no-audit --no-fund --legacy-peer-deps \
-    "@tarquinen/opencode-dcp@$DCP_VERSION" "@opencode-ai/plugin@$OPENCODE_PLUGIN_VERSION" >/dev/null)
-fi
-
-deps=$repo/target/bench-peers/opencode-plugin-$OPENCODE_PLUGIN_VERSION
-rm -rf "$deps.tmp"
-work=$(mktemp -d)
-if [[ -n ${KEEP:-} ]]; then
-  echo "work folder: $work" >&2
-else
-  trap 'rm -rf "$work"' EXIT
-fi
-# free_port: a port nobody listens on now (the sandbox would talk to whatever already listens on its port).
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-grep -q -- '--strict' tests/e2e/opencode-sandbox.sh ||
-  { echo "error: tests/e2e/opencode-sandbox.sh has no strict mode (MOCK_STRICT)" >&2; exit 1; }
+source benches/opencode-ways.sh "$@"
 # As separate words: `opencode run` puts an argument with spaces in double quotes before sending it.
 prompt=(Do the three parts of the refund work, one after another.)
 
@@ -101,52 +63,14 @@ PY
 run_way() {
   local way=$1 port=$2
   local project=$work/$way/project sandbox=$work/$way/sandbox
-  mkdir -p "$project" "$sandbox"
-  cp benches/fold-output.py "$project/build-log.py"
-  local plugins=""
-  case $way in
-    ctx) "$ctx" -C "$project" -q opencode install >/dev/null ;;
-    dcp)
-      plugins="\"plugin\": [\"file://$dcp/dist/index.js\"],"
-      mkdir -p "$project/.opencode"
-      # The defaults, but no update check against npm.
-      echo '{ "autoUpdate": false }' >"$project/.opencode/dcp.jsonc"
-      ;;
-  esac
-  cat >"$project/opencode.json" <<EOF
-{
-  "\$schema": "https://opencode.ai/config.json",
-  $plugins
-  "provider": {
-    "mock": {
-      "npm": "@ai-sdk/openai-compatible",
-      "name": "Mock",
-      "options": { "baseURL": "http://127.0.0.1:$port/v1", "apiKey": "unused" },
-      "models": { "mock-1": { "name": "Mock 1", "limit": { "context": 200000, "output": 32000 } } }
-    }
-  },
-  "model": "mock/mock-1",
-  "autoupdate": false
-}
-EOF
-  # OpenCode installs @opencode-ai/plugin into its config folder and the project's .opencode/ at start-up, from
-  # npm: the first way's copy, kept under target/bench-peers/, spares the others (and later runs) that install.
-  if [[ -d $deps/node_modules ]]; then
-    mkdir -p "$sandbox/config/opencode" "$project/.opencode"
-    cp -r "$deps/." "$sandbox/config/opencode/"
-    cp -r "$deps/." "$project/.opencode/"
-  fi
+  way_project "$way" "$project" "$sandbox" "$port" 200000 32000
   steps "$way" >"$work/$way/steps.json"
   PATH=$(dirname "$ctx"):$PATH MOCK_PORT=$port MOCK_STRICT=1 MOCK_SCRIPT=$work/$way/steps.json \
     tests/e2e/opencode-sandbox.sh "$sandbox" "$project" -- run "${prompt[@]}" >"$work/$way/opencode.out" 2>&1 || {
     echo "$way: opencode exited non-zero; its output:" >&2
     tail -20 "$work/$way/opencode.out" >&2
   }
-  if [[ ! -d $deps/node_modules && -d $project/.opencode/node_modules ]]; then
-    mkdir -p "$deps.tmp"
-    cp -r "$project/.opencode/node_modules" "$project/.opencode/package.json" "$project/.opencode/package-lock.json" \
-      "$deps.tmp/" && mv "$deps.tmp" "$deps"
-  fi
+  keep_plugin_deps "$project"
   [[ -f $sandbox/mock.log ]] || echo "$way: the stand-in did not start (port $port was taken)" >&2
   local scripted used
   scripted=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/$way/steps.json")

@@ -3,7 +3,7 @@
 # in strict mode, with a model whose context is small enough (64 000 tokens) that plain OpenCode compacts:
 #   plain  OpenCode without plugins (pushes and pops are bash echoes);
 #   ctx    ctx's plugin (`ctx opencode install`): each frame pushed with flame_push and popped with flame_pop;
-#   dcp    Dynamic Context Pruning (@tarquinen/opencode-dcp, pinned in benches/fold.sh): after each frame's work
+#   dcp    Dynamic Context Pruning (@tarquinen/opencode-dcp, pinned in benches/opencode-ways.sh): after each frame's work
 #          the model calls DCP's `compress` over the span that work fills.
 # The session: 22 frames, every fourth with a frame nested in it, each running bash calls that print 10 000 to
 # 40 000 characters of a made-up build log (benches/fold-output.py, seeded), a bash call between frames, and a
@@ -20,40 +20,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-DCP_VERSION=$(grep -m1 -o 'DCP_VERSION=[0-9.]*' benches/fold.sh | cut -d= -f2)
-OPENCODE_PLUGIN_VERSION=$(grep -m1 -o 'OPENCODE_PLUGIN_VERSION=[0-9.]*' benches/fold.sh | cut -d= -f2)
 CONTEXT_TOKENS=64000
-ways=("$@")
-[[ ${#ways[@]} -gt 0 ]] || ways=(plain ctx dcp)
-for way in "${ways[@]}"; do
-  case $way in plain | ctx | dcp) ;; *) echo "usage: $0 [plain|ctx|dcp]..." >&2; exit 2 ;; esac
-done
-
-if [[ -n ${CTX:-} ]]; then
-  ctx=$(cd "$(dirname "$CTX")" && pwd)/$(basename "$CTX")
-else
-  cargo build --release --quiet
-  ctx=$repo/target/release/ctx
-fi
-
-peers=$repo/target/bench-peers/dcp-$DCP_VERSION
-dcp=$peers/node_modules/@tarquinen/opencode-dcp
-if [[ ! -f $dcp/dist/index.js || ! -d $peers/node_modules/@opencode-ai/plugin ]]; then
-  mkdir -p "$peers"
-  (cd "$peers" && npm install --silent --no-audit --no-fund --legacy-peer-deps \
-    "@tarquinen/opencode-dcp@$DCP_VERSION" "@opencode-ai/plugin@$OPENCODE_PLUGIN_VERSION" >/dev/null)
-fi
-deps=$repo/target/bench-peers/opencode-plugin-$OPENCODE_PLUGIN_VERSION
-
-work=$(mktemp -d)
-if [[ -n ${KEEP:-} ]]; then
-  echo "work folder: $work" >&2
-else
-  trap 'rm -rf "$work"' EXIT
-fi
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+source benches/opencode-ways.sh "$@"
 # As separate words: `opencode run` puts an argument with spaces in double quotes before sending it.
 prompt=(Work through the refund backlog, one frame per item.)
 person=(Also check the currency rounding in each remaining item.)
@@ -126,38 +94,8 @@ PY
 run_way() {
   local way=$1 port=$2
   local project=$work/$way/project sandbox=$work/$way/sandbox
-  mkdir -p "$project" "$sandbox" "$work/$way/requests"
-  cp benches/fold-output.py "$project/build-log.py"
-  local plugins=""
-  case $way in
-    ctx) "$ctx" -C "$project" -q opencode install >/dev/null ;;
-    dcp)
-      plugins="\"plugin\": [\"file://$dcp/dist/index.js\"],"
-      mkdir -p "$project/.opencode"
-      echo '{ "autoUpdate": false }' >"$project/.opencode/dcp.jsonc"
-      ;;
-  esac
-  cat >"$project/opencode.json" <<EOF
-{
-  "\$schema": "https://opencode.ai/config.json",
-  $plugins
-  "provider": {
-    "mock": {
-      "npm": "@ai-sdk/openai-compatible",
-      "name": "Mock",
-      "options": { "baseURL": "http://127.0.0.1:$port/v1", "apiKey": "unused" },
-      "models": { "mock-1": { "name": "Mock 1", "limit": { "context": $CONTEXT_TOKENS, "output": 4000 } } }
-    }
-  },
-  "model": "mock/mock-1",
-  "autoupdate": false
-}
-EOF
-  if [[ -d $deps/node_modules ]]; then
-    mkdir -p "$sandbox/config/opencode" "$project/.opencode"
-    cp -r "$deps/." "$sandbox/config/opencode/"
-    cp -r "$deps/." "$project/.opencode/"
-  fi
+  mkdir -p "$work/$way/requests"
+  way_project "$way" "$project" "$sandbox" "$port" "$CONTEXT_TOKENS" 4000
   local half args
   for half in 1 2; do
     steps "$way" "$half" >"$work/$way/steps-$half.json"

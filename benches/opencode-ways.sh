@@ -1,0 +1,98 @@
+# What benches/fold.sh and benches/long.sh share, sourced by both (from the repository's root, with `repo` set):
+# the ways they run (plain OpenCode, ctx's plugin, DCP), the ctx binary, DCP and its peer installed under
+# target/bench-peers/, the work folder, free ports, and each way's project: its opencode.json and OpenCode's
+# plugin dependency, installed from npm once and kept.
+#
+#   source benches/opencode-ways.sh "$@"     sets: ways, ctx, dcp, work
+#   way_project WAY PROJECT SANDBOX PORT CONTEXT OUTPUT   writes the project of WAY (model limits CONTEXT/OUTPUT)
+#   keep_plugin_deps PROJECT                  keeps the plugin dependency OpenCode installed there, for later runs
+#   free_port                                 a port nobody listens on now
+
+DCP_VERSION=3.1.14
+OPENCODE_PLUGIN_VERSION=1.18.33 # @opencode-ai/plugin, DCP's peer: the OpenCode the sandbox runs
+
+ways=("$@")
+[[ ${#ways[@]} -gt 0 ]] || ways=(plain ctx dcp)
+for way in "${ways[@]}"; do
+  case $way in plain | ctx | dcp) ;; *) echo "usage: $0 [plain|ctx|dcp]..." >&2; exit 2 ;; esac
+done
+
+if [[ -n ${CTX:-} ]]; then
+  ctx=$(cd "$(dirname "$CTX")" && pwd)/$(basename "$CTX")
+else
+  cargo build --release --quiet
+  ctx=$repo/target/release/ctx
+fi
+
+peers=$repo/target/bench-peers/dcp-$DCP_VERSION
+dcp=$peers/node_modules/@tarquinen/opencode-dcp
+if [[ ! -f $dcp/dist/index.js || ! -d $peers/node_modules/@opencode-ai/plugin ]]; then
+  mkdir -p "$peers"
+  # --legacy-peer-deps: DCP's other peers (@opentui/*, solid-js) serve only its TUI entry, which OpenCode's
+  # server does not load.
+  (cd "$peers" && npm install --silent --no-audit --no-fund --legacy-peer-deps \
+    "@tarquinen/opencode-dcp@$DCP_VERSION" "@opencode-ai/plugin@$OPENCODE_PLUGIN_VERSION" >/dev/null)
+fi
+
+plugin_deps=$repo/target/bench-peers/opencode-plugin-$OPENCODE_PLUGIN_VERSION
+rm -rf "$plugin_deps.tmp"
+work=$(mktemp -d)
+if [[ -n ${KEEP:-} ]]; then
+  echo "work folder: $work" >&2
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+grep -q -- '--strict' tests/e2e/opencode-sandbox.sh ||
+  { echo "error: tests/e2e/opencode-sandbox.sh has no strict mode (MOCK_STRICT)" >&2; exit 1; }
+
+# free_port: a port nobody listens on now (the sandbox would talk to whatever already listens on its port).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+way_project() {
+  local way=$1 project=$2 sandbox=$3 port=$4 context=$5 output=$6 plugins=""
+  mkdir -p "$project" "$sandbox"
+  cp benches/fold-output.py "$project/build-log.py"
+  case $way in
+    ctx) "$ctx" -C "$project" -q opencode install >/dev/null ;;
+    dcp)
+      plugins="\"plugin\": [\"file://$dcp/dist/index.js\"],"
+      mkdir -p "$project/.opencode"
+      # The defaults, but no update check against npm.
+      echo '{ "autoUpdate": false }' >"$project/.opencode/dcp.jsonc"
+      ;;
+  esac
+  cat >"$project/opencode.json" <<EOF
+{
+  "\$schema": "https://opencode.ai/config.json",
+  $plugins
+  "provider": {
+    "mock": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Mock",
+      "options": { "baseURL": "http://127.0.0.1:$port/v1", "apiKey": "unused" },
+      "models": { "mock-1": { "name": "Mock 1", "limit": { "context": $context, "output": $output } } }
+    }
+  },
+  "model": "mock/mock-1",
+  "autoupdate": false
+}
+EOF
+  # OpenCode installs @opencode-ai/plugin into its config folder and the project's .opencode/ at start-up, from
+  # npm: the first way's copy, kept under target/bench-peers/, spares the others (and later runs) that install.
+  if [[ -d $plugin_deps/node_modules ]]; then
+    mkdir -p "$sandbox/config/opencode" "$project/.opencode"
+    cp -r "$plugin_deps/." "$sandbox/config/opencode/"
+    cp -r "$plugin_deps/." "$project/.opencode/"
+  fi
+}
+
+keep_plugin_deps() {
+  local project=$1
+  if [[ ! -d $plugin_deps/node_modules && -d $project/.opencode/node_modules ]]; then
+    mkdir -p "$plugin_deps.tmp"
+    cp -r "$project/.opencode/node_modules" "$project/.opencode/package.json" "$project/.opencode/package-lock.json" \
+      "$plugin_deps.tmp/" && mv "$plugin_deps.tmp" "$plugin_deps"
+  fi
+}
