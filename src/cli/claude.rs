@@ -8,18 +8,23 @@ pub enum ClaudeCommand {
     #[command(long_about = "\
 Add ctx's hooks to the project's .claude/settings.json (or with --global the
 user's ~/.claude/settings.json, in $CLAUDE_CONFIG_DIR when it is set, as Claude
-Code reads it) and write ctx's slash commands (/push, /pop, /status, /plan)
-into .claude/commands/ (or that folder's commands/).
+Code reads it) and write ctx's slash commands (/push, /pop, /status, /plan,
+/frame) into .claude/commands/ and its agent into .claude/agents/ (or that
+folder's commands/ and agents/).
 
-The settings file is merged, never replaced: every key and hook of yours is
-kept in its place, ctx's own hook entries (their command runs `ctx claude hook`)
-are replaced by the current ones. A settings file that is not valid JSON, or
-that has comments, is refused and left as it is. A symbolic link is written
-through: the file it points to is rewritten, the link stays.
+The settings file is edited in place, never replaced: every key and hook of
+yours keeps its place and its bytes. A hook entry is ctx's only when its
+command is exactly one ctx writes for that event; those are replaced by the
+current ones, and a hook of yours that merely mentions ctx is left alone.
+Refused, with nothing written: a settings file that is not valid JSON, has
+comments or a key twice; a read-only file; a symbolic link, to the file or a
+folder above it, that points to nothing. A link to a file that exists is
+written through: the file it points to is rewritten, the link stays.
 
---remove takes out exactly ctx's hook entries (and its slash commands, unless
-you changed them); --dry-run prints what would change and writes nothing.
-Claude Code reads the hooks at its next start.")]
+--remove takes out exactly ctx's hook entries (and its slash commands and
+agent, unless you changed them, and a folder they alone filled): install then
+--remove gives your file back byte for byte. --dry-run prints what would change
+and writes nothing. Claude Code reads the hooks at its next start.")]
     Install {
         /// Install for every project: into ~/.claude/ (or $CLAUDE_CONFIG_DIR)
         #[arg(long)]
