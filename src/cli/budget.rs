@@ -44,14 +44,17 @@ models.dev cache or ctx's built-in table. --json prints one JSON document.")]
     #[command(long_about = "\
 What the work cost: tokens and money per frame (subagents rolled into their
 parents), per session, per model or per day, from the records OpenCode keeps of
-every model call and from Claude Code's transcripts.
+every model call and from the session files of Claude Code, pi and Codex CLI.
 
 The records are read from OpenCode's database (opencode.db, $OPENCODE_DB, in
 $XDG_DATA_HOME/opencode), read-only: ctx never writes, locks or leaves a file
 beside it, and reads it while OpenCode runs; and from the project's Claude Code
 transcripts (~/.claude/projects/<project>/, $CLAUDE_CONFIG_DIR), each response
-counted once. --source also takes the storage/ folder of OpenCode 1.1 and older,
-`opencode export` files, and Claude Code transcripts (.jsonl) or their folders.
+counted once; the project's pi sessions (~/.pi/agent/sessions/--<project>--/,
+$PI_CODING_AGENT_DIR); and Codex's sessions (~/.codex/sessions/, $CODEX_HOME).
+--source also takes the storage/ folder of OpenCode 1.1 and older, `opencode
+export` files, and session files (.jsonl) of Claude Code, pi or Codex, or their
+folders.
 
 A frame's cost is its own calls plus everything below it. A frame that is an
 OpenCode session (its id is the session id) owns that session's calls; a frame
@@ -59,7 +62,8 @@ pushed inside a session owns the calls of its span (from its push to its pop);
 a subagent's session rolls into the frame that ran it. Sessions in no frame
 are shown as \"(in no frame)\", and by --by session.
 
-Cost: what OpenCode recorded; for a call recorded at 0, the price in OpenCode's
+Cost: what OpenCode or pi recorded; for a call recorded at 0 (Claude Code and
+Codex record none), the price in OpenCode's
 models.dev cache ($XDG_CACHE_HOME/opencode/models.json), marked ~ (estimated);
 else unknown, never $0. OpenCode does not store its title requests, so they are
 never counted.
@@ -73,8 +77,9 @@ it.")]
 pub struct SpentArgs {
     /// Group rows by: frame, session, model, day [default: frame]
     ///
-    /// frame: the frame tree, each frame with everything below it; session: OpenCode's and Claude
-    /// Code's sessions, subagents under their parents; model: provider/model; day: UTC days.
+    /// frame: the frame tree, each frame with everything below it; session: the sessions of
+    /// OpenCode, Claude Code, pi and Codex, subagents under their parents; model: provider/model;
+    /// day: UTC days.
     #[arg(long, value_name = "BY", value_enum, default_value_t = SpentBy::Frame, hide_default_value = true, hide_possible_values = true)]
     pub by: SpentBy,
 
@@ -84,8 +89,9 @@ pub struct SpentArgs {
 
     /// Only this session and its subagents (full id or unique prefix)
     ///
-    /// A Claude Code session or subagent may also be named by the id Claude Code shows, without
-    /// ctx's cc_ or cca_ in front (f822e299 for cc_f822e299-…).
+    /// A Claude Code session or subagent, a pi session or a Codex thread may also be named by the
+    /// id its agent shows, without ctx's cc_, cca_, pi_ or cx_ in front (f822e299 for
+    /// cc_f822e299-…).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
@@ -107,17 +113,21 @@ pub struct SpentArgs {
     #[arg(long, value_name = "USD", value_parser = parse_usd)]
     pub max_cost: Option<f64>,
 
-    /// Records to read (repeatable) [default: OpenCode's and Claude Code's]
+    /// Records to read (repeatable) [default: every agent's]
     ///
     /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, a
-    /// file `opencode export <sessionID>` wrote, or Claude Code transcripts (a .jsonl file, or a
-    /// folder holding them, such as ~/.claude/projects). The default is $OPENCODE_DB, else
+    /// file `opencode export <sessionID>` wrote, or session files of Claude Code, pi or Codex (a
+    /// .jsonl file, or a folder holding them, such as ~/.claude/projects, ~/.pi/agent/sessions
+    /// or ~/.codex/sessions; each file's first line tells its agent). The default is $OPENCODE_DB, else
     /// $XDG_DATA_HOME/opencode/opencode.db (default ~/.local/share/opencode), else the storage/
     /// folder beside it; and the project's Claude Code transcripts ($CLAUDE_CONFIG_DIR, default
     /// ~/.claude, then projects/<project path with - for each character but letters and digits,
-    /// cut at 200 and a hash added when longer, as Claude Code names it>) when they exist; when
-    /// neither does, the error says where each was looked for. Sources may overlap: a call is
-    /// counted once (by OpenCode's message id; Claude Code's message id and request id).
+    /// cut at 200 and a hash added when longer, as Claude Code names it>), the project's pi
+    /// sessions ($PI_CODING_AGENT_DIR, default ~/.pi/agent, then sessions/--<project path with -
+    /// for each / \ :>--) and Codex's sessions ($CODEX_HOME, default ~/.codex, then sessions/)
+    /// when they exist; when none does, the error says where each was looked for. Sources may
+    /// overlap: a call is counted once (by OpenCode's message id; Claude Code's message id and
+    /// request id; pi's entry id and time; Codex's response id).
     #[arg(long, value_name = "PATH")]
     pub source: Vec<PathBuf>,
 }

@@ -81,9 +81,9 @@ pub fn run(ctx: &mut Context, args: SpentArgs) -> Result<ExitCode> {
     })
 }
 
-/// The records of `paths` (default: OpenCode's own and the project's Claude Code transcripts,
-/// an error saying where they were looked for when neither is there), priced with the
-/// models.dev cache.
+/// The records of `paths` (default: OpenCode's own, the project's Claude Code transcripts and pi
+/// sessions, and Codex's sessions; an error saying where they were looked for when none is
+/// there), priced with the models.dev cache.
 pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
     if !paths.is_empty() {
@@ -96,7 +96,7 @@ pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Recor
             defaults.looked_for
         ))
         .with_hint(
-            "give --source: an opencode.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of Claude Code transcripts",
+            "give --source: an opencode.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex",
         ));
     }
     sources::load(&defaults.found, &prices)
@@ -109,9 +109,9 @@ struct DefaultSources {
     looked_for: String,
 }
 
-/// OpenCode's records (all its projects'; `$OPENCODE_DB` or its data directory) and Claude Code's
-/// transcripts of this project (in its projects folder, named as Claude Code names it), those
-/// that exist.
+/// OpenCode's records (all its projects'; `$OPENCODE_DB` or its data directory), Claude Code's
+/// transcripts and pi's sessions of this project (in the folders they name after it), and
+/// Codex's sessions (all its projects': Codex files them by date), those that exist.
 fn default_sources(ctx: &Context) -> DefaultSources {
     let mut found = Vec::new();
     let opencode = match sources::default_source() {
@@ -139,9 +139,30 @@ fn default_sources(ctx: &Context) -> DefaultSources {
                 .to_string(),
         ),
     };
+    let pi = match crate::spent::pi_sessions::project_sessions_dir(&ctx.project.root) {
+        Some(dir) if dir.is_dir() => {
+            found.push(dir);
+            None
+        }
+        Some(dir) => Some(format!(
+            "pi's sessions of this project, {}, do not exist",
+            dir.display()
+        )),
+        None => {
+            Some("pi's folder is unknown: neither PI_CODING_AGENT_DIR nor HOME is set".to_string())
+        }
+    };
+    let codex = match crate::spent::codex_rollouts::home().map(|h| h.join("sessions")) {
+        Some(dir) if dir.is_dir() => {
+            found.push(dir);
+            None
+        }
+        Some(dir) => Some(format!("Codex's sessions, {}, do not exist", dir.display())),
+        None => Some("Codex's folder is unknown: neither CODEX_HOME nor HOME is set".to_string()),
+    };
     DefaultSources {
         found,
-        looked_for: [opencode, claude]
+        looked_for: [opencode, claude, pi, codex]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()
@@ -170,14 +191,16 @@ fn load_prices(ctx: &Context) -> PriceList {
 }
 
 /// A session by full id or unique prefix (4 characters at least). A Claude Code session or
-/// subagent may also be named by its own id, as Claude Code shows it (`f822e299…` for
-/// `cc_f822e299…`).
+/// subagent, a pi session or a Codex thread may also be named by its own id, as the agent shows
+/// it (`f822e299…` for `cc_f822e299…`, `01a21b53…` for `pi_01a21b53…` or `cx_01a21b53…`).
 fn session_position(records: &Records, arg: &str) -> Result<usize> {
     use crate::claude::ids::{AGENT_PREFIX, SESSION_PREFIX};
     let names = [
         arg.to_string(),
         format!("{SESSION_PREFIX}{arg}"),
         format!("{AGENT_PREFIX}{arg}"),
+        format!("{}{arg}", crate::spent::pi_sessions::SESSION_PREFIX),
+        format!("{}{arg}", crate::spent::codex_rollouts::SESSION_PREFIX),
     ];
     if let Some(at) = names.iter().find_map(|n| records.session_position(n)) {
         return Ok(at);
@@ -215,7 +238,8 @@ fn warn_problems(ctx: &Context, problems: &[String]) {
 }
 
 /// Each frame's own and rolled-up figures (by frame position), from the default records
-/// ([`default_sources`]: OpenCode's and the project's Claude Code transcripts): for
+/// ([`default_sources`]: OpenCode's, the project's Claude Code transcripts and pi sessions,
+/// Codex's sessions): for
 /// `frame tree --cost`, `frame show --cost` and the flame graph's `--weight cost`.
 pub fn frame_costs(
     ctx: &Context,

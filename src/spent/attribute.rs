@@ -4,7 +4,7 @@
 //! 1. A frame's session is the `sessionID` of its `opencodeSpan`, else its own id when that is a
 //!    session id (`ses_…`: the frame of an OpenCode session, subagents included; or the id of
 //!    any session in the records, whatever its source, such as a Claude Code session's `cc_…`
-//!    and subagent's `cca_…`), else its
+//!    and subagent's `cca_…`, a pi session's `pi_…`, a Codex thread's `cx_…`), else its
 //!    parent's session. A frame with no session (one people pushed by hand) owns no calls of its
 //!    own; it rolls up what is below it.
 //! 2. Within a session, a frame pushed there owns the calls of its span: with an `opencodeSpan`,

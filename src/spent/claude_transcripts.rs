@@ -1,7 +1,7 @@
 //! Claude Code's transcripts as a source of usage records (claude-code.md §6): a session's
 //! `<session>.jsonl` and its subagents' `<session>/subagents/agent-<id>.jsonl`, found below a
 //! folder (one project's `~/.claude/projects/<project>/`, or all of `~/.claude/projects/`) or
-//! given one by one.
+//! given one by one ([`super::session_files`] tells them from other agents' files).
 //!
 //! Sessions are named as ctx names their frames (`crate::claude::ids`): `cc_<session id>`, and
 //! `cca_<agent id>` for a subagent, whose parent is its session; so the calls of a session land on
@@ -22,51 +22,9 @@ use crate::error::Result;
 
 /// Transcripts larger than this are not read (a session of a few hundred MB is already rare).
 const MAX_TRANSCRIPT: u64 = 1 << 30;
-/// How deep below a given folder transcripts are looked for: projects/<project>/<session>/subagents.
-const MAX_DEPTH: usize = 4;
-
-/// The `.jsonl` files below `dir`, sorted.
-fn transcripts(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() && depth < MAX_DEPTH {
-                walk(&path, depth + 1, out);
-            } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, 0, &mut out);
-    out.sort();
-    out
-}
-
-/// Reads the transcripts in the folder `path` into `records`; `false`, with nothing read, when
-/// it holds none within reach.
-pub fn read_folder(path: &Path, prices: &PriceList, records: &mut Records) -> Result<bool> {
-    let files = transcripts(path);
-    if files.is_empty() {
-        return Ok(false);
-    }
-    read_files(path, files, prices, records)?;
-    Ok(true)
-}
-
-/// Reads the transcript file `path` into `records`.
-pub fn read(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
-    read_files(path, vec![path.to_path_buf()], prices, records)
-}
 
 /// Reads `files`, the transcripts found at `path`, into `records`.
-fn read_files(
+pub(super) fn read_files(
     path: &Path,
     files: Vec<PathBuf>,
     prices: &PriceList,

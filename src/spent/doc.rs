@@ -42,7 +42,9 @@ pub struct SpentDoc {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SourceDoc {
     /// `opencode-db` (opencode.db), `opencode-storage` (the JSON files of OpenCode 1.1 and
-    /// older) or `opencode-export` (an `opencode export` file).
+    /// older), `opencode-export` (an `opencode export` file), `claude-transcripts` (Claude Code's
+    /// transcripts), `pi-sessions` (pi's session files) or `codex-sessions` (Codex CLI's rollout
+    /// files).
     pub kind: &'static str,
     pub path: String,
 }

@@ -159,7 +159,8 @@ pub struct Records {
 /// A source that was read.
 #[derive(Debug, Clone)]
 pub struct SourceInfo {
-    /// `opencode-db`, `opencode-storage`, `opencode-export`.
+    /// `opencode-db`, `opencode-storage`, `opencode-export`, `claude-transcripts`,
+    /// `pi-sessions`, `codex-sessions`.
     pub kind: &'static str,
     pub path: String,
 }

@@ -1,14 +1,15 @@
 //! Where the records come from: OpenCode's database, the JSON files of OpenCode 1.1 and older
-//! (`storage/`), and `opencode export` files; by default OpenCode's own data directory.
+//! (`storage/`), `opencode export` files, and the session files of Claude Code, pi and Codex CLI
+//! ([`super::session_files`]).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::claude_transcripts;
 use super::opencode_db::{self, parse_message};
 use super::price::PriceList;
 use super::record::{Records, Session, SourceInfo};
+use super::session_files;
 use crate::error::{Error, Result};
 
 /// OpenCode's data directory: `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode`.
@@ -71,16 +72,16 @@ fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
         if path.join("storage").is_dir() {
             return read_storage(&path.join("storage"), prices, records);
         }
-        if claude_transcripts::read_folder(path, prices, records)? {
+        if session_files::read_folder(path, prices, records)? {
             return Ok(());
         }
         return Err(Error::failure(format!(
-            "{}: holds neither opencode.db, OpenCode's storage/ folder, nor Claude Code transcripts (*.jsonl)",
+            "{}: holds neither opencode.db, OpenCode's storage/ folder, nor session files (*.jsonl) of Claude Code, pi or Codex",
             path.display()
         )));
     }
     if path.extension().is_some_and(|e| e == "jsonl") {
-        return claude_transcripts::read(path, prices, records);
+        return session_files::read_file(path, prices, records);
     }
     let mut head = [0u8; 16];
     let n = std::fs::File::open(path)

@@ -896,8 +896,9 @@ fn since_after_until_is_refused() {
     "#);
 }
 
-/// Without OpenCode's database nor the project's Claude Code transcripts: the error says what was
-/// looked for, and where; `frame tree --cost` still draws the tree.
+/// Without OpenCode's database, the project's Claude Code transcripts and pi sessions, nor
+/// Codex's sessions: the error says what was looked for, and where; `frame tree --cost` still
+/// draws the tree.
 #[test]
 fn without_records_the_error_says_where_each_agent_was_looked_for() {
     let (env, _db) = fixture();
@@ -907,16 +908,22 @@ fn without_records_the_error_says_where_each_agent_was_looked_for() {
         .root
         .to_string_lossy()
         .replace(|c: char| !c.is_ascii_alphanumeric(), "-");
-    assert_snapshot!(text.replace(&name, "[ROOT-NAME]"), @"
+    // pi's name for the project's folder: its path without the leading /, each / as -.
+    let pi_name = env.root.to_string_lossy()[1..].replace('/', "-");
+    let names = |text: String| {
+        text.replace(&pi_name, "[PI-NAME]")
+            .replace(&name, "[ROOT-NAME]")
+    };
+    assert_snapshot!(names(text), @"
     exit: 1
     --- stdout
     --- stderr
-    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist
-    hint: give --source: an opencode.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of Claude Code transcripts
+    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist
+    hint: give --source: an opencode.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex
     ");
     let out = env.run(&["frame", "tree", "--cost"]);
     let text = env.render(&out);
-    assert_snapshot!(text.replace(&name, "[ROOT-NAME]"), @"
+    assert_snapshot!(names(text), @"
     exit: 0
     --- stdout
              -       0  → Done. The change is in place and the tests… (ses_dec359d7)
@@ -927,6 +934,486 @@ fn without_records_the_error_says_where_each_agent_was_looked_for() {
 
     5 frames: 1 → in_progress, 4 ✓ completed
     --- stderr
-    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist
+    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist
     ");
+}
+
+const PI_FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/spent-pi");
+const PI_AUDIT: &str = "pi_01a21b53-31b2-72a8-9f32-bda350814c2a";
+const PI_HELLO: &str = "pi_01a21b53-3f67-7127-8c5a-53138dee81e1";
+const PI_REFUND_WORK: &str = "fr_2dttee621rd7";
+const CODEX_FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/spent-codex");
+const CX_AUDIT: &str = "cx_01a21b54-45ac-7a03-9aad-85a3672622b1";
+const CX_SUBAGENT: &str = "cx_01a21b54-46a5-7443-8c8d-477211acd08f";
+const CX_HELLO: &str = "cx_01a21b54-500b-7a02-953d-22368e4204dd";
+const CX_REFUND_WORK: &str = "fr_xdcanmgsa9tv";
+
+/// Copies the folder `from` to `to` (files and folders only).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// A project holding an agent fixture's frames, and a copy of its session files (returned).
+fn agent_fixture(fixture: &str) -> (TestEnv, PathBuf) {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/flame/state.json",
+        std::fs::read(format!("{fixture}/project/.opencode/flame/state.json")).unwrap(),
+    );
+    let sessions = env.home.join("sessions");
+    copy_dir(Path::new(&format!("{fixture}/sessions")), &sessions);
+    (env, sessions)
+}
+
+/// The single session file of `dir` (below it) whose name holds `id`.
+fn session_file(dir: &Path, id: &str) -> PathBuf {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().contains(id) {
+                return path;
+            }
+        }
+    }
+    panic!("no file for {id} below {}", dir.display())
+}
+
+/// pi records each call's usage and cost: the report is pi's figures, each session on its frame
+/// (`pi_<session id>`) and the calls between a push and its pop on the pushed frame.
+#[test]
+fn pi_sessions_are_read_and_attributed_to_their_frames() {
+    let (env, sessions) = agent_fixture(PI_FIXTURE);
+    let out = spent(&env, &sessions, &[]);
+    assert_snapshot!(env.render(&out), @"
+    exit: 0
+    --- stdout
+           COST  TOKENS  FRAME (with everything below it)
+        $0.0103    6.4k  → pi session (pi_01a21b53-31)
+        $0.0046    3.3k    ✓ Refund work (fr_2dtte)
+        $0.0024     803  → pi session (pi_01a21b53-3f)
+
+    total: $0.0128 · 7206 tokens · 5 calls
+      input 3100, output 106, reasoning 0, cache read 3800, cache write 200
+    --- stderr
+    ");
+    let doc = json(&env, &sessions, &[]);
+    assert_eq!(doc["sources"][0]["kind"], "pi-sessions");
+    // The push's call is before the push; the pop's call is inside the span.
+    let refund = row(&doc, PI_REFUND_WORK);
+    assert_eq!(refund["own"]["calls"], 2);
+    assert_eq!(
+        refund["own"]["tokens"],
+        serde_json::json!({"input": 800, "output": 55, "reasoning": 0, "cache_read": 2200, "cache_write": 200, "total": 3255})
+    );
+    assert!(close(&refund["own"]["cost"], 0.00225 + 0.002385));
+    let audit = row(&doc, PI_AUDIT);
+    assert_eq!(audit["own"]["calls"], 2);
+    assert_eq!(audit["total"]["tokens"]["total"], 6403);
+    assert!(close(&audit["total"]["cost"], 0.010335));
+    assert!(close(&audit["total"]["cost_recorded"], 0.010335));
+    assert!(close(&row(&doc, PI_HELLO)["total"]["cost"], 0.002445));
+    assert_eq!(doc["total"]["tokens"]["total"], 7206);
+    assert_eq!(doc["unattributed"]["calls"], 0);
+    assert_eq!(doc["problems"], serde_json::json!([]));
+
+    let by_session = json(&env, &sessions, &["--by", "session"]);
+    assert_eq!(
+        row(&by_session, PI_AUDIT)["label"],
+        "Audit the billing code"
+    );
+    assert_eq!(row(&by_session, PI_HELLO)["link"], PI_HELLO);
+    // A session named by pi's own id, a prefix of it; and a time range: the two calls of the span.
+    let one = json(&env, &sessions, &["--session", "01a21b53-3f"]);
+    assert_eq!(one["session"], PI_HELLO);
+    assert_eq!(one["total"]["calls"], 1);
+    let span = json(
+        &env,
+        &sessions,
+        &[
+            "--since",
+            "2026-11-27T04:46:07.000Z",
+            "--until",
+            "2026-11-27T04:46:08.100Z",
+        ],
+    );
+    assert_eq!(span["total"]["calls"], 2, "{span:#}");
+    assert_eq!(span["total"]["tokens"]["total"], 3255);
+}
+
+/// Codex records the usage of each response and no cost: tokens as OpenAI reports them (cached
+/// input and reasoning output split out), a subagent under the thread that spawned it, rolled
+/// into the frame that ran it.
+#[test]
+fn codex_sessions_are_read_and_attributed_to_their_frames() {
+    let (env, sessions) = agent_fixture(CODEX_FIXTURE);
+    let out = spent(&env, &sessions, &[]);
+    assert_snapshot!(env.render(&out), @"
+    exit: 0
+    --- stdout
+           COST  TOKENS  FRAME (with everything below it)
+        unknown    8.7k  → Audit the billing code (cx_01a21)
+        unknown    5.6k    ✓ Refund work (fr_xdcan)
+        unknown     803  (in no frame)
+
+    total: unknown · 9548 tokens · 7 calls
+      input 3500, output 128, reasoning 20, cache read 5900, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    ");
+    let doc = json(&env, &sessions, &[]);
+    assert_eq!(doc["sources"][0]["kind"], "codex-sessions");
+    let refund = row(&doc, CX_REFUND_WORK);
+    // resp_2, resp_3 and resp_5 (the pop's), and the subagent's resp_4: it has no frame of its
+    // own and started inside the span.
+    assert_eq!(refund["own"]["calls"], 4);
+    assert_eq!(
+        refund["own"]["tokens"],
+        serde_json::json!({"input": 1300, "output": 77, "reasoning": 20, "cache_read": 4200, "cache_write": 0, "total": 5597})
+    );
+    assert_eq!(refund["total"], refund["own"]);
+    assert_eq!(refund["total"]["cost"], Value::Null);
+    assert_eq!(refund["total"]["unpriced_calls"], 4);
+    let audit = row(&doc, CX_AUDIT);
+    assert_eq!(audit["own"]["tokens"]["total"], 1240 + 1908);
+    assert_eq!(audit["total"]["tokens"]["total"], 8745);
+    assert_eq!(doc["unattributed"]["tokens"]["total"], 803);
+    assert_eq!(
+        doc["total"]["tokens"],
+        serde_json::json!({"input": 3500, "output": 128, "reasoning": 20, "cache_read": 5900, "cache_write": 0, "total": 9548})
+    );
+    assert_eq!(doc["problems"], serde_json::json!([]));
+
+    let by_session = json(&env, &sessions, &["--by", "session"]);
+    let sub = row(&by_session, CX_SUBAGENT);
+    assert_eq!(sub["parent"], CX_AUDIT);
+    assert_eq!(sub["label"], "Audit refunds alpha");
+    assert_eq!(sub["link"], CX_REFUND_WORK);
+    assert_eq!(row(&by_session, CX_HELLO)["link"], Value::Null);
+    let thread = json(&env, &sessions, &["--session", "01a21b54-45ac"]);
+    assert_eq!(thread["session"], CX_AUDIT);
+    assert_eq!(thread["total"]["calls"], 6);
+    // resp_3 and the subagent's resp_4.
+    let window = json(
+        &env,
+        &sessions,
+        &[
+            "--since",
+            "2026-11-27T04:47:17.700Z",
+            "--until",
+            "2026-11-27T04:47:17.760Z",
+        ],
+    );
+    assert_eq!(window["total"]["tokens"]["total"], 1710 + 512, "{window:#}");
+    // Priced from the models.dev cache by the provider and model Codex recorded, marked estimated.
+    env.write(
+        "../home/.cache/opencode/models.json",
+        r#"{"mock": {"models": {"mock-1": {"cost": {"input": 1.25, "output": 10, "cache_read": 0.125}}}}}"#,
+    );
+    let priced = json(&env, &sessions, &["--session", CX_SUBAGENT]);
+    assert!(
+        close(
+            &priced["total"]["cost_estimated"],
+            (400.0 * 1.25 + 12.0 * 10.0 + 100.0 * 0.125) / 1e6
+        ),
+        "{priced:#}"
+    );
+    assert_eq!(priced["total"]["estimated_calls"], 1);
+}
+
+/// Without --source: the project's pi sessions (named after its path, as pi names them) and
+/// Codex's sessions, beside OpenCode's and Claude Code's.
+#[test]
+fn pi_and_codex_sessions_are_read_by_default() {
+    let env = TestEnv::new();
+    let root = env.root.to_string_lossy().to_string();
+    let folder = format!("--{}--", root.trim_start_matches('/').replace('/', "-"));
+    let pi_dir = env.temp().join("pi-agent");
+    copy_dir(
+        Path::new(&format!("{PI_FIXTURE}/sessions/--home-user-billing--")),
+        &pi_dir.join("sessions").join(&folder),
+    );
+    let codex_home = env.temp().join("codex-home");
+    copy_dir(
+        Path::new(&format!("{CODEX_FIXTURE}/sessions")),
+        &codex_home.join("sessions"),
+    );
+    let out = env
+        .ctx()
+        .env("PI_CODING_AGENT_DIR", &pi_dir)
+        .env("CODEX_HOME", &codex_home)
+        .args(["budget", "spent", "--json", "--by", "session"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", env.render(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = doc["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["pi-sessions", "codex-sessions"]);
+    assert_eq!(doc["total"]["calls"], 5 + 7);
+    // Another project's pi sessions are not this one's.
+    std::fs::rename(
+        pi_dir.join("sessions").join(&folder),
+        pi_dir.join("sessions/--elsewhere--"),
+    )
+    .unwrap();
+    let out = env
+        .ctx()
+        .env("PI_CODING_AGENT_DIR", &pi_dir)
+        .env("CODEX_HOME", &codex_home)
+        .args(["budget", "spent", "--json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["total"]["calls"], 7, "{}", env.render(&out));
+}
+
+/// The same session files twice, and a copy of a rollout under another name (as a forked
+/// history repeats lines): every call is counted once, and the repeat is said.
+#[test]
+fn pi_and_codex_calls_are_counted_once() {
+    let (env, sessions) = agent_fixture(CODEX_FIXTURE);
+    let once = json(&env, &sessions, &[]);
+    let twice = json(&env, &sessions, &["--source", sessions.to_str().unwrap()]);
+    assert_eq!(twice["total"], once["total"]);
+    assert_eq!(
+        twice["problems"],
+        serde_json::json!([format!(
+            "{}: 7 call(s) were read from another source already; counted once",
+            sessions.display()
+        )])
+    );
+    let sub = session_file(&sessions, &CX_SUBAGENT[3..]);
+    std::fs::copy(&sub, sub.with_file_name("rollout-copy.jsonl")).unwrap();
+    let copied = json(&env, &sessions, &[]);
+    assert_eq!(copied["total"], once["total"]);
+
+    let (env, sessions) = agent_fixture(PI_FIXTURE);
+    let once = json(&env, &sessions, &[]);
+    // A fork: pi copies the entries, ids and times, into a new session file.
+    let audit = session_file(&sessions, &PI_AUDIT[3..]);
+    let text = std::fs::read_to_string(&audit).unwrap().replace(
+        "01a21b53-31b2-72a8-9f32-bda350814c2a",
+        "01a21b53-ffff-72a8-9f32-bda350814c2a",
+    );
+    std::fs::write(
+        audit.with_file_name("2026-11-27T05-00-00-000Z_01a21b53-ffff-72a8-9f32-bda350814c2a.jsonl"),
+        text,
+    )
+    .unwrap();
+    let forked = json(&env, &sessions, &[]);
+    assert_eq!(forked["total"], once["total"]);
+}
+
+/// Per pi session, every token figure and the cost equal `ccusage pi session`'s on the same files
+/// (both read pi's own usage and cost fields).
+#[test]
+fn pi_sessions_match_ccusage() {
+    let Some(ccusage) = crate::common::ccusage() else {
+        return;
+    };
+    let (env, sessions) = agent_fixture(PI_FIXTURE);
+    let peer = crate::common::ccusage_json(
+        &ccusage,
+        &[
+            "pi",
+            "session",
+            "--json",
+            "--offline",
+            "--pi-path",
+            sessions.to_str().unwrap(),
+        ],
+        &[("HOME", &env.home)],
+    );
+    let doc = json(&env, &sessions, &["--by", "session"]);
+    let peer_rows = peer["sessions"].as_array().unwrap();
+    assert_eq!(
+        peer_rows.len(),
+        doc["rows"].as_array().unwrap().len(),
+        "{peer:#}"
+    );
+    for theirs in peer_rows {
+        let key = format!("pi_{}", theirs["sessionId"].as_str().unwrap());
+        let ours = &row(&doc, &key)["own"];
+        let t = &ours["tokens"];
+        let pairs = [
+            ("inputTokens", &t["input"]),
+            ("outputTokens", &t["output"]),
+            ("cacheReadTokens", &t["cache_read"]),
+            ("cacheCreationTokens", &t["cache_write"]),
+            ("totalTokens", &t["total"]),
+        ];
+        for (name, value) in pairs {
+            assert_eq!(&theirs[name], value, "{name} of {key}");
+        }
+        assert!(
+            close(&ours["cost"], theirs["totalCost"].as_f64().unwrap()),
+            "{theirs:#} {ours:#}"
+        );
+    }
+}
+
+/// Per Codex thread, every token figure equals `ccusage codex session`'s on the same files;
+/// neither knows a price for the stand-in's model (ccusage says 0 and `missingPricing`, ctx
+/// unknown).
+#[test]
+fn codex_sessions_match_ccusage() {
+    let Some(ccusage) = crate::common::ccusage() else {
+        return;
+    };
+    let (env, sessions) = agent_fixture(CODEX_FIXTURE);
+    let codex_home = env.temp().join("codex-home");
+    copy_dir(&sessions, &codex_home.join("sessions"));
+    let peer = crate::common::ccusage_json(
+        &ccusage,
+        &["codex", "session", "--json", "--offline"],
+        &[("CODEX_HOME", &codex_home), ("HOME", &env.home)],
+    );
+    let doc = json(&env, &sessions, &["--by", "session"]);
+    let peer_rows = peer["sessions"].as_array().unwrap();
+    assert_eq!(
+        peer_rows.len(),
+        doc["rows"].as_array().unwrap().len(),
+        "{peer:#}"
+    );
+    for theirs in peer_rows {
+        // ccusage names a session by its file: …/rollout-<time>-<thread id>.
+        let file = theirs["sessionId"].as_str().unwrap();
+        let key = format!("cx_{}", &file[file.len() - 36..]);
+        let ours = &row(&doc, &key)["own"];
+        let t = &ours["tokens"];
+        let output = t["output"].as_u64().unwrap() + t["reasoning"].as_u64().unwrap();
+        assert_eq!(theirs["inputTokens"], t["input"], "{key}");
+        assert_eq!(theirs["outputTokens"], output, "{key}");
+        assert_eq!(theirs["reasoningOutputTokens"], t["reasoning"], "{key}");
+        assert_eq!(theirs["cacheReadTokens"], t["cache_read"], "{key}");
+        assert_eq!(theirs["cacheCreationTokens"], t["cache_write"], "{key}");
+        assert_eq!(theirs["totalTokens"], t["total"], "{key}");
+        assert_eq!(theirs["models"]["mock-1"]["missingPricing"], true);
+        assert_eq!(ours["cost"], Value::Null);
+    }
+}
+
+/// Lines cut short, lines that are not JSON, counts and costs of the wrong type, bytes that are
+/// not UTF-8, an empty file: each named in a warning, the rest reported.
+#[test]
+fn bad_lines_in_pi_and_codex_files_are_named_and_the_rest_is_reported() {
+    use std::io::Write;
+    let (env, sessions) = agent_fixture(PI_FIXTURE);
+    let hello = session_file(&sessions, &PI_HELLO[3..]);
+    let text = std::fs::read_to_string(&hello)
+        .unwrap()
+        .replace(r#""input":800"#, r#""input":"800""#)
+        .replace(r#""total":0.002445"#, r#""total":-1"#);
+    let mut bytes = text.into_bytes();
+    bytes.extend_from_slice(b"not json\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\"}}\n");
+    bytes.extend_from_slice(br#"{"type":"message","id":"cut","message":{"role":"assist"#);
+    std::fs::write(&hello, bytes).unwrap();
+    std::fs::write(hello.with_file_name("empty.jsonl"), "").unwrap();
+    let out = spent(&env, &sessions, &["--by", "session"]);
+    assert_snapshot!(env.render(&out), @r#"
+    exit: 0
+    --- stdout
+           COST  TOKENS  SESSION (with its subagents)
+        $0.0103    6.4k  Audit the billing code (pi_01a21b53-31)
+        unknown     803  Say hello (pi_01a21b53-3f)
+
+    total: $0.0103+? · 7206 tokens · 5 calls
+      input 2300, output 106, reasoning 0, cache read 3800, cache write 200
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    warning: [HOME]/sessions/--home-user-billing--/empty.jsonl: empty; skipped
+    warning: [HOME]/sessions/--home-user-billing--/2026-11-27T04-46-10-280Z_01a21b53-3f67-7127-8c5a-53138dee81e1.jsonl: not UTF-8; read with U+FFFD in place of the bad bytes
+    warning: [HOME]/sessions/--home-user-billing--/2026-11-27T04-46-10-280Z_01a21b53-3f67-7127-8c5a-53138dee81e1.jsonl: 2 line(s) are not JSON; skipped
+    warning: [HOME]/sessions/--home-user-billing--/2026-11-27T04-46-10-280Z_01a21b53-3f67-7127-8c5a-53138dee81e1.jsonl: entry 6594d8fd: input "800" is not a token count; taken as 0
+    warning: [HOME]/sessions/--home-user-billing--/2026-11-27T04-46-10-280Z_01a21b53-3f67-7127-8c5a-53138dee81e1.jsonl: entry 6594d8fd: cost -1 is not a price; counted as not recorded
+    "#);
+
+    let (env, sessions) = agent_fixture(CODEX_FIXTURE);
+    let hello = session_file(&sessions, &CX_HELLO[3..]);
+    let text = std::fs::read_to_string(&hello)
+        .unwrap()
+        .replace(r#""output_tokens":3,"#, r#""output_tokens":3.5,"#);
+    std::fs::write(&hello, text).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&hello)
+        .unwrap();
+    file.write_all(
+        b"\xff\xfe\n{\"timestamp\":\"2026-11-27T04:47:21.000Z\",\"type\":\"token_usage_rec",
+    )
+    .unwrap();
+    let out = spent(&env, &sessions, &["--by", "session"]);
+    assert_snapshot!(env.render(&out), @"
+    exit: 0
+    --- stdout
+           COST  TOKENS  SESSION (with its subagents)
+        unknown    8.7k  Audit the billing code (cx_01a21b54-45)
+        unknown     512    Audit refunds alpha (cx_01a21b54-46)
+        unknown     803  Say hello (cx_01a21b54-5)
+
+    total: unknown · 9548 tokens · 7 calls
+      input 3500, output 125, reasoning 20, cache read 5900, cache write 0
+    +? or unknown: calls on models with no recorded cost and no known price
+    --- stderr
+    warning: [HOME]/sessions/2026/11/27/rollout-2026-11-27T04-47-20-01a21b54-500b-7a02-953d-22368e4204dd.jsonl: not UTF-8; read with U+FFFD in place of the bad bytes
+    warning: [HOME]/sessions/2026/11/27/rollout-2026-11-27T04-47-20-01a21b54-500b-7a02-953d-22368e4204dd.jsonl: 2 line(s) are not JSON; skipped
+    warning: [HOME]/sessions/2026/11/27/rollout-2026-11-27T04-47-20-01a21b54-500b-7a02-953d-22368e4204dd.jsonl: response resp_7: output_tokens 3.5 is not a token count; taken as 0
+    ");
+}
+
+/// A file too large to be a session, a link that loops, a folder that is not there: each an
+/// `error:` naming it, exit 1; a folder holding a looping link is read without following it.
+#[test]
+fn unreadable_pi_and_codex_sources_are_errors() {
+    let (env, sessions) = agent_fixture(CODEX_FIXTURE);
+    let huge = env.temp().join("huge.jsonl");
+    // Sparse: larger than the 1 GiB a session file may be, without a byte written.
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    let out = env.run(&["budget", "spent", "--source", huge.to_str().unwrap()]);
+    let temp = env.temp().to_str().unwrap().to_string();
+    let render = |out: &std::process::Output| env.render(out).replace(&temp, "[TEMP]");
+    assert_snapshot!(render(&out), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [TEMP]/huge.jsonl: larger than 1024 MiB
+    ");
+    let looped = env.temp().join("loop.jsonl");
+    std::os::unix::fs::symlink(&looped, &looped).unwrap();
+    let out = env.run(&["budget", "spent", "--source", looped.to_str().unwrap()]);
+    assert_snapshot!(render(&out), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [TEMP]/loop.jsonl: cannot read: Too many levels of symbolic links
+    ");
+    let out = env.run(&["budget", "spent", "--source", "no/such/folder"]);
+    assert_snapshot!(render(&out), @"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: no/such/folder: cannot read: No such file or directory
+    ");
+    std::os::unix::fs::symlink(&sessions, sessions.join("2026/again")).unwrap();
+    let doc = json(&env, &sessions, &[]);
+    assert_eq!(doc["total"]["calls"], 7);
 }

@@ -1,0 +1,192 @@
+//! The agents that keep one JSON Lines file per session (Claude Code's transcripts, pi's session
+//! files, Codex CLI's rollouts): which agent wrote a `.jsonl` file, and the files of a folder,
+//! each read by its agent's reader. A folder may hold more than one agent's files (a home folder
+//! given whole); each agent's are one source.
+
+use std::path::{Path, PathBuf};
+
+use super::price::PriceList;
+use super::record::Records;
+use super::{claude_transcripts, codex_rollouts, pi_sessions};
+use crate::error::{Error, Result};
+
+/// How deep below a given folder session files are looked for: Claude Code's
+/// `projects/<project>/<session>/subagents/`, Codex's `sessions/YYYY/MM/DD/` below its home.
+const MAX_DEPTH: usize = 4;
+
+/// How much of a file's start is read to tell its agent: Codex's first line (its instructions)
+/// is long, but its `"type":"session_meta"` comes first.
+const HEAD: usize = 4096;
+
+/// The agent that wrote a session file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    Claude,
+    Pi,
+    Codex,
+}
+
+/// The agent whose file `head` (its first bytes) begins: pi's header line
+/// `{"type":"session",…`, Codex's `session_meta` line; anything else is read as Claude Code's.
+pub fn agent_of(head: &[u8]) -> Agent {
+    let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let has = |needle: &[u8]| first.windows(needle.len()).any(|w| w == needle);
+    if first.starts_with(br#"{"type":"session","#) {
+        Agent::Pi
+    } else if has(br#""type":"session_meta""#) {
+        Agent::Codex
+    } else {
+        Agent::Claude
+    }
+}
+
+/// The `.jsonl` files below `dir`, sorted (symbolic links are not followed, so a link that loops
+/// is never walked).
+fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() && depth < MAX_DEPTH {
+                walk(&path, depth + 1, out);
+            } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, 0, &mut out);
+    out.sort();
+    out
+}
+
+/// The first bytes of `file`.
+fn head(file: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(HEAD);
+    std::fs::File::open(file)
+        .and_then(|f| f.take(HEAD as u64).read_to_end(&mut bytes))
+        .map_err(|e| Error::io(file, "read", &e))?;
+    Ok(bytes)
+}
+
+/// Reads the session files below the folder `path`; `false`, with nothing read, when it holds
+/// none within reach.
+pub fn read_folder(path: &Path, prices: &PriceList, records: &mut Records) -> Result<bool> {
+    let files = jsonl_files(path);
+    if files.is_empty() {
+        return Ok(false);
+    }
+    read_files(path, files, prices, records)?;
+    Ok(true)
+}
+
+/// Reads the session file `path`.
+pub fn read_file(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
+    read_files(path, vec![path.to_path_buf()], prices, records)
+}
+
+/// Reads `files`, found at `path`, each with its agent's reader; an empty file is said and
+/// skipped.
+fn read_files(
+    path: &Path,
+    files: Vec<PathBuf>,
+    prices: &PriceList,
+    records: &mut Records,
+) -> Result<()> {
+    let mut by_agent: [(Agent, Vec<PathBuf>); 3] = [
+        (Agent::Claude, Vec::new()),
+        (Agent::Pi, Vec::new()),
+        (Agent::Codex, Vec::new()),
+    ];
+    for file in files {
+        let head = head(&file)?;
+        if head.is_empty() {
+            records
+                .problems
+                .push(format!("{}: empty; skipped", file.display()));
+            continue;
+        }
+        let agent = agent_of(&head);
+        if let Some((_, list)) = by_agent.iter_mut().find(|(a, _)| *a == agent) {
+            list.push(file);
+        }
+    }
+    for (agent, files) in by_agent {
+        if files.is_empty() {
+            continue;
+        }
+        match agent {
+            Agent::Claude => claude_transcripts::read_files(path, files, prices, records)?,
+            Agent::Pi => pi_sessions::read_files(path, files, prices, records)?,
+            Agent::Codex => codex_rollouts::read_files(path, files, prices, records)?,
+        }
+    }
+    Ok(())
+}
+
+/// The records of one session file: its lines as JSON objects, the lines that are not (a line
+/// cut short by a crash, a line of something else) counted in a problem naming the file; bytes
+/// that are not UTF-8 are read as U+FFFD, and said.
+pub fn read_lines(file: &Path, cap: u64, records: &mut Records) -> Result<Vec<serde_json::Value>> {
+    let bytes = crate::input::read_file(file, cap)?;
+    let text = String::from_utf8_lossy(&bytes);
+    if let std::borrow::Cow::Owned(_) = text {
+        records.problems.push(format!(
+            "{}: not UTF-8; read with U+FFFD in place of the bad bytes",
+            file.display()
+        ));
+    }
+    let lines = crate::claude::transcript::parse(&text);
+    if lines.skipped > 0 {
+        records.problems.push(format!(
+            "{}: {} line(s) are not JSON; skipped",
+            file.display(),
+            lines.skipped
+        ));
+    }
+    Ok(lines.records)
+}
+
+/// A token count read from `value`: 0 when absent, else a whole number from 0 to
+/// [`super::record::MAX_CALL_TOKENS`]; anything else is `Err(text of the value)`.
+pub fn count(value: Option<&serde_json::Value>) -> std::result::Result<u64, String> {
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(0),
+        Some(v) => match v.as_u64() {
+            Some(n) if n <= super::record::MAX_CALL_TOKENS => Ok(n),
+            _ => Err(v.to_string()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_agents_first_line_names_it() {
+        assert_eq!(
+            agent_of(br#"{"type":"session","version":3,"id":"x"}"#),
+            Agent::Pi
+        );
+        assert_eq!(
+            agent_of(br#"{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{}}"#),
+            Agent::Codex
+        );
+        assert_eq!(
+            agent_of(br#"{"type":"user","sessionId":"s"}"#),
+            Agent::Claude
+        );
+        // Only the first line counts.
+        assert_eq!(
+            agent_of(b"{\"type\":\"user\"}\n{\"type\":\"session_meta\"}"),
+            Agent::Claude
+        );
+    }
+}
