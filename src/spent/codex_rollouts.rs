@@ -124,7 +124,12 @@ struct Found<'a> {
     name: String,
 }
 
-fn read_rollout(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
+pub(super) fn read_rollout(
+    file: &Path,
+    lines: &[Value],
+    prices: &PriceList,
+    records: &mut Records,
+) {
     let meta = lines
         .iter()
         .find(|r| kind(r).0 == "session_meta")

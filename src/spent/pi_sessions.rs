@@ -114,7 +114,12 @@ fn title(lines: &[Value]) -> String {
         .unwrap_or_default()
 }
 
-fn read_session(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
+pub(super) fn read_session(
+    file: &Path,
+    lines: &[Value],
+    prices: &PriceList,
+    records: &mut Records,
+) {
     let calls: Vec<&Value> = lines
         .iter()
         .filter(|r| {

@@ -190,3 +190,85 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::super::record::MAX_CALL_TOKENS;
+    use super::super::{codex_rollouts, pi_sessions};
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    /// Any JSON value a field may hold in a damaged or foreign file.
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(|f| json!(f)),
+            "[a-z0-9:.T-]{0,24}".prop_map(Value::from),
+            Just(json!({})),
+            Just(json!([])),
+        ]
+    }
+
+    /// A line: one of each agent's line shapes, with its fields replaced by any values.
+    fn any_line() -> impl Strategy<Value = Value> {
+        let shapes = prop_oneof![
+            Just(json!({"type": "session", "id": "s", "timestamp": "2026-11-27T04:46:06.770Z"})),
+            Just(
+                json!({"type": "message", "id": "e", "timestamp": "t", "message": {"role": "assistant", "provider": "p", "model": "m", "timestamp": 1,
+                "usage": {"input": 1, "output": 1, "cacheRead": 1, "cacheWrite": 1, "totalTokens": 4, "cost": {"total": 0.1}}}})
+            ),
+            Just(
+                json!({"type": "session_meta", "timestamp": "t", "payload": {"id": "c", "parent_thread_id": "d", "timestamp": "t"}})
+            ),
+            Just(json!({"type": "turn_context", "payload": {"model": "m"}})),
+            Just(
+                json!({"type": "token_usage_record", "timestamp": "2026-11-27T04:47:17.522Z", "payload": {"thread_id": "c", "response_id": "r",
+                "usage": {"input_tokens": 5, "cached_input_tokens": 9, "output_tokens": 1, "reasoning_output_tokens": 3, "total_tokens": 6}}})
+            ),
+            Just(
+                json!({"type": "event_msg", "timestamp": "t", "payload": {"type": "token_count", "info": {"total_token_usage": {"total_tokens": 1},
+                "last_token_usage": {"input_tokens": 1, "output_tokens": 1}}}})
+            ),
+        ];
+        (shapes, prop::collection::vec(any_value(), 0..4)).prop_map(|(mut line, values)| {
+            // Replace leaves, depth first, with the values drawn.
+            fn replace(v: &mut Value, values: &mut Vec<Value>) {
+                match v {
+                    Value::Object(map) => map.values_mut().for_each(|v| replace(v, values)),
+                    leaf => {
+                        if let Some(new) = values.pop() {
+                            *leaf = new;
+                        }
+                    }
+                }
+            }
+            let mut values = values;
+            replace(&mut line, &mut values);
+            line
+        })
+    }
+
+    proptest! {
+        /// Whatever the lines hold, reading them never panics and no count read passes the
+        /// bound of a call.
+        #[test]
+        fn any_lines_are_read_without_panic(lines in prop::collection::vec(any_line(), 0..12)) {
+            let prices = PriceList::default();
+            let file = Path::new("f.jsonl");
+            let mut records = Records::default();
+            pi_sessions::read_session(file, &lines, &prices, &mut records);
+            codex_rollouts::read_rollout(file, &lines, &prices, &mut records);
+            prop_assert!(records.calls.len() <= 2 * lines.len());
+            for call in &records.calls {
+                let t = call.tokens;
+                for n in [t.input, t.output, t.reasoning, t.cache_read, t.cache_write] {
+                    prop_assert!(n <= MAX_CALL_TOKENS);
+                }
+            }
+        }
+    }
+}

@@ -1417,3 +1417,44 @@ fn unreadable_pi_and_codex_sources_are_errors() {
     let doc = json(&env, &sessions, &[]);
     assert_eq!(doc["total"]["calls"], 7);
 }
+
+/// A rollout without `token_usage_record` lines (as older Codex versions wrote them) is read from
+/// its `token_count` events: the same calls, a repeated event (its cumulative total unchanged)
+/// counted once.
+#[test]
+fn codex_token_count_events_serve_when_there_are_no_usage_records() {
+    let (env, sessions) = agent_fixture(CODEX_FIXTURE);
+    let records = json(&env, &sessions, &["--by", "session"]);
+    let mut stack = vec![sessions.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut kept: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.contains(r#""type":"token_usage_record""#))
+                .collect();
+            let repeat = kept
+                .iter()
+                .position(|l| l.contains(r#""type":"token_count""#))
+                .unwrap();
+            // Codex repeats the event later (a rate-limit update) with the same totals.
+            let again = kept[repeat].replace(
+                r#""timestamp":"2026-11-27T04:47:"#,
+                r#""timestamp":"2026-11-27T04:48:"#,
+            );
+            assert_ne!(again, kept[repeat]);
+            kept.insert(repeat + 1, &again);
+            std::fs::write(&path, kept.join("\n") + "\n").unwrap();
+        }
+    }
+    let counts = json(&env, &sessions, &["--by", "session"]);
+    assert_eq!(counts["total"], records["total"], "{counts:#}");
+    for key in [CX_AUDIT, CX_SUBAGENT, CX_HELLO] {
+        assert_eq!(row(&counts, key)["own"], row(&records, key)["own"], "{key}");
+    }
+}
