@@ -1458,3 +1458,95 @@ fn codex_token_count_events_serve_when_there_are_no_usage_records() {
         assert_eq!(row(&counts, key)["own"], row(&records, key)["own"], "{key}");
     }
 }
+
+/// pi 0.73.1 as installed for the end-to-end tests (`$PI_DIR`, else `~/.cache/ctx-pi`), when it is.
+fn pi_bin() -> Option<PathBuf> {
+    let dir = std::env::var_os("PI_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ctx-pi")))?;
+    let bin = dir.join("node_modules/.bin/pi");
+    if bin.exists() {
+        return Some(bin);
+    }
+    eprintln!("SKIPPED: no pi in {} to compare with", dir.display());
+    None
+}
+
+/// Per session, ctx's figures equal what pi itself reports (`get_session_stats` of its RPC mode,
+/// the figures of its /session), pi opening the same files offline.
+#[test]
+fn pi_sessions_match_pis_own_statistics() {
+    let Some(pi) = pi_bin() else {
+        return;
+    };
+    let (env, sessions) = agent_fixture(PI_FIXTURE);
+    let doc = json(&env, &sessions, &["--by", "session"]);
+    // pi opens a session only in a folder that exists: the files' folder is the project's.
+    let agent = env.temp().join("pi-agent");
+    copy_dir(&sessions, &agent.join("sessions"));
+    std::fs::write(
+        agent.join("models.json"),
+        r#"{"providers": {"mock": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "x",
+            "models": [{"id": "mock-1", "contextWindow": 200000, "maxTokens": 32000}]}}}"#,
+    )
+    .unwrap();
+    for id in [PI_AUDIT, PI_HELLO] {
+        let file = session_file(&agent, &id[3..]);
+        let text = std::fs::read_to_string(&file)
+            .unwrap()
+            .replace("/home/user/billing", env.root.to_str().unwrap());
+        std::fs::write(&file, text).unwrap();
+        let mut child = std::process::Command::new(&pi)
+            .args([
+                "--mode",
+                "rpc",
+                "--provider",
+                "mock",
+                "--model",
+                "mock-1",
+                "--session",
+            ])
+            .arg(&file)
+            .current_dir(&env.root)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &env.home)
+            .env("PI_OFFLINE", "1")
+            .env("PI_CODING_AGENT_DIR", &agent)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(
+            child.stdin.as_mut().unwrap(),
+            b"{\"type\":\"get_session_stats\"}\n",
+        )
+        .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stats: Value = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| {
+                serde_json::from_str::<Value>(l)
+                    .ok()
+                    .filter(|v| v["command"] == "get_session_stats")
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "no statistics from pi: {}",
+                    String::from_utf8_lossy(&out.stdout)
+                )
+            });
+        let (theirs, ours) = (&stats["data"], &row(&doc, id)["own"]);
+        let t = &ours["tokens"];
+        assert_eq!(theirs["assistantMessages"], ours["calls"], "{id}");
+        assert_eq!(theirs["tokens"]["input"], t["input"], "{id}");
+        assert_eq!(theirs["tokens"]["output"], t["output"], "{id}");
+        assert_eq!(theirs["tokens"]["cacheRead"], t["cache_read"], "{id}");
+        assert_eq!(theirs["tokens"]["cacheWrite"], t["cache_write"], "{id}");
+        assert_eq!(theirs["tokens"]["total"], t["total"], "{id}");
+        assert!(
+            close(&ours["cost"], theirs["cost"].as_f64().unwrap()),
+            "{theirs:#} {ours:#}"
+        );
+    }
+}
