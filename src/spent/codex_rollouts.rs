@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::jsonl::{count, read_lines};
 use super::price::PriceList;
 use super::record::{Call, Records, Session, SourceInfo, Tokens};
-use super::session_files::{count, read_lines};
 use crate::error::Result;
 
 /// Rollout files larger than this are not read.

@@ -12,6 +12,7 @@ pub mod claude_transcripts;
 pub mod codex_rollouts;
 pub mod doc;
 pub mod figures;
+pub mod jsonl;
 pub mod opencode_db;
 pub mod pi_sessions;
 pub mod price;

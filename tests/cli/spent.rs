@@ -1101,6 +1101,16 @@ fn codex_sessions_are_read_and_attributed_to_their_frames() {
     assert_eq!(sub["label"], "Audit refunds alpha");
     assert_eq!(sub["link"], CX_REFUND_WORK);
     assert_eq!(row(&by_session, CX_HELLO)["link"], Value::Null);
+    // What `codex exec` printed at the end of each run, "tokens used": input without the cached
+    // part, plus output (tests/fixtures/spent-codex/README.md).
+    let used = |key: &str| {
+        let t = &row(&by_session, key)["own"]["tokens"];
+        ["input", "output", "reasoning"]
+            .iter()
+            .map(|k| t[k].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!((used(CX_AUDIT), used(CX_HELLO)), (2433, 803));
     let thread = json(&env, &sessions, &["--session", "01a21b54-45ac"]);
     assert_eq!(thread["session"], CX_AUDIT);
     assert_eq!(thread["total"]["calls"], 6);

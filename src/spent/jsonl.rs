@@ -1,0 +1,42 @@
+//! The lines of a session file of the agents that keep one JSON Lines file per session (pi,
+//! Codex CLI), and their token counts, read the same way for each.
+
+use std::path::Path;
+
+use super::record::Records;
+use crate::error::Result;
+
+/// The records of one session file: its lines as JSON objects, the lines that are not (a line
+/// cut short by a crash, a line of something else) counted in a problem naming the file; bytes
+/// that are not UTF-8 are read as U+FFFD, and said.
+pub fn read_lines(file: &Path, cap: u64, records: &mut Records) -> Result<Vec<serde_json::Value>> {
+    let bytes = crate::input::read_file(file, cap)?;
+    let text = String::from_utf8_lossy(&bytes);
+    if let std::borrow::Cow::Owned(_) = text {
+        records.problems.push(format!(
+            "{}: not UTF-8; read with U+FFFD in place of the bad bytes",
+            file.display()
+        ));
+    }
+    let lines = crate::claude::transcript::parse(&text);
+    if lines.skipped > 0 {
+        records.problems.push(format!(
+            "{}: {} line(s) are not JSON; skipped",
+            file.display(),
+            lines.skipped
+        ));
+    }
+    Ok(lines.records)
+}
+
+/// A token count read from `value`: 0 when absent, else a whole number from 0 to
+/// [`super::record::MAX_CALL_TOKENS`]; anything else is `Err(text of the value)`.
+pub fn count(value: Option<&serde_json::Value>) -> std::result::Result<u64, String> {
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(0),
+        Some(v) => match v.as_u64() {
+            Some(n) if n <= super::record::MAX_CALL_TOKENS => Ok(n),
+            _ => Err(v.to_string()),
+        },
+    }
+}
