@@ -1392,21 +1392,36 @@ fn bad_lines_in_pi_and_codex_files_are_named_and_the_rest_is_reported() {
 #[test]
 fn unreadable_pi_and_codex_sources_are_errors() {
     let (env, sessions) = agent_fixture(CODEX_FIXTURE);
-    let huge = env.temp().join("huge.jsonl");
-    // Sparse: larger than the 1 GiB a session file may be, without a byte written.
-    std::fs::File::create(&huge)
-        .unwrap()
-        .set_len((1 << 30) + 1)
-        .unwrap();
-    let out = env.run(&["budget", "spent", "--source", huge.to_str().unwrap()]);
     let temp = env.temp().to_str().unwrap().to_string();
     let render = |out: &std::process::Output| env.render(out).replace(&temp, "[TEMP]");
-    assert_snapshot!(render(&out), @"
-    exit: 1
-    --- stdout
-    --- stderr
-    error: [TEMP]/huge.jsonl: larger than 1024 MiB
-    ");
+    // A pi and a Codex file, sparse past their first line: larger than the 1 GiB a session file
+    // may be, without a gigabyte written.
+    for (name, first) in [
+        (
+            "huge-pi.jsonl",
+            r#"{"type":"session","version":3,"id":"x"}"#,
+        ),
+        (
+            "huge-codex.jsonl",
+            r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#,
+        ),
+    ] {
+        let huge = env.temp().join(name);
+        std::fs::write(&huge, format!("{first}\n")).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&huge)
+            .unwrap()
+            .set_len((1 << 30) + 1)
+            .unwrap();
+        let out = env.run(&["budget", "spent", "--source", huge.to_str().unwrap()]);
+        assert_eq!(
+            render(&out),
+            format!(
+                "exit: 1\n--- stdout\n--- stderr\nerror: [TEMP]/{name}: larger than 1024 MiB\n"
+            )
+        );
+    }
     let looped = env.temp().join("loop.jsonl");
     std::os::unix::fs::symlink(&looped, &looped).unwrap();
     let out = env.run(&["budget", "spent", "--source", looped.to_str().unwrap()]);
