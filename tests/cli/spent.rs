@@ -1176,6 +1176,29 @@ fn pi_and_codex_sessions_are_read_by_default() {
         .collect();
     assert_eq!(kinds, ["pi-sessions", "codex-sessions"]);
     assert_eq!(doc["total"]["calls"], 5 + 7);
+    // The tree's costs read the same records.
+    env.write(
+        ".opencode/flame/state.json",
+        std::fs::read(format!("{PI_FIXTURE}/project/.opencode/flame/state.json")).unwrap(),
+    );
+    let out = env
+        .ctx()
+        .env("PI_CODING_AGENT_DIR", &pi_dir)
+        .env("CODEX_HOME", &codex_home)
+        .args(["frame", "tree", "--cost"])
+        .output()
+        .unwrap();
+    assert_snapshot!(env.render(&out), @"
+    exit: 0
+    --- stdout
+       $0.0103    6.4k  → pi session (pi_01a21b53-31)
+       $0.0046    3.3k  └── ✓ Refund work (fr_2dtte)
+
+       $0.0024     803  → pi session (pi_01a21b53-3f)
+
+    3 frames: 2 → in_progress, 1 ✓ completed
+    --- stderr
+    ");
     // Another project's pi sessions are not this one's.
     std::fs::rename(
         pi_dir.join("sessions").join(&folder),
