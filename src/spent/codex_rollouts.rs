@@ -125,6 +125,97 @@ struct Found<'a> {
     name: String,
 }
 
+/// A non-empty string field of `value`.
+fn text(value: Option<&Value>, key: &str) -> Option<String> {
+    value
+        .and_then(|v| v.get(key)?.as_str())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn time_of(record: &Value) -> Option<i64> {
+    crate::time::parse_rfc3339_utc(record.get("timestamp")?.as_str()?)
+}
+
+/// The calls of the `token_usage_record` lines of `thread` (Codex 0.171.0 and later).
+fn from_usage_records<'a>(file: &Path, lines: &'a [Value], thread: Option<&str>) -> Vec<Found<'a>> {
+    let mut found = Vec::new();
+    let usage_records = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| kind(r).0 == "token_usage_record");
+    for (n, (line, r)) in usage_records.enumerate() {
+        let payload = &r["payload"];
+        // A line that names another thread is that thread's call, should one be copied here.
+        if let (Some(owner), Some(thread)) = (text(Some(payload), "thread_id"), thread)
+            && owner != thread
+        {
+            continue;
+        }
+        let Some(usage) = payload.get("usage").filter(|u| u.is_object()) else {
+            continue;
+        };
+        let response = text(Some(payload), "response_id");
+        let name = match &response {
+            Some(id) => format!("{}: response {id}", file.display()),
+            None => format!("{}: usage record {}", file.display(), n + 1),
+        };
+        found.push(Found {
+            line,
+            key: match response {
+                Some(id) => format!("codex:{id}"),
+                None => format!("codex:{}:{n}", thread.unwrap_or_default()),
+            },
+            time: time_of(r),
+            usage,
+            name,
+        });
+    }
+    found
+}
+
+/// The calls of the `token_count` events (older Codex versions): each event's
+/// `last_token_usage`, an event whose cumulative total did not grow being a repeat.
+fn from_token_counts<'a>(file: &Path, lines: &'a [Value], thread: Option<&str>) -> Vec<Found<'a>> {
+    let mut found = Vec::new();
+    let mut last_total: Option<&Value> = None;
+    let events = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| kind(r) == ("event_msg", "token_count"));
+    for (n, (line, r)) in events.enumerate() {
+        let Some(info) = r.pointer("/payload/info").filter(|i| i.is_object()) else {
+            continue;
+        };
+        let total = info.get("total_token_usage");
+        if total.is_some() && total == last_total {
+            continue;
+        }
+        last_total = total;
+        let Some(usage) = info.get("last_token_usage").filter(|u| u.is_object()) else {
+            continue;
+        };
+        found.push(Found {
+            line,
+            key: format!(
+                "codex:{}:{}:{}",
+                thread.unwrap_or_default(),
+                r.get("timestamp")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+                total
+                    .and_then(|t| t.get("total_tokens"))
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| n.to_string())
+            ),
+            time: time_of(r),
+            usage,
+            name: format!("{}: token count {}", file.display(), n + 1),
+        });
+    }
+    found
+}
+
 pub(super) fn read_rollout(
     file: &Path,
     lines: &[Value],
@@ -135,85 +226,10 @@ pub(super) fn read_rollout(
         .iter()
         .find(|r| kind(r).0 == "session_meta")
         .and_then(|r| r.get("payload"));
-    let text = |v: Option<&Value>, key: &str| {
-        v.and_then(|v| v.get(key)?.as_str())
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
     let thread = text(meta, "id");
-    let time_of = |r: &Value| crate::time::parse_rfc3339_utc(r.get("timestamp")?.as_str()?);
-
-    let usage_records: Vec<(usize, &Value)> = lines
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| kind(r).0 == "token_usage_record")
-        .collect();
-    let mut found = Vec::new();
-    if !usage_records.is_empty() {
-        for (n, (line, r)) in usage_records.into_iter().enumerate() {
-            let payload = &r["payload"];
-            // A line that names another thread is that thread's call, should one be copied here.
-            if let (Some(owner), Some(thread)) = (text(Some(payload), "thread_id"), &thread)
-                && &owner != thread
-            {
-                continue;
-            }
-            let Some(usage) = payload.get("usage").filter(|u| u.is_object()) else {
-                continue;
-            };
-            let response = text(Some(payload), "response_id");
-            let name = match &response {
-                Some(id) => format!("{}: response {id}", file.display()),
-                None => format!("{}: usage record {}", file.display(), n + 1),
-            };
-            found.push(Found {
-                line,
-                key: match response {
-                    Some(id) => format!("codex:{id}"),
-                    None => format!("codex:{}:{n}", thread.as_deref().unwrap_or_default()),
-                },
-                time: time_of(r),
-                usage,
-                name,
-            });
-        }
-    } else {
-        let mut last_total: Option<&Value> = None;
-        for (n, (line, r)) in lines
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| kind(r) == ("event_msg", "token_count"))
-            .enumerate()
-        {
-            let Some(info) = r.pointer("/payload/info").filter(|i| i.is_object()) else {
-                continue;
-            };
-            let total = info.get("total_token_usage");
-            if total.is_some() && total == last_total {
-                continue;
-            }
-            last_total = total;
-            let Some(usage) = info.get("last_token_usage").filter(|u| u.is_object()) else {
-                continue;
-            };
-            found.push(Found {
-                line,
-                key: format!(
-                    "codex:{}:{}:{}",
-                    thread.as_deref().unwrap_or_default(),
-                    r.get("timestamp")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default(),
-                    total
-                        .and_then(|t| t.get("total_tokens"))
-                        .map(Value::to_string)
-                        .unwrap_or_else(|| n.to_string())
-                ),
-                time: time_of(r),
-                usage,
-                name: format!("{}: token count {}", file.display(), n + 1),
-            });
-        }
+    let mut found = from_usage_records(file, lines, thread.as_deref());
+    if found.is_empty() && !lines.iter().any(|r| kind(r).0 == "token_usage_record") {
+        found = from_token_counts(file, lines, thread.as_deref());
     }
     let Some(thread) = thread else {
         if !found.is_empty() {
