@@ -2,19 +2,26 @@
 # What a finished frame costs in what Claude Code sends: the same scripted work run three ways in one run, each in a
 # real Claude Code (tests/e2e/claude-sandbox.sh) against the stand-in model in strict mode (it refuses, as Anthropic's
 # API does, a request whose tool_use and tool_result blocks no longer pair up), each as two processes, the way
-# scripts and CI jobs run Claude Code: `claude -p "Run the build"`, then `claude -p "Next step" --continue`.
-#   plain  Claude Code without ctx: the model runs two Bash commands printing 20 000 characters each;
-#   fork   ctx installed, `/push Run the build`: the model runs the goal as a fork frame (the Agent tool with
-#          subagent_type "fork"), the fork runs the two commands and reports;
-#   bash   ctx installed: the model pushes a frame with `ctx frame push`, runs the two commands, pops it with a
+# scripts and CI jobs run Claude Code: `claude -p PROMPT`, then `claude -p "Next step" --continue`.
+#   plain  Claude Code without ctx: the model runs the commands itself;
+#   fork   ctx installed: each frame is a fork (the Agent tool with subagent_type "fork"), which runs the frame's
+#          commands and reports;
+#   bash   ctx installed: the model pushes a frame with `ctx frame push`, runs the frame's commands, pops it with a
 #          summary; when the process ends, ctx folds the transcript (SessionEnd) for the --continue.
-# For each way: the last request's size (its messages, characters), and the input billed over all requests with a
-# prompt cache: for each request, what no prefix cache could serve (its length minus the common prefix with the
-# request before it) plus a tenth of the rest, as benches/fold.sh counts it; refused requests; and for the fork, the
-# share of the parent's last request that the fork's first request starts with.
+# Two workloads:
+#   small      one frame: two commands printing 20 000 characters each (`/push Run the build` for the fork), then
+#              a continuation that only answers;
+#   realistic  three frames of two or three commands each, printing 10 000 to 40 000 characters of a made-up build
+#              log (benches/fold-output.py), a short command before each frame, then a continuation that runs two
+#              short commands before it answers.
+# benches/claude-fold-measure.py prints, for each workload and way, the last request's size, the input a prompt
+# cache bills (definitions in its header), refused requests, and where a fork's first request leaves its parent's
+# prefix. Exit 1 when a target is not met.
 #
-# Usage: benches/claude-fold.sh          Environment: CTX=/path/to/ctx skips the release build; KEEP=1 keeps the
-# work folder; MOCK_PORT (default 47851). Needs cargo (unless CTX), node/npm and python3.
+# Usage: benches/claude-fold.sh [WORKLOAD...]   (default: small realistic)
+# Environment: CTX=/path/to/ctx skips the release build; KEEP=1 keeps the work folder; MOCK_PORT (default 47851);
+# CLAUDE_FOLD_VERBOSE=1 prints each request's size and what a cache serves of it. Needs cargo (unless CTX),
+# node/npm and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -27,104 +34,102 @@ fi
 export PATH=$(dirname "$ctx"):$PATH MOCK_PORT=${MOCK_PORT:-47851} MOCK_STRICT=1
 work=$(mktemp -d)
 trap '[[ -n ${KEEP:-} ]] && echo "kept $work" >&2 || rm -rf "$work"' EXIT
+workloads=("$@")
+[[ ${#workloads[@]} -gt 0 ]] || workloads=(small realistic)
 
-big() { echo "head -c 20000 /dev/zero | tr '\\\\0' $1; printf 'OUT_%s_END' $2"; }
-cat >"$work/plain.json" <<EOF
-[
- {"when": "Run the build", "tool_calls": [{"name": "Bash", "arguments": {"command": "$(big a A)", "description": "a"}}]},
- {"when": "OUT_A_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "$(big b B)", "description": "b"}}]},
- {"when": "OUT_B_END", "reply": "Built: 2 parts."}
-]
-EOF
-cat >"$work/fork.json" <<EOF
-[
- {"when": "The goal: Run the build", "tool_calls": [{"name": "Agent", "arguments": {"description": "Run the build", "prompt": "BUILD_NOW: run the build, report", "subagent_type": "fork", "run_in_background": false}}]},
- {"when": "BUILD_NOW", "tool_calls": [{"name": "Bash", "arguments": {"command": "$(big a A)", "description": "a"}}]},
- {"when": "OUT_A_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "$(big b B)", "description": "b"}}]},
- {"when": "OUT_B_END", "reply": "Built: 2 parts."},
- {"reply": "The build ran."}
-]
-EOF
-cat >"$work/bash.json" <<EOF
-[
- {"when": "Run the build", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Run the build'", "description": "push"}}]},
- {"when": "frame push", "tool_calls": [{"name": "Bash", "arguments": {"command": "$(big a A)", "description": "a"}}]},
- {"when": "OUT_A_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "$(big b B)", "description": "b"}}]},
- {"when": "OUT_B_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'Built: 2 parts.'", "description": "pop"}}]},
- {"reply": "The build ran."}
-]
-EOF
-echo '[{"reply": "Next step done."}]' >"$work/next.json"
+# scripts WORKLOAD DIR: the stand-in's scripts, DIR/WAY.json for the first process and DIR/next.json for the
+# continuation, and DIR/prompt (the first prompt of each way, one line each: plain, fork, bash).
+scripts() {
+  python3 - "$1" "$2" "$repo/benches/fold-output.py" <<'PY'
+import json, sys
+workload, out, output = sys.argv[1:4]
+call = lambda command, what: {"name": "Bash", "arguments": {"command": command, "description": what}}
+if workload == "small":
+    prompt = "Run the build"
+    big = lambda c, n: f"head -c 20000 /dev/zero | tr '\\0' {c}; printf 'OUT_%s_END' {n}"
+    frames = [("Run the build", "BUILD_NOW: run the build, report", [big("a", "A"), big("b", "B")],
+               ["OUT_A_END", "OUT_B_END"], "Built: 2 parts.")]
+    before, after, final, nxt = [], [], "The build ran.", []
+else:
+    prompt = "Ship the release"
+    # Claude Code sends a Bash output of 30 000 characters or more as a 2 KB preview and a file's path
+    # (observed): the 40 000 one shows it; the others reach the model whole.
+    sizes = {"Build": [24000, 12000, 40000], "Test": [18000, 28000, 10000], "Docs": [26000, 15000]}
+    frames = []
+    for name, chars in sizes.items():
+        marks = [f"OUT_{name.upper()}{n}_END" for n in range(1, len(chars) + 1)]
+        # The mark first, so that a preview shows it too.
+        commands = [f"printf 'OUT_%s_END\\n' {name.upper()}{n}; python3 {output} {name} {n} {c}"
+                    for n, c in enumerate(chars, 1)]
+        frames.append((name, f"{name.upper()}_NOW: {name.lower()} the release, report", commands, marks,
+                       f"{name}: done, {len(chars)} steps passed."))
+    small = lambda n: f"python3 {output} work {n} 600; printf 'WORK_%s_END' {n}"
+    before = [(small(n), f"WORK_{n}_END") for n in range(1, len(frames) + 1)]
+    final = "Released."
+    nxt = [(f"python3 {output} next {n} 2000; printf 'NEXT_%s_END' {n}", f"NEXT_{n}_END") for n in (1, 2)]
 
-for way in plain fork bash; do
-  project=$work/$way/project
-  mkdir -p "$project"
-  git -C "$project" init -q
-  [[ $way == plain ]] || "$ctx" -C "$project" -q claude install >/dev/null
-  prompt="Run the build"
-  [[ $way == fork ]] && prompt="/push Run the build"
-  for step in 1 2; do
-    sandbox=$work/$way/sandbox
-    script=$work/$way.json args=(-p "$prompt")
-    [[ $step == 2 ]] && script=$work/next.json args=(-p "Next step" --continue)
-    mkdir -p "$sandbox"
-    MOCK_SCRIPT=$script tests/e2e/claude-sandbox.sh "$sandbox" "$project" -- "${args[@]}" \
-      --output-format json --dangerously-skip-permissions >"$work/$way.$step.out" 2>"$work/$way.$step.err" || true
-    mkdir -p "$work/$way/requests-$step"
-    mv "$sandbox"/requests/* "$work/$way/requests-$step/" 2>/dev/null || true
-  done
-done
+def steps(way):
+    s, last = [], prompt
+    for i, (name, directive, commands, marks, report) in enumerate(frames):
+        if before:
+            s.append({"when": last, "tool_calls": [call(before[i][0], "work")]})
+            last = before[i][1]
+        if way == "fork":
+            s.append({"when": last, "tool_calls": [{"name": "Agent", "arguments": {
+                "description": name, "prompt": directive, "subagent_type": "fork", "run_in_background": False}}]})
+            last = directive.split(":")[0]
+        elif way == "bash":
+            s.append({"when": last, "tool_calls": [call(f"ctx frame push -- '{name}'", "push")]})
+            last = "frame push"
+        for command, mark in zip(commands, marks):
+            s.append({"when": last, "tool_calls": [call(command, "step")]})
+            last = mark
+        if way == "fork":
+            s.append({"when": last, "reply": report})
+            last = report
+        elif way == "bash":
+            s.append({"when": last, "tool_calls": [call(f"ctx frame pop --summary '{report}'", "pop")]})
+            last = report
+    s.append({"when": last, "reply": final})
+    return s
 
-python3 - "$work" <<'PY'
-import glob, json, os, sys
-work = sys.argv[1]
-def messages(path):
-    body = json.load(open(path))
-    return json.dumps(body.get("messages", []), ensure_ascii=False)
-def common(a, b):
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-rows = {}
 for way in ("plain", "fork", "bash"):
-    files = []
-    for step in (1, 2):
-        files += sorted(glob.glob(f"{work}/{way}/requests-{step}/[0-9]*[0-9].json"))
-    refused = len(glob.glob(f"{work}/{way}/requests-*/*.error.txt"))
-    texts = [messages(f) for f in files]
-    billed, before = 0.0, ""
-    for t in texts:
-        uncached = len(t) - common(before, t)
-        billed += uncached + 0.1 * (len(t) - uncached)
-        before = t
-    last = texts[-1] if texts else ""
-    row = {"requests": len(texts), "last": len(last), "billed": round(billed), "refused": refused,
-           "outputs_in_last": last.count("OUT_A_END") + last.count("OUT_B_END")}
-    if way == "fork":
-        # The fork's first request against the parent's request just before it.
-        forks = [i for i, f in enumerate(files) if "fork-boilerplate" in open(f).read()]
-        if forks and forks[0] > 0:
-            parent, child = texts[forks[0] - 1], texts[forks[0]]
-            row["fork_prefix_share"] = round(common(parent, child) / max(1, len(parent)), 3)
-    rows[way] = row
-print("| way | requests | last request (chars) | vs plain | billed input (chars) | vs plain | outputs in last | refused |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for way, r in rows.items():
-    p = rows["plain"]
-    print(f"| {way} | {r['requests']} | {r['last']} | {r['last'] / max(1, p['last']):.1%} | {r['billed']} "
-          f"| {r['billed'] / max(1, p['billed']):.1%} | {r['outputs_in_last']} | {r['refused']} |")
-if "fork_prefix_share" in rows["fork"]:
-    print(f"\nfork: its first request starts with {rows['fork']['fork_prefix_share']:.1%} of the parent's request before it")
-ok = True
-for way in ("fork", "bash"):
-    r, p = rows[way], rows["plain"]
-    for what, cond in ((f"{way}: last request at most 10 % of plain's", r["last"] <= 0.10 * p["last"]),
-                       (f"{way}: billed input below plain's", r["billed"] < p["billed"]),
-                       (f"{way}: no request refused", r["refused"] == 0)):
-        print(("met: " if cond else "NOT met: ") + what)
-        ok = ok and cond
-sys.exit(0 if ok else 1)
+    json.dump(steps(way), open(f"{out}/{way}.json", "w"), indent=1)
+n, last = [], "Next step"
+for command, mark in nxt:
+    n.append({"when": last, "tool_calls": [call(command, "next")]})
+    last = mark
+n.append({"when": last, "reply": "Next step done."})
+json.dump(n, open(f"{out}/next.json", "w"), indent=1)
+# The small workload's fork frame is the user's /push; the realistic one's are the model's own.
+open(f"{out}/prompt", "w").write(f"{prompt}\n{'/push ' + prompt if workload == 'small' else prompt}\n{prompt}\n")
 PY
+}
+
+ok=0
+for workload in "${workloads[@]}"; do
+  dir=$work/$workload
+  mkdir -p "$dir"
+  scripts "$workload" "$dir"
+  mapfile -t prompts <"$dir/prompt"
+  for i in 0 1 2; do
+    way=(plain fork bash)
+    way=${way[$i]}
+    project=$dir/$way/project
+    mkdir -p "$project"
+    git -C "$project" init -q
+    [[ $way == plain ]] || "$ctx" -C "$project" -q claude install >/dev/null
+    for step in 1 2; do
+      sandbox=$dir/$way/sandbox
+      script=$dir/$way.json args=(-p "${prompts[$i]}")
+      [[ $step == 2 ]] && script=$dir/next.json args=(-p "Next step" --continue)
+      mkdir -p "$sandbox"
+      MOCK_SCRIPT=$script tests/e2e/claude-sandbox.sh "$sandbox" "$project" -- "${args[@]}" \
+        --output-format json --dangerously-skip-permissions >"$dir/$way.$step.out" 2>"$dir/$way.$step.err" || true
+      mkdir -p "$dir/$way/requests-$step"
+      mv "$sandbox"/requests/* "$dir/$way/requests-$step/" 2>/dev/null || true
+    done
+  done
+  python3 benches/claude-fold-measure.py "$work" "$workload" --check || ok=1
+done
+exit $ok
