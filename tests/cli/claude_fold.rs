@@ -92,9 +92,20 @@ fn end(env: &TestEnv, transcript: &std::path::Path, extra_env: &[(&str, &str)]) 
     hook(
         env,
         "SessionEnd",
-        &json!({ "session_id": SESSION, "transcript_path": transcript, "reason": "other" }),
+        &json!({ "session_id": SESSION, "transcript_path": transcript, "reason": "other", "cwd": env.root }),
         extra_env,
     );
+}
+
+/// The folded pop's result: what `--continue` sends in place of the frame's span.
+fn folded_result(transcript: &std::path::Path) -> Value {
+    std::fs::read_to_string(transcript)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r.get("ctxFolded").is_some())
+        .unwrap()["message"]["content"][0]["content"]
+        .clone()
 }
 
 fn spent_by_session(env: &TestEnv, source: &std::path::Path) -> Value {
@@ -140,10 +151,13 @@ fn a_session_end_folds_each_popped_frame_and_keeps_the_original() {
     end(&env, &transcript, &[]);
     let folded = std::fs::read_to_string(&transcript).unwrap();
     assert!(!folded.contains("BIG_OUTPUT"), "{folded}");
-    assert!(folded.contains("Summary: Refunds done"), "{folded}");
-    assert!(
-        folded.contains(&format!("logs/frame-{frame}.md")),
-        "{folded}"
+    // Short, as it is in every later request: the log's path from the session's folder.
+    assert_eq!(
+        folded_result(&transcript),
+        format!(
+            "[ctx] Frame {frame} (Refund work) completed, folded; its log: \
+             .opencode/flame/logs/frame-{frame}.md\nSummary: Refunds done"
+        )
     );
     let uuids: Vec<String> = folded
         .lines()
@@ -330,4 +344,34 @@ fn what_cannot_be_folded_safely_is_left_alone_with_a_log_line() {
         std::fs::metadata(&transcript).unwrap().len(),
         large.len() as u64
     );
+}
+
+/// A session that ran in a folder below the project's root (or says nowhere) gets the log's whole
+/// path: a path from the root would not lead there from where the model works.
+#[test]
+fn the_log_path_is_whole_when_the_session_ran_below_the_root() {
+    for cwd in [Some("src"), None] {
+        let env = TestEnv::new();
+        let (transcript, frame) = session(&env);
+        let mut input =
+            json!({ "session_id": SESSION, "transcript_path": transcript, "reason": "other" });
+        if let Some(cwd) = cwd {
+            std::fs::create_dir_all(env.path(cwd)).unwrap();
+            input["cwd"] = json!(env.path(cwd));
+        }
+        hook(&env, "SessionEnd", &input, &[]);
+        let log = env
+            .root
+            .canonicalize()
+            .unwrap()
+            .join(format!(".opencode/flame/logs/frame-{frame}.md"));
+        assert_eq!(
+            folded_result(&transcript),
+            format!(
+                "[ctx] Frame {frame} (Refund work) completed, folded; its log: {}\nSummary: Refunds done",
+                log.display()
+            ),
+            "{cwd:?}"
+        );
+    }
 }

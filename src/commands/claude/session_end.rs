@@ -62,17 +62,26 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
     let bytes = store::read_capped(path, MAX_FOLD).map_err(|e| refuse(&e.to_string()))?;
     let text = std::str::from_utf8(&bytes).map_err(|_| refuse("it is not UTF-8"))?;
     let state = store.load()?;
+    let at_root = input
+        .get("cwd")
+        .and_then(Value::as_str)
+        .is_some_and(|cwd| same_folder(Path::new(cwd), &ctx.project.root));
     let finished = |id: &str| -> Option<Finished> {
         let frame = state.frame(id)?;
         if !frame.status().is_finished() {
             return None;
         }
         let log_path = store.dir().join(log::path_in_store(id));
+        // The entry is in every later request: the log's path from where the model works, when
+        // that is the project's root, is enough to open it, and shorter.
+        let log_path = match log_path.strip_prefix(&ctx.project.root) {
+            Ok(relative) if at_root => relative,
+            _ => &log_path,
+        };
         Some(Finished {
             parent: frame.parent().map(str::to_string),
             text: format!(
-                "[ctx] Frame {id} ({}) ended {}. Its messages were folded into this summary; \
-                 its log holds them all: {}\nSummary: {}",
+                "[ctx] Frame {id} ({}) {}, folded; its log: {}\nSummary: {}",
                 frame.goal(),
                 frame.status().as_str(),
                 log_path.display(),
@@ -125,6 +134,11 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
         refuse(&format!("cannot replace it: {e}"))
     })?;
     Ok(None)
+}
+
+/// Whether `a` and `b` are one folder, seen through links.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Whether the file at `path` has the size and time it had when `before` was taken.
