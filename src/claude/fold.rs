@@ -7,9 +7,14 @@
 //! parent (`parentUuid`), so the conversation stays one linked chain, and every tool_use is still
 //! answered by its tool_result. Lines without a `uuid` (Claude Code's bookkeeping) stay.
 //!
+//! A pop that names its frame (`--frame ID`) ends that frame: the span's own is its end as any
+//! pop's; one pushed elsewhere (another session, a person) ends no span here and is an ordinary
+//! call, folded with the span it sits in; an outer frame's, while an inner one runs, crosses.
+//!
 //! A folded result is marked (`ctxFolded`: the frame id), so that a later fold of the same
 //! transcript knows that pop's push is already gone. Anything ctx does not know (a line that is
-//! not JSON, a version other than 2.x, a pop without its push, spans that cross, a compaction
+//! not JSON, a version other than 2.x, a pop without its push, spans that cross, a pop naming
+//! its frame by what ctx cannot read (a variable), a compaction
 //! inside a span, a call that shares its message with other calls) leaves the transcript as it
 //! is: the fold is refused whole, with the reason.
 
@@ -39,6 +44,8 @@ struct Call {
     line: usize,
     id: String,
     push: bool,
+    /// A pop's `--frame` argument, as written.
+    names: Option<String>,
 }
 
 /// A push's span: the push's call, the pop's call and its result (line numbers), the frame.
@@ -110,6 +117,33 @@ pub fn fold(
         } else if answer.folded {
             // Folded before: its push is gone with its span.
         } else {
+            if let Some(named) = &call.names {
+                let Some(named) = frame_id(named) else {
+                    return Err(format!(
+                        "the pop at line {} names its frame as {named}, which ctx cannot read",
+                        call.line + 1
+                    ));
+                };
+                // A pop names a frame by its id or a prefix of it; the innermost frame pushed here
+                // that it names is the one it ends.
+                let names = |frame: &str| frame.starts_with(named);
+                match stack.iter().rposition(|(_, frame)| names(frame)) {
+                    Some(at) if at + 1 == stack.len() => {}
+                    Some(_) => {
+                        let (inner_line, inner) =
+                            stack.last().expect("a frame above the named one");
+                        return Err(format!(
+                            "spans cross: the pop at line {} ends frame {named} while frame {inner}, \
+                             pushed at line {}, runs",
+                            call.line + 1,
+                            inner_line + 1
+                        ));
+                    }
+                    // A frame pushed elsewhere (another session, a person): it ends no span of
+                    // this transcript, and is an ordinary call, folded with the span it is in.
+                    None => continue,
+                }
+            }
             let Some((push_line, frame)) = stack.pop() else {
                 return Err(format!(
                     "the pop at line {} has no push in the transcript",
@@ -322,6 +356,7 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
                     };
                     let push = command.contains("frame push");
                     if push || command.contains("frame pop") {
+                        let names = (!push).then(|| pop_names(command)).flatten();
                         if record.get("uuid").is_none() {
                             return Err(format!(
                                 "line {} has no uuid, a shape ctx does not know",
@@ -332,6 +367,7 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
                             line: n,
                             id: id.to_string(),
                             push,
+                            names,
                         });
                     }
                 }
@@ -359,6 +395,39 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
         }
     }
     Ok((calls, answers, tools_of_message))
+}
+
+/// The `--frame` argument of a `ctx frame pop` command, as written (quotes and all).
+fn pop_names(command: &str) -> Option<String> {
+    let after = &command[command.find("frame pop")? + "frame pop".len()..];
+    let mut words = after.split_whitespace();
+    while let Some(word) = words.next() {
+        if let Some(value) = word.strip_prefix("--frame=") {
+            return Some(value.to_string());
+        }
+        if word == "--frame" {
+            return Some(words.next().unwrap_or_default().to_string());
+        }
+        // The command's end: what follows is another command's.
+        if matches!(word, "&&" | "||" | ";" | "|") {
+            break;
+        }
+    }
+    None
+}
+
+/// A frame id (or prefix) written in a command, without its quotes; `None` for anything else (a
+/// variable, a substitution), which ctx cannot know the value of.
+fn frame_id(written: &str) -> Option<&str> {
+    let bare = ["'", "\""]
+        .iter()
+        .find_map(|q| written.strip_prefix(q)?.strip_suffix(q))
+        .unwrap_or(written);
+    let ok = !bare.is_empty()
+        && bare
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    ok.then_some(bare)
 }
 
 fn result_text(content: Option<&Value>) -> String {
@@ -500,6 +569,85 @@ mod tests {
                 .unwrap()
                 .contains("shares its message")
         );
+    }
+
+    #[test]
+    fn a_pop_of_a_frame_pushed_elsewhere_ends_no_span() {
+        // Inside the span: folded away with it.
+        let mut lines = session();
+        lines.splice(
+            5..5,
+            [
+                assistant_call(
+                    "o1",
+                    "e",
+                    "n1",
+                    "o2",
+                    "ctx frame pop --frame 'fr_else' --force",
+                ),
+                result("o3", "o1", "o2", ""),
+            ],
+        );
+        lines[8] = assistant_call(
+            "f",
+            "o3",
+            "m3",
+            "q1",
+            "ctx frame pop --summary 'Refunds done'",
+        );
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert!(!folded.text.contains("fr_else"), "{}", folded.text);
+        // Outside any span: it stays, and ends nothing.
+        let mut lines = session();
+        lines.splice(
+            1..1,
+            [
+                assistant_call("o1", "a", "n1", "o2", "ctx frame pop --frame=fr_else"),
+                result("o3", "o1", "o2", ""),
+            ],
+        );
+        lines[2 + 1] = lines[2 + 1].replace("\"parentUuid\":\"a\"", "\"parentUuid\":\"o3\"");
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert!(folded.text.contains("--frame=fr_else"));
+    }
+
+    #[test]
+    fn a_pop_naming_its_own_frame_or_an_outer_one() {
+        // Its own frame: the span's end.
+        let mut lines = session();
+        lines[6] = assistant_call(
+            "f",
+            "e",
+            "m3",
+            "q1",
+            "ctx frame pop --frame \"fr_x\" --summary 'Refunds done'",
+        );
+        assert_eq!(fold_lines(&lines).unwrap().unwrap().frames, ["fr_x"]);
+        // An outer frame while an inner one runs: the spans cross.
+        let mut lines = session();
+        lines.splice(
+            5..5,
+            [
+                assistant_call("i1", "e", "n1", "p2", "ctx frame push -- 'Inner'"),
+                result("i2", "i1", "p2", "fr_y\n"),
+            ],
+        );
+        lines[8] = assistant_call(
+            "f",
+            "i2",
+            "m3",
+            "q1",
+            "ctx frame pop --force --frame fr_x --summary 'Refunds done'",
+        );
+        let why = fold_lines(&lines).err().unwrap();
+        assert!(why.contains("spans cross") && why.contains("fr_y"), "{why}");
+        // A frame ctx cannot read from the command: left alone.
+        let mut lines = session();
+        lines[6] = assistant_call("f", "e", "m3", "q1", "ctx frame pop --frame \"$F\"");
+        let why = fold_lines(&lines).err().unwrap();
+        assert!(why.contains("names its frame as"), "{why}");
     }
 
     #[test]
