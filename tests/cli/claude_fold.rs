@@ -45,24 +45,30 @@ fn result(uuid: &str, parent: &str, id: &str, text: &str, time: &str) -> String 
 /// A session whose model pushed a frame through Bash, ran a command with a large output and
 /// popped it, as Claude Code writes it; the frames in state.json as ctx made them.
 fn session(env: &TestEnv) -> (std::path::PathBuf, String) {
+    session_with(env, SESSION)
+}
+
+/// `session`, for the Claude Code session `id`.
+fn session_with(env: &TestEnv, id: &str) -> (std::path::PathBuf, String) {
     let dir = env.home.join(".claude/projects/-x-billing");
     std::fs::create_dir_all(&dir).unwrap();
-    let transcript = dir.join(format!("{SESSION}.jsonl"));
+    let transcript = dir.join(format!("{id}.jsonl"));
     hook(
         env,
         "UserPromptSubmit",
-        &json!({ "session_id": SESSION, "prompt": "Refunds", "transcript_path": transcript }),
+        &json!({ "session_id": id, "prompt": "Refunds", "transcript_path": transcript }),
         &[],
     );
+    let session_frame = format!("cc_{id}");
     let push = env
         .ctx()
-        .env("CTX_SESSION", FRAME)
+        .env("CTX_SESSION", &session_frame)
         .args(["frame", "push", "--", "Refund work"])
         .output()
         .unwrap();
     let frame = String::from_utf8(push.stdout).unwrap().trim().to_string();
     env.ctx()
-        .env("CTX_SESSION", FRAME)
+        .env("CTX_SESSION", &session_frame)
         .args(["frame", "pop", "--summary", "Refunds done"])
         .assert()
         .success();
@@ -84,7 +90,7 @@ fn session(env: &TestEnv) -> (std::path::PathBuf, String) {
                     "content": [{ "type": "text", "text": "Done." }] } })
         .to_string(),
     ];
-    std::fs::write(&transcript, lines.join("\n") + "\n").unwrap();
+    std::fs::write(&transcript, (lines.join("\n") + "\n").replace(SESSION, id)).unwrap();
     (transcript, frame)
 }
 
@@ -92,7 +98,8 @@ fn end(env: &TestEnv, transcript: &std::path::Path, extra_env: &[(&str, &str)]) 
     hook(
         env,
         "SessionEnd",
-        &json!({ "session_id": SESSION, "transcript_path": transcript, "reason": "other", "cwd": env.root }),
+        &json!({ "session_id": transcript.file_stem().unwrap().to_str().unwrap(),
+                 "transcript_path": transcript, "reason": "other", "cwd": env.root }),
         extra_env,
     );
 }
@@ -330,19 +337,108 @@ fn what_cannot_be_folded_safely_is_left_alone_with_a_log_line() {
     );
     unchanged("a fold running");
     drop(held);
-    // A transcript too large.
-    let mut large = original.clone();
-    let filler = json!({ "type": "last-prompt", "pad": "x".repeat(1 << 20) }).to_string();
-    while large.len() < (65 << 20) {
-        large.push_str(&filler);
-        large.push('\n');
-    }
-    std::fs::write(&transcript, &large).unwrap();
+    // A span that holds a compaction.
+    let compacted: Vec<String> = original
+        .lines()
+        .enumerate()
+        .flat_map(|(n, l)| {
+            let mut out = vec![l.to_string()];
+            if n == 4 {
+                out.push(
+                    json!({ "type": "system", "subtype": "compact_boundary", "uuid": "k",
+                            "parentUuid": "e", "version": "2.1.328" })
+                    .to_string(),
+                );
+            }
+            out
+        })
+        .collect();
+    let compacted = compacted.join("\n") + "\n";
+    std::fs::write(&transcript, &compacted).unwrap();
+    end(&env, &transcript, &[]);
+    assert!(last_log().contains("holds a compaction"), "{}", last_log());
+    assert_eq!(std::fs::read_to_string(&transcript).unwrap(), compacted);
+    assert!(kept_originals(&transcript).is_empty());
+    std::fs::write(&transcript, &original).unwrap();
+    // The project's folder a link to a folder outside Claude Code's.
+    let elsewhere = env.temp().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join(format!("{SESSION}.jsonl")), &original).unwrap();
+    let linked = env.home.join(".claude/projects/-x-linked");
+    std::os::unix::fs::symlink(&elsewhere, &linked).unwrap();
+    end(&env, &linked.join(format!("{SESSION}.jsonl")), &[]);
+    assert!(
+        last_log().contains("not below Claude Code's projects folder"),
+        "{}",
+        last_log()
+    );
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join(format!("{SESSION}.jsonl"))).unwrap(),
+        original
+    );
+    // A transcript of 100 MB (here a sparse one: refused by its size, before a byte is read).
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&transcript)
+        .unwrap();
+    file.set_len(100 << 20).unwrap();
     end(&env, &transcript, &[]);
     assert!(last_log().contains("larger than 64 MiB"), "{}", last_log());
-    assert_eq!(
-        std::fs::metadata(&transcript).unwrap().len(),
-        large.len() as u64
+    assert_eq!(std::fs::metadata(&transcript).unwrap().len(), 100 << 20);
+    assert!(
+        std::fs::read(&transcript)
+            .unwrap()
+            .starts_with(original.as_bytes())
+    );
+    assert!(kept_originals(&transcript).is_empty());
+}
+
+/// Two sessions of one project ending at once each fold their own transcript; one session's end
+/// run twice at once folds it once.
+#[test]
+fn sessions_ending_at_once_each_fold_once() {
+    let env = TestEnv::new();
+    let other = "0b6c5a1e-7f3d-4c2a-9e8b-1d2c3b4a5f60";
+    let (first, _) = session(&env);
+    let (second, _) = session_with(&env, other);
+    let ends: Vec<_> = [&first, &second, &first]
+        .iter()
+        .map(|transcript| {
+            let input = json!({ "session_id": transcript.file_stem().unwrap().to_str().unwrap(),
+                                "transcript_path": transcript, "reason": "other", "cwd": env.root });
+            let mut child = env
+                .std_command()
+                .args(["claude", "hook", "SessionEnd"])
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.to_string().as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for mut child in ends {
+        assert!(child.wait().unwrap().success());
+    }
+    for transcript in [&first, &second] {
+        let folded = std::fs::read_to_string(transcript).unwrap();
+        assert!(!folded.contains("BIG_OUTPUT"), "{folded}");
+        assert!(folded.contains("Summary: Refunds done"), "{folded}");
+        assert_eq!(kept_originals(transcript).len(), 1, "{transcript:?}");
+    }
+    // The second end of the first session found it folded, or being folded: nothing else.
+    let log =
+        std::fs::read_to_string(env.path(".opencode/flame/claude-hooks.log")).unwrap_or_default();
+    assert!(
+        log.lines()
+            .all(|l| l.contains("another fold of it is running")
+                || l.contains("still being written to")),
+        "{log}"
     );
 }
 
@@ -373,5 +469,65 @@ fn the_log_path_is_whole_when_the_session_ran_below_the_root() {
             ),
             "{cwd:?}"
         );
+    }
+}
+
+/// Claude Code (or a second process on the same session) appending while the session ends: every
+/// line appended is afterwards in the transcript or in the kept original, the transcript is whole
+/// lines, and a fold refused for it says why. Which of the two happens depends on the timing; what
+/// is kept does not.
+#[test]
+fn lines_appended_while_the_session_ends_are_never_lost() {
+    use std::io::Write as _;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let env = TestEnv::new();
+    let (transcript, _) = session(&env);
+    let stop = Arc::new(AtomicBool::new(false));
+    let written = Arc::new(AtomicUsize::new(0));
+    let appender = {
+        let (stop, written, path) = (stop.clone(), written.clone(), transcript.clone());
+        std::thread::spawn(move || {
+            // As Claude Code writes: the file opened by its path for each line (a bounded
+            // number of them, which keeps the transcript small).
+            while !stop.load(Ordering::SeqCst) && written.load(Ordering::SeqCst) < 5000 {
+                let n = written.load(Ordering::SeqCst);
+                let mut file = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                file.write_all(format!("{{\"type\":\"progress\",\"n\":{n}}}\n").as_bytes())
+                    .unwrap();
+                written.store(n + 1, Ordering::SeqCst);
+            }
+        })
+    };
+    while written.load(Ordering::SeqCst) == 0 {
+        std::thread::yield_now();
+    }
+    end(&env, &transcript, &[]);
+    stop.store(true, Ordering::SeqCst);
+    appender.join().unwrap();
+    let now = std::fs::read_to_string(&transcript).unwrap();
+    for line in now.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    let mut everything = now.clone();
+    for kept in kept_originals(&transcript) {
+        everything.push_str(&std::fs::read_to_string(kept).unwrap());
+    }
+    for n in 0..written.load(Ordering::SeqCst) {
+        assert!(
+            everything.contains(&format!("{{\"type\":\"progress\",\"n\":{n}}}\n")),
+            "line {n} lost"
+        );
+    }
+    let log =
+        std::fs::read_to_string(env.path(".opencode/flame/claude-hooks.log")).unwrap_or_default();
+    if now.contains("BIG_OUTPUT") {
+        assert!(log.contains("still being written to"), "{log}");
+        assert!(kept_originals(&transcript).is_empty());
+    } else {
+        assert_eq!(kept_originals(&transcript).len(), 1);
     }
 }

@@ -5,14 +5,18 @@
 //! Why at SessionEnd: the running process never rereads its transcript, and Claude Code appends
 //! to it by path, so a transcript replaced when the session ends races nothing; a pop in a later
 //! process is folded when that process ends. Nothing of the user's is lost: the transcript as it
-//! was is kept beside it, in the session's folder (`<session>/ctx-fold-<ms>.jsonl`), where Claude
+//! was is kept beside it (the same file under a second name, or a copy where the file system has
+//! no links), in the session's folder (`<session>/ctx-fold-<ms>.jsonl`), where Claude
 //! Code's session list does not look and where `ctx budget spent` and ccusage, which read every
 //! transcript below the project's folder and count a response once by its id, still find the
 //! responses folded away. Whatever ctx does not know leaves the transcript as it is, with the
-//! reason in the hook log.
+//! reason in the hook log; so does a transcript that changes while it is folded, and a line that
+//! reaches the original after the last check, between it and the rename, is moved to the folded
+//! transcript's end.
 
 use std::fs;
-use std::io::Write as _;
+use std::fs::File;
+use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::Path;
 
 use serde_json::Value;
@@ -22,6 +26,9 @@ use crate::commands::Context;
 use crate::error::{Error, Result};
 use crate::frame::log;
 use crate::frame::store::{self, Store};
+
+/// Why a transcript that changed since it was read is left as it is.
+const CHANGED: &str = "it changed since ctx read it (still being written to, or folded meanwhile)";
 
 /// Transcripts larger than this are not folded.
 const MAX_FOLD: u64 = 64 << 20;
@@ -59,7 +66,17 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
     if before.len() > MAX_FOLD {
         return Err(refuse(&format!("it is larger than {} MiB", MAX_FOLD >> 20)));
     }
-    let bytes = store::read_capped(path, MAX_FOLD).map_err(|e| refuse(&e.to_string()))?;
+    // The file stays open: after the rename it is the original, and says whether a line reached it
+    // after the last check.
+    let file = store::open_regular(path).map_err(|e| refuse(&e.to_string()))?;
+    let mut bytes = Vec::new();
+    (&file)
+        .take(MAX_FOLD + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| refuse(&e.to_string()))?;
+    if bytes.len() as u64 > MAX_FOLD {
+        return Err(refuse(&format!("it is larger than {} MiB", MAX_FOLD >> 20)));
+    }
     let text = std::str::from_utf8(&bytes).map_err(|_| refuse("it is not UTF-8"))?;
     let state = store.load()?;
     let at_root = input
@@ -111,10 +128,14 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
         return Err(refuse("another fold of it is running"));
     }
     if !unchanged_since(path, &before) {
-        return Err(refuse("it is still being written to"));
+        return Err(refuse(CHANGED));
     }
+    // The original is kept as a second name of the same file where the file system allows it: a
+    // line Claude Code writes to it at any instant, even past the last check, is kept with it.
     let kept = session_dir.join(format!("ctx-fold-{}.jsonl", ctx.now));
-    write_new(&kept, &bytes).map_err(|e| refuse(&format!("cannot keep the original: {e}")))?;
+    fs::hard_link(path, &kept)
+        .or_else(|_| write_new(&kept, &bytes))
+        .map_err(|e| refuse(&format!("cannot keep the original: {e}")))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -127,13 +148,45 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
     if !unchanged_since(path, &before) {
         let _ = fs::remove_file(&temp);
         let _ = fs::remove_file(&kept);
-        return Err(refuse("it is still being written to"));
+        return Err(refuse(CHANGED));
     }
     fs::rename(&temp, path).map_err(|e| {
         let _ = fs::remove_file(&temp);
+        let _ = fs::remove_file(&kept);
         refuse(&format!("cannot replace it: {e}"))
     })?;
-    Ok(None)
+    move_late_lines(&file, bytes.len() as u64, path)
+}
+
+/// Lines written to the original between the last check and the rename go to the folded
+/// transcript's end, where Claude Code writes its next lines (they follow every line folded, so
+/// nothing they point to was taken out); they also stay in the kept original.
+fn move_late_lines(original: &File, read: u64, path: &Path) -> Result<Option<String>> {
+    let late = |why: String| {
+        Error::failure(format!(
+            "transcript {} folded; lines written to it meanwhile {why}",
+            path.display()
+        ))
+    };
+    let now = original.metadata().map(|m| m.len()).unwrap_or(read);
+    if now <= read {
+        return Ok(None);
+    }
+    let mut tail = Vec::new();
+    let mut reader = original;
+    reader
+        .seek(SeekFrom::Start(read))
+        .and_then(|_| reader.read_to_end(&mut tail))
+        .map_err(|e| late(format!("are in the kept original only: {e}")))?;
+    fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .and_then(|mut folded| folded.write_all(&tail))
+        .map_err(|e| late(format!("are in the kept original only: {e}")))?;
+    Err(late(format!(
+        "({} bytes) were moved to its end",
+        tail.len()
+    )))
 }
 
 /// Whether `a` and `b` are one folder, seen through links.
@@ -141,10 +194,24 @@ fn same_folder(a: &Path, b: &Path) -> bool {
     matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 
-/// Whether the file at `path` has the size and time it had when `before` was taken.
+/// Whether the file at `path` is the one `before` was taken of, with the size and time it had.
 fn unchanged_since(path: &Path, before: &fs::Metadata) -> bool {
-    fs::symlink_metadata(path)
-        .is_ok_and(|now| now.len() == before.len() && now.modified().ok() == before.modified().ok())
+    fs::symlink_metadata(path).is_ok_and(|now| {
+        now.len() == before.len()
+            && now.modified().ok() == before.modified().ok()
+            && same_file(&now, before)
+    })
+}
+
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    true
 }
 
 /// Whether `path` lies below `projects/` of Claude Code's folder (`$CLAUDE_CONFIG_DIR`, else
@@ -175,4 +242,51 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = options.open(path)?;
     file.write_all(bytes)?;
     file.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_that_reach_the_original_after_the_last_check_go_to_the_folded_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "a\nb\n").unwrap();
+        let original = File::open(&path).unwrap();
+        let read = 4;
+        let mut late = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        late.write_all(b"c\n").unwrap();
+        let temp = dir.path().join("t");
+        fs::write(&temp, "a\n").unwrap();
+        fs::rename(&temp, &path).unwrap();
+        let why = move_late_lines(&original, read, &path)
+            .unwrap_err()
+            .to_string();
+        assert!(why.contains("(2 bytes) were moved to its end"), "{why}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a\nc\n");
+        // Nothing late, nothing moved.
+        let original = File::open(&path).unwrap();
+        assert!(move_late_lines(&original, 4, &path).unwrap().is_none());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a\nc\n");
+    }
+
+    #[test]
+    fn a_file_put_in_its_place_is_a_change_even_of_the_same_size_and_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, "ab\n").unwrap();
+        let before = fs::symlink_metadata(&path).unwrap();
+        assert!(unchanged_since(&path, &before));
+        let other = dir.path().join("o");
+        fs::write(&other, "cd\n").unwrap();
+        File::options()
+            .write(true)
+            .open(&other)
+            .unwrap()
+            .set_modified(before.modified().unwrap())
+            .unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(!unchanged_since(&path, &before));
+    }
 }
