@@ -160,7 +160,8 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
 
 /// Lines written to the original between the last check and the rename go to the folded
 /// transcript's end, where Claude Code writes its next lines (they follow every line folded, so
-/// nothing they point to was taken out); they also stay in the kept original.
+/// nothing they point to was taken out); `original` is the file as opened before the rename,
+/// which still reads them (and, kept as a link, still holds them).
 fn move_late_lines(original: &File, read: u64, path: &Path) -> Result<Option<String>> {
     let late = |why: String| {
         Error::failure(format!(
@@ -177,12 +178,12 @@ fn move_late_lines(original: &File, read: u64, path: &Path) -> Result<Option<Str
     reader
         .seek(SeekFrom::Start(read))
         .and_then(|_| reader.read_to_end(&mut tail))
-        .map_err(|e| late(format!("are in the kept original only: {e}")))?;
+        .map_err(|e| late(format!("could not be moved to it: {e}")))?;
     fs::OpenOptions::new()
         .append(true)
         .open(path)
         .and_then(|mut folded| folded.write_all(&tail))
-        .map_err(|e| late(format!("are in the kept original only: {e}")))?;
+        .map_err(|e| late(format!("could not be moved to it: {e}")))?;
     Err(late(format!(
         "({} bytes) were moved to its end",
         tail.len()
