@@ -44,8 +44,8 @@ struct Call {
     line: usize,
     id: String,
     push: bool,
-    /// A pop's `--frame` argument, as written.
-    names: Option<String>,
+    /// A pop's `--frame` argument: `Some(None)` when ctx cannot read it.
+    names: Option<Option<String>>,
 }
 
 /// A push's span: the push's call, the pop's call and its result (line numbers), the frame.
@@ -118,9 +118,9 @@ pub fn fold(
             // Folded before: its push is gone with its span.
         } else {
             if let Some(named) = &call.names {
-                let Some(named) = frame_id(named) else {
+                let Some(named) = named.as_deref() else {
                     return Err(format!(
-                        "the pop at line {} names its frame as {named}, which ctx cannot read",
+                        "the pop at line {} names its frame by what only a shell can read",
                         call.line + 1
                     ));
                 };
@@ -397,37 +397,72 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
     Ok((calls, answers, tools_of_message))
 }
 
-/// The `--frame` argument of a `ctx frame pop` command, as written (quotes and all).
-fn pop_names(command: &str) -> Option<String> {
+/// The `--frame` argument of a `ctx frame pop` command: `Some(None)` when it is not a value ctx
+/// can read without running a shell (a variable, a substitution).
+fn pop_names(command: &str) -> Option<Option<String>> {
     let after = &command[command.find("frame pop")? + "frame pop".len()..];
-    let mut words = after.split_whitespace();
-    while let Some(word) = words.next() {
-        if let Some(value) = word.strip_prefix("--frame=") {
-            return Some(value.to_string());
-        }
-        if word == "--frame" {
-            return Some(words.next().unwrap_or_default().to_string());
+    let mut words = shell_words(after).into_iter();
+    while let Some((word, plain)) = words.next() {
+        let value = if let Some(value) = word.strip_prefix("--frame=") {
+            Some((value.to_string(), plain))
+        } else if word == "--frame" {
+            Some(words.next().unwrap_or_default())
+        } else {
+            None
+        };
+        if let Some((value, plain)) = value {
+            return Some(plain.then_some(value).filter(|v| is_frame_id(v)));
         }
         // The command's end: what follows is another command's.
-        if matches!(word, "&&" | "||" | ";" | "|") {
+        if plain && matches!(word.as_str(), "&&" | "||" | ";" | "|") {
             break;
         }
     }
     None
 }
 
-/// A frame id (or prefix) written in a command, without its quotes; `None` for anything else (a
-/// variable, a substitution), which ctx cannot know the value of.
-fn frame_id(written: &str) -> Option<&str> {
-    let bare = ["'", "\""]
-        .iter()
-        .find_map(|q| written.strip_prefix(q)?.strip_suffix(q))
-        .unwrap_or(written);
-    let ok = !bare.is_empty()
-        && bare
+/// `text` split into shell words, their quotes taken off, each with whether it is plain text (no
+/// `$` or backquote outside single quotes, which only a shell could expand).
+fn shell_words(text: &str) -> Vec<(String, bool)> {
+    let mut words = Vec::new();
+    let (mut word, mut plain, mut started) = (String::new(), true, false);
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('\''), c) => word.push(c),
+            (_, '$' | '`') => {
+                plain = false;
+                word.push(c);
+            }
+            (Some(_), '\\') | (None, '\\') => word.extend(chars.next()),
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started || !word.is_empty() {
+                    words.push((std::mem::take(&mut word), plain));
+                }
+                (plain, started) = (true, false);
+            }
+            (None, c) => word.push(c),
+        }
+    }
+    if started || !word.is_empty() {
+        words.push((word, plain));
+    }
+    words
+}
+
+/// Whether `text` can be a frame id or a prefix of one.
+fn is_frame_id(text: &str) -> bool {
+    !text.is_empty()
+        && text
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    ok.then_some(bare)
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 fn result_text(content: Option<&Value>) -> String {
@@ -647,7 +682,17 @@ mod tests {
         let mut lines = session();
         lines[6] = assistant_call("f", "e", "m3", "q1", "ctx frame pop --frame \"$F\"");
         let why = fold_lines(&lines).err().unwrap();
-        assert!(why.contains("names its frame as"), "{why}");
+        assert!(why.contains("what only a shell can read"), "{why}");
+        // `--frame` inside a quoted summary is the summary's text.
+        let mut lines = session();
+        lines[6] = assistant_call(
+            "f",
+            "e",
+            "m3",
+            "q1",
+            "ctx frame pop --summary 'done; see --frame x' && echo \"--frame=$Y\"",
+        );
+        assert_eq!(fold_lines(&lines).unwrap().unwrap().frames, ["fr_x"]);
     }
 
     #[test]
