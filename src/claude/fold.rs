@@ -354,9 +354,8 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
                     ) else {
                         continue;
                     };
-                    let push = command.contains("frame push");
-                    if push || command.contains("frame pop") {
-                        let names = (!push).then(|| pop_names(command)).flatten();
+                    if let Some((push, rest)) = frame_call(command) {
+                        let names = if push { None } else { pop_names(rest) };
                         if record.get("uuid").is_none() {
                             return Err(format!(
                                 "line {} has no uuid, a shape ctx does not know",
@@ -397,11 +396,21 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
     Ok((calls, answers, tools_of_message))
 }
 
-/// The `--frame` argument of a `ctx frame pop` command: `Some(None)` when it is not a value ctx
+/// Whether `command` runs `… frame push` (true) or `… frame pop` (false), read as shell words (so
+/// a summary that says "frame push" is text), and the words after it.
+fn frame_call(command: &str) -> Option<(bool, Vec<(String, bool)>)> {
+    let mut words = shell_words(command);
+    let at = words.windows(2).position(|pair| {
+        pair[0].0 == "frame" && pair[0].1 && matches!(pair[1].0.as_str(), "push" | "pop")
+    })?;
+    let push = words[at + 1].0 == "push";
+    Some((push, words.split_off(at + 2)))
+}
+
+/// The `--frame` argument of a `ctx frame pop` command (the words after `frame pop`): `Some(None)` when it is not a value ctx
 /// can read without running a shell (a variable, a substitution).
-fn pop_names(command: &str) -> Option<Option<String>> {
-    let after = &command[command.find("frame pop")? + "frame pop".len()..];
-    let mut words = shell_words(after).into_iter();
+fn pop_names(rest: Vec<(String, bool)>) -> Option<Option<String>> {
+    let mut words = rest.into_iter();
     while let Some((word, plain)) = words.next() {
         let value = if let Some(value) = word.strip_prefix("--frame=") {
             Some((value.to_string(), plain))
@@ -691,6 +700,16 @@ mod tests {
             "m3",
             "q1",
             "ctx frame pop --summary 'done; see --frame x' && echo \"--frame=$Y\"",
+        );
+        assert_eq!(fold_lines(&lines).unwrap().unwrap().frames, ["fr_x"]);
+        // Nor is a summary that says "frame push" a push.
+        let mut lines = session();
+        lines[6] = assistant_call(
+            "f",
+            "e",
+            "m3",
+            "q1",
+            "ctx frame pop --summary 'undid the frame push of the old code'",
         );
         assert_eq!(fold_lines(&lines).unwrap().unwrap().frames, ["fr_x"]);
     }
