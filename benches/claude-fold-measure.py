@@ -157,9 +157,13 @@ def main():
     f = rows["fork"].get("fork_prefix")
     if f:
         where = f"messages[{f['message']}]" if f["differs_in"] == "messages" else f["differs_in"]
+        whole = f["shared_message_chars"] == f["parent_message_chars"]
         print(f"\nfork: its first request's system blocks that differ from the parent's request before it: "
-              f"{f['system_differs']}; past Claude Code's billing line, it first differs at {where}, sharing "
-              f"{f['shared_message_chars']:,} of the parent's {f['parent_message_chars']:,} message characters")
+              f"{f['system_differs']}; past Claude Code's billing line, it "
+              + (f"holds the parent's {f['parent_message_chars']:,} message characters whole, then goes on "
+                 f"from {where}" if whole else
+                 f"first differs at {where}, sharing {f['shared_message_chars']:,} of the parent's "
+                 f"{f['parent_message_chars']:,} message characters"))
     ok = True
     for way in ("fork", "bash"):
         r = rows[way]
