@@ -3,8 +3,8 @@
 
 use unicode_width::UnicodeWidthStr;
 
-use super::id;
 use super::state::{Frame, State, Status, TreeIndex};
+use super::{id, ops};
 use crate::text::{fit_width, visible, visible_line};
 use crate::time::rfc3339_ms;
 
@@ -160,6 +160,7 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
         total: 0,
         flattened: false,
         keep,
+        stale: Vec::new(),
     };
     for (i, root) in roots.into_iter().enumerate() {
         if i > 0 {
@@ -172,6 +173,8 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
         counts,
         total,
         flattened,
+        stale,
+        abbrev,
         ..
     } = printer;
     if flattened {
@@ -194,6 +197,14 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
             &format!("{total} {noun}: "),
             &legend,
             options.width,
+        ));
+    }
+    // One line each, saying what ended above the frame (`ctx frame invalidate` ends it).
+    for (pos, parent) in stale {
+        let parent_status = state.frame_at(parent).status();
+        out.push_str(&format!(
+            "{} is stale: its parent {} is {parent_status}\n",
+            abbrev[pos], abbrev[parent]
         ));
     }
     out
@@ -221,6 +232,8 @@ struct TreePrinter<'s, 'o> {
     flattened: bool,
     /// With `--status`, which frames are drawn, by position.
     keep: Option<Vec<bool>>,
+    /// The stale frames drawn, with their ended parents, by position ([`ops::stale_under`]).
+    stale: Vec<(usize, usize)>,
 }
 
 /// With `statuses`, the frames to draw by position: those of the statuses and their ancestors.
@@ -306,6 +319,11 @@ impl TreePrinter<'_, '_> {
         } else {
             ""
         };
+        let stale = ops::stale_under(self.state, &frame).and_then(|p| self.state.position(p.id));
+        if let Some(parent) = stale {
+            self.stale.push((pos, parent));
+        }
+        let stale_mark = if stale.is_some() { " stale" } else { "" };
         let icon = icon(status, self.options.ascii);
         // The line is `{prefix}{connector}{icon} {goal} ({abbrev}){marker}`; the goal gets the room
         // the other pieces leave (none of them combines with its neighbour, so widths add up).
@@ -313,7 +331,7 @@ impl TreePrinter<'_, '_> {
         let column = self.options.column.map(|column| column(pos));
         let fixed = column.as_deref().map_or(0, width)
             + self.prefix_width
-            + [lead, icon, abbrev, marker]
+            + [lead, icon, abbrev, marker, stale_mark]
                 .iter()
                 .map(|piece| width(piece))
                 .sum::<usize>()
@@ -332,7 +350,7 @@ impl TreePrinter<'_, '_> {
         } else {
             line.push_str(&fit_width(goal, room, self.glyphs.ellipsis));
         }
-        for piece in [" (", abbrev, ")", marker] {
+        for piece in [" (", abbrev, ")", stale_mark, marker] {
             line.push_str(piece);
         }
         self.out.push_str(&(self.options.paint)(status, line));

@@ -507,7 +507,7 @@ fn pop_with_force_warns_and_root_pop_clears_current() {
     --- stdout
     ses_dfd84297fffeStZsxnTSWsbCBp
     --- stderr
-    warning: 1 descendant(s) of fr_432cf1xmwcej are still in_progress: fr_46s6jr410dd3
+    warning: 1 descendant(s) of fr_432cf1xmwcej are still in_progress: fr_46s6jr410dd3; `ctx frame tree` shows them as stale
     warning: 2 planned descendant(s) of fr_432cf1xmwcej stay planned: fr_t78f603xzbcw, fr_yrst4chn5kn0
     hint: planned frames cannot start under a finished frame; drop each with: ctx frame invalidate ID --reason TEXT (pop --invalidate-planned drops them at the pop)
     ");
@@ -1737,4 +1737,67 @@ fn activate_takes_no_frame_flag() {
     let out = env.run(&["frame", "activate", "abcd", "--frame", "efgh"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--frame'"));
+}
+
+// ---- stale children ----
+
+/// A parent popped with `--force` (as `ctx opencode finish` pops a subagent's session when it
+/// ends) while a child of it still runs: the child can never be popped by its session.
+fn stale_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Audit refunds", "--id", "fr_parent"]);
+    env.ok(&["frame", "push", "Scan the ledger", "--id", "fr_child"]);
+    env.ok(&["frame", "activate", "fr_parent"]);
+    env.ok(&["frame", "pop", "--force", "--summary", "Audited"]);
+    env.ok(&["frame", "push", "Report", "--id", "fr_other"]);
+    env
+}
+
+#[test]
+fn tree_marks_a_running_child_of_a_finished_parent_as_stale() {
+    let env = stale_env();
+    assert_snapshot!(env.snap(&["frame", "tree"]), @"
+    exit: 0
+    --- stdout
+    ✓ Audit refunds (fr_paren)
+    └── → Scan the ledger (fr_child) stale
+
+    → Report (fr_other) ← current
+
+    3 frames: 2 → in_progress, 1 ✓ completed
+    fr_child is stale: its parent fr_paren is completed
+    --- stderr
+    ");
+    // Kept by --status in_progress, and with the current mark after it.
+    env.ok(&["frame", "activate", "fr_child"]);
+    assert_snapshot!(env.snap(&["frame", "tree", "--ascii", "--status", "in_progress"]), @"
+    exit: 0
+    --- stdout
+    + Audit refunds (fr_paren)
+    `-- > Scan the ledger (fr_child) stale <- current
+
+    > Report (fr_other)
+
+    3 frames: 2 > in_progress, 1 + completed
+    fr_child is stale: its parent fr_paren is completed
+    --- stderr
+    ");
+}
+
+#[test]
+fn a_child_of_a_running_parent_is_not_stale_and_an_ended_child_no_longer_is() {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Audit refunds", "--id", "fr_parent"]);
+    env.ok(&["frame", "push", "Scan the ledger", "--id", "fr_child"]);
+    assert!(!env.ok(&["frame", "tree"]).contains("stale"));
+    let env = stale_env();
+    env.ok(&[
+        "frame",
+        "invalidate",
+        "fr_child",
+        "--reason",
+        "its session ended",
+    ]);
+    let out = env.ok(&["frame", "tree"]);
+    assert!(!out.contains("stale"), "{out}");
 }

@@ -321,8 +321,19 @@ fn a_finished_subagent_is_popped_with_its_last_answer_and_transcript() {
         env.render(&out),
         format!(
             "exit: 0\n--- stdout\nses_sub\n--- stderr\n\
-             warning: 1 descendant(s) of ses_sub are still in_progress: {left}\n"
+             warning: 1 descendant(s) of ses_sub are still in_progress: {left}; `ctx frame \
+             tree` shows them as stale\n"
         )
+    );
+    // What the session left running can no longer be popped by it: the tree says so.
+    let tree = env.ok(&["frame", "tree"]);
+    let short = &left[..8];
+    assert!(
+        tree.contains(&format!("({short}) stale"))
+            && tree.ends_with(&format!(
+                "{short} is stale: its parent ses_sub is completed\n"
+            )),
+        "{tree}"
     );
     let sub = frame(&env, "ses_sub");
     assert_eq!(sub["status"], "completed");
