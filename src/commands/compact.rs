@@ -227,17 +227,23 @@ pub(crate) fn frame_settings(ctx: &Context) -> Result<Settings> {
 }
 
 /// The `<flame-context>` of the current frame of OpenCode session `session`, or `None` when it
-/// has none.
+/// has none; with `said`, without what the request it goes into already says (`None` when that
+/// leaves nothing to say).
 pub(crate) fn session_frame_context(
     ctx: &Context,
     state: &State,
     session: &str,
+    said: Option<&frame_context::Said<'_>>,
 ) -> Result<Option<String>> {
     let Some(current) = ops::session_current(state, session)? else {
         return Ok(None);
     };
     let settings = frame_settings(ctx)?;
-    frame_context::render(state, &current, &settings).map(|r| Some(r.xml))
+    let rendered = match said {
+        Some(said) => frame_context::render_in_request(state, &current, &settings, said)?,
+        None => Some(frame_context::render(state, &current, &settings)?),
+    };
+    Ok(rendered.map(|r| r.xml))
 }
 
 fn print_json<T: Serialize>(ctx: &mut Context, doc: &T) -> Result<()> {

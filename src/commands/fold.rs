@@ -6,6 +6,7 @@
 use super::Context;
 use super::compact::{read_stdin, session_frame_context, swarm_budget_line};
 use crate::compact::fold::{self, Anchor, Popped};
+use crate::compact::frame_context::Said;
 use crate::compact::inject::{self, MessageList, Position};
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::span;
@@ -52,7 +53,7 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
 /// every request.
 fn unfolded(ctx: &Context, state: &State, list: &MessageList<'_>, session: &str) -> Result<String> {
     let has_user = list.messages().iter().any(|m| m.role() == "user");
-    match session_frame_context(ctx, state, session)? {
+    match session_frame_context(ctx, state, session, None)? {
         Some(xml) if has_user => inject::inject(
             list,
             &Position::LastUser,
@@ -88,6 +89,15 @@ fn popped_frames(ctx: &Context, state: &State, session: &str) -> Vec<Popped> {
     popped
 }
 
+/// The frame of `session` whose push is message `message`, by its recorded span.
+fn pushed_by(state: &State, session: &str, message: &str) -> Option<String> {
+    state.frames().find_map(|frame| {
+        let span = span::read(&frame).ok()??;
+        (span.session == session && span.open.message.as_deref() == Some(message))
+            .then(|| frame.id.to_string())
+    })
+}
+
 fn folded(
     ctx: &Context,
     store: &Store,
@@ -114,7 +124,14 @@ fn folded(
         },
     };
     if let Some((at, after)) = folding.needs_context(&anchors) {
-        let rendered = match session_frame_context(ctx, state, session) {
+        let previous = folding.context_in_view(&anchors, at);
+        let pushed = pushed_by(state, session, &after);
+        let said = Said {
+            folded: &folding.entries,
+            previous: previous.as_deref(),
+            pushed: pushed.as_deref(),
+        };
+        let rendered = match session_frame_context(ctx, state, session, Some(&said)) {
             Ok(rendered) => rendered,
             // A budget too small for the frame context leaves it out of this request, and
             // nothing is recorded: the folds still go out, and the next request tries again.
@@ -125,8 +142,7 @@ fn folded(
             }
         };
         // A context equal to the one already in view is not sent twice.
-        let text =
-            rendered.filter(|xml| folding.context_in_view(&anchors, at).as_ref() != Some(xml));
+        let text = rendered.filter(|xml| previous.as_ref() != Some(xml));
         let mut minter = IdMinter::new();
         let anchor = Anchor {
             after,

@@ -35,13 +35,14 @@ pub struct Popped {
 }
 
 /// The frame's fold entry: what the model keeps of a popped frame. Compact (it is sent on every
-/// later request): what it means is said once, in the `flame_pop` tool's description.
+/// later request): what it means is said once, in the `flame_pop` tool's description, which also
+/// says that an entry without a status is a completed frame's, the usual case, and that its
+/// summary stands for its goal.
 pub fn entry(frame: &Frame<'_>) -> String {
-    let mut out = format!(
-        "<flame-folded id=\"{}\" status=\"{}\"",
-        xml_escape(frame.id),
-        frame.status()
-    );
+    let mut out = format!("<flame-folded id=\"{}\"", xml_escape(frame.id));
+    if frame.status() != Status::Completed {
+        out.push_str(&format!(" status=\"{}\"", frame.status()));
+    }
     if let Some(log) = frame.log_path() {
         out.push_str(&format!(
             " log=\"{}\"",
@@ -52,7 +53,12 @@ pub fn entry(frame: &Frame<'_>) -> String {
     let line = |out: &mut String, name: &str, text: &str| {
         out.push_str(&format!("<{name}>{}</{name}>\n", xml_escape(text)));
     };
-    line(&mut out, "goal", frame.goal());
+    // A completed frame's summary says what came of its goal; the goal is kept where the
+    // summary alone would not do: no summary, or a frame that did not reach its goal (failed,
+    // blocked, invalidated), which a later step may take up again.
+    if frame.status() != Status::Completed || frame.summary().is_none() {
+        line(&mut out, "goal", frame.goal());
+    }
     if let Some(summary) = frame.summary() {
         line(&mut out, "summary", summary);
     }
@@ -277,6 +283,8 @@ pub struct Folding<'l, 'a> {
     boundaries: Vec<usize>,
     /// Why a frame of the session was not folded.
     pub warnings: Vec<String>,
+    /// The frames whose fold entries are sent: a context after them need not say them again.
+    pub entries: Vec<String>,
 }
 
 /// Decides the folds of `popped` (the session's popped frames with spans) in `list`.
@@ -355,6 +363,7 @@ pub fn fold<'l, 'a>(
     let mut edits = Edits::new(messages.len());
     let mut replaced: HashMap<usize, Value> = HashMap::new();
     let mut outer: Vec<(usize, usize)> = Vec::new();
+    let mut entries = Vec::new();
     for (l, is_broken) in located.iter().zip(&broken) {
         let frame = &popped[l.popped];
         if *is_broken {
@@ -399,6 +408,7 @@ pub fn fold<'l, 'a>(
             l.close,
             &frame.entry,
         );
+        entries.push(frame.id.clone());
     }
     for (n, close) in headless {
         let frame = &popped[n];
@@ -430,6 +440,7 @@ pub fn fold<'l, 'a>(
             close,
             &frame.entry,
         );
+        entries.push(frame.id.clone());
         located.push(Located {
             popped: n,
             open: close,
@@ -456,6 +467,7 @@ pub fn fold<'l, 'a>(
         edits,
         boundaries,
         warnings,
+        entries,
     }
 }
 

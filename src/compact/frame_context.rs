@@ -46,6 +46,37 @@ impl Default for Settings {
     }
 }
 
+/// What a request already tells the model before a context in it (`ctx opencode messages`):
+/// what the context need not say again.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Said<'a> {
+    /// Frames whose fold entries are in the request: their goal, status, summary, artifacts,
+    /// decisions and log are there.
+    pub folded: &'a [String],
+    /// The latest context before it in the request.
+    pub previous: Option<&'a str>,
+    /// The frame the message before the context pushed: its `flame_push` call holds the goal
+    /// and the call's output names the frame as the session's current one.
+    pub pushed: Option<&'a str>,
+}
+
+impl Said<'_> {
+    fn folded(&self, frame: &Frame<'_>) -> bool {
+        self.folded.iter().any(|id| id == frame.id)
+    }
+
+    /// Whether the previous context showed `frame` as it is now: its id, status and goal.
+    fn shown_before(&self, frame: &Frame<'_>) -> bool {
+        self.previous.is_some_and(|previous| {
+            previous.contains(&format!(
+                "id=\"{}\" status=\"{}\">",
+                xml_escape(frame.id),
+                frame.status()
+            )) && previous.contains(&format!("<goal>{}</goal>", xml_escape(frame.goal())))
+        })
+    }
+}
+
 /// The rendered document, the sum of its piece costs, and what selection charged to the total
 /// budget (worst-case metadata and wrappers included): `cost ≤ charged ≤ total`.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +84,8 @@ pub struct Rendered {
     pub xml: String,
     pub cost: u64,
     pub charged: u64,
+    /// Whether the document holds the current frame's goal and nothing else.
+    pub goal_only: bool,
 }
 
 const ENVELOPE_CLOSE: &str = "</flame-context>";
@@ -305,7 +338,31 @@ enum TooSmall {
 /// goal is an error that names the least budget that renders, found by rendering with larger
 /// ones: the worst-case metadata counts the budget's own digits, so no formula gives it exactly.
 pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rendered> {
-    let which = match try_render(state, current, settings)? {
+    render_with(state, current, settings, None)
+}
+
+/// [`render`] for a context sent among a session's messages, leaner for what the request already
+/// says: completed frames whose fold entries are in it and ancestors the previous context showed
+/// as they are are left out, and the metadata is there only when something was cut (the budgets
+/// are ctx's settings, nothing the model acts on); so is the goal of the frame the message before
+/// it pushed, which that push's call holds, and when nothing else is left to say, `None`.
+pub fn render_in_request(
+    state: &State,
+    current: &str,
+    settings: &Settings,
+    said: &Said<'_>,
+) -> Result<Option<Rendered>> {
+    let rendered = render_with(state, current, settings, Some(said))?;
+    Ok((!(rendered.goal_only && said.pushed == Some(current))).then_some(rendered))
+}
+
+fn render_with(
+    state: &State,
+    current: &str,
+    settings: &Settings,
+    said: Option<&Said<'_>>,
+) -> Result<Rendered> {
+    let which = match try_render(state, current, settings, said)? {
         Ok(rendered) => return Ok(rendered),
         Err(which) => which,
     };
@@ -330,8 +387,8 @@ pub fn render(state: &State, current: &str, settings: &Settings) -> Result<Rende
         + settings
             .estimator
             .count(state.frame(current).map_or("", |f| f.goal()));
-    let least =
-        (given + 1..=bound).find(|&n| matches!(try_render(state, current, &with(n)), Ok(Ok(_))));
+    let least = (given + 1..=bound)
+        .find(|&n| matches!(try_render(state, current, &with(n), said), Ok(Ok(_))));
     let budget_name = match which {
         TooSmall::Total => "the budget is",
         TooSmall::Current => "its budget is",
@@ -360,7 +417,7 @@ struct Candidates<'s> {
 }
 
 impl<'s> Candidates<'s> {
-    fn gather(state: &'s State, current: &str) -> Result<Candidates<'s>> {
+    fn gather(state: &'s State, current: &str, said: Option<&Said<'_>>) -> Result<Candidates<'s>> {
         let frame = state
             .frame(current)
             .ok_or_else(|| Error::failure(format!("no frame matches '{current}'")))?;
@@ -371,7 +428,7 @@ impl<'s> Candidates<'s> {
             chain.push(f);
             cursor = f.parent().and_then(|p| state.frame(p));
         }
-        let siblings = match chain.first() {
+        let mut siblings = match chain.first() {
             Some(parent) => completed_siblings(state, &index, parent.id, current),
             None => Vec::new(),
         };
@@ -381,6 +438,11 @@ impl<'s> Candidates<'s> {
             for f in completed_siblings(state, &index, x_parent.id, x.id) {
                 related.push((f, x.id));
             }
+        }
+        if let Some(said) = said {
+            siblings.retain(|f| !said.folded(f));
+            related.retain(|(f, _)| !said.folded(f));
+            chain.retain(|f| !said.shown_before(f));
         }
         let planned = index
             .children(current)
@@ -403,6 +465,7 @@ fn try_render(
     state: &State,
     current: &str,
     settings: &Settings,
+    said: Option<&Said<'_>>,
 ) -> Result<std::result::Result<Rendered, TooSmall>> {
     let budgets = settings.budgets;
     let estimator = settings.estimator;
@@ -413,7 +476,7 @@ fn try_render(
         siblings,
         related,
         planned,
-    } = Candidates::gather(state, current)?;
+    } = Candidates::gather(state, current, said)?;
 
     // Step 1: the envelope, worst-case metadata and the current frame's wrapper.
     let envelope_open = format!("<flame-context session=\"{}\">\n", xml_escape(current));
@@ -459,7 +522,11 @@ fn try_render(
             TooSmall::Current
         }));
     };
-    let goal_piece = element(4, "goal", &goal_text, goal_cut);
+    // The frame the message before pushed has its goal in that push's call.
+    let goal_piece = match said {
+        Some(said) if said.pushed == Some(current) => String::new(),
+        _ => element(4, "goal", &goal_text, goal_cut),
+    };
     let goal_cost = est(&goal_piece);
     total -= goal_cost as i64;
     k_left -= goal_cost as i64;
@@ -552,8 +619,13 @@ fn try_render(
     }
 
     // Assembly, in document order, summing the real pieces' costs.
+    let goal_only = current_pieces.len() == 1
+        && [&ancestors, &sibling_section, &related_section]
+            .iter()
+            .all(|section| section.shown.is_empty());
     let (xml, cost) = assemble(
         &budgets,
+        said.is_some(),
         &est,
         (&envelope_open, &current_open),
         envelope_cost + current_wrapper_cost,
@@ -562,7 +634,13 @@ fn try_render(
     );
     let charged = (budgets.total as i64 - total) as u64;
     debug_assert!(cost <= charged && charged <= budgets.total);
-    Ok(Ok(Rendered { xml, cost, charged }))
+    let goal_only = goal_only && !xml.contains("<metadata>");
+    Ok(Ok(Rendered {
+        xml,
+        cost,
+        charged,
+        goal_only,
+    }))
 }
 
 /// The document from the pieces that fit, in document order: the envelope with the metadata,
@@ -571,6 +649,7 @@ fn try_render(
 /// frame's wrappers).
 fn assemble(
     budgets: &Budgets,
+    lean: bool,
     est: &dyn Fn(&str) -> u64,
     (envelope_open, current_open): (&str, &str),
     wrappers_cost: u64,
@@ -583,7 +662,11 @@ fn assemble(
         sibling_section.omitted(),
         related_section.omitted(),
     );
-    let meta = metadata(budgets, (a + s + r > 0).then_some((a, s, r)));
+    let truncation = (a + s + r > 0).then_some((a, s, r));
+    let meta = match (lean, truncation) {
+        (true, None) => String::new(),
+        _ => metadata(budgets, truncation),
+    };
     let mut xml = String::with_capacity(4096);
     let mut cost = wrappers_cost + est(&meta);
     xml.push_str(envelope_open);

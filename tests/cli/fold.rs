@@ -295,16 +295,24 @@ fn the_context_goes_after_the_latest_boundary_once_and_is_not_repeated() {
     s.tool("bash", json!({"command": "ls"}), "a b c");
     let second = s.request();
     assert!(extends(&first, &second));
-    // A push adds the new frame's context after the push; the first stays where it was.
+    // A push adds the new frame's context after the push when it says more than the push
+    // (here its decision); the first stays where it was.
     let frame = s.push("Verify signatures");
+    env.ok(&[
+        "frame",
+        "decision",
+        "--session",
+        SESSION,
+        "Keep the raw body",
+    ]);
     let third = s.request();
     assert!(extends(&second, &third));
     let pushed = third.last().unwrap();
+    let text = pushed["parts"][0]["text"].as_str().unwrap();
     assert!(
-        pushed["parts"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("<current-frame id=\"{frame}\""))
+        text.contains(&format!("<current-frame id=\"{frame}\""))
+            && text.contains("<decisions>Keep the raw body</decisions>"),
+        "{text}"
     );
     // A person's next message with nothing changed gets no second copy of the same context.
     s.pop("Verified", "completed");
@@ -351,9 +359,8 @@ fn nested_frames_fold_inside_their_parent_and_user_messages_fold_unless_kept() {
             !mid.contains("INNER:") && mid.contains("OUTER:"),
             "{mid:.3000}"
         );
-        assert!(mid.contains(&format!(
-            "<flame-folded id=\"{inner}\" status=\"completed\""
-        )));
+        // A completed frame's entry has no status: the usual case goes unsaid.
+        assert!(mid.contains(&format!("<flame-folded id=\"{inner}\" log=")));
         s.pop("Outer done", "failed");
         let end = strings_of(&s.request());
         assert!(!end.contains("OUTER:") && !end.contains("INNER:"));
@@ -651,7 +658,7 @@ fn slash_commands_push_and_pop_in_user_messages() {
     ));
     let text = strings_of(&s.request());
     assert!(!text.contains("CMDWORK:"), "not folded: {text:.2000}");
-    assert!(text.contains(&format!("<flame-folded id=\"{id}\" status=\"completed\"")));
+    assert!(text.contains(&format!("<flame-folded id=\"{id}\" log=")));
     // The /push message folds with the span (it opened it); the /pop message carries the entry.
     assert!(!text.contains("ctx ran /push") && text.contains("ctx ran /pop"));
 }
@@ -869,4 +876,71 @@ fn invalidated_and_blocked_frames_fold_and_a_resumed_one_unfolds() {
         text.contains("WAITING:"),
         "a resumed frame's work is sent again"
     );
+}
+
+/// The texts of ctx's own synthetic messages (contexts, fold entries put as messages) and of
+/// every tool output, in order: what ctx said in the request.
+fn said_by_ctx(list: &[Value]) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in list {
+        for p in m["parts"].as_array().unwrap() {
+            if p["synthetic"] == true {
+                out.push(p["text"].as_str().unwrap().to_string());
+            } else if p["tool"].as_str().is_some_and(|t| t.starts_with("flame_")) {
+                out.push(p["state"]["output"].as_str().unwrap_or("").to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_context_repeats_nothing_the_entries_or_the_context_before_it_said() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Build billing"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Build the billing service");
+    s.request();
+    let first = s.push("Verify signatures");
+    s.tool("bash", json!({"command": "make"}), "ok");
+    s.pop("Signatures are checked", "completed");
+    s.request();
+    let second = s.push("Handle refunds");
+    let sent = s.request();
+    let said = said_by_ctx(&sent);
+    // The root's context after the person's message; the first frame folded to its entry (no
+    // status: completed; no goal: its summary says what came of it; the root's context after
+    // that pop equals the one in view, and is not sent again); after the
+    // second push no context: without the root (said just above), its completed sibling (its
+    // entry says it) and the budgets, it would say only the goal, which the push says.
+    assert_eq!(
+        said,
+        [
+            format!(
+                "<flame-context session=\"{SESSION}\">\n  <current-frame id=\"{SESSION}\" \
+                 status=\"in_progress\">\n    <goal>Build billing</goal>\n  </current-frame>\n\
+                 </flame-context>"
+            ),
+            format!(
+                "<flame-folded id=\"{first}\" log=\".opencode/flame/logs/frame-{first}.md\">\n\
+                 <summary>Signatures are checked</summary>\n</flame-folded>"
+            ),
+            format!("Pushed frame {second}"),
+        ]
+    );
+    // What the frame gains later is said after the next boundary, and only that is new.
+    env.ok(&["frame", "artifact", "--session", SESSION, "src/refund.rs"]);
+    s.user("Go on");
+    let said = said_by_ctx(&s.request());
+    assert_eq!(
+        said.last().unwrap(),
+        &format!(
+            "<flame-context session=\"{second}\">\n  <current-frame id=\"{second}\" \
+             status=\"in_progress\">\n    <goal>Handle refunds</goal>\n    \
+             <artifacts>src/refund.rs</artifacts>\n  </current-frame>\n</flame-context>"
+        )
+    );
+    // `ctx compact render` still gives the whole context, as flame.md has it.
+    let full = env.ok(&["compact", "render", "--for", "frame", "--frame", &second]);
+    assert!(full.contains("<metadata>") && full.contains("<completed-siblings count=\"1\">"));
 }

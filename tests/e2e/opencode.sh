@@ -207,7 +207,7 @@ for name in ['flame_push', 'flame_pop', 'flame_status', 'flame_tree', 'flame_pla
     need(name in r['tools'], name + ' offered')
 first(lambda r: r['last'].startswith('Pushed frame $pushed'), 'the push result')
 first(lambda r: '<flame-context session=\"$pushed\"' in r['last_user'], 'the pushed frame in the context')
-first(lambda r: r['last'].startswith('<flame-folded id=\"$pushed\" status=\"completed\"') and '.opencode/flame/logs/frame-$pushed.md' in r['last'], 'the pop result, folded')
+first(lambda r: r['last'].startswith('<flame-folded id=\"$pushed\" log=') and '.opencode/flame/logs/frame-$pushed.md' in r['last'], 'the pop result, folded')
 first(lambda r: r['last'].startswith(\"Error: no frame matches 'fr_nope'\"), 'a refusal as Error: text')
 "
 }

@@ -291,7 +291,9 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
     const result = await run(frameArgs(session, "frame", "push", "--json", ...spanArgs(at), "--", goal));
     if (!result.ok) return refusal(result);
     const { frame } = JSON.parse(result.stdout);
-    return `Pushed frame ${say(frame)}. It is now this session's current frame: work on its goal here, and call flame_pop when the goal is reached (or cannot be).`;
+    // Short: the call holds the goal, flame_push's description says the frame becomes the
+    // session's current one, and a frame context follows when there is more to say.
+    return `Pushed frame ${frame.id}.`;
   };
 
   const pop = async (session, status, summary, at) => {
@@ -365,7 +367,7 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
     );
     define(
       "flame_pop",
-      "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first. After the pop, the frame's messages (from its flame_push on) are folded out of the conversation: what stays is a <flame-folded> entry with its goal, status, summary, artifacts, decisions and log path, so write a summary that carries what later work needs; the log holds every message and tool output in full.",
+      "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first. After the pop, the frame's messages (from its flame_push on) are folded out of the conversation: what stays is a <flame-folded> entry with its status (none: completed), goal (none when completed with a summary), summary, artifacts, decisions and log path, so write a summary that carries what later work needs; the log holds every message and tool output in full.",
       {
         status: z.enum(["completed", "failed", "blocked"]).optional().describe("How the frame ended (default: completed)"),
         summary: z.string().optional().describe("What was achieved or learned, for later frames and the log (default: none)"),
