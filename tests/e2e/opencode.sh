@@ -778,6 +778,45 @@ need('The audit beside DCP is done' in last['all'] and '.opencode/flame/logs/fra
 "
 }
 
+scenario_dcp_ids() {
+  echo "scenario dcp_ids: ctx's plugin named in opencode.json before DCP 3.1.14: DCP numbers ctx's contexts and fold entries"
+  local project requests frame dcp=@tarquinen/opencode-dcp@3.1.14
+  project=$(new_project dcp-ids)
+  # Named in the config's plugin list, ahead of DCP, and out of .opencode/plugin/ (whose files
+  # OpenCode loads after every plugin the config names): ctx's message transform runs first, and
+  # DCP's, after it, sees and numbers what ctx put in.
+  mv "$project/.opencode/plugin/ctx.js" "$project/.opencode/ctx.js"
+  mock_config "$project" "\"plugin\": [\"file://$project/.opencode/ctx.js\", \"$dcp\"]"
+  cat >"$work/dcp-ids.json" <<EOF
+[
+ {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo intro", "description": "intro"}}]},
+ {"tools": true, "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Audit beside DCP"}}]},
+ $(big_bash DCPI),
+ {"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "The audit beside DCP is done"}}]},
+ {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo after", "description": "after"}}]},
+ {"tools": true, "reply": "Finished."}
+]
+EOF
+  with_npm_plugin dcp-ids "$dcp"
+  requests=$(MOCK_STRICT=1 run dcp-ids "$project" "$work/dcp-ids.json" -- run "Audit the ledger")
+  keep_npm_plugin dcp-ids "$dcp"
+  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "dcp_ids: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $(frame_json "$project" "$frame" | field 'd["frame"]["status"]') == completed ]] || fail "dcp_ids: the frame is popped"
+  check "$requests" "dcp_ids" "
+import re
+agent = [r for r in requests if r['tools']]
+need(any('compress' == t for r in agent for t in r['tools']), 'DCP offers its compress tool')
+last = agent[-1]
+need('DCPI-2499' not in last['all'], 'the popped frame folds')
+tagged = lambda text: re.search(r'<dcp-message-id[^>]*>m[0-9]+</dcp-message-id>', text)
+entry = [text(m) for m in last['messages'] if text(m).startswith('<flame-folded id=\"$frame\"')]
+need(entry and tagged(entry[0]), 'the fold entry carries a DCP message id: %r' % entry)
+contexts = [text(m) for r in agent for m in r['messages'] if text(m).startswith('<flame-context')]
+need(contexts and all(tagged(c) for c in contexts), 'every frame context carries a DCP message id: %r' % contexts)
+"
+}
+
 scenario_omo() {
   echo "scenario omo: beside oh-my-opencode 4.19.4, a background task's frame runs until its child answers, then the notice carries the answer"
   local project requests omo=oh-my-opencode@4.19.4
@@ -859,7 +898,7 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp omo together)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo together)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
