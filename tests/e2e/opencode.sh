@@ -817,6 +817,45 @@ need(contexts and all(tagged(c) for c in contexts), 'every frame context carries
 "
 }
 
+scenario_swarm_architect() {
+  echo "scenario swarm_architect: opencode-swarm 5.1.0's architect gets ctx's notice; its reminder stays on the person's message, the prefix holds"
+  local project requests swarm=opencode-swarm@5.1.0
+  project=$(new_project swarm-architect)
+  mkdir -p "$project/.swarm"
+  cp "$repo/tests/fixtures/swarm/example-1.plan.md" "$project/.swarm/plan.md"
+  mock_config "$project" "\"plugin\": [\"$swarm\"]"
+  # opencode-swarm's agents run on models of their own (anthropic/…, google/…) unless its config
+  # names others: here, the stand-in's.
+  python3 -c 'import json, sys; print(json.dumps({"agents": {a: {"model": "mock/mock-1"} for a in sys.argv[1:]}}))' \
+    architect explorer coder test_engineer sme reviewer critic >"$project/.opencode/opencode-swarm.json"
+  cat >"$work/swarm-architect.json" <<'EOF'
+[
+ {"tools": true, "when": "Delegate the audit", "tool_calls": [{"name": "task", "arguments": {"description": "Audit refunds", "prompt": "Audit the refund code now", "subagent_type": "general"}}]},
+ {"tools": true, "when": "Audit the refund code now", "reply": "Refund audit: 3 issues found."},
+ {"tools": true, "when": "task_result", "delay": 1.5, "reply": "The audit is back."},
+ {"tools": true, "reply": "Noted."}
+]
+EOF
+  with_npm_plugin swarm-architect "$swarm"
+  requests=$(MOCK_STRICT=1 run swarm-architect "$project" "$work/swarm-architect.json" -- run --agent architect "Delegate the audit")
+  keep_npm_plugin swarm-architect "$swarm"
+  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "swarm_architect: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  check "$requests" "swarm_architect" "
+def user_texts(r):
+    return [text(m) for m in r['messages'] if m['role'] == 'user']
+parent = [r for r in requests if r['tools'] and any('Delegate the audit' in t for t in user_texts(r)[:1])]
+need(parent and '<swarm_reminder>' in parent[0]['all'], 'the parent runs opencode-swarm\'s architect (its reminder is sent)')
+notice = first(lambda r: r in parent and 'finished with status completed' in r['last_user'], 'the notice in the architect\'s session')
+texts = user_texts(notice)
+need(texts[0].startswith('<swarm_reminder>') and texts[0].endswith('---\\n\\n\"Delegate the audit\"'), 'the reminder stays before the person\'s message: %r' % texts[0][-80:])
+mine = [t for t in texts if 'finished with status completed' in t or t.startswith('Frame ')]
+need(mine and not any('<swarm_reminder>' in t for t in mine), 'ctx\'s notice carries no reminder: %r' % mine)
+need(sum('<swarm_reminder>' in t for t in texts) == 1, 'one reminder in the request')
+before = parent[parent.index(notice) - 1]
+need(notice['messages'][:len(before['messages'])] == before['messages'], 'the request with the notice starts with the whole request before it')
+"
+}
+
 scenario_omo() {
   echo "scenario omo: beside oh-my-opencode 4.19.4, a background task's frame runs until its child answers, then the notice carries the answer"
   local project requests omo=oh-my-opencode@4.19.4
@@ -898,7 +937,7 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo together)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo together swarm_architect)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
