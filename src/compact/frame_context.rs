@@ -65,14 +65,22 @@ impl Said<'_> {
         self.folded.iter().any(|id| id == frame.id)
     }
 
-    /// Whether the previous context showed `frame` as it is now: its id, status and goal.
+    /// Whether the previous context showed `frame` as it is now: its element (as the current
+    /// frame or in a section) with its status, opening with its whole goal.
     fn shown_before(&self, frame: &Frame<'_>) -> bool {
-        self.previous.is_some_and(|previous| {
-            previous.contains(&format!(
-                "id=\"{}\" status=\"{}\">",
-                xml_escape(frame.id),
-                frame.status()
-            )) && previous.contains(&format!("<goal>{}</goal>", xml_escape(frame.goal())))
+        let Some(previous) = self.previous else {
+            return false;
+        };
+        let open = format!(
+            " id=\"{}\" status=\"{}\">\n",
+            xml_escape(frame.id),
+            frame.status()
+        );
+        let goal = format!("<goal>{}</goal>\n", xml_escape(frame.goal()));
+        previous.match_indices(&open).any(|(at, _)| {
+            previous[at + open.len()..]
+                .trim_start_matches(' ')
+                .starts_with(&goal)
         })
     }
 }
@@ -889,6 +897,63 @@ mod tests {
         // (`.opencode/flame/` more) costs 4 tokens more, and the decisions as a list 1 more.
         assert_eq!(out.charged, 490 + 2 * 4 + 1, "the sum of piece costs");
         assert_eq!(out.cost, 457 + 2 * 4 + 1);
+    }
+
+    #[test]
+    fn in_a_request_what_the_request_says_is_left_out() {
+        let state = spec_state();
+        let folded = ["fr_z05xht5gmej1".to_string(), "fr_yb6wk952swa0".to_string()];
+        // The previous context showed the root as it is, and the parent with another goal.
+        let previous = "<flame-context session=\"x\">\n  <current-frame \
+            id=\"ses_dfd84297fffeStZsxnTSWsbCBp\" status=\"in_progress\">\n    \
+            <goal>Build the billing service</goal>\n  </current-frame>\n  <ancestors>\n    \
+            <frame id=\"fr_432cf1xmwcej\" status=\"in_progress\">\n      <goal>Handle Stripe \
+            webhooks later</goal>\n";
+        let said = Said {
+            folded: &folded,
+            previous: Some(previous),
+            pushed: None,
+        };
+        let out = render_in_request(&state, CURRENT, &Settings::default(), &said)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            out.xml,
+            r#"<flame-context session="fr_46s6jr410dd3">
+  <ancestors count="1">
+    <frame id="fr_432cf1xmwcej" status="in_progress">
+      <goal>Handle Stripe webhooks</goal>
+    </frame>
+  </ancestors>
+  <current-frame id="fr_46s6jr410dd3" status="in_progress">
+    <goal>Handle refund events</goal>
+    <artifacts>src/billing/webhook/refund.rs</artifacts>
+    <decisions>- Refunds add a negative line item; invoices are never edited
+- Ignore refunds for unknown charges and log them</decisions>
+    <planned-children count="1">
+      <frame id="fr_t78f603xzbcw" status="planned">
+        <goal>Partial refunds</goal>
+      </frame>
+    </planned-children>
+  </current-frame>
+</flame-context>"#
+        );
+        assert!(out.cost <= out.charged);
+        // Right after its push, a frame with nothing but its goal has nothing to say.
+        let bare = one_frame_state("Audit", &[], "");
+        let pushed = Said {
+            pushed: Some("fr_a"),
+            ..Said::default()
+        };
+        assert_eq!(
+            render_in_request(&bare, "fr_a", &Settings::default(), &pushed).unwrap(),
+            None
+        );
+        assert!(
+            render_in_request(&bare, "fr_a", &Settings::default(), &Said::default())
+                .unwrap()
+                .is_some_and(|r| !r.xml.contains("<metadata>"))
+        );
     }
 
     #[test]
