@@ -342,7 +342,7 @@ EOF
     || fail "/pop: the frame does not hold the model's summary"
   grep -q "^## Messages" "$project/.opencode/flame/logs/frame-$pushed.md" || fail "/pop: the log holds no messages"
   check "$requests" "/pop" "
-first(lambda r: r['last'].startswith('<flame-folded id=\"$pushed\" status=\"completed\"'), 'the model popped the frame itself (its pop is sent folded)')
+first(lambda r: r['last'].startswith('<flame-folded id=\"$pushed\" log='), 'the model popped the frame itself (its pop is sent folded)')
 need(all('ctx ran /pop' not in r['all'] for r in requests), 'the plugin did not pop before the model wrote a summary')
 "
 }
