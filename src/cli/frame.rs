@@ -84,7 +84,10 @@ Print the frame tree: roots and children in creation order, the current frame
 marked, a legend with counts at the end. Ids are shown as their shortest unique
 prefix (at least 8 characters), which every command accepts back. Lines fit the
 terminal (80 columns in pipes); only goals are shortened. --frame ID marks that
-frame \"← selected\" (\"← current\" when it is the current frame).")]
+frame \"← selected\" (\"← current\" when it is the current frame). A running frame
+whose parent has ended (completed, failed, blocked, invalidated) is marked
+\"stale\", with a line under the legend naming that parent: no session will pop
+it any more (ctx frame invalidate ends it).")]
     Tree(TreeArgs),
 
     /// Print every field of one frame, untruncated [default: the current frame]
