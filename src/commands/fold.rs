@@ -1,11 +1,12 @@
 //! `ctx opencode messages`: the message list an OpenCode session is about to send, as ctx's
 //! plugin passes it from `experimental.chat.messages.transform`, with popped frames folded and the
 //! frame context anchored (`compact::fold`); with `opencode.fold = off`, the frame context added
-//! to the last user message, as before folding existed.
+//! to the last user message, as before folding existed. `ctx pi messages`: the same for pi's
+//! message list (`compact::fold::pi`), with the same settings.
 
 use super::Context;
 use super::compact::{read_stdin, session_frame_context, swarm_budget_line};
-use crate::compact::fold::{self, Anchor, Popped};
+use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape};
 use crate::compact::frame_context::Said;
 use crate::compact::inject::{self, MessageList, Position};
 use crate::error::{Error, ExitCode, Result};
@@ -34,7 +35,7 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
     let store = ctx.store()?;
     let state = ctx.read_state(&store)?;
     let mut out = if fold_on {
-        folded(ctx, &store, &state, &list, session, keep_user)?
+        folded(ctx, &store, &state, &OpenCode, &list, session, keep_user)?
     } else {
         unfolded(ctx, &state, &list, session)?
     };
@@ -44,6 +45,49 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
             out = text;
         }
     }
+    out.push('\n');
+    ctx.out.write(&out)?;
+    Ok(ExitCode::Success)
+}
+
+/// `ctx pi messages`: pi's message list with the session's popped frames folded. A message ctx
+/// does not know passes unchanged, with a warning; with `opencode.fold = off` the list passes
+/// unchanged (the frame context comes with pi's own before_agent_start message).
+pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
+    crate::frame::id::validate_id(session)?;
+    let from_stdin = |mut e: Error| {
+        e.message = format!("<stdin>: {}", e.message);
+        e
+    };
+    let input = read_stdin().map_err(from_stdin)?;
+    let parsed = fold::pi::parse(&input).map_err(from_stdin)?;
+    for warning in &parsed.warnings {
+        ctx.out.warn(&format!("<stdin>: {warning}"));
+    }
+    let config = ctx.project.config()?;
+    let fold_on = settings::resolve(config, &settings::OPENCODE_FOLD, None, None)?.text() == "on";
+    let keep_user = settings::resolve(config, &settings::OPENCODE_FOLD_USER_MESSAGES, None, None)?
+        .text()
+        == "keep";
+    let mut out = if fold_on {
+        let store = ctx.store()?;
+        let state = ctx.read_state(&store)?;
+        folded(
+            ctx,
+            &store,
+            &state,
+            &fold::pi::Pi,
+            &parsed.list,
+            session,
+            keep_user,
+        )?
+    } else {
+        inject::write_edited(
+            &parsed.list,
+            &inject::Edits::new(parsed.list.messages().len()),
+            0,
+        )
+    };
     out.push('\n');
     ctx.out.write(&out)?;
     Ok(ExitCode::Success)
@@ -102,12 +146,13 @@ fn folded(
     ctx: &Context,
     store: &Store,
     state: &State,
+    shape: &dyn Shape,
     list: &MessageList<'_>,
     session: &str,
     keep_user: bool,
 ) -> Result<String> {
     let popped = popped_frames(ctx, state, session);
-    let folding = fold::fold(list, &popped, keep_user);
+    let folding = fold::fold_with(shape, list, &popped, keep_user);
     for warning in &folding.warnings {
         ctx.out.warn(warning);
     }

@@ -13,6 +13,10 @@
 //!
 //! Pure: the caller reads the state, the session's anchors and the message list, renders the
 //! frame context when [`Folding::needs_context`] asks for it, and writes what changed.
+//!
+//! The span finding, anchoring and entry placing know no agent's message shape: a [`Shape`]
+//! reads each message into a [`View`] and writes the few things that change (a pop's output, a
+//! new synthetic message). OpenCode's shape ([`OpenCode`]) is here; pi's is in [`pi`].
 
 use std::collections::HashMap;
 
@@ -25,6 +29,90 @@ use super::inject::{Edit, Edits, MessageList, Pick, Role, synthetic_message, wri
 use crate::frame::span::{Mark, Span};
 use crate::frame::state::{Frame, Status};
 use crate::text::xml_escape;
+
+pub mod pi;
+
+/// An agent's message shape, as folding reads and writes it.
+pub trait Shape {
+    /// What folding needs of each message of `list`, in order.
+    fn views(&self, list: &MessageList<'_>) -> Vec<View>;
+
+    /// Makes `entry` the output of the tool call at `call` of message `at`, editing the messages
+    /// it touches in `replaced` (each one's whole JSON value); false when that call has no
+    /// output to stand in for (it did not complete), and the entry then goes in a new message.
+    fn set_output(
+        &self,
+        list: &MessageList<'_>,
+        views: &[View],
+        at: usize,
+        call: usize,
+        entry: &str,
+        replaced: &mut HashMap<usize, Value>,
+    ) -> bool;
+
+    /// A new synthetic user message holding `text`, for insertion before index `at`, with ids
+    /// `ids` (message, part) where the shape has ids, created at `created`.
+    fn synthetic(
+        &self,
+        list: &MessageList<'_>,
+        at: usize,
+        text: &str,
+        ids: [&str; 2],
+        created: i64,
+    ) -> Option<String>;
+
+    /// Whether a person's message is a boundary a context is anchored after. A shape whose agent
+    /// stores the context after each prompt itself (pi's `before_agent_start` message) says no.
+    fn anchors_after_prompts(&self) -> bool {
+        true
+    }
+
+    /// The text of a message's first text part, to move opencode-swarm's reminder; none where
+    /// the shape carries no such reminder.
+    fn first_text<'v>(&self, _message: &'v mut Value) -> Option<&'v mut Value> {
+        None
+    }
+}
+
+/// OpenCode's message shape: `{"info": {…}, "parts": […]}`, each tool call a part holding its
+/// output.
+pub struct OpenCode;
+
+impl Shape for OpenCode {
+    fn views(&self, list: &MessageList<'_>) -> Vec<View> {
+        list.messages()
+            .iter()
+            .map(|m| view(m.raw(), m.role()))
+            .collect()
+    }
+
+    fn set_output(
+        &self,
+        list: &MessageList<'_>,
+        views: &[View],
+        at: usize,
+        call: usize,
+        entry: &str,
+        replaced: &mut HashMap<usize, Value>,
+    ) -> bool {
+        set_part_output(list, &views[at], at, call, entry, replaced)
+    }
+
+    fn synthetic(
+        &self,
+        list: &MessageList<'_>,
+        at: usize,
+        text: &str,
+        ids: [&str; 2],
+        created: i64,
+    ) -> Option<String> {
+        synthetic_message(list.messages(), at, text, Role::User, ids, created).ok()
+    }
+
+    fn first_text<'v>(&self, message: &'v mut Value) -> Option<&'v mut Value> {
+        first_text(message)
+    }
+}
 
 /// A popped frame of the session, with the entry that stands in for its span.
 #[derive(Debug, Clone)]
@@ -97,32 +185,37 @@ pub struct Anchor {
 
 /// One tool call of a message, as folding needs it.
 #[derive(Debug, Default)]
-struct Call {
-    index: usize,
-    tool: String,
-    call: Option<String>,
-    completed: bool,
-    start: Option<i64>,
-    end: Option<i64>,
+pub struct Call {
+    /// Where the call is in its message (the part or content block).
+    pub index: usize,
+    pub tool: String,
+    pub call: Option<String>,
+    pub completed: bool,
+    pub start: Option<i64>,
+    pub end: Option<i64>,
 }
 
 /// A message as folding sees it.
 #[derive(Debug, Default)]
-struct View {
-    created: Option<i64>,
-    calls: Vec<Call>,
+pub struct View {
+    pub created: Option<i64>,
+    pub calls: Vec<Call>,
     /// A message a person (or a command they typed) sent: some text that is not synthetic.
-    typed: bool,
+    pub typed: bool,
     /// The text of a user message's parts (to find a `/push` by the id it printed).
-    user_text: String,
+    pub user_text: String,
     /// A message ctx itself put in the conversation (a frame context, a fold entry, a completion
     /// notice): it names frames but never pushes or pops one.
-    own: bool,
+    pub own: bool,
+    /// In shapes where a tool's output is a message of its own (pi's `toolResult`): the index of
+    /// the message holding the call it answers. It goes (and stays) with that message, so that
+    /// calls and outputs always come in pairs.
+    pub answers: Option<usize>,
 }
 
 /// Whether a synthetic text is one of ctx's own: a `<flame-context>`, a fold entry, or the hint
 /// of a completion notice (`ctx compact notice`).
-fn is_own_text(text: &str) -> bool {
+pub(crate) fn is_own_text(text: &str) -> bool {
     text.starts_with("<flame-context")
         || text.starts_with("<flame-folded")
         || (text.starts_with("Frame ") && text.contains(" finished with status "))
@@ -277,7 +370,9 @@ struct Located {
 
 /// What folding decided for one request.
 pub struct Folding<'l, 'a> {
+    shape: &'l dyn Shape,
     list: &'l MessageList<'a>,
+    views: Vec<View>,
     edits: Edits,
     /// Indices of the messages after which a context may go, in order.
     boundaries: Vec<usize>,
@@ -294,8 +389,18 @@ pub fn fold<'l, 'a>(
     popped: &[Popped],
     keep_user: bool,
 ) -> Folding<'l, 'a> {
+    fold_with(&OpenCode, list, popped, keep_user)
+}
+
+/// [`fold`] for the messages of `shape`.
+pub fn fold_with<'l, 'a>(
+    shape: &'l dyn Shape,
+    list: &'l MessageList<'a>,
+    popped: &[Popped],
+    keep_user: bool,
+) -> Folding<'l, 'a> {
     let messages = list.messages();
-    let views: Vec<View> = messages.iter().map(|m| view(m.raw(), m.role())).collect();
+    let views = shape.views(list);
     let mut warnings = Vec::new();
     let mut located = Vec::new();
     let mut headless = Vec::new();
@@ -401,8 +506,9 @@ pub fn fold<'l, 'a>(
             }
         }
         put_entry(
+            shape,
             list,
-            &views[l.close.message],
+            &views,
             &mut edits,
             &mut replaced,
             l.close,
@@ -433,8 +539,9 @@ pub fn fold<'l, 'a>(
             }
         }
         put_entry(
+            shape,
             list,
-            &views[close.message],
+            &views,
             &mut edits,
             &mut replaced,
             close,
@@ -447,13 +554,16 @@ pub fn fold<'l, 'a>(
             close,
         });
     }
-    give_back_reminder(list, &views, &edits, &mut replaced);
+    give_back_reminder(shape, list, &views, &edits, &mut replaced);
+    pair_outputs(&views, &mut edits, &mut replaced);
     for (i, value) in replaced {
         edits.messages[i] = Edit::Replace(value.to_string());
     }
     // Boundaries: what a person sent, and the pushes and pops still in view.
     let mut boundaries: Vec<usize> = (0..messages.len())
-        .filter(|&i| messages[i].role() == "user" && views[i].typed)
+        .filter(|&i| {
+            shape.anchors_after_prompts() && messages[i].role() == "user" && views[i].typed
+        })
         .collect();
     for l in &located {
         boundaries.push(l.close.message);
@@ -463,12 +573,38 @@ pub fn fold<'l, 'a>(
     boundaries.sort_unstable();
     boundaries.dedup();
     Folding {
+        shape,
         list,
+        views,
         edits,
         boundaries,
         warnings,
         entries,
     }
+}
+
+/// A tool output that is a message of its own goes with the message of its call: dropped with
+/// it, kept with it (a pop's message that stays to carry its entry keeps its outputs).
+fn pair_outputs(views: &[View], edits: &mut Edits, replaced: &mut HashMap<usize, Value>) {
+    for (i, view) in views.iter().enumerate() {
+        let Some(call) = view.answers else { continue };
+        if edits.messages[call] == Edit::Drop {
+            edits.messages[i] = Edit::Drop;
+            replaced.remove(&i);
+        } else if edits.messages[i] == Edit::Drop {
+            edits.messages[i] = Edit::Keep;
+        }
+    }
+}
+
+/// The last message of message `i`'s turn: `i`, or the last of the outputs of its calls right
+/// after it. What goes after a message goes after those, never between a call and its output.
+fn end_of_turn(views: &[View], i: usize) -> usize {
+    let mut last = i;
+    while views.get(last + 1).is_some_and(|v| v.answers == Some(i)) {
+        last += 1;
+    }
+    last
 }
 
 /// What opencode-swarm's architect puts before the newest user message's text: a reminder, then
@@ -483,6 +619,7 @@ const SWARM_REMINDER_CLOSE: &str = "</swarm_reminder>\n\n---\n\n";
 /// the text of the latest message a person sent, as if the notice (which is ctx's, not the
 /// person's) were not a user message.
 fn give_back_reminder(
+    shape: &dyn Shape,
     list: &MessageList<'_>,
     views: &[View],
     edits: &Edits,
@@ -511,7 +648,8 @@ fn give_back_reminder(
     let (Some(mut notice), Some(mut theirs)) = (parse(newest), parse(person)) else {
         return;
     };
-    let (Some(notice_text), Some(their_text)) = (first_text(&mut notice), first_text(&mut theirs))
+    let (Some(notice_text), Some(their_text)) =
+        (shape.first_text(&mut notice), shape.first_text(&mut theirs))
     else {
         return;
     };
@@ -558,58 +696,69 @@ fn open_pushes(views: &[View]) -> Vec<usize> {
 }
 
 /// The fold entry as the output of the pop's tool call, or, when the pop is not a completed tool
-/// call of that message, as a synthetic message right after it.
+/// call of that message, as a synthetic message right after it (and its outputs).
 fn put_entry(
+    shape: &dyn Shape,
     list: &MessageList<'_>,
-    view: &View,
+    views: &[View],
     edits: &mut Edits,
     replaced: &mut HashMap<usize, Value>,
     close: Found,
     entry: &str,
 ) {
-    let message = &list.messages()[close.message];
-    if let Some(call) = close.call {
-        if !replaced.contains_key(&close.message)
-            && let Ok(value) = serde_json::from_str(message.raw())
-        {
-            replaced.insert(close.message, value);
-        }
-        let state = replaced
-            .get_mut(&close.message)
-            .and_then(|m| m.get_mut("parts"))
-            .and_then(|p| p.get_mut(call))
-            .and_then(|p| p.get_mut("state"))
-            .and_then(Value::as_object_mut)
-            .filter(|s| s.get("status").and_then(Value::as_str) == Some("completed"));
-        if let Some(state) = state {
-            state.insert("output".into(), Value::String(entry.to_string()));
-            // The summary a flame_pop call was given is in the entry: not sent twice.
-            if view
-                .calls
-                .iter()
-                .any(|c| c.index == call && c.tool.starts_with("flame_"))
-            {
-                state.insert("input".into(), Value::Object(serde_json::Map::new()));
-            }
-            return;
-        }
+    if let Some(call) = close.call
+        && shape.set_output(list, views, close.message, call, entry, replaced)
+    {
+        return;
     }
+    let message = &list.messages()[close.message];
     let ids = [
         format!("{}_fold", message.id()),
         format!("{}_fold_text", message.id()),
     ];
     let ids = [ids[0].as_str(), ids[1].as_str()];
-    let created = view.created.unwrap_or(0);
-    if let Ok(new) = synthetic_message(
-        list.messages(),
-        close.message + 1,
-        entry,
-        Role::User,
-        ids,
-        created,
-    ) {
-        edits.before[close.message + 1].push(new);
+    let created = views[close.message].created.unwrap_or(0);
+    let at = end_of_turn(views, close.message) + 1;
+    if let Some(new) = shape.synthetic(list, at, entry, ids, created) {
+        edits.before[at].push(new);
     }
+}
+
+/// OpenCode's [`Shape::set_output`]: the call's part holds its output in `state.output`.
+fn set_part_output(
+    list: &MessageList<'_>,
+    view: &View,
+    at: usize,
+    call: usize,
+    entry: &str,
+    replaced: &mut HashMap<usize, Value>,
+) -> bool {
+    let message = &list.messages()[at];
+    if !replaced.contains_key(&at)
+        && let Ok(value) = serde_json::from_str(message.raw())
+    {
+        replaced.insert(at, value);
+    }
+    let state = replaced
+        .get_mut(&at)
+        .and_then(|m| m.get_mut("parts"))
+        .and_then(|p| p.get_mut(call))
+        .and_then(|p| p.get_mut("state"))
+        .and_then(Value::as_object_mut)
+        .filter(|s| s.get("status").and_then(Value::as_str) == Some("completed"));
+    let Some(state) = state else {
+        return false;
+    };
+    state.insert("output".into(), Value::String(entry.to_string()));
+    // The summary a flame_pop call was given is in the entry: not sent twice.
+    if view
+        .calls
+        .iter()
+        .any(|c| c.index == call && c.tool.starts_with("flame_"))
+    {
+        state.insert("input".into(), Value::Object(serde_json::Map::new()));
+    }
+    true
 }
 
 impl<'l, 'a> Folding<'l, 'a> {
@@ -652,13 +801,16 @@ impl<'l, 'a> Folding<'l, 'a> {
             let Some(text) = &anchor.text else {
                 continue;
             };
-            // After the message and anything already put after it (a fold entry).
+            // After the message (and its outputs) and anything already put after it (a fold
+            // entry).
             let ids = [anchor.id.as_str(), anchor.part.as_str()];
-            if let Ok(new) =
-                synthetic_message(messages, i + 1, text, Role::User, ids, anchor.created)
+            let at = end_of_turn(&self.views, i) + 1;
+            if let Some(new) = self
+                .shape
+                .synthetic(self.list, at, text, ids, anchor.created)
             {
                 added += text.len();
-                self.edits.before[i + 1].push(new);
+                self.edits.before[at].push(new);
             }
         }
         write_edited(self.list, &self.edits, added)

@@ -257,29 +257,8 @@ fn is_json_space(byte: &u8) -> bool {
 /// string `id` and `role`, and an array `parts`. The big parts are crossed twice (the top level,
 /// then each message) and never built.
 pub fn parse_messages(input: &str) -> Result<MessageList<'_>> {
-    let Some(first) = input.as_bytes().iter().find(|b| !is_json_space(b)) else {
-        return Err(Error::failure("empty").with_hint(SHAPE_HINT));
-    };
-    let syntax = |e: serde_json::Error| {
-        Error::failure(format!(
-            "not JSON: {} at line {}, column {}",
-            describe(&e),
-            e.line(),
-            e.column()
-        ))
-        .with_hint(SHAPE_HINT)
-    };
-    if *first != b'{' {
-        // A syntax error anywhere is reported as such, before the shape.
-        serde_json::from_str::<IgnoredAny>(input).map_err(syntax)?;
-        return Err(shape_error("the top level is not an object"));
-    }
-    let top: Top<'_> = serde_json::from_str(input).map_err(syntax)?;
-    let raw_items = match top.messages {
-        None => return Err(shape_error("there is no \"messages\" key")),
-        Some(Items::NotArray) => return Err(shape_error("/messages is not an array")),
-        Some(Items::Array(items)) => items,
-    };
+    let (top, raw_items) = parse_top(input, "an OpenCode message list", SHAPE_HINT)?;
+    let syntax = |e: serde_json::Error| syntax_error(e, SHAPE_HINT);
     let mut messages = Vec::with_capacity(raw_items.len());
     for (i, raw) in raw_items.into_iter().enumerate() {
         if !starts_with(raw, b'{') {
@@ -316,6 +295,60 @@ pub fn parse_messages(input: &str) -> Result<MessageList<'_>> {
         }
         messages.push(Message { raw, info });
     }
+    Ok(MessageList {
+        top: top.members,
+        messages,
+    })
+}
+
+fn syntax_error(e: serde_json::Error, hint: &str) -> Error {
+    Error::failure(format!(
+        "not JSON: {} at line {}, column {}",
+        describe(&e),
+        e.line(),
+        e.column()
+    ))
+    .with_hint(hint)
+}
+
+/// The top level of a `{"messages": [...]}` document, `list` ("an OpenCode message list"): its
+/// members, and the messages unparsed. `hint` says what was expected.
+fn parse_top<'a>(input: &'a str, list: &str, hint: &str) -> Result<(Top<'a>, Vec<&'a RawValue>)> {
+    let not_a_list = |what: &str| Error::failure(format!("not {list}: {what}")).with_hint(hint);
+    let Some(first) = input.as_bytes().iter().find(|b| !is_json_space(b)) else {
+        return Err(Error::failure("empty").with_hint(hint));
+    };
+    let syntax = |e: serde_json::Error| syntax_error(e, hint);
+    if *first != b'{' {
+        // A syntax error anywhere is reported as such, before the shape.
+        serde_json::from_str::<IgnoredAny>(input).map_err(syntax)?;
+        return Err(not_a_list("the top level is not an object"));
+    }
+    let mut top: Top<'_> = serde_json::from_str(input).map_err(syntax)?;
+    match top.messages.take() {
+        None => Err(not_a_list("there is no \"messages\" key")),
+        Some(Items::NotArray) => Err(not_a_list("/messages is not an array")),
+        Some(Items::Array(items)) => Ok((top, items)),
+    }
+}
+
+/// A message list of another agent's shape (pi's), `list`: the top level checked as for OpenCode's, each
+/// message read by `info`, which gives what [`Message::id`] and [`Message::role`] answer.
+pub(crate) fn parse_list_with<'a>(
+    input: &'a str,
+    list: &str,
+    hint: &str,
+    mut info: impl FnMut(usize, &'a RawValue) -> Map<String, Value>,
+) -> Result<MessageList<'a>> {
+    let (top, raw_items) = parse_top(input, list, hint)?;
+    let messages = raw_items
+        .into_iter()
+        .enumerate()
+        .map(|(i, raw)| Message {
+            raw,
+            info: info(i, raw),
+        })
+        .collect();
     Ok(MessageList {
         top: top.members,
         messages,

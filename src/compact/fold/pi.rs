@@ -1,0 +1,388 @@
+//! pi's message shape, as its `context` event hands the messages to an extension before each
+//! model call (`ctx pi messages`): `{"messages": [{"role": …, "content": …, "timestamp": …}, …]}`.
+//! An assistant message holds its tool calls as `{"type": "toolCall", "id", "name",
+//! "arguments"}` content blocks; each call's output is a message of its own that follows it,
+//! `{"role": "toolResult", "toolCallId", "toolName", "content", …}`; `custom` messages (an
+//! extension's, such as the frame context ctx's extension adds before the agent starts) go to
+//! the model as user messages.
+//!
+//! pi's messages have no ids. Folding needs one only to find a message again on a later
+//! request (where a context was anchored): a message is named by its role and timestamp (a
+//! tool's output by its call id), which pi keeps as long as it keeps the message.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde::de::DeserializeSeed;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::{Call, Shape, View, is_own_text};
+use crate::compact::inject::{MessageList, Pick, parse_list_with};
+use crate::error::Result;
+
+/// What a pi message list is expected to be.
+pub const HINT: &str = "expected {\"messages\": [{\"role\": \"user\", \"content\": …, \
+                        \"timestamp\": …}, …]}, the messages of pi's context event";
+
+/// The roles of pi 0.73's messages (`AgentMessage`).
+const ROLES: [&str; 7] = [
+    "user",
+    "assistant",
+    "toolResult",
+    "custom",
+    "bashExecution",
+    "branchSummary",
+    "compactionSummary",
+];
+
+/// The `customType` of the messages ctx's extension and folding add.
+pub const CUSTOM_TYPE: &str = "ctx";
+
+/// pi's shape, for [`super::fold_with`].
+pub struct Pi;
+
+/// A pi message list, and what in it is not a pi message (passed on as it is).
+pub struct Parsed<'a> {
+    pub list: MessageList<'a>,
+    pub warnings: Vec<String>,
+}
+
+fn pick<'a>(raw: &'a str, keys: &[&str]) -> Option<Vec<Option<&'a RawValue>>> {
+    Pick(keys)
+        .deserialize(&mut serde_json::Deserializer::from_str(raw))
+        .ok()
+}
+
+fn string(raw: Option<&RawValue>) -> Option<String> {
+    serde_json::from_str::<String>(raw?.get()).ok()
+}
+
+fn number(raw: Option<&RawValue>) -> Option<i64> {
+    let value: Value = serde_json::from_str(raw?.get()).ok()?;
+    value
+        .as_i64()
+        .or_else(|| value.as_f64().filter(|f| f.is_finite()).map(|f| f as i64))
+}
+
+/// Parses a pi message list. A message ctx does not know (no object, no known `role`) is kept
+/// byte for byte and never folded, with a warning; only a document that is no message list at
+/// all is refused.
+pub fn parse(input: &str) -> Result<Parsed<'_>> {
+    let mut warnings = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let list = parse_list_with(input, "a pi message list", HINT, |i, raw| {
+        let fields = if raw.get().starts_with('{') {
+            pick(
+                raw.get(),
+                &["role", "timestamp", "toolCallId", "customType"],
+            )
+        } else {
+            None
+        };
+        let role = fields
+            .as_ref()
+            .and_then(|f| string(f[0]))
+            .filter(|r| ROLES.contains(&r.as_str()));
+        let Some(role) = role else {
+            warnings.push(format!(
+                "/messages/{i}: not a pi message ctx knows (no known \"role\"); passed on as it is"
+            ));
+            let mut info = Map::new();
+            info.insert("id".into(), Value::String(format!("unknown:{i}")));
+            info.insert("role".into(), Value::String(String::new()));
+            return info;
+        };
+        let fields = fields.expect("a role was read");
+        let stamp = number(fields[1]).map_or_else(|| "-".to_string(), |t| t.to_string());
+        let mut id = match (role.as_str(), string(fields[2]), string(fields[3])) {
+            ("toolResult", Some(call), _) => format!("toolResult:{call}"),
+            ("custom", _, Some(kind)) => format!("custom:{kind}:{stamp}"),
+            _ => format!("{role}:{stamp}"),
+        };
+        // Two messages of one role and millisecond: the second is told apart by its rank.
+        let count = seen.entry(id.clone()).or_insert(0);
+        *count += 1;
+        if *count > 1 {
+            id = format!("{id}#{count}");
+        }
+        let mut info = Map::new();
+        info.insert("id".into(), Value::String(id));
+        info.insert("role".into(), Value::String(role));
+        info
+    })?;
+    Ok(Parsed { list, warnings })
+}
+
+/// The text of a `content` that is a string or an array of blocks (their `text`s).
+fn content_text(content: Option<&RawValue>) -> String {
+    let Some(content) = content else {
+        return String::new();
+    };
+    if let Ok(text) = serde_json::from_str::<String>(content.get()) {
+        return text;
+    }
+    let Ok(blocks) =
+        Vec::<&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(content.get()))
+    else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for block in blocks {
+        if let Some(f) = pick(block.get(), &["type", "text"])
+            && string(f[0]).as_deref() == Some("text")
+            && let Some(text) = string(f[1])
+        {
+            out.push_str(&text);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+impl Shape for Pi {
+    fn views(&self, list: &MessageList<'_>) -> Vec<View> {
+        let mut views: Vec<View> = Vec::with_capacity(list.messages().len());
+        // Call id -> (message, index among its calls), for the outputs that follow.
+        let mut calls: HashMap<String, (usize, usize)> = HashMap::new();
+        for (i, message) in list.messages().iter().enumerate() {
+            let mut view = View::default();
+            let raw = message.raw();
+            let fields = pick(raw, &["content", "timestamp", "toolCallId", "customType"]);
+            let Some(fields) = fields.filter(|_| !message.role().is_empty()) else {
+                views.push(view);
+                continue;
+            };
+            view.created = number(fields[1]);
+            match message.role() {
+                "assistant" => {
+                    let blocks = fields[0]
+                        .and_then(|c| {
+                            Vec::<&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(
+                                c.get(),
+                            ))
+                            .ok()
+                        })
+                        .unwrap_or_default();
+                    for (index, block) in blocks.into_iter().enumerate() {
+                        let Some(b) = pick(block.get(), &["type", "id", "name"]) else {
+                            continue;
+                        };
+                        if string(b[0]).as_deref() != Some("toolCall") {
+                            continue;
+                        }
+                        let call = string(b[1]);
+                        if let Some(id) = &call {
+                            calls.insert(id.clone(), (i, view.calls.len()));
+                        }
+                        view.calls.push(Call {
+                            index,
+                            tool: string(b[2]).unwrap_or_default(),
+                            call,
+                            start: view.created,
+                            ..Call::default()
+                        });
+                    }
+                }
+                "toolResult" => {
+                    if let Some(&(at, n)) = string(fields[2]).and_then(|c| calls.get(&c)) {
+                        view.answers = Some(at);
+                        let call = &mut views[at].calls[n];
+                        call.completed = true;
+                        call.end = view.created;
+                    }
+                }
+                "user" => {
+                    let text = content_text(fields[0]);
+                    view.typed = !text.trim().is_empty();
+                    view.user_text = text;
+                }
+                "custom" => {
+                    let text = content_text(fields[0]);
+                    view.own =
+                        string(fields[3]).as_deref() == Some(CUSTOM_TYPE) || is_own_text(&text);
+                }
+                _ => {}
+            }
+            views.push(view);
+        }
+        views
+    }
+
+    fn set_output(
+        &self,
+        list: &MessageList<'_>,
+        views: &[View],
+        at: usize,
+        call: usize,
+        entry: &str,
+        replaced: &mut HashMap<usize, Value>,
+    ) -> bool {
+        let messages = list.messages();
+        let Some(made) = views[at].calls.iter().find(|c| c.index == call) else {
+            return false;
+        };
+        let Some(id) = made.call.as_deref() else {
+            return false;
+        };
+        let output = (at + 1..messages.len()).find(|&j| {
+            views[j].answers == Some(at)
+                && pick(messages[j].raw(), &["toolCallId"])
+                    .is_some_and(|f| string(f[0]).as_deref() == Some(id))
+        });
+        let Some(output) = output else {
+            return false;
+        };
+        let Ok(mut result) = serde_json::from_str::<Value>(messages[output].raw()) else {
+            return false;
+        };
+        result["content"] = json!([{ "type": "text", "text": entry }]);
+        replaced.insert(output, result);
+        // The summary a flame_pop call was given is in the entry: not sent twice.
+        if made.tool.starts_with("flame_") {
+            if !replaced.contains_key(&at)
+                && let Ok(value) = serde_json::from_str(messages[at].raw())
+            {
+                replaced.insert(at, value);
+            }
+            if let Some(block) = replaced
+                .get_mut(&at)
+                .and_then(|m| m.get_mut("content"))
+                .and_then(|c| c.get_mut(call))
+                .and_then(Value::as_object_mut)
+            {
+                block.insert("arguments".into(), json!({}));
+            }
+        }
+        true
+    }
+
+    fn synthetic(
+        &self,
+        _list: &MessageList<'_>,
+        _at: usize,
+        text: &str,
+        _ids: [&str; 2],
+        created: i64,
+    ) -> Option<String> {
+        Some(
+            json!({
+                "role": "custom",
+                "customType": CUSTOM_TYPE,
+                "content": text,
+                "display": false,
+                "timestamp": created,
+            })
+            .to_string(),
+        )
+    }
+
+    fn anchors_after_prompts(&self) -> bool {
+        // ctx's extension adds the frame context after each prompt itself (pi's
+        // before_agent_start message), and pi stores it there: sent again unchanged every turn.
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::fold::{Popped, fold_with};
+    use crate::frame::span::{Mark, Span};
+
+    /// prompt, push (call c1), bash (c2) with a big output, pop (c3), answer.
+    fn session() -> String {
+        json!({"messages": [
+            {"role": "user", "content": "Audit refunds", "timestamp": 100},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "flame_push",
+                "arguments": {"goal": "Audit"}}], "timestamp": 110},
+            {"role": "toolResult", "toolCallId": "c1", "toolName": "flame_push",
+                "content": [{"type": "text", "text": "Pushed"}], "isError": false, "timestamp": 111},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c2", "name": "bash",
+                "arguments": {"command": "cat big"}}], "timestamp": 120},
+            {"role": "toolResult", "toolCallId": "c2", "toolName": "bash",
+                "content": [{"type": "text", "text": "BIG OUTPUT"}], "isError": false, "timestamp": 121},
+            {"role": "assistant", "content": [{"type": "text", "text": "done"},
+                {"type": "toolCall", "id": "c3", "name": "flame_pop",
+                "arguments": {"summary": "SUMMARY"}}], "timestamp": 130},
+            {"role": "toolResult", "toolCallId": "c3", "toolName": "flame_pop",
+                "content": [{"type": "text", "text": "Popped"}], "isError": false, "timestamp": 131},
+        ]})
+        .to_string()
+    }
+
+    fn popped() -> Popped {
+        Popped {
+            id: "fr_a".into(),
+            span: Span {
+                session: "pi_s".into(),
+                open: Mark::new(110, None, Some("c1")),
+                close: Some(Mark::new(130, None, Some("c3"))),
+            },
+            entry: "ENTRY".into(),
+        }
+    }
+
+    #[test]
+    fn a_popped_span_folds_to_the_pops_output_and_calls_stay_paired() {
+        let text = session();
+        let parsed = parse(&text).unwrap();
+        assert!(parsed.warnings.is_empty());
+        let folding = fold_with(&Pi, &parsed.list, &[popped()], false);
+        assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        let messages = out["messages"].as_array().unwrap();
+        let roles: Vec<&str> = messages
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "toolResult"]);
+        assert_eq!(
+            messages[2]["content"],
+            json!([{"type": "text", "text": "ENTRY"}])
+        );
+        assert_eq!(messages[1]["content"][1]["arguments"], json!({}));
+        assert!(!out.to_string().contains("BIG OUTPUT"));
+    }
+
+    #[test]
+    fn a_context_anchored_after_a_pop_follows_its_outputs() {
+        let text = session();
+        let parsed = parse(&text).unwrap();
+        let folding = fold_with(&Pi, &parsed.list, &[popped()], false);
+        let (at, after) = folding.needs_context(&[]).expect("the pop is a boundary");
+        assert_eq!((at, after.as_str()), (5, "assistant:130"));
+        let anchor = crate::compact::fold::Anchor {
+            after,
+            id: "m".into(),
+            part: "p".into(),
+            created: 200,
+            text: Some("<flame-context/>".into()),
+        };
+        let out: Value = serde_json::from_str(&folding.write(&[anchor])).unwrap();
+        let last = out["messages"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(
+            last,
+            json!({"role": "custom", "customType": "ctx", "content": "<flame-context/>",
+                "display": false, "timestamp": 200})
+        );
+    }
+
+    #[test]
+    fn prompts_are_no_boundaries_and_unknown_messages_pass() {
+        let text = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1},7,{"role":"weird","x":1}],"extra":true}"#;
+        let parsed = parse(text).unwrap();
+        assert_eq!(parsed.warnings.len(), 2, "{:?}", parsed.warnings);
+        let folding = fold_with(&Pi, &parsed.list, &[], false);
+        assert_eq!(folding.needs_context(&[]), None);
+        assert_eq!(folding.write(&[]), text);
+    }
+
+    #[test]
+    fn messages_of_one_millisecond_get_ids_of_their_own() {
+        let text = r#"{"messages":[{"role":"user","content":"a","timestamp":1},{"role":"user","content":"b","timestamp":1}]}"#;
+        let parsed = parse(text).unwrap();
+        let ids: Vec<&str> = parsed.list.messages().iter().map(|m| m.id()).collect();
+        assert_eq!(ids, ["user:1", "user:1#2"]);
+    }
+}
