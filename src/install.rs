@@ -67,6 +67,14 @@ pub const OPENCODE_FILES: &[Embedded] = &[
     ),
 ];
 
+/// What `ctx pi install` writes below `.pi/` (or pi's agent folder).
+pub const PI_FILES: &[Embedded] = &[Embedded {
+    path: "extensions/ctx.ts",
+    text: include_str!("../integrations/pi/extensions/ctx.ts"),
+    syntax: Syntax::Js,
+    executable: false,
+}];
+
 /// What `ctx claude install` writes below `.claude/` (or `~/.claude/`), beside the hooks it merges
 /// into `settings.json`.
 pub const CLAUDE_FILES: &[Embedded] = &[
@@ -480,7 +488,12 @@ mod tests {
 
     #[test]
     fn a_stamped_file_is_untouched_until_someone_edits_it() {
-        for file in OPENCODE_FILES.iter().chain(GIT_HOOKS).chain(CLAUDE_FILES) {
+        for file in OPENCODE_FILES
+            .iter()
+            .chain(GIT_HOOKS)
+            .chain(CLAUDE_FILES)
+            .chain(PI_FILES)
+        {
             let text = stamped(file, "ctx x");
             assert!(is_untouched(&text), "{}", file.path);
             assert!(!is_untouched(&text.replacen('e', "E", 1)), "{}", file.path);

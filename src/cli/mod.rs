@@ -7,6 +7,7 @@ pub mod compact;
 mod deferred;
 pub mod frame;
 pub mod opencode;
+pub mod pi;
 pub mod swarm;
 
 use std::path::PathBuf;
@@ -178,6 +179,10 @@ pub enum Command {
     /// Claude Code integration: install ctx's hooks and slash commands; the hooks' entry point
     #[command(subcommand)]
     Claude(Deferred<claude::ClaudeCommand>),
+
+    /// pi integration: install ctx's extension; the message fold it calls
+    #[command(subcommand)]
+    Pi(Deferred<pi::PiCommand>),
 
     /// Git hooks: install ctx's pre-commit and post-commit hooks
     #[command(subcommand)]

@@ -1,5 +1,5 @@
-//! `ctx opencode install` and `ctx hooks install`: the files built into ctx, written where
-//! OpenCode and git look for them.
+//! `ctx opencode install`, `ctx pi install` and `ctx hooks install`: the files built into ctx,
+//! written where OpenCode, pi and git look for them.
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +23,29 @@ pub fn opencode(ctx: &mut Context, global: bool, options: &InstallOptions) -> Re
     run(ctx, &dir, install::OPENCODE_FILES, command, options)
 }
 
+pub fn pi(
+    ctx: &mut Context,
+    global: bool,
+    remove: bool,
+    options: &InstallOptions,
+) -> Result<ExitCode> {
+    let dir = if global {
+        pi_agent_dir()?
+    } else {
+        ctx.project.root.join(".pi")
+    };
+    let command = if global {
+        "ctx pi install --global"
+    } else {
+        "ctx pi install"
+    };
+    if remove {
+        let outcomes = install::uninstall(&dir, install::PI_FILES, options.dry_run)?;
+        return report(ctx, &dir, &outcomes, options, true);
+    }
+    run(ctx, &dir, install::PI_FILES, command, options)
+}
+
 pub fn hooks(ctx: &mut Context, command: HooksCommand) -> Result<ExitCode> {
     let HooksCommand::Install { options } = command;
     let dir = git_hooks_dir(&ctx.project.root)?;
@@ -37,6 +60,17 @@ fn run(
     options: &InstallOptions,
 ) -> Result<ExitCode> {
     let outcomes = install::install(dir, files, command, options.force, options.dry_run)?;
+    report(ctx, dir, &outcomes, options, false)
+}
+
+/// Prints the outcomes; exit 1 when a file someone changed was kept.
+fn report(
+    ctx: &mut Context,
+    dir: &Path,
+    outcomes: &[Outcome],
+    options: &InstallOptions,
+    removing: bool,
+) -> Result<ExitCode> {
     let kept = outcomes.iter().any(|o| o.action == Action::Kept);
     if ctx.out.json {
         ctx.out.json_doc(&InstallDoc {
@@ -47,10 +81,16 @@ fn run(
         })?;
     } else {
         let base = std::env::current_dir().unwrap_or_default();
-        for outcome in &outcomes {
+        for outcome in outcomes {
             ctx.out
                 .line(&install::report_line(outcome, &base, options.dry_run))?;
         }
+    }
+    if kept && removing {
+        return Err(
+            Error::failure("some files were changed since ctx wrote them and were kept")
+                .with_hint("delete them yourself if you no longer want them"),
+        );
     }
     if kept {
         return Err(
@@ -77,6 +117,24 @@ fn user_opencode_dir() -> Result<PathBuf> {
         Error::failure("cannot find the user's OpenCode folder: XDG_CONFIG_HOME is not set, and HOME is not an absolute path")
     })?;
     Ok(home.join(".config/opencode"))
+}
+
+/// pi's agent folder, where it finds global extensions: `$PI_CODING_AGENT_DIR` (a leading `~`
+/// meaning the home folder, as pi reads it), else `~/.pi/agent`.
+fn pi_agent_dir() -> Result<PathBuf> {
+    let home = || {
+        crate::project::home_dir().ok_or_else(|| {
+            Error::failure("cannot find pi's agent folder: PI_CODING_AGENT_DIR is not set, and HOME is not an absolute path")
+        })
+    };
+    if let Some(dir) = std::env::var_os("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
+        let dir = PathBuf::from(dir);
+        if let Ok(rest) = dir.strip_prefix("~") {
+            return Ok(home()?.join(rest));
+        }
+        return Ok(dir);
+    }
+    Ok(home()?.join(".pi/agent"))
 }
 
 /// The hooks folder git uses for the repository at `root` (core.hooksPath, worktrees and

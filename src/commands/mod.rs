@@ -9,6 +9,7 @@ pub mod frame;
 pub mod generate;
 pub mod install;
 pub mod opencode;
+pub mod pi;
 pub mod spent;
 pub mod swarm;
 
@@ -146,7 +147,11 @@ impl Context {
 pub fn walks_frame_trees(command: &Command) -> bool {
     matches!(
         command,
-        Command::Frame(_) | Command::Compact(_) | Command::Opencode(_) | Command::Claude(_)
+        Command::Frame(_)
+            | Command::Compact(_)
+            | Command::Opencode(_)
+            | Command::Claude(_)
+            | Command::Pi(_)
     )
 }
 
@@ -182,6 +187,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Compact(Deferred(command)) => compact::run(&mut ctx, command),
         Command::Opencode(Deferred(command)) => opencode::run(&mut ctx, command),
         Command::Claude(Deferred(command)) => claude::run(&mut ctx, command),
+        Command::Pi(Deferred(command)) => pi::run(&mut ctx, command),
         Command::Hooks(Deferred(command)) => install::hooks(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")

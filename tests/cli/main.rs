@@ -28,6 +28,7 @@ mod install;
 mod limits;
 mod lock;
 mod paths;
+mod pi;
 mod planned;
 mod root;
 mod schema;

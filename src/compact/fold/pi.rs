@@ -85,9 +85,19 @@ pub fn parse(input: &str) -> Result<Parsed<'_>> {
             .and_then(|f| string(f[0]))
             .filter(|r| ROLES.contains(&r.as_str()));
         let Some(role) = role else {
-            warnings.push(format!(
-                "/messages/{i}: not a pi message ctx knows (no known \"role\"); passed on as it is"
-            ));
+            // Named by its role, not its place: the same message is met again on every later
+            // request, at another place, and is reported once.
+            let what = match fields.as_ref().map(|f| string(f[0])) {
+                Some(Some(role)) if role.chars().count() <= 40 => {
+                    format!("role {}", Value::String(role))
+                }
+                Some(Some(_)) => "a role of over 40 characters".to_string(),
+                _ => "no \"role\" string".to_string(),
+            };
+            let warning = format!("a message ctx does not know ({what}) is passed on as it is");
+            if !warnings.contains(&warning) {
+                warnings.push(warning);
+            }
             let mut info = Map::new();
             info.insert("id".into(), Value::String(format!("unknown:{i}")));
             info.insert("role".into(), Value::String(String::new()));
@@ -372,7 +382,13 @@ mod tests {
     fn prompts_are_no_boundaries_and_unknown_messages_pass() {
         let text = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1},7,{"role":"weird","x":1}],"extra":true}"#;
         let parsed = parse(text).unwrap();
-        assert_eq!(parsed.warnings.len(), 2, "{:?}", parsed.warnings);
+        assert_eq!(
+            parsed.warnings,
+            [
+                "a message ctx does not know (no \"role\" string) is passed on as it is",
+                "a message ctx does not know (role \"weird\") is passed on as it is"
+            ]
+        );
         let folding = fold_with(&Pi, &parsed.list, &[], false);
         assert_eq!(folding.needs_context(&[]), None);
         assert_eq!(folding.write(&[]), text);

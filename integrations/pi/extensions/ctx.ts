@@ -1,0 +1,513 @@
+// ctx's pi extension: Flame inside pi (pi-coding-agent), with ctx as its engine.
+//
+// A pi session's frames live in .opencode/flame/state.json like OpenCode's: the session is
+// `pi_<pi's session id>`, and its own frame is the frame of that id. What the extension does, and
+// the ctx command behind each part:
+//   tools flame_*               ctx frame … --session pi_ID --json (a refusal is "Error: …" text);
+//                               flame_pop passes the session's messages since the frame began,
+//                               so its log holds every tool call with its output
+//   /push /pop /status /plan    the same calls as the tools, for the session typing them
+//                               (/pop without a summary: the model writes one, then pops)
+//   before_agent_start          ctx compact render --for frame --session pi_ID: the frame
+//                               context as a message after the prompt (pi stores it, so it is
+//                               sent again unchanged on every later request)
+//   context                     ctx pi messages --session pi_ID: popped frames folded to their
+//                               entries before every model call, the frame context anchored
+//                               after each push and pop
+//   tool_call                   the session's own frame at its first tool call
+//   session_compact             ctx frame edit --summary-file -: pi's compaction summary,
+//                               recorded on the session's frame
+//   session_start               CTX_SESSION for the model's shell: `ctx frame …` run through
+//                               bash acts for this session
+// Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is
+// reported once and pi carries on with its data untouched. CTX_BIN names the ctx binary;
+// CTX_TIMEOUT_MS (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook
+// mode, which waits at most 3 s for the state's lock and starts no frame state in the home
+// folder or /.
+import { spawn } from "node:child_process";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { Type } from "typebox";
+
+const TIMEOUT_MS = Number(process.env.CTX_TIMEOUT_MS) || 10000;
+// Longest context preview, in characters, when the model does not ask for another length.
+const PREVIEW_CHARS = 2000;
+// The customType of the messages ctx adds (the frame context); `ctx pi messages` knows it.
+const CUSTOM_TYPE = "ctx";
+
+type Result = { ok: boolean; stdout: string; stderr: string };
+
+export default function (pi: ExtensionAPI) {
+  const bin = process.env.CTX_BIN || "ctx";
+  let cwd = process.cwd();
+  let notify: ((message: string) => void) | undefined;
+
+  // Each message once: in pi's interface when it has one, else on stderr.
+  const logged = new Set<string>();
+  const log = (message: string) => {
+    if (logged.has(message)) return;
+    logged.add(message);
+    const line = `ctx: ${message}`;
+    if (notify) notify(line);
+    else console.error(line);
+  };
+
+  // One ctx process: resolves {ok, stdout, stderr}, never rejects.
+  const run = (args: string[], input?: string): Promise<Result> =>
+    new Promise((resolve) => {
+      let child;
+      try {
+        child = spawn(bin, args, { cwd, env: { ...process.env, CTX_HOOK: "pi" }, stdio: ["pipe", "pipe", "pipe"] });
+      } catch (error) {
+        resolve({ ok: false, stdout: "", stderr: String(error) });
+        return;
+      }
+      let stdout = "";
+      let stderr = "";
+      const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS);
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      child.on("error", (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        const why = error.code === "ENOENT" ? `${bin} is not installed (or not on PATH)` : String(error);
+        resolve({ ok: false, stdout, stderr: why });
+      });
+      child.on("close", (code: number | null, signal: string | null) => {
+        clearTimeout(timer);
+        const stopped = signal ? `${bin} ${args[0]} ${args[1] ?? ""} took over ${TIMEOUT_MS} ms` : "";
+        resolve({ ok: code === 0, stdout, stderr: stopped || stderr });
+      });
+      child.stdin.on("error", () => {});
+      child.stdin.end(input ?? "");
+    });
+
+  // ctx's answer as JSON, or undefined (logged once).
+  const json = async (args: string[], input?: string) => {
+    const result = await run(args, input);
+    if (!result.ok) {
+      log(`ctx ${args.slice(0, 2).join(" ")}: ${result.stderr.trim() || "failed"}`);
+      return undefined;
+    }
+    try {
+      return JSON.parse(result.stdout);
+    } catch {
+      log(`ctx ${args.slice(0, 2).join(" ")}: printed no JSON`);
+      return undefined;
+    }
+  };
+
+  const refusal = (result: Result) => `Error: ${result.stderr.trim().replace(/^error: /, "") || "ctx failed"}`;
+
+  // ---- the session --------------------------------------------------------------------------------
+
+  // The session of the latest event: a compaction that pi runs as `pi -p` ends comes with a
+  // context pi has already retired, which throws when it is read.
+  let lastSession: string | undefined;
+  const sessionOf = (ctx: any): string | undefined => {
+    try {
+      const id = ctx?.sessionManager?.getSessionId?.();
+      if (id) lastSession = `pi_${id}`;
+    } catch {
+      // a retired context: the session it had
+    }
+    return lastSession;
+  };
+
+  // The first line of the session's first prompt: the goal of its frame.
+  let goal = "";
+  const framed = new Map<string, Promise<boolean>>();
+  const ensureFrame = (session: string) => {
+    if (!framed.has(session)) {
+      const pending = (async () => {
+        const title = goal || `pi session ${session.slice(3)}`;
+        const doc = await json(["opencode", "frame", session, "--json", `--title=${title}`]);
+        if (doc === undefined) framed.delete(session); // try again next time
+        return Boolean(doc?.frame);
+      })();
+      framed.set(session, pending);
+    }
+    return framed.get(session)!;
+  };
+
+  const frameArgs = (session: string, group: string, command: string, ...args: string[]) => [
+    group,
+    command,
+    `--session=${session}`,
+    ...args,
+  ];
+
+  const currentFrame = async (session: string) => {
+    const result = await run(frameArgs(session, "frame", "show", "--json"));
+    if (!result.ok) return undefined;
+    try {
+      return JSON.parse(result.stdout).frame;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const say = (frame: any) => `${frame.id} ("${String(frame.goal).split("\n")[0]}", ${frame.status})`;
+
+  // ---- the session's messages as a transcript (the frame's log) -----------------------------------
+
+  const textOf = (content: any): string =>
+    typeof content === "string"
+      ? content
+      : Array.isArray(content)
+        ? content.filter((b) => b?.type === "text").map((b) => b.text).join("\n")
+        : "";
+
+  // pi's messages since `since` (epoch ms), in the shape `opencode export` prints, which ctx's
+  // logs read: each tool call with its input and output.
+  const transcript = (ctx: any, session: string, since: number) => {
+    let entries: any[] = [];
+    try {
+      entries = ctx.sessionManager.getBranch();
+    } catch {
+      return undefined;
+    }
+    const messages = entries.filter((e) => e?.type === "message" && e.message).map((e) => ({ id: e.id, m: e.message }));
+    const results = new Map<string, any>();
+    for (const { m } of messages) if (m.role === "toolResult") results.set(m.toolCallId, m);
+    const out: any[] = [];
+    for (const { id, m } of messages) {
+      const created = Number(m.timestamp) || 0;
+      if (created < since || m.role === "toolResult") continue;
+      const info = { id, sessionID: session, role: m.role === "assistant" ? "assistant" : "user", time: { created } };
+      const parts: any[] = [];
+      if (m.role === "assistant") {
+        for (const block of m.content ?? []) {
+          if (block?.type === "text") parts.push({ type: "text", text: block.text });
+          else if (block?.type === "thinking") parts.push({ type: "reasoning", text: block.thinking });
+          else if (block?.type === "toolCall") {
+            const result = results.get(block.id);
+            const state: any = { status: result ? (result.isError ? "error" : "completed") : "running", input: block.arguments ?? {} };
+            if (result) {
+              state[result.isError ? "error" : "output"] = textOf(result.content);
+              state.time = { start: created, end: Number(result.timestamp) || created };
+            }
+            parts.push({ type: "tool", tool: block.name, callID: block.id, state });
+          }
+        }
+      } else if (m.role === "bashExecution") {
+        parts.push({ type: "text", text: `$ ${m.command}\n${m.output ?? ""}` });
+      } else {
+        const text = m.summary ?? textOf(m.content);
+        if (text) parts.push({ type: "text", text, ...(m.role === "user" ? {} : { synthetic: true }) });
+      }
+      out.push({ info, parts });
+    }
+    return JSON.stringify({ info: { id: session, title: goal, ctxSource: "pi" }, messages: out });
+  };
+
+  // ---- frame operations ---------------------------------------------------------------------------
+
+  const push = async (session: string, goalText: string, call?: string) => {
+    await ensureFrame(session);
+    const span = call ? [`--span-call=${call}`] : [];
+    const result = await run(frameArgs(session, "frame", "push", "--json", ...span, "--", goalText));
+    if (!result.ok) return refusal(result);
+    const { frame } = JSON.parse(result.stdout);
+    return `Pushed frame ${say(frame)}. It is now this session's current frame: work on its goal here, and call flame_pop when the goal is reached (or cannot be).`;
+  };
+
+  const pop = async (ctx: any, session: string, status: string | undefined, summary: string | undefined, call?: string) => {
+    const frame = await currentFrame(session);
+    if (!frame) return "Error: this session has no current frame to pop";
+    const exported = transcript(ctx, session, frame.id === session ? 0 : Date.parse(frame.created_at) || 0);
+    const args = frameArgs(session, "frame", "pop", "--json", "--status", status || "completed");
+    if (call) args.push(`--span-call=${call}`);
+    if (summary?.trim()) args.push(`--summary=${summary}`);
+    if (exported) args.push("--transcript", "-");
+    const result = await run(args, exported);
+    if (!result.ok) return refusal(result);
+    const doc = JSON.parse(result.stdout);
+    const next = doc.current ? `This session's current frame is now ${doc.current}.` : "This session has no running frame now.";
+    return `Popped frame ${say(doc.frame)}. Its log: .opencode/flame/logs/frame-${doc.frame.id}.md. ${next}`;
+  };
+
+  const text = async (args: string[]) => {
+    const result = await run(args);
+    if (!result.ok) return refusal(result);
+    return result.stdout.trimEnd() || "(nothing)";
+  };
+
+  const plan = async (session: string, goals: string[], parent?: string) => {
+    await ensureFrame(session);
+    const args = frameArgs(session, "frame", "plan", "--json");
+    if (parent) args.push(`--parent=${parent}`);
+    const result = await run([...args, "--", ...goals]);
+    if (!result.ok) return refusal(result);
+    const { frames } = JSON.parse(result.stdout);
+    return `Planned ${frames.map(say).join(", ")}. Start one with flame_activate when its turn comes.`;
+  };
+
+  // ---- tools --------------------------------------------------------------------------------------
+
+  // Every tool answers with text; nothing it meets may throw into pi's turn.
+  const define = (
+    name: string,
+    description: string,
+    parameters: any,
+    execute: (params: any, session: string, call: string, ctx: any) => Promise<string>,
+  ) => {
+    pi.registerTool({
+      name,
+      label: name,
+      description,
+      parameters,
+      async execute(toolCallId: string, params: any, _signal: any, _update: any, ctx: any) {
+        let answer: string;
+        const session = sessionOf(ctx);
+        try {
+          answer = session ? await execute(params ?? {}, session, toolCallId, ctx) : "Error: pi gave no session id";
+        } catch (error: any) {
+          answer = `Error: ${error?.message ?? error}`;
+        }
+        return { content: [{ type: "text", text: answer }], details: {} };
+      },
+    });
+  };
+  const id = (what: string) => Type.String({ description: `${what}: a full frame id or a unique prefix of at least 4 characters` });
+  const optional = (description: string) => Type.Optional(Type.String({ description }));
+
+  define(
+    "flame_push",
+    "Start a child frame of this session's current frame for a subtask with its own goal, and make it this session's current frame. Use it when you begin a distinct piece of work (a feature, a fix, an investigation) whose result should be summarised on its own; call flame_pop when it is done.",
+    Type.Object({ goal: Type.String({ description: "What the new frame is for, in one sentence (required, not blank)" }) }),
+    ({ goal: g }, session, call) => push(session, g, call),
+  );
+  define(
+    "flame_pop",
+    "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first. After the pop, the frame's messages (from its flame_push on) are folded out of the conversation: what stays is a <flame-folded> entry with its goal, status, summary, artifacts, decisions and log path, so write a summary that carries what later work needs; the log holds every message and tool output in full.",
+    Type.Object({
+      status: Type.Optional(Type.Union([Type.Literal("completed"), Type.Literal("failed"), Type.Literal("blocked")], { description: "How the frame ended (default: completed)" })),
+      summary: optional("What was achieved or learned, for later frames and the log (default: none)"),
+    }),
+    ({ status, summary }, session, call, ctx) => pop(ctx, session, status, summary, call),
+  );
+  define(
+    "flame_status",
+    "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
+    Type.Object({}),
+    async (_p, session) => {
+      const shown = await text(frameArgs(session, "frame", "show"));
+      const tree = await text(frameArgs(session, "frame", "tree"));
+      return `This session's current frame:\n${shown}\n\nThe frame tree:\n${tree}`;
+    },
+  );
+  define(
+    "flame_tree",
+    "Show the frame tree: frames in creation order with their status, this session's current frame marked.",
+    Type.Object({
+      showFull: Type.Optional(Type.Boolean({ description: "The whole tree (default: true); false shows only this session's current frame and what is below it" })),
+      rootID: optional("Show only this frame's subtree (default: all roots)"),
+      showDetails: Type.Optional(Type.Boolean({ description: "Add summaries, artifacts, decisions and log paths (default: false)" })),
+    }),
+    async ({ showFull, rootID, showDetails }, session) => {
+      const args = frameArgs(session, "frame", "tree");
+      if (showDetails) args.push("--details");
+      if (rootID) args.push(`--from=${rootID}`);
+      else if (showFull === false) {
+        const frame = await currentFrame(session);
+        if (frame) args.push("--from", frame.id);
+      }
+      return text(args);
+    },
+  );
+  define(
+    "flame_plan",
+    "Plan one child frame (status planned) for work to do later, without starting it. Use it to lay out the next steps; start a planned frame with flame_activate.",
+    Type.Object({
+      goal: Type.String({ description: "What the planned frame is for (required)" }),
+      parentSessionID: optional("The parent frame (default: this session's current frame)"),
+    }),
+    ({ goal: g, parentSessionID }, session) => plan(session, [g], parentSessionID),
+  );
+  define(
+    "flame_plan_children",
+    "Plan several child frames at once, in the order given, without starting them.",
+    Type.Object({
+      children: Type.Array(Type.String(), { minItems: 1, description: "The goals of the planned frames, in order (at least one)" }),
+      parentSessionID: optional("The parent frame (default: this session's current frame)"),
+    }),
+    ({ children, parentSessionID }, session) => plan(session, children, parentSessionID),
+  );
+  define(
+    "flame_activate",
+    "Start a planned frame, or resume a blocked one, and make it this session's current frame. Its parent must be in progress.",
+    Type.Object({ sessionID: id("The frame to start") }),
+    async ({ sessionID }, session, call) => {
+      await ensureFrame(session);
+      const result = await run(frameArgs(session, "frame", "activate", "--json", `--span-call=${call}`, "--", sessionID));
+      if (!result.ok) return refusal(result);
+      return `Frame ${say(JSON.parse(result.stdout).frame)} is now this session's current frame.`;
+    },
+  );
+  define(
+    "flame_invalidate",
+    "Mark a frame as no longer needed (invalidated), with its planned descendants; running descendants are reported and left as they are. Use it when a plan changed and a frame's goal no longer applies.",
+    Type.Object({
+      reason: Type.String({ description: "Why the frame no longer applies (required)" }),
+      sessionID: optional("The frame (default: this session's current frame)"),
+    }),
+    async ({ reason, sessionID }, session, call) => {
+      const args = frameArgs(session, "frame", "invalidate", "--json", `--reason=${reason}`, `--span-call=${call}`);
+      if (sessionID) args.push("--", sessionID);
+      const result = await run(args);
+      if (!result.ok) return refusal(result);
+      const doc = JSON.parse(result.stdout);
+      const left = doc.in_progress_descendants.length ? ` Still running below it: ${doc.in_progress_descendants.join(", ")}.` : "";
+      return `Invalidated ${doc.invalidated.join(", ")}.${left}`;
+    },
+  );
+  define(
+    "flame_set_goal",
+    "Correct the goal of this session's current frame (a typo, a sharper wording).",
+    Type.Object({ goal: Type.String({ description: "The new goal (required, not blank)" }) }),
+    async ({ goal: g }, session) => {
+      const result = await run(frameArgs(session, "frame", "edit", "--json", `--goal=${g}`));
+      if (!result.ok) return refusal(result);
+      return `The goal of frame ${say(JSON.parse(result.stdout).frame)} is set.`;
+    },
+  );
+  define(
+    "flame_add_artifact",
+    "Record a file or other output that this session's current frame produced (exact duplicates are skipped).",
+    Type.Object({ artifact: Type.String({ description: "A path or name, recorded exactly as given" }) }),
+    async ({ artifact }, session) => {
+      const result = await run(frameArgs(session, "frame", "artifact", "--json", "--", artifact));
+      if (!result.ok) return refusal(result);
+      const doc = JSON.parse(result.stdout);
+      return doc.added.length ? `Recorded ${artifact} on frame ${doc.frame.id}.` : `${artifact} was already recorded on frame ${doc.frame.id}.`;
+    },
+  );
+  define(
+    "flame_add_decision",
+    "Record a decision taken in this session's current frame, so later frames see it.",
+    Type.Object({ decision: Type.String({ description: "The decision, in one sentence (required)" }) }),
+    async ({ decision }, session) => {
+      const result = await run(frameArgs(session, "frame", "decision", "--json", "--", decision));
+      if (!result.ok) return refusal(result);
+      return `Recorded the decision on frame ${JSON.parse(result.stdout).frame.id}.`;
+    },
+  );
+  define(
+    "flame_get_summary",
+    "Show every field of a frame: goal, status, times, summary, artifacts, decisions, log.",
+    Type.Object({ sessionID: optional("The frame (default: this session's current frame)") }),
+    ({ sessionID }, session) => text(frameArgs(session, "frame", "show", ...(sessionID ? ["--", sessionID] : []))),
+  );
+  define(
+    "flame_context_preview",
+    "Show the <flame-context> XML that is added to this session's messages: the current frame, its ancestors and finished siblings.",
+    Type.Object({ maxLength: Type.Optional(Type.Integer({ minimum: 1, description: `Longest preview in characters (default: ${PREVIEW_CHARS})` })) }),
+    async ({ maxLength }, session) => {
+      const xml = await text(frameArgs(session, "compact", "render", "--for", "frame", "--format", "xml"));
+      const max = maxLength ?? PREVIEW_CHARS;
+      return xml.length > max ? `${xml.slice(0, max)}\n… [${xml.length - max} more characters]` : xml;
+    },
+  );
+
+  // ---- slash commands -----------------------------------------------------------------------------
+
+  const command = (name: string, description: string, answer: (args: string, session: string, ctx: any) => Promise<string | undefined>) => {
+    pi.registerCommand(name, {
+      description,
+      handler: async (raw: string, ctx: any) => {
+        const session = sessionOf(ctx);
+        if (!session) return;
+        // One pair of quotes around the whole argument is how many people type it.
+        const args = (raw ?? "").trim().replace(/^(["'])(.*)\1$/s, "$2");
+        const said = await answer(args, session, ctx).catch((error) => `Error: ${error?.message ?? error}`);
+        if (said === undefined) return;
+        if (ctx.hasUI) ctx.ui.notify(said, said.startsWith("Error: ") ? "error" : "info");
+        else console.log(said);
+      },
+    });
+  };
+  command("push", "Push a frame for this session: /push <goal>", async (args, session) =>
+    args ? push(session, args) : "Error: /push needs a goal: /push <goal>",
+  );
+  command("pop", "Pop this session's current frame: /pop [summary]", async (args, session, ctx) => {
+    if (args) return pop(ctx, session, "completed", args);
+    // Without a summary, the model writes one and pops with flame_pop.
+    const frame = await currentFrame(session);
+    if (!frame) return "Error: this session has no current frame to pop";
+    pi.sendUserMessage(`Finish this session's current frame ${say(frame)}: write its summary (what was achieved or learned, for later frames and its log), then call flame_pop with it.`);
+    return undefined;
+  });
+  command("status", "Show this session's frames", async (_args, session) => text(frameArgs(session, "frame", "tree", "--details")));
+  command("plan", "Plan frames: /plan <goal>; <goal>; …", async (args, session) => {
+    const goals = args.split(/[;\n]/).map((g) => g.trim()).filter(Boolean);
+    return goals.length ? plan(session, goals) : "Error: /plan needs goals: /plan <goal>; <goal>; …";
+  });
+
+  // ---- events -------------------------------------------------------------------------------------
+
+  const bind = (ctx: any) => {
+    try {
+      if (ctx?.cwd) cwd = ctx.cwd;
+      notify = ctx?.hasUI ? (message: string) => ctx.ui.notify(message, "warning") : undefined;
+    } catch {
+      // a retired context: the folder and interface it had
+    }
+  };
+
+  pi.on("session_start", async (_event, ctx) => {
+    bind(ctx);
+    const session = sessionOf(ctx);
+    // The model's own `ctx frame …` (through bash) acts for this session.
+    if (session) process.env.CTX_SESSION = session;
+  });
+
+  pi.on("before_agent_start", async (event, ctx) => {
+    bind(ctx);
+    if (!goal && typeof event.prompt === "string") goal = event.prompt.trim().split("\n")[0] ?? "";
+    const session = sessionOf(ctx);
+    if (!session) return;
+    const result = await run(["compact", "render", "--for", "frame", "--format", "xml", "--session", session]);
+    if (!result.ok) {
+      // No frame yet (neither the session's nor a person's) is the usual start: nothing to add.
+      if (!/no current frame/.test(result.stderr)) log(`ctx compact render: ${result.stderr.trim() || "failed"}`);
+      return;
+    }
+    const xml = result.stdout.trim();
+    if (!xml.startsWith("<flame-context")) return;
+    return { message: { customType: CUSTOM_TYPE, content: xml, display: false } };
+  });
+
+  pi.on("tool_call", async (_event, ctx) => {
+    bind(ctx);
+    // Every session has its own frame from its first tool call on, so that its compaction
+    // summaries and cost are recorded.
+    const session = sessionOf(ctx);
+    if (session) await ensureFrame(session);
+  });
+
+  pi.on("context", async (event, ctx) => {
+    bind(ctx);
+    const session = sessionOf(ctx);
+    if (!session || !Array.isArray(event.messages)) return;
+    const result = await run(["pi", "messages", "--session", session], JSON.stringify({ messages: event.messages }));
+    // ctx's warnings (a message it does not know, a span it could not fold) and refusals go to
+    // the log, once each; on a refusal the messages go as they are.
+    for (const line of result.stderr.split("\n")) if (line.trim()) log(`ctx pi messages: ${line.trim()}`);
+    if (!result.ok) return;
+    try {
+      const doc = JSON.parse(result.stdout);
+      if (Array.isArray(doc?.messages)) return { messages: doc.messages };
+    } catch {
+      log("ctx pi messages printed no JSON");
+    }
+  });
+
+  pi.on("session_compact", async (event: any, ctx) => {
+    bind(ctx);
+    const session = sessionOf(ctx);
+    const summary = event?.compactionEntry?.summary;
+    if (!session || typeof summary !== "string" || !summary.trim()) return;
+    // Only a session with a frame of its own records its summary (never the person's frame).
+    if (!(await run(["frame", "show", "--frame", session, "--json"])).ok) return;
+    await json(["frame", "edit", "--session", session, "--json", "--summary-file", "-"], summary);
+  });
+}

@@ -1,0 +1,64 @@
+//! `ctx pi …` arguments: ctx's extension for pi (pi-coding-agent), and what it calls.
+
+use clap::Subcommand;
+
+use super::opencode::InstallOptions;
+
+#[derive(Debug, Subcommand)]
+pub enum PiCommand {
+    /// Write ctx's pi extension into .pi/extensions/ (or, --global, pi's agent folder)
+    #[command(long_about = "\
+Write ctx's pi extension (extensions/ctx.ts), which is built into ctx, into the
+project's .pi/ folder, or with --global into pi's agent folder
+($PI_CODING_AGENT_DIR, default ~/.pi/agent), where pi finds extensions.
+
+The extension gives pi the flame_* tools (flame_push, flame_pop, …) acting on
+the session's frames (session pi_<pi's session id>), the /push, /pop, /status
+and /plan commands, the frame context before each prompt, popped frames folded
+before every model call (`ctx pi messages`), compaction summaries recorded on
+the session's frame, and a frame for each session from its first tool call.
+
+The file carries a stamp line. A file that already holds what ctx would write
+is left alone; one an earlier ctx wrote and nobody changed is updated; one that
+was changed (or is not ctx's) is kept, unless --force. --remove deletes it,
+unless it was changed. Refused, with nothing written: a read-only file, a
+symbolic link that points to nothing. Prints one line per file; exit 1 when a
+file was kept. pi loads the extension at its next start (or /reload).")]
+    Install {
+        /// Install for every project: into pi's agent folder
+        #[arg(long)]
+        global: bool,
+        /// Delete ctx's extension instead (unless it was changed)
+        #[arg(long)]
+        remove: bool,
+        #[command(flatten)]
+        options: InstallOptions,
+    },
+
+    /// Print the message list a pi session sends to the model, with popped frames folded
+    #[command(long_about = "\
+Read the message list pi is about to send to the model for a session (the
+{\"messages\": [...]} of pi's context event) on stdin, and print it as it
+should be sent, in the same shape. ctx's pi extension calls it before every
+model call; the session is pi_<pi's session id>.
+
+Folding is the same as `ctx opencode messages` (and follows the same settings,
+opencode.fold and opencode.fold_user_messages): the messages of every frame
+this session pushed and popped, from the assistant message of the push up to
+the one of the pop, are left out with their tool results, and the pop's tool
+result becomes the frame's fold entry. After a push or pop, the session's
+<flame-context> goes in a message of its own (a custom message, as pi's
+extensions send them) after that message's tool results, the first time it
+is the latest, and the same text is sent there from then on (recorded in
+.opencode/flame/sessions/<session>.json), so prompt caches keep serving the
+history. After a person's prompt, the extension's own before_agent_start
+message carries the context, and pi stores it.
+
+A message ctx does not know (no known role) is passed on as it is, with a
+warning on stderr; a document that is no message list is refused (exit 1).")]
+    Messages {
+        /// The session sending the messages (pi_<pi's session id>)
+        #[arg(long, value_name = "ID")]
+        session: String,
+    },
+}

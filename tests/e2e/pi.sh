@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# End-to-end tests with the real pi (npm @mariozechner/pi-coding-agent, pinned below): builds ctx,
+# installs ctx's extension into temporary projects with `ctx pi install`, runs `pi -p` offline
+# against the stand-in model of mock-llm.py (--strict: tool calls and results must pair up),
+# scripted with tool calls and reported usage, and checks the frame tree and logs on disk and, in
+# the model's request log, what the model was sent.
+#
+#   tests/e2e/pi.sh [SCENARIO...]      (default: all; names below, e.g. `fold`)
+#
+# Needs cargo, node/npm (pi is installed into ${CTX_PI_HOME:-~/.cache/ctx-pi} when missing) and
+# python3. MOCK_PORT picks the stand-in's port. KEEP=1 keeps the temporary folder.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+here=$repo/tests/e2e
+export MOCK_PORT=${MOCK_PORT:-47301}
+PI_VERSION=0.73.1
+
+cargo build --quiet --manifest-path "$repo/Cargo.toml"
+ctx_dir=$repo/target/debug
+export PATH=$ctx_dir:$PATH
+
+pi_home=${CTX_PI_HOME:-$HOME/.cache/ctx-pi}
+pi_bin=$pi_home/node_modules/.bin/pi
+if [[ ! -x $pi_bin ]] || [[ $("$pi_bin" --version 2>/dev/null) != "$PI_VERSION" ]]; then
+  mkdir -p "$pi_home"
+  (cd "$pi_home" && npm install --no-audit --no-fund --silent "@mariozechner/pi-coding-agent@$PI_VERSION" >&2)
+fi
+
+work=$(mktemp -d)
+mock_pid=
+cleanup() {
+  [[ -n $mock_pid ]] && kill "$mock_pid" 2>/dev/null || true
+  [[ -n ${KEEP:-} ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A fresh project (a git repository, as a project is), with ctx's extension written by
+# `ctx pi install` as a user would, unless PLAIN is set.
+new_project() {
+  local project=$work/$1
+  mkdir -p "$project"
+  git -C "$project" init -q
+  [[ -n ${PLAIN:-} ]] || ctx -C "$project" -q pi install >/dev/null || fail "ctx pi install"
+  echo "$project"
+}
+
+# pi's agent folder for one run: the stand-in provider, with a context window of WINDOW tokens.
+agent_dir() {
+  local dir=$work/agent-$1 window=${2:-200000}
+  mkdir -p "$dir"
+  cat >"$dir/models.json" <<EOF
+{"providers": {"mock": {"api": "openai-completions", "baseUrl": "http://127.0.0.1:$MOCK_PORT/v1", "apiKey": "x",
+  "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+  "models": [{"id": "mock-1", "name": "Mock 1", "contextWindow": $window, "maxTokens": 8000}]}}}
+EOF
+  echo "$dir"
+}
+
+# run NAME PROJECT SCRIPT PROMPT [WINDOW]: one `pi -p` with a fresh stand-in and request log;
+# prints the log's folder. pi's stdout and stderr go to $work/NAME.out and $work/NAME.err.
+run() {
+  local name=$1 project=$2 script=$3 prompt=$4 window=${5:-200000}
+  local requests=$work/requests-$name agent
+  agent=$(agent_dir "$name" "$window")
+  rm -rf "$requests"
+  python3 "$here/mock-llm.py" --strict --port "$MOCK_PORT" --requests "$requests" --script "$script" \
+    --max-seconds 300 &
+  mock_pid=$!
+  for _ in $(seq 50); do
+    python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 0.2)" "$MOCK_PORT" \
+      2>/dev/null && break
+    sleep 0.1
+  done
+  (cd "$project" && PI_OFFLINE=1 PI_CODING_AGENT_DIR=$agent timeout 240 "$pi_bin" -p --provider mock \
+    --model mock-1 "$prompt" >"$work/$name.out" 2>"$work/$name.err") \
+    || { cat "$work/$name.out" "$work/$name.err" >&2; kill "$mock_pid"; fail "$name: pi exited non-zero"; }
+  kill "$mock_pid" 2>/dev/null || true
+  wait "$mock_pid" 2>/dev/null || true
+  mock_pid=
+  if ls "$requests"/*.error.txt >/dev/null 2>&1; then
+    fail "$name: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  fi
+  echo "$requests"
+}
+
+# check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
+# order, as {"file", "body", "messages" (no system message), "size" (characters of the messages'
+# JSON), "tools", "all"}) and `need` in scope.
+check() {
+  python3 - "$1" <<PY || fail "$2"
+import glob, json, sys
+requests = []
+for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
+    body = json.load(open(path))
+    messages = [m for m in body.get("messages", []) if m.get("role") != "system"]
+    requests.append({
+        "file": path, "body": body, "messages": messages,
+        "size": len(json.dumps(messages, ensure_ascii=False)),
+        "tools": [t["function"]["name"] for t in body.get("tools") or []],
+        "all": json.dumps(body),
+    })
+def need(condition, what):
+    if not condition:
+        print("not so:", what, file=sys.stderr)
+        for r in requests:
+            print(" ", r["file"].rsplit("/", 1)[-1], r["size"], r["all"][-300:], file=sys.stderr)
+        sys.exit(1)
+$3
+PY
+}
+
+field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+
+# A bash call printing about 20 KB: MARK-0 … MARK-2199.
+big_bash() {
+  printf '{"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "python3 -c \\"print(chr(32).join(\x27%s-%%d\x27 %% i for i in range(2200)))\\""}}]}' "$1"
+}
+
+# The fold script: push, two ~20 KB outputs, pop, a last bash call, an answer. $1: how push and
+# pop are made (flame = ctx's tools; plain = bash echoes, for pi without ctx).
+fold_script() {
+  local push pop
+  if [[ $1 == flame ]]; then
+    push='{"tools": true, "when": "Audit the ledger", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Audit the ledger entries"}}]}'
+    pop='{"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "LEDGER-SUMMARY: 3 entries are wrong"}}]}'
+  else
+    push='{"tools": true, "when": "Audit the ledger", "tool_calls": [{"name": "bash", "arguments": {"command": "echo push"}}]}'
+    pop='{"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo LEDGER-SUMMARY: 3 entries are wrong"}}]}'
+  fi
+  cat <<EOF
+[
+ $push,
+ $(big_bash LEDA),
+ $(big_bash LEDB),
+ $pop,
+ {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo after"}}]},
+ {"tools": true, "reply": "Finished."}
+]
+EOF
+}
+
+scenario_fold() {
+  echo "scenario fold: push, two 20 KB outputs, pop: the last request carries the summary, none of the outputs, and at most 10 % of plain pi's"
+  local project plain requests plain_requests
+  project=$(new_project fold)
+  fold_script flame >"$work/fold.json"
+  requests=$(run fold "$project" "$work/fold.json" "Audit the ledger")
+  plain=$(PLAIN=1 new_project fold-plain)
+  fold_script plain >"$work/fold-plain.json"
+  plain_requests=$(run fold-plain "$plain" "$work/fold-plain.json" "Audit the ledger")
+  [[ $(cat "$work/fold.out") == Finished. ]] || fail "fold: pi answers"
+  python3 - "$requests" "$plain_requests" >"$work/fold.sizes" <<'PY'
+import glob, json, sys
+def last(folder):
+    body = json.load(open(sorted(glob.glob(folder + "/[0-9]*[0-9].json"))[-1]))
+    return len(json.dumps([m for m in body["messages"] if m["role"] != "system"], ensure_ascii=False))
+print(last(sys.argv[1]), last(sys.argv[2]))
+PY
+  read -r folded unfolded <"$work/fold.sizes"
+  echo "  last request's messages: $folded characters with ctx, $unfolded with plain pi"
+  check "$requests" "fold" "
+last = requests[-1]
+need(len(requests) == 6, 'six requests')
+need('LEDGER-SUMMARY: 3 entries are wrong' in last['all'], 'the last request carries the summary')
+need('<flame-folded' in last['all'], 'the last request carries the fold entry')
+need('LEDA-' not in last['all'] and 'LEDB-' not in last['all'], 'none of the outputs')
+need('LEDB-2199' in requests[3]['all'], 'before the pop the outputs went as they were')
+need(last['size'] * 10 <= $unfolded, 'at most 10 % of plain pi')
+"
+  check "$plain_requests" "fold: plain pi" "
+need('LEDA-2199' in requests[-1]['all'] and 'LEDB-2199' in requests[-1]['all'], 'plain pi sends both outputs')
+need('flame_push' not in requests[0]['tools'], 'plain pi has no ctx tools')
+"
+}
+
+scenario_log() {
+  echo "scenario log: the popped frame's log holds the tool calls with their outputs"
+  local project frame log
+  project=$(new_project log)
+  fold_script flame >"$work/log.json"
+  run log "$project" "$work/log.json" "Audit the ledger" >/dev/null
+  frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $(ctx -C "$project" frame show "$frame" --json | field 'd["frame"]["status"]') == completed ]] \
+    || fail "log: the frame is popped"
+  log=$project/.opencode/flame/logs/frame-$frame.md
+  [[ -f $log ]] || fail "log: $log is written"
+  for mark in "pi session pi_" "[Tool: bash]" LEDA-0 LEDA-2199 LEDB-0 LEDB-2199 "[Tool: flame_pop]"; do
+    grep -qF -- "$mark" "$log" || fail "log: the log holds $mark"
+  done
+}
+
+scenario_context() {
+  echo "scenario context: the <flame-context> arrives before the agent starts and after a push"
+  local project requests
+  project=$(new_project context)
+  ctx -C "$project" -q frame push "Ship the billing fix" >/dev/null
+  cat >"$work/context.json" <<'EOF'
+[
+ {"tools": true, "when": "Fix the refunds", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Fix the refund rounding"}}]},
+ {"tools": true, "reply": "Done."}
+]
+EOF
+  requests=$(run context "$project" "$work/context.json" "Fix the refunds")
+  check "$requests" "context" "
+first, second = requests
+need('<flame-context' in first['all'] and 'Ship the billing fix' in first['all'], 'the first request carries the person\'s frame')
+need('Fix the refund rounding' in json.dumps(second['messages'][-1]), 'after the push, the context names the new frame')
+need(json.dumps(first['messages']) [:-1] in json.dumps(second['messages']), 'the first request\'s messages stay a prefix')
+"
+  # The session's frame starts under the person's frame, titled with the prompt.
+  ctx -C "$project" frame tree --json | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+root = d['roots'][0]
+kids = [c for c in root['children'] if c['id'].startswith('pi_')]
+assert kids and kids[0]['goal'] == 'Fix the refunds', d
+" || fail "context: the session's frame is under the person's, titled with the prompt"
+}
+
+scenario_compaction() {
+  echo "scenario compaction: pi's compaction summary is recorded on the session's frame"
+  local project requests session
+  project=$(new_project compaction)
+  cat >"$work/compaction.json" <<'EOF'
+[
+ {"tools": true, "when": "Tidy the ledger", "tool_calls": [{"name": "bash", "arguments": {"command": "echo tidy"}}]},
+ {"tools": true, "reply": "Tidied.", "usage": {"prompt_tokens": 190000}},
+ {"when": "summar", "reply": "COMPACTED-SUMMARY: the ledger was tidied"}
+]
+EOF
+  requests=$(run compaction "$project" "$work/compaction.json" "Tidy the ledger")
+  session=$(ctx -C "$project" frame tree --json | field '[r["id"] for r in d["roots"] if r["id"].startswith("pi_")][0]')
+  ctx -C "$project" frame show "$session" --json | field 'd["frame"].get("summary") or ""' >"$work/compaction.summary"
+  grep -q "COMPACTED-SUMMARY: the ledger was tidied" "$work/compaction.summary" \
+    || { cat "$work/compaction.err" >&2; fail "compaction: the summary is on the frame (got: $(cat "$work/compaction.summary"))"; }
+}
+
+scenario_without_ctx() {
+  echo "scenario without_ctx: the extension installed, ctx missing: pi still answers"
+  local project requests
+  project=$(new_project without-ctx)
+  cat >"$work/without-ctx.json" <<'EOF'
+[
+ {"tools": true, "when": "Check the ledger", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Check"}}]},
+ {"tools": true, "reply": "Checked."}
+]
+EOF
+  # PATH without ctx's folder (pi itself needs node from PATH).
+  local bare=${PATH//$ctx_dir:/}
+  PATH=$bare command -v ctx >/dev/null && fail "without_ctx: another ctx is on PATH: $(PATH=$bare command -v ctx)"
+  requests=$(PATH=$bare run without-ctx "$project" "$work/without-ctx.json" "Check the ledger")
+  [[ $(cat "$work/without-ctx.out") == Checked. ]] || fail "without_ctx: pi answers"
+  grep -q "ctx is not installed (or not on PATH)" "$work/without-ctx.err" \
+    || fail "without_ctx: pi's stderr says ctx is missing"
+  check "$requests" "without_ctx" "
+need(len(requests) == 2, 'two requests')
+need('Error: ctx is not installed (or not on PATH)' in requests[1]['all'], 'the flame_push call answers why')
+"
+}
+
+scenario_bad_input() {
+  echo "scenario bad_input: a message ctx does not know passes unchanged with one log line; a ../ session is refused"
+  local project requests lines
+  project=$(new_project bad-input)
+  # Another extension, loaded before ctx's, adds a message of a shape ctx does not know.
+  cat >"$project/.pi/extensions/a-odd.ts" <<'EOF'
+export default function (pi: any) {
+  pi.on("context", (event: any) => ({ messages: [...event.messages, { role: "hologram", beam: [1, 2] }] }));
+}
+EOF
+  cat >"$work/bad-input.json" <<'EOF'
+[
+ {"tools": true, "when": "Odd ledger", "tool_calls": [{"name": "bash", "arguments": {"command": "echo odd"}}]},
+ {"tools": true, "reply": "Odd done."}
+]
+EOF
+  requests=$(run bad-input "$project" "$work/bad-input.json" "Odd ledger")
+  [[ $(cat "$work/bad-input.out") == "Odd done." ]] || fail "bad_input: pi answers"
+  lines=$(grep -c 'a message ctx does not know (role "hologram") is passed on as it is' "$work/bad-input.err" || true)
+  [[ $lines == 1 ]] || { cat "$work/bad-input.err" >&2; fail "bad_input: one log line (got $lines)"; }
+  check "$requests" "bad_input" "
+need(len(requests) == 2, 'both requests went')
+need('odd' in requests[1]['all'], 'the messages went on')
+"
+  local out
+  out=$(echo '{"messages": []}' | ctx -C "$project" pi messages --session ../etc 2>&1) && fail "bad_input: ../ is refused"
+  [[ $out == "error: invalid frame id '../etc': only letters, digits, '_' and '-' are allowed" ]] \
+    || fail "bad_input: the refusal says why: $out"
+  [[ ! -e $project/.opencode/flame/etc.json && ! -e $project/.opencode/etc.json ]] || fail "bad_input: nothing written outside"
+}
+
+all=(fold log context compaction without_ctx bad_input)
+chosen=("${@:-${all[@]}}")
+for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
+echo "ok: ${chosen[*]}"
