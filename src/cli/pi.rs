@@ -46,7 +46,10 @@ Folding is the same as `ctx opencode messages` (and follows the same settings,
 opencode.fold and opencode.fold_user_messages): the messages of every frame
 this session pushed and popped, from the assistant message of the push up to
 the one of the pop, are left out with their tool results, and the pop's tool
-result becomes the frame's fold entry. After a push or pop, the session's
+result becomes the frame's fold entry. A push or pop made by a slash command
+(/push, /pop: pi keeps no message of it) is placed by its time: the span is
+the messages written between the two, and the entry goes where the pop was.
+After a push or pop, the session's
 <flame-context> goes in a message of its own (a custom message, as pi's
 extensions send them) after that message's tool results, the first time it
 is the latest, and the same text is sent there from then on (recorded in

@@ -67,6 +67,14 @@ pub trait Shape {
         true
     }
 
+    /// Whether a push or pop that no message holds (a slash command's) is placed by its time:
+    /// a push before the first message written after it, a pop after the last one written
+    /// before it. Where an agent stores a command's result as a message (OpenCode), that
+    /// message is found instead, and this says no.
+    fn marks_by_time(&self) -> bool {
+        false
+    }
+
     /// The text of a message's first text part, to move opencode-swarm's reminder; none where
     /// the shape carries no such reminder.
     fn first_text<'v>(&self, _message: &'v mut Value) -> Option<&'v mut Value> {
@@ -360,12 +368,38 @@ fn locate(list: &MessageList<'_>, views: &[View], mark: &Mark, frame: &str) -> O
     })
 }
 
+/// The first message written at or after `at`: where a push made between two turns begins.
+fn after_time(views: &[View], at: i64) -> Option<Found> {
+    let message = views
+        .iter()
+        .position(|v| v.created.is_some_and(|t| t >= at))?;
+    Some(Found {
+        message,
+        call: None,
+    })
+}
+
+/// The last message written at or before `at` (not a tool's output, which goes with its call):
+/// where a pop made between two turns ends.
+fn before_time(views: &[View], at: i64) -> Option<Found> {
+    let message = views
+        .iter()
+        .rposition(|v| v.answers.is_none() && v.created.is_some_and(|t| t <= at))?;
+    Some(Found {
+        message,
+        call: None,
+    })
+}
+
 /// A span found among the messages.
 #[derive(Debug, Clone)]
 struct Located {
     popped: usize,
     open: Found,
     close: Found,
+    /// The pop was placed by its time (after `close`, which is the frame's last message and
+    /// folds with the rest).
+    timed: bool,
 }
 
 /// What folding decided for one request.
@@ -408,22 +442,36 @@ pub fn fold_with<'l, 'a>(
     let popped = if messages.is_empty() { &[][..] } else { popped };
     for (n, frame) in popped.iter().enumerate() {
         let close_mark = frame.span.close.as_ref().expect("only closed spans fold");
-        let open = locate(list, &views, &frame.span.open, &frame.id);
-        let close = locate(list, &views, close_mark, &frame.id);
+        let by_time = shape.marks_by_time();
+        let open = locate(list, &views, &frame.span.open, &frame.id).or_else(|| {
+            by_time
+                .then(|| after_time(&views, frame.span.open.at))
+                .flatten()
+        });
+        let mut close = locate(list, &views, close_mark, &frame.id);
+        let timed = close.is_none() && by_time;
+        if timed {
+            close = before_time(&views, close_mark.at);
+        }
         match (open, close) {
             (Some(open), Some(close))
                 if open.message < close.message
                     || (open.message == close.message
-                        && open.call.is_some()
-                        && close.call.is_some()
-                        && open.call != close.call) =>
+                        && (timed
+                            || open.call.is_some()
+                                && close.call.is_some()
+                                && open.call != close.call)) =>
             {
                 located.push(Located {
                     popped: n,
                     open,
                     close,
+                    timed,
                 });
             }
+            // Pushed and popped between the same two turns: nothing of it was sent, and its
+            // entry goes where it was popped.
+            (Some(_), Some(close)) if timed => headless.push((n, close)),
             (Some(_), Some(_)) => warnings.push(format!(
                 "frame {}: its pop comes before its push among the messages; not folded",
                 frame.id
@@ -462,7 +510,7 @@ pub fn fold_with<'l, 'a>(
     let closes: Vec<usize> = located
         .iter()
         .zip(&broken)
-        .filter(|(_, b)| !**b)
+        .filter(|(l, b)| !**b && !l.timed)
         .map(|(l, _)| l.close.message)
         .collect();
     let mut edits = Edits::new(messages.len());
@@ -490,7 +538,7 @@ pub fn fold_with<'l, 'a>(
         outer.push((l.open.message, l.close.message));
         // The push's own message folds too (the entry names the goal), but for a pop made in
         // the same message, which stays to carry the entry.
-        let span = l.open.message..l.close.message;
+        let span = l.open.message..l.close.message + usize::from(l.timed);
         for (i, (edit, view)) in edits.messages[span.clone()]
             .iter_mut()
             .zip(&views[span])
@@ -552,6 +600,7 @@ pub fn fold_with<'l, 'a>(
             popped: n,
             open: close,
             close,
+            timed: false,
         });
     }
     give_back_reminder(shape, list, &views, &edits, &mut replaced);

@@ -57,12 +57,14 @@ EOF
   echo "$dir"
 }
 
-# run NAME PROJECT SCRIPT PROMPT [WINDOW]: one `pi -p` with a fresh stand-in and request log;
-# prints the log's folder. pi's stdout and stderr go to $work/NAME.out and $work/NAME.err.
+# run NAME PROJECT SCRIPT PROMPT...: one `pi -p` with a fresh stand-in and request log, the
+# prompts (or slash commands) in turn; prints the log's folder. pi's stdout and stderr go to
+# $work/NAME.out and $work/NAME.err. WINDOW: the model's context window (200000).
 run() {
-  local name=$1 project=$2 script=$3 prompt=$4 window=${5:-200000}
+  local name=$1 project=$2 script=$3
+  shift 3
   local requests=$work/requests-$name agent
-  agent=$(agent_dir "$name" "$window")
+  agent=$(agent_dir "$name" "${WINDOW:-200000}")
   rm -rf "$requests"
   python3 "$here/mock-llm.py" --strict --port "$MOCK_PORT" --requests "$requests" --script "$script" \
     --max-seconds 300 &
@@ -73,7 +75,7 @@ run() {
     sleep 0.1
   done
   (cd "$project" && PI_OFFLINE=1 PI_CODING_AGENT_DIR=$agent timeout 240 "$pi_bin" -p --provider mock \
-    --model mock-1 "$prompt" >"$work/$name.out" 2>"$work/$name.err") \
+    --model mock-1 "$@" >"$work/$name.out" 2>"$work/$name.err") \
     || { cat "$work/$name.out" "$work/$name.err" >&2; kill "$mock_pid"; fail "$name: pi exited non-zero"; }
   kill "$mock_pid" 2>/dev/null || true
   wait "$mock_pid" 2>/dev/null || true
@@ -167,6 +169,13 @@ need('<flame-folded' in last['all'], 'the last request carries the fold entry')
 need('LEDA-' not in last['all'] and 'LEDB-' not in last['all'], 'none of the outputs')
 need('LEDB-2199' in requests[3]['all'], 'before the pop the outputs went as they were')
 need(last['size'] * 10 <= $unfolded, 'at most 10 % of plain pi')
+# Prompt caches: each request starts with the whole request before it, but at the pop, where the
+# history changes only from the frame's push on (after the prompt).
+for i in (0, 1, 2, 4):
+    a, b = requests[i]['messages'], requests[i + 1]['messages']
+    need(b[:len(a)] == a, f'request {i + 2} starts with request {i + 1}')
+a, b = requests[3]['messages'], requests[4]['messages']
+need(a[0] == b[0] and a[1] != b[1], 'the pop changes the history from the push on')
 "
   check "$plain_requests" "fold: plain pi" "
 need('LEDA-2199' in requests[-1]['all'] and 'LEDB-2199' in requests[-1]['all'], 'plain pi sends both outputs')
@@ -290,7 +299,33 @@ need('odd' in requests[1]['all'], 'the messages went on')
   [[ ! -e $project/.opencode/flame/etc.json && ! -e $project/.opencode/etc.json ]] || fail "bad_input: nothing written outside"
 }
 
-all=(fold log context compaction without_ctx bad_input)
+scenario_commands() {
+  echo "scenario commands: /push, /pop with a summary and /status for the session (their answers on stderr with -p); the frame between them folds"
+  local project requests
+  project=$(new_project commands)
+  cat >"$work/commands.json" <<EOF
+[
+ $(big_bash CMDX | sed 's/"tools": true,/"tools": true, "when": "Fix it",/'),
+ {"tools": true, "reply": "Fixed."},
+ {"tools": true, "when": "Next", "reply": "Next done."}
+]
+EOF
+  requests=$(run commands "$project" "$work/commands.json" "/push Fix the rounding" "Fix it" \
+    "/pop The rounding is fixed" "/status" "Next")
+  grep -q '^Pushed frame fr_.* ("Fix the rounding", in_progress)' "$work/commands.err" || fail "commands: /push answers"
+  grep -q '^Popped frame fr_.* ("Fix the rounding", completed)' "$work/commands.err" || fail "commands: /pop answers"
+  grep -q '✓ Fix the rounding' "$work/commands.err" || fail "commands: /status shows the tree"
+  check "$requests" "commands" "
+need(len(requests) == 3, 'three requests')
+need('CMDX-1999' in requests[1]['all'], 'the work went as it was while the frame ran')
+last = requests[-1]
+need('CMDX-' not in last['all'], 'after /pop the frame\'s work is folded')
+need('The rounding is fixed' in last['all'] and '<flame-folded' in last['all'], 'its entry is sent')
+need(last['messages'][0]['role'] == 'user', 'the conversation still starts with a user message')
+"
+}
+
+all=(fold log context compaction without_ctx bad_input commands)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

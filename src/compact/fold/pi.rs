@@ -287,6 +287,11 @@ impl Shape for Pi {
         )
     }
 
+    fn marks_by_time(&self) -> bool {
+        // pi keeps no message of a slash command: /push and /pop are known by their times.
+        true
+    }
+
     fn anchors_after_prompts(&self) -> bool {
         // ctx's extension adds the frame context after each prompt itself (pi's
         // before_agent_start message), and pi stores it there: sent again unchanged every turn.
@@ -392,6 +397,62 @@ mod tests {
         let folding = fold_with(&Pi, &parsed.list, &[], false);
         assert_eq!(folding.needs_context(&[]), None);
         assert_eq!(folding.write(&[]), text);
+    }
+
+    #[test]
+    fn a_frame_pushed_and_popped_by_commands_folds_by_its_times() {
+        // /push at 105, the prompt and its work, /pop at 135, the next prompt.
+        let text = json!({"messages": [
+            {"role": "user", "content": "Earlier", "timestamp": 100},
+            {"role": "user", "content": "Fix it", "timestamp": 110},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash",
+                "arguments": {}}], "timestamp": 120},
+            {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                "content": [{"type": "text", "text": "BIG"}], "isError": false, "timestamp": 121},
+            {"role": "assistant", "content": [{"type": "text", "text": "Fixed."}], "timestamp": 130},
+            {"role": "user", "content": "Next", "timestamp": 140},
+        ]})
+        .to_string();
+        let parsed = parse(&text).unwrap();
+        let popped = Popped {
+            id: "fr_a".into(),
+            span: Span {
+                session: "pi_s".into(),
+                open: Mark::new(105, None, None),
+                close: Some(Mark::new(135, None, None)),
+            },
+            entry: "ENTRY".into(),
+        };
+        let folding = fold_with(&Pi, &parsed.list, std::slice::from_ref(&popped), false);
+        assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        let contents: Vec<&Value> = out["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| &m["content"])
+            .collect();
+        assert_eq!(
+            contents,
+            [&json!("Earlier"), &json!("ENTRY"), &json!("Next")]
+        );
+        // Pushed and popped with nothing between (a person's own work, say): nothing folds,
+        // and the entry goes where the pop was.
+        for (open, close) in [(141, 142), (125, 126)] {
+            let mut empty = popped.clone();
+            empty.span.open = Mark::new(open, None, None);
+            empty.span.close = Some(Mark::new(close, None, None));
+            let folding = fold_with(&Pi, &parsed.list, &[empty], false);
+            assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
+            let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+            let messages = out["messages"].as_array().unwrap();
+            assert_eq!(messages.len(), 7);
+            let at = messages
+                .iter()
+                .position(|m| m["content"] == "ENTRY")
+                .unwrap();
+            assert_eq!(at, if open == 141 { 6 } else { 4 }, "{out}");
+        }
     }
 
     #[test]
