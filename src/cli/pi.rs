@@ -16,7 +16,10 @@ The extension gives pi the flame_* tools (flame_push, flame_pop, …) acting on
 the session's frames (session pi_<pi's session id>), the /push, /pop, /status
 and /plan commands, the frame context before each prompt, popped frames folded
 before every model call (`ctx pi messages`), compaction summaries recorded on
-the session's frame, and a frame for each session from its first tool call.
+the session's frame, and a frame for each session from its first tool call. A
+pi started from another session (a subagent of pi's example extension, which
+inherits CTX_SESSION) is a child frame of that session's current frame, popped
+with its transcript when it ends.
 
 The file carries a stamp line. A file that already holds what ctx would write
 is left alone; one an earlier ctx wrote and nobody changed is updated; one that

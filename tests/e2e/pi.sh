@@ -13,6 +13,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 here=$repo/tests/e2e
 export MOCK_PORT=${MOCK_PORT:-47301}
+# A pi started from a session with a frame becomes its child: these runs start from none.
+unset CTX_SESSION CTX_SESSION_PID
 PI_VERSION=0.73.1
 
 cargo build --quiet --manifest-path "$repo/Cargo.toml"
@@ -325,7 +327,48 @@ need(last['messages'][0]['role'] == 'user', 'the conversation still starts with 
 "
 }
 
-all=(fold log context compaction without_ctx bad_input commands)
+scenario_subagent() {
+  echo "scenario subagent: a subagent of pi's example extension is a child frame that sees its own context, popped with its answer"
+  local project requests examples=$pi_home/node_modules/@mariozechner/pi-coding-agent/examples/extensions/subagent
+  project=$(new_project subagent)
+  # pi's own example extension, as its README installs it, and one agent on the stand-in model.
+  mkdir -p "$project/.pi/extensions/subagent" "$work/agent-subagent/agents"
+  cp "$examples/index.ts" "$examples/agents.ts" "$project/.pi/extensions/subagent/"
+  printf -- '---\nname: worker\ndescription: does one task\nmodel: mock-1\n---\n\nYou are a worker.\n' \
+    >"$work/agent-subagent/agents/worker.md"
+  cat >"$work/subagent.json" <<'EOF'
+[
+ {"tools": true, "when": "Delegate the count", "tool_calls": [{"name": "subagent", "arguments": {"agent": "worker", "task": "Count the refunds"}}]},
+ {"tools": true, "when": "Task: Count the refunds", "reply": "CHILD-ANSWER: 7 refunds"},
+ {"tools": true, "reply": "Delegated."}
+]
+EOF
+  requests=$(run subagent "$project" "$work/subagent.json" "Delegate the count")
+  [[ $(cat "$work/subagent.out") == Delegated. ]] || fail "subagent: pi answers"
+  ctx -C "$project" frame tree --json >"$work/subagent.tree"
+  python3 - "$work/subagent.tree" <<'PY' || fail "subagent: the child's frame is under the parent's, completed with its answer"
+import json, sys
+d = json.load(open(sys.argv[1]))
+roots = [r for r in d["roots"] if r["id"].startswith("pi_")]
+assert len(roots) == 1, d
+kids = [c for c in roots[0]["children"] if c["id"].startswith("pi_")]
+assert len(kids) == 1, d
+assert kids[0]["goal"] == "Task: Count the refunds" and kids[0]["status"] == "completed", kids
+PY
+  local child
+  child=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['roots'][0]['children'][0]['id'])" "$work/subagent.tree")
+  [[ $(ctx -C "$project" frame show "$child" --json | field 'd["frame"]["summary"]') == "CHILD-ANSWER: 7 refunds" ]] \
+    || fail "subagent: the child's summary is its answer"
+  grep -qF "CHILD-ANSWER: 7 refunds" "$project/.opencode/flame/logs/frame-$child.md" \
+    || fail "subagent: the child's log holds its transcript"
+  check "$requests" "subagent" "
+child = [r for r in requests if 'Task: Count the refunds' in r['all']][0]
+texts = [p.get('text', '') for m in child['messages'] if isinstance(m.get('content'), list) for p in m['content']]
+need(any(t.startswith('<flame-context session=\"$child\"') for t in texts), 'the child\'s first request carries its own frame context')
+"
+}
+
+all=(fold log context compaction without_ctx bad_input commands subagent)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

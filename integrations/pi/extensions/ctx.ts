@@ -19,6 +19,11 @@
 //                               recorded on the session's frame
 //   session_start               CTX_SESSION for the model's shell: `ctx frame …` run through
 //                               bash acts for this session
+//   a pi started by another     (pi's example subagent extension runs `pi -p` processes, which
+//   session's pi                inherit CTX_SESSION): its frame is a child of that session's
+//                               current frame from its first request (ctx opencode frame
+//                               --parent-session), and at its end (session_shutdown) it is
+//                               popped with its transcript (ctx opencode finish)
 // Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is
 // reported once and pi carries on with its data untouched. CTX_BIN names the ctx binary;
 // CTX_TIMEOUT_MS (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook
@@ -38,6 +43,9 @@ type Result = { ok: boolean; stdout: string; stderr: string };
 
 export default function (pi: ExtensionAPI) {
   const bin = process.env.CTX_BIN || "ctx";
+  // The session that started this pi process, when another session's pi (or agent) did: its
+  // CTX_SESSION, unless this very process set it (pi loads the extension again for /new).
+  const parent = process.env.CTX_SESSION_PID !== String(process.pid) ? process.env.CTX_SESSION : undefined;
   let cwd = process.cwd();
   let notify: ((message: string) => void) | undefined;
 
@@ -119,7 +127,9 @@ export default function (pi: ExtensionAPI) {
     if (!framed.has(session)) {
       const pending = (async () => {
         const title = goal || `pi session ${session.slice(3)}`;
-        const doc = await json(["opencode", "frame", session, "--json", `--title=${title}`]);
+        const args = ["opencode", "frame", session, "--json", `--title=${title}`];
+        if (parent && parent !== session) args.push(`--parent-session=${parent}`);
+        const doc = await json(args);
         if (doc === undefined) framed.delete(session); // try again next time
         return Boolean(doc?.frame);
       })();
@@ -456,8 +466,12 @@ export default function (pi: ExtensionAPI) {
   pi.on("session_start", async (_event, ctx) => {
     bind(ctx);
     const session = sessionOf(ctx);
-    // The model's own `ctx frame …` (through bash) acts for this session.
-    if (session) process.env.CTX_SESSION = session;
+    // The model's own `ctx frame …` (through bash) acts for this session, and so does a pi it
+    // starts (a subagent), as its parent.
+    if (session) {
+      process.env.CTX_SESSION = session;
+      process.env.CTX_SESSION_PID = String(process.pid);
+    }
   });
 
   pi.on("before_agent_start", async (event, ctx) => {
@@ -465,6 +479,8 @@ export default function (pi: ExtensionAPI) {
     if (!goal && typeof event.prompt === "string") goal = event.prompt.trim().split("\n")[0] ?? "";
     const session = sessionOf(ctx);
     if (!session) return;
+    // A subagent's first request already carries its own frame.
+    if (parent && parent !== session) await ensureFrame(session);
     const result = await run(["compact", "render", "--for", "frame", "--format", "xml", "--session", session]);
     if (!result.ok) {
       // No frame yet (neither the session's nor a person's) is the usual start: nothing to add.
@@ -499,6 +515,25 @@ export default function (pi: ExtensionAPI) {
     } catch {
       log("ctx pi messages printed no JSON");
     }
+  });
+
+  pi.on("session_shutdown", async (_event, ctx) => {
+    const session = sessionOf(ctx);
+    if (!parent || !session || parent === session || !framed.has(session)) return;
+    // A subagent's session ended: its frame is popped with its transcript, the summary its last
+    // answer; a run that ended in an error or was aborted pops as failed or blocked.
+    let entries: any[] = [];
+    try {
+      entries = ctx.sessionManager.getBranch();
+    } catch {
+      // a retired context: no transcript, the frame still ends
+    }
+    const last = entries.filter((e) => e?.type === "message" && e.message?.role === "assistant").at(-1)?.message;
+    const state = last?.stopReason === "aborted" ? "aborted" : last?.stopReason === "error" ? "error" : "completed";
+    const exported = entries.length ? transcript(ctx, session, 0) : undefined;
+    const args = ["opencode", "finish", session, "--state", state, "--json"];
+    if (exported) args.push("--transcript", "-");
+    await json(args, exported);
   });
 
   pi.on("session_compact", async (event: any, ctx) => {
