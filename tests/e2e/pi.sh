@@ -209,15 +209,22 @@ scenario_context() {
   cat >"$work/context.json" <<'EOF'
 [
  {"tools": true, "when": "Fix the refunds", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Fix the refund rounding"}}]},
- {"tools": true, "reply": "Done."}
+ {"tools": true, "reply": "Done."},
+ {"tools": true, "when": "And the tests", "reply": "Tested."},
+ {"tools": true, "when": "And the docs", "reply": "Documented."}
 ]
 EOF
-  requests=$(run context "$project" "$work/context.json" "Fix the refunds")
+  requests=$(run context "$project" "$work/context.json" "Fix the refunds" "And the tests" "/push Write the docs" "And the docs")
   check "$requests" "context" "
-first, second = requests
+first, second, third, fourth = requests
 need('<flame-context' in first['all'] and 'Ship the billing fix' in first['all'], 'the first request carries the person\'s frame')
 need('Fix the refund rounding' in json.dumps(second['messages'][-1]), 'after the push, the context names the new frame')
-need(json.dumps(first['messages']) [:-1] in json.dumps(second['messages']), 'the first request\'s messages stay a prefix')
+for a, b in ((first, second), (second, third), (third, fourth)):
+    need(b['messages'][:len(a['messages'])] == a['messages'], 'each request starts with the one before it')
+def contexts(r):
+    return sum(1 for m in r['messages'] if isinstance(m.get('content'), list) and any(p.get('text', '').startswith('<flame-context') for p in m['content']))
+need(contexts(third) == contexts(second), 'an unchanged context is not added again after the next prompt')
+need(contexts(fourth) == contexts(third) + 1 and 'Write the docs' in json.dumps(fourth['messages'][-1]), 'a changed one is')
 "
   # The session's frame starts under the person's frame, titled with the prompt.
   ctx -C "$project" frame tree --json | python3 -c "
@@ -267,6 +274,30 @@ EOF
   check "$requests" "without_ctx" "
 need(len(requests) == 2, 'two requests')
 need('Error: ctx is not installed (or not on PATH)' in requests[1]['all'], 'the flame_push call answers why')
+"
+}
+
+scenario_broken_state() {
+  echo "scenario broken_state: a state.json ctx cannot read: pi still answers, the file is left as it was, ctx says why once"
+  local project requests lines
+  project=$(new_project broken-state)
+  mkdir -p "$project/.opencode/flame"
+  printf '{"frames": {' >"$project/.opencode/flame/state.json"
+  cat >"$work/broken-state.json" <<'EOF'
+[
+ {"tools": true, "when": "Check the ledger", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Check"}}]},
+ {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo checked"}}]},
+ {"tools": true, "reply": "Checked."}
+]
+EOF
+  requests=$(run broken-state "$project" "$work/broken-state.json" "Check the ledger")
+  [[ $(cat "$work/broken-state.out") == Checked. ]] || fail "broken_state: pi answers"
+  [[ $(cat "$project/.opencode/flame/state.json") == '{"frames": {' ]] || fail "broken_state: state.json is left as it was"
+  lines=$(grep -c '^ctx: ctx pi messages: error: .*state.json' "$work/broken-state.err" || true)
+  [[ $lines == 1 ]] || { cat "$work/broken-state.err" >&2; fail "broken_state: ctx pi messages's refusal is said once (got $lines)"; }
+  check "$requests" "broken_state" "
+need(len(requests) == 3, 'every model call went')
+need('Error: ' in json.dumps(requests[1]['messages']), 'flame_push answers with the refusal')
 "
 }
 
@@ -368,7 +399,7 @@ need(any(t.startswith('<flame-context session=\"$child\"') for t in texts), 'the
 "
 }
 
-all=(fold log context compaction without_ctx bad_input commands subagent)
+all=(fold log context compaction without_ctx broken_state bad_input commands subagent)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -474,6 +474,32 @@ export default function (pi: ExtensionAPI) {
     }
   });
 
+  // The latest context in the messages sent to the model (a stored one, or one `ctx pi messages`
+  // anchored after a push or pop), while this process knows it; forgotten at a compaction.
+  let inView: string | undefined;
+  const contextIn = (messages: any[]) =>
+    messages
+      .filter((m) => m?.role === "custom" && m.customType === CUSTOM_TYPE)
+      .map((m) => textOf(m.content))
+      .filter((t) => t.startsWith("<flame-context"))
+      .at(-1);
+
+  // The text of the last context this extension added to the session after its last compaction.
+  const lastContext = (ctx: any): string | undefined => {
+    let entries: any[] = [];
+    try {
+      entries = ctx.sessionManager.getBranch();
+    } catch {
+      return undefined;
+    }
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i];
+      if (entry?.type === "compaction") return undefined;
+      if (entry?.type === "custom_message" && entry.customType === CUSTOM_TYPE) return textOf(entry.content);
+    }
+    return undefined;
+  };
+
   pi.on("before_agent_start", async (event, ctx) => {
     bind(ctx);
     if (!goal && typeof event.prompt === "string") goal = event.prompt.trim().split("\n")[0] ?? "";
@@ -489,6 +515,8 @@ export default function (pi: ExtensionAPI) {
     }
     const xml = result.stdout.trim();
     if (!xml.startsWith("<flame-context")) return;
+    // A context equal to the latest one the model was sent is not added again.
+    if ((inView ?? lastContext(ctx)) === xml) return;
     return { message: { customType: CUSTOM_TYPE, content: xml, display: false } };
   });
 
@@ -511,7 +539,11 @@ export default function (pi: ExtensionAPI) {
     if (!result.ok) return;
     try {
       const doc = JSON.parse(result.stdout);
-      if (Array.isArray(doc?.messages)) return { messages: doc.messages };
+      if (Array.isArray(doc?.messages)) {
+        // "" when none is in view (folded with a frame, say): the next one is added.
+        inView = contextIn(doc.messages) ?? "";
+        return { messages: doc.messages };
+      }
     } catch {
       log("ctx pi messages printed no JSON");
     }
@@ -538,6 +570,7 @@ export default function (pi: ExtensionAPI) {
 
   pi.on("session_compact", async (event: any, ctx) => {
     bind(ctx);
+    inView = undefined;
     const session = sessionOf(ctx);
     const summary = event?.compactionEntry?.summary;
     if (!session || typeof summary !== "string" || !summary.trim()) return;
