@@ -192,7 +192,7 @@ pub fn files() -> Vec<ReadFile> {
             wrong_types: None,
             advisory: None,
         },
-        // An OpenCode message list, only ever read from standard input.
+        // An OpenCode message list (pi's too), only ever read from standard input.
         ReadFile {
             path: "messages.json",
             kind: Kind::Json,
@@ -206,6 +206,8 @@ pub fn files() -> Vec<ReadFile> {
                     "after:msg_203018619001aaaaaaaaaaaaaa",
                 ]),
                 reads_stdin(&["opencode", "messages", "--session", "ses_hostile"]),
+                // pi's shape differs; its refusals of what is no message list are the same.
+                reads_stdin(&["pi", "messages", "--session", "pi_hostile"]),
             ],
             bystanders: vec![],
             store: false,
