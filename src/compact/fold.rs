@@ -606,7 +606,10 @@ pub fn fold_with<'l, 'a>(
     give_back_reminder(shape, list, &views, &edits, &mut replaced);
     pair_outputs(&views, &mut edits, &mut replaced);
     for (i, value) in replaced {
-        edits.messages[i] = Edit::Replace(value.to_string());
+        // A message an outer span folds stays folded, whatever an inner one wrote into it.
+        if edits.messages[i] != Edit::Drop {
+            edits.messages[i] = Edit::Replace(value.to_string());
+        }
     }
     // Boundaries: what a person sent, and the pushes and pops still in view.
     let mut boundaries: Vec<usize> = (0..messages.len())

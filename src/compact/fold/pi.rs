@@ -455,6 +455,117 @@ mod tests {
         }
     }
 
+    /// A pi session of `turns` (None: a prompt; Some(k): an assistant message with k tool calls
+    /// and their results), each message 10 ms after the one before; call ids `c<turn>_<k>`.
+    fn session_of(turns: &[Option<u8>]) -> String {
+        let mut messages = Vec::new();
+        let mut at = 0;
+        for (t, turn) in turns.iter().enumerate() {
+            at += 10;
+            match turn {
+                None => messages
+                    .push(json!({"role": "user", "content": format!("p{t}"), "timestamp": at})),
+                Some(k) => {
+                    let calls: Vec<Value> = (0..*k)
+                        .map(|n| {
+                            json!({"type": "toolCall", "id": format!("c{t}_{n}"),
+                            "name": if n == 0 { "flame_pop" } else { "bash" }, "arguments": {}})
+                        })
+                        .collect();
+                    messages.push(json!({"role": "assistant", "content": calls, "timestamp": at}));
+                    for n in 0..*k {
+                        at += 1;
+                        messages.push(
+                            json!({"role": "toolResult", "toolCallId": format!("c{t}_{n}"),
+                            "toolName": "bash", "content": [{"type": "text", "text": "out"}],
+                            "isError": false, "timestamp": at}),
+                        );
+                    }
+                }
+            }
+        }
+        json!({ "messages": messages }).to_string()
+    }
+
+    /// What a strict OpenAI-compatible API refuses: a call not answered right after its
+    /// message, or a result answering no call just made.
+    fn pairing_error(messages: &[Value]) -> Option<String> {
+        let mut pending: Vec<String> = Vec::new();
+        for (i, m) in messages.iter().enumerate() {
+            if m["role"] == "toolResult" {
+                let id = m["toolCallId"].as_str().unwrap_or("").to_string();
+                let Some(at) = pending.iter().position(|p| *p == id) else {
+                    return Some(format!("{i}: a result for {id}, which no pending call has"));
+                };
+                pending.remove(at);
+                continue;
+            }
+            if !pending.is_empty() {
+                return Some(format!("{i}: calls {pending:?} are not answered"));
+            }
+            if m["role"] == "assistant" {
+                pending = m["content"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|b| b["type"] == "toolCall")
+                    .map(|b| b["id"].as_str().unwrap().to_string())
+                    .collect();
+            }
+        }
+        None
+    }
+
+    proptest::proptest! {
+        /// Whatever the spans (by call, by time, nested, crossing, reversed, gone) and anchors,
+        /// folding pi's messages never panics and never separates a call from its result.
+        #[test]
+        fn calls_and_results_stay_paired(
+            turns in proptest::collection::vec(proptest::option::of(0u8..3), 1..25),
+            spans in proptest::collection::vec((0usize..30, 0usize..30, proptest::bool::ANY, proptest::bool::ANY), 0..5),
+            keep_user in proptest::bool::ANY,
+        ) {
+            let text = session_of(&turns);
+            let parsed = parse(&text).unwrap();
+            let mark = |t: usize, by_call: bool| {
+                let t = t.min(turns.len() - 1);
+                if by_call && turns[t].is_some_and(|k| k > 0) {
+                    Mark::new(0, None, Some(&format!("c{t}_0")))
+                } else {
+                    Mark::new(10 * t as i64 + 5, None, None)
+                }
+            };
+            let popped: Vec<Popped> = spans
+                .iter()
+                .enumerate()
+                .map(|(n, &(open, close, a, b))| Popped {
+                    id: format!("fr_{n}"),
+                    span: Span {
+                        session: "pi_s".into(),
+                        open: mark(open, a),
+                        close: Some(mark(close, b)),
+                    },
+                    entry: format!("ENTRY {n}"),
+                })
+                .collect();
+            let folding = fold_with(&Pi, &parsed.list, &popped, keep_user);
+            let anchors: Vec<crate::compact::fold::Anchor> = folding
+                .needs_context(&[])
+                .map(|(_, after)| crate::compact::fold::Anchor {
+                    after,
+                    id: "m".into(),
+                    part: "p".into(),
+                    created: 1,
+                    text: Some("<flame-context/>".into()),
+                })
+                .into_iter()
+                .collect();
+            let out: Value = serde_json::from_str(&folding.write(&anchors)).unwrap();
+            let messages = out["messages"].as_array().unwrap();
+            proptest::prop_assert_eq!(pairing_error(messages), None);
+        }
+    }
+
     #[test]
     fn messages_of_one_millisecond_get_ids_of_their_own() {
         let text = r#"{"messages":[{"role":"user","content":"a","timestamp":1},{"role":"user","content":"b","timestamp":1}]}"#;
