@@ -218,6 +218,11 @@ fn fuzz_messages() {
 }
 
 #[test]
+fn fuzz_pi_messages() {
+    run("pi_messages", targets::pi_messages);
+}
+
+#[test]
 fn fuzz_import() {
     run("import", targets::import);
 }

@@ -3,7 +3,9 @@
 //! the committed corpus and mutations of it. Each one panics only when a property breaks.
 
 use ctxkit::budget::session;
+use ctxkit::compact::fold::{self, Anchor, Popped};
 use ctxkit::compact::inject::{self, Position};
+use ctxkit::frame::span::{Mark, Span};
 use ctxkit::frame::state::{self, State};
 use ctxkit::frame::{import as frame_import, log};
 use ctxkit::json;
@@ -396,6 +398,74 @@ pub fn messages(data: &[u8]) {
             "{at}: the context is added once"
         );
     }
+}
+
+/// pi message lists (`ctx pi messages`): parsing never panics; an accepted list folds (a span
+/// from its first tool call to its last, one by times, an anchored context) without panicking,
+/// and the result is JSON whose messages are the input's, less folded ones, plus at most one
+/// entry per span and the context.
+pub fn pi_messages(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    let Ok(parsed) = fold::pi::parse(text) else {
+        return;
+    };
+    let Ok(input) = serde_json::from_str::<serde_json::Value>(text) else {
+        return;
+    };
+    let messages = input["messages"]
+        .as_array()
+        .expect("accepted input has a messages array");
+    let calls: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|b| b["type"] == "toolCall")
+        .filter_map(|b| b["id"].as_str())
+        .collect();
+    let span = |open: Mark, close: Mark| Span {
+        session: "pi_fuzz".into(),
+        open,
+        close: Some(close),
+    };
+    let mut popped = vec![Popped {
+        id: "fr_time".into(),
+        span: span(
+            Mark::new(0, None, None),
+            Mark::new(i64::MAX / 2, None, None),
+        ),
+        entry: "<flame-folded id=\"fr_time\"/>".into(),
+    }];
+    if let (Some(first), Some(last)) = (calls.first(), calls.last()) {
+        popped.push(Popped {
+            id: "fr_call".into(),
+            span: span(
+                Mark::new(0, None, Some(first)),
+                Mark::new(0, None, Some(last)),
+            ),
+            entry: "<flame-folded id=\"fr_call\"/>".into(),
+        });
+    }
+    let folding = fold::fold_with(&fold::pi::Pi, &parsed.list, &popped, false);
+    let anchors: Vec<Anchor> = folding
+        .needs_context(&[])
+        .map(|(_, after)| Anchor {
+            after,
+            id: "msg_fuzz".into(),
+            part: "prt_fuzz".into(),
+            created: 1,
+            text: Some("<flame-context/>".into()),
+        })
+        .into_iter()
+        .collect();
+    let out = folding.write(&anchors);
+    let value: serde_json::Value = serde_json::from_str(&out).expect("the output is JSON");
+    let sent = value["messages"]
+        .as_array()
+        .expect("messages stay an array");
+    assert!(
+        sent.len() <= messages.len() + popped.len() + anchors.len(),
+        "no more than an entry per span and the context are added"
+    );
 }
 
 /// How often `needle` occurs in the strings of `value`.
