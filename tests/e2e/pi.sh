@@ -138,7 +138,7 @@ fold_script() {
  $(big_bash LEDA),
  $(big_bash LEDB),
  $pop,
- {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo after"}}]},
+ {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "echo after \$CTX_SESSION"}}]},
  {"tools": true, "reply": "Finished."}
 ]
 EOF
@@ -170,6 +170,7 @@ need('LEDGER-SUMMARY: 3 entries are wrong' in last['all'], 'the last request car
 need('<flame-folded' in last['all'], 'the last request carries the fold entry')
 need('LEDA-' not in last['all'] and 'LEDB-' not in last['all'], 'none of the outputs')
 need('LEDB-2199' in requests[3]['all'], 'before the pop the outputs went as they were')
+need('after pi_' in last['all'], 'the model\'s shell has CTX_SESSION, its session')
 need(last['size'] * 10 <= $unfolded, 'at most 10 % of plain pi')
 # Prompt caches: each request starts with the whole request before it, but at the pop, where the
 # history changes only from the frame's push on (after the prompt).
