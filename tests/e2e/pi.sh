@@ -238,21 +238,29 @@ assert kids and kids[0]['goal'] == 'Fix the refunds', d
 }
 
 scenario_compaction() {
-  echo "scenario compaction: pi's compaction summary is recorded on the session's frame"
+  echo "scenario compaction: pi's compaction summary is recorded on the session's frame; the next prompt has the frame context again"
   local project requests session
   project=$(new_project compaction)
   cat >"$work/compaction.json" <<'EOF'
 [
  {"tools": true, "when": "Tidy the ledger", "tool_calls": [{"name": "bash", "arguments": {"command": "echo tidy"}}]},
  {"tools": true, "reply": "Tidied.", "usage": {"prompt_tokens": 190000}},
- {"when": "summar", "reply": "COMPACTED-SUMMARY: the ledger was tidied"}
+ {"when": "summar", "reply": "COMPACTED-SUMMARY: the ledger was tidied"},
+ {"when": "summar", "reply": "COMPACTED-SUMMARY: the ledger was tidied"},
+ {"tools": true, "when": "Continue the ledger", "reply": "Continued."}
 ]
 EOF
-  requests=$(run compaction "$project" "$work/compaction.json" "Tidy the ledger")
+  requests=$(run compaction "$project" "$work/compaction.json" "Tidy the ledger" "Continue the ledger")
   session=$(ctx -C "$project" frame tree --json | field '[r["id"] for r in d["roots"] if r["id"].startswith("pi_")][0]')
   ctx -C "$project" frame show "$session" --json | field 'd["frame"].get("summary") or ""' >"$work/compaction.summary"
   grep -q "COMPACTED-SUMMARY: the ledger was tidied" "$work/compaction.summary" \
     || { cat "$work/compaction.err" >&2; fail "compaction: the summary is on the frame (got: $(cat "$work/compaction.summary"))"; }
+  check "$requests" "compaction" "
+last = requests[-1]
+need('Continue the ledger' in last['all'] and 'COMPACTED-SUMMARY' in last['all'], 'the next prompt goes with pi\'s summary')
+texts = [p.get('text', '') for m in last['messages'] if isinstance(m.get('content'), list) for p in m['content']]
+need(any(t.startswith('<flame-context session=\"$session\"') for t in texts), 'and with the session\'s frame context again')
+"
 }
 
 scenario_without_ctx() {
