@@ -455,6 +455,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_frame_pushed_and_popped_through_bash_is_placed_by_the_running_calls() {
+        // `ctx frame push` and `ctx frame pop` run by the model's bash: no call ids, only times
+        // inside the bash calls (c1: 110..111, c3: 130..131).
+        let text = session()
+            .replace("flame_push", "bash")
+            .replace("flame_pop", "bash");
+        let parsed = parse(&text).unwrap();
+        let popped = Popped {
+            id: "fr_a".into(),
+            span: Span {
+                session: "pi_s".into(),
+                open: Mark::new(110, None, None),
+                close: Some(Mark::new(131, None, None)),
+            },
+            entry: "ENTRY".into(),
+        };
+        let folding = fold_with(&Pi, &parsed.list, &[popped], false);
+        assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        let messages = out["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 3, "{out}");
+        assert_eq!(messages[2]["toolCallId"], "c3");
+        assert_eq!(messages[2]["content"][0]["text"], "ENTRY");
+        assert!(!out.to_string().contains("BIG OUTPUT"));
+    }
+
     /// A pi session of `turns` (None: a prompt; Some(k): an assistant message with k tool calls
     /// and their results), each message 10 ms after the one before; call ids `c<turn>_<k>`.
     fn session_of(turns: &[Option<u8>]) -> String {
