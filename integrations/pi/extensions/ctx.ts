@@ -477,12 +477,28 @@ export default function (pi: ExtensionAPI) {
   // The latest context in the messages sent to the model (a stored one, or one `ctx pi messages`
   // anchored after a push or pop), while this process knows it; forgotten at a compaction.
   let inView: string | undefined;
+  // The whole context as it was when `inView` appeared: one that `ctx pi messages` anchored after a
+  // push or pop says only what the request did not, so it is compared through this.
+  let inViewWhole: string | undefined;
   const contextIn = (messages: any[]) =>
     messages
       .filter((m) => m?.role === "custom" && m.customType === CUSTOM_TYPE)
       .map((m) => textOf(m.content))
       .filter((t) => t.startsWith("<flame-context"))
       .at(-1);
+
+  // The whole frame context of the session as it is now (the one before_agent_start adds), or
+  // undefined when there is none.
+  const render = async (session: string): Promise<string | undefined> => {
+    const result = await run(["compact", "render", "--for", "frame", "--format", "xml", "--session", session]);
+    if (!result.ok) {
+      // No frame yet (neither the session's nor a person's) is the usual start: nothing to add.
+      if (!/no current frame/.test(result.stderr)) log(`ctx compact render: ${result.stderr.trim() || "failed"}`);
+      return undefined;
+    }
+    const xml = result.stdout.trim();
+    return xml.startsWith("<flame-context") ? xml : undefined;
+  };
 
   // The text of the last context this extension added to the session after its last compaction.
   const lastContext = (ctx: any): string | undefined => {
@@ -507,16 +523,10 @@ export default function (pi: ExtensionAPI) {
     if (!session) return;
     // A subagent's first request already carries its own frame.
     if (parent && parent !== session) await ensureFrame(session);
-    const result = await run(["compact", "render", "--for", "frame", "--format", "xml", "--session", session]);
-    if (!result.ok) {
-      // No frame yet (neither the session's nor a person's) is the usual start: nothing to add.
-      if (!/no current frame/.test(result.stderr)) log(`ctx compact render: ${result.stderr.trim() || "failed"}`);
-      return;
-    }
-    const xml = result.stdout.trim();
-    if (!xml.startsWith("<flame-context")) return;
-    // A context equal to the latest one the model was sent is not added again.
-    if ((inView ?? lastContext(ctx)) === xml) return;
+    const xml = await render(session);
+    if (!xml) return;
+    // A context saying what the latest one the model was sent says is not added again.
+    if ((inView === undefined ? lastContext(ctx) : inViewWhole) === xml) return;
     return { message: { customType: CUSTOM_TYPE, content: xml, display: false } };
   });
 
@@ -541,7 +551,11 @@ export default function (pi: ExtensionAPI) {
       const doc = JSON.parse(result.stdout);
       if (Array.isArray(doc?.messages)) {
         // "" when none is in view (folded with a frame, say): the next one is added.
-        inView = contextIn(doc.messages) ?? "";
+        const latest = contextIn(doc.messages) ?? "";
+        if (latest !== inView) {
+          inView = latest;
+          inViewWhole = latest && (await render(session));
+        }
         return { messages: doc.messages };
       }
     } catch {
