@@ -11,6 +11,7 @@ pub mod document;
 pub mod error;
 pub mod flamegraph;
 pub mod frame;
+pub mod hooks;
 pub mod input;
 pub mod install;
 pub mod json;

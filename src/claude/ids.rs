@@ -8,7 +8,7 @@
 //! ignoring case) hold because Claude Code writes its ids in lowercase. The session's frame id is
 //! also its key in `sessionFrames` (what `CTX_SESSION` names), as for OpenCode sessions.
 
-use crate::frame::id::validate_id;
+use crate::hooks::framed;
 
 /// Prefix of a Claude Code session's frame id.
 pub const SESSION_PREFIX: &str = "cc_";
@@ -24,14 +24,6 @@ pub fn session_frame(session_id: &str) -> Option<String> {
 /// The frame id of subagent `agent_id`, or `None` when the id cannot be one.
 pub fn agent_frame(agent_id: &str) -> Option<String> {
     framed(AGENT_PREFIX, agent_id)
-}
-
-fn framed(prefix: &str, id: &str) -> Option<String> {
-    if id.is_empty() {
-        return None;
-    }
-    let framed = format!("{prefix}{id}");
-    validate_id(&framed).ok().map(|()| framed)
 }
 
 #[cfg(test)]
