@@ -309,6 +309,68 @@ pub fn check_writable(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Where an agent's settings or hooks file that ctx merges its hooks into is written: the file itself, or the file a symbolic link points to
+/// (the link stays, as an editor saving through it would keep it). A dangling link and a
+/// read-only file are refused.
+pub fn settings_target(path: &Path) -> Result<PathBuf> {
+    check_destination(path)?;
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            let target = std::fs::read_link(path).map_err(|e| Error::io(path, "read", &e))?;
+            let target = path.parent().unwrap_or(Path::new(".")).join(target);
+            match std::fs::metadata(&target) {
+                Ok(meta) if !meta.is_file() => {
+                    return Err(Error::failure(format!(
+                        "{}: links to {}, which is not a regular file",
+                        path.display(),
+                        target.display()
+                    )));
+                }
+                _ => target,
+            }
+        }
+        Ok(meta) if !meta.is_file() => {
+            return Err(Error::failure(format!(
+                "{}: is not a regular file",
+                path.display()
+            )));
+        }
+        _ => path.to_path_buf(),
+    };
+    check_writable(&target)?;
+    Ok(target)
+}
+
+/// The text of the settings file at `path` (read at `target`, where a link leads), `None` when
+/// there is none yet; a file that is not UTF-8 is refused.
+pub fn read_settings(path: &Path, target: &Path) -> Result<Option<String>> {
+    match std::fs::read(target) {
+        Ok(bytes) => Ok(Some(String::from_utf8(bytes).map_err(|_| {
+            Error::failure(format!(
+                "{}: not UTF-8 text; nothing was changed",
+                path.display()
+            ))
+        })?)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(target, "read", &e)),
+    }
+}
+
+/// Replaces the settings file `target` atomically, keeping its mode.
+pub fn write_settings(target: &Path, text: &str) -> Result<()> {
+    let parent = target.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
+    let name = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("settings.json")
+        .to_string();
+    let mode = store::existing_mode(target);
+    store::write_atomically(parent, target, mode, &name, |out| {
+        out.write_all(text.as_bytes())
+    })
+}
+
 /// Installs `files` below `dir`: writes what is missing or ctx's own and out of date, keeps what
 /// someone changed unless `force`, and with `dry_run` only says what it would do. Nothing is
 /// written unless every file can be: a dangling link or a read-only file refuses the lot.

@@ -1,5 +1,5 @@
-//! ctx's entries in Claude Code's `settings.json` (claude-code.md §2–§4): which hooks ctx installs,
-//! how they are merged into a user's file and taken out again. Pure: text in, text out.
+//! ctx's entries in Claude Code's `settings.json` (claude-code.md §2–§4): which hooks ctx installs;
+//! their merge into a user's file is the hook core's ([`crate::hooks::settings`]). Pure.
 //!
 //! A hook is ctx's only when its command is, character for character, one that ctx writes (this
 //! version or an earlier one) for the very event it sits under. A person's own hook that mentions
@@ -7,8 +7,9 @@
 //! never replaced or removed. The file is edited in place ([`crate::json_edit`]): every byte outside
 //! the entries ctx adds or takes out stays as the user wrote it (layout, escapes, key order).
 
-use crate::json::{self, Json, Object};
-use crate::json_edit::{Container, Keep};
+use crate::hooks::settings::{self as hook_settings, HookSet};
+pub use crate::hooks::settings::{Change, Merged, Refusal};
+use crate::json::Json;
 
 /// The events ctx hooks, with the tool matcher of the tool events.
 pub const EVENTS: &[(&str, Option<&str>)] = &[
@@ -50,60 +51,25 @@ fn earlier_commands(event: &str) -> Vec<String> {
     ]
 }
 
+/// ctx's hooks for Claude Code.
+pub static HOOKS: HookSet = HookSet {
+    events: EVENTS,
+    command,
+    earlier_commands,
+    timeout_seconds: TIMEOUT_SECONDS,
+};
+
 /// Whether `hook`, found under `event`, is one of ctx's: its command is exactly one ctx writes
 /// for that event.
 pub fn is_ctx_hook(event: &str, hook: &Json) -> bool {
-    let Some(text) = hook
-        .as_object()
-        .and_then(|h| h.get("command"))
-        .and_then(Json::as_str)
-    else {
-        return false;
-    };
-    EVENTS.iter().any(|(e, _)| *e == event)
-        && (text == command(event) || earlier_commands(event).iter().any(|c| c == text))
+    hook_settings::is_ctx_hook(&HOOKS, event, hook)
 }
 
-/// What a settings file could not be merged for: the message says what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal(pub String);
-
-/// One hook entry added or removed, for the report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
-    pub event: String,
-    pub command: String,
-}
-
-/// A settings file after the merge: its new text (`None` when nothing changes) and what changed.
-#[derive(Debug, Default)]
-pub struct Merged {
-    pub text: Option<String>,
-    pub added: Vec<Change>,
-    pub removed: Vec<Change>,
-}
-
-/// Checks a settings file's text (without its byte order mark): a JSON object, or refused. JSON
-/// with comments is refused too, since ctx could not write it back.
-fn check(body: &str) -> Result<Object, Refusal> {
-    match json::parse(body) {
-        Ok(Json::Object(object)) => Ok(object),
-        Ok(_) => Err(Refusal("it is not a JSON object".into())),
-        Err(_) if has_comments(body) => Err(Refusal(
-            "it has comments, which ctx would lose by rewriting it".into(),
-        )),
-        Err(e) => Err(Refusal(format!(
-            "it is not valid JSON: {} at line {}, column {}",
-            e.message, e.line, e.column
-        ))),
-    }
-}
-
-/// Whether `text` has `//` or `/*` outside its strings.
-fn has_comments(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    crate::json_edit::outside_strings(text)
-        .any(|(i, b)| b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*')))
+/// The settings text with ctx's hooks put in (`remove == false`) or taken out. `existing` is the
+/// file's text, `None` when there is none. Only ctx's entries change; the rest of the text stays
+/// byte for byte.
+pub fn merge(existing: Option<&str>, remove: bool) -> Result<Merged, Refusal> {
+    hook_settings::merge(&HOOKS, existing, remove)
 }
 
 /// The shell command of the Claude Code plugin's hook for `event`: the same hook as [`command`],
@@ -120,285 +86,20 @@ pub fn plugin_command(event: &str) -> String {
 /// The plugin's `hooks/hooks.json`: the hooks `ctx claude install` merges into settings.json,
 /// each running [`plugin_command`].
 pub fn plugin_hooks() -> String {
-    hooks_file(every_event(|event, matcher| {
-        group(&plugin_command(event), matcher)
+    hook_settings::hooks_file(hook_settings::every_event(&HOOKS, |event, matcher| {
+        hook_settings::group(&plugin_command(event), matcher, TIMEOUT_SECONDS)
     }))
-}
-
-/// A `hooks` object with one group for each event ctx hooks, made by `group_of(event, matcher)`.
-fn every_event(group_of: impl Fn(&str, Option<&str>) -> Json) -> Json {
-    let mut hooks = Object::new();
-    for (event, matcher) in EVENTS {
-        hooks.insert(event, Json::Array(vec![group_of(event, *matcher)]));
-    }
-    Json::Object(hooks)
-}
-
-/// A file that holds only `hooks`, as `JSON.stringify(…, null, 2)` writes it.
-fn hooks_file(hooks: Json) -> String {
-    let mut root = Object::new();
-    root.insert("hooks", hooks);
-    let mut text = json::to_pretty_string(&Json::Object(root));
-    text.push('\n');
-    text
-}
-
-/// ctx's hooks for every event, each noted in `merged` as added.
-fn every_ctx_hook(merged: &mut Merged) -> Json {
-    for (event, _) in EVENTS {
-        merged.added.push(Change {
-            event: (*event).to_string(),
-            command: command(event),
-        });
-    }
-    every_event(ctx_group)
-}
-
-/// ctx's hook group for `event`.
-fn ctx_group(event: &str, matcher: Option<&str>) -> Json {
-    group(&command(event), matcher)
-}
-
-fn group(command: &str, matcher: Option<&str>) -> Json {
-    let mut hook = Object::new();
-    hook.insert("type", Json::str("command"));
-    hook.insert("command", Json::str(command));
-    hook.insert("timeout", Json::int(TIMEOUT_SECONDS));
-    let mut group = Object::new();
-    if let Some(matcher) = matcher {
-        group.insert("matcher", Json::str(matcher));
-    }
-    group.insert("hooks", Json::Array(vec![Json::Object(hook)]));
-    Json::Object(group)
-}
-
-/// The new text of one event's list of groups with ctx's hooks taken out: `None` when none of
-/// them is ctx's. A group left without hooks goes.
-fn without_ctx(
-    text: &str,
-    event: &str,
-    groups: &Container,
-    removed: &mut Vec<Change>,
-) -> Option<String> {
-    let mut keep = Vec::with_capacity(groups.items.len());
-    let mut changed = false;
-    for group in &groups.items {
-        let hooks = Container::read(text, group.value.start)
-            .filter(|g| text.as_bytes()[g.open] == b'{')
-            .and_then(|g| g.member("hooks").cloned().map(|h| (g, h)))
-            .and_then(|(g, h)| Container::read(text, h.value.start).map(|list| (g, list)))
-            .filter(|(_, list)| text.as_bytes()[list.open] == b'[');
-        let Some((object, list)) = hooks else {
-            keep.push(Keep::Same);
-            continue;
-        };
-        let mut entries = Vec::with_capacity(list.items.len());
-        for entry in &list.items {
-            let hook = json::parse(&text[entry.value.clone()]).unwrap_or(Json::Null);
-            if is_ctx_hook(event, &hook) {
-                let command = hook.as_object().and_then(|h| h.get("command"));
-                removed.push(Change {
-                    event: event.to_string(),
-                    command: command.and_then(Json::as_str).unwrap_or("").to_string(),
-                });
-                entries.push(Keep::Drop);
-            } else {
-                entries.push(Keep::Same);
-            }
-        }
-        if entries.iter().all(|e| matches!(e, Keep::Same)) {
-            keep.push(Keep::Same);
-        } else if entries.iter().all(|e| matches!(e, Keep::Drop)) {
-            keep.push(Keep::Drop);
-            changed = true;
-        } else {
-            let new_list = list.rewrite(text, &entries, &[]);
-            let members: Vec<Keep> = object
-                .items
-                .iter()
-                .map(|m| {
-                    if m.key.as_deref() == Some("hooks") && m.value.start == list.open {
-                        Keep::Value(new_list.clone())
-                    } else {
-                        Keep::Same
-                    }
-                })
-                .collect();
-            keep.push(Keep::Value(object.rewrite(text, &members, &[])));
-            changed = true;
-        }
-    }
-    changed.then(|| groups.rewrite(text, &keep, &[]))
-}
-
-/// The settings text with ctx's hooks put in (`remove == false`) or taken out. `existing` is the
-/// file's text, `None` when there is none. Only ctx's entries change; the rest of the text stays
-/// byte for byte.
-pub fn merge(existing: Option<&str>, remove: bool) -> Result<Merged, Refusal> {
-    let mut merged = Merged::default();
-    let bom = existing.is_some_and(|e| e.starts_with('\u{feff}'));
-    let body = existing.map_or("", |e| e.strip_prefix('\u{feff}').unwrap_or(e));
-    if body.trim().is_empty() {
-        if remove {
-            return Ok(merged);
-        }
-        merged.text = Some(hooks_file(every_ctx_hook(&mut merged)));
-        return Ok(merged);
-    }
-    let parsed = check(body)?;
-    let root = Container::read(body, 0).expect("a JSON object was just parsed");
-    if let Some(key) = root.duplicate_key() {
-        return Err(Refusal(format!(
-            "it has the key \"{key}\" twice, and readers differ on which one counts"
-        )));
-    }
-    let hooks_item = root.member("hooks").cloned();
-    let hooks = match (&hooks_item, parsed.get("hooks")) {
-        (Some(item), Some(Json::Object(_))) => {
-            let hooks = Container::read(body, item.value.start).expect("an object");
-            if let Some(key) = hooks.duplicate_key() {
-                return Err(Refusal(format!(
-                    "its \"hooks\" has the key \"{key}\" twice, and readers differ on which one counts"
-                )));
-            }
-            Some(hooks)
-        }
-        (Some(_), _) => return Err(Refusal("its \"hooks\" is not an object".into())),
-        (None, _) => None,
-    };
-    let Some(hooks) = hooks else {
-        if remove {
-            return Ok(merged);
-        }
-        let keep = vec![Keep::Same; root.items.len()];
-        let new_hooks = every_ctx_hook(&mut merged);
-        let text = root.rewrite(body, &keep, &[(Some("hooks"), &new_hooks)]);
-        merged.text = Some(whole(bom, body, &root, &text));
-        return Ok(merged);
-    };
-    let mut event_keep = Vec::with_capacity(hooks.items.len());
-    let mut installed = vec![false; EVENTS.len()];
-    for item in &hooks.items {
-        let event = item.key.as_deref().unwrap_or_default();
-        let Some(groups) =
-            Container::read(body, item.value.start).filter(|g| body.as_bytes()[g.open] == b'[')
-        else {
-            return Err(Refusal(format!("its \"hooks\".\"{event}\" is not a list")));
-        };
-        let before = merged.removed.len();
-        let mut new_groups = without_ctx(body, event, &groups, &mut merged.removed);
-        let place = EVENTS.iter().position(|(e, _)| *e == event);
-        if let Some(place) = place.filter(|_| !remove) {
-            // ctx's group goes at the end of the event's list.
-            let group = ctx_group(event, EVENTS[place].1);
-            let current = match &new_groups {
-                Some(text) => text.clone(),
-                None => body[groups.open..=groups.close].to_string(),
-            };
-            let list = Container::read(&current, 0).expect("a list");
-            let keep = vec![Keep::Same; list.items.len()];
-            new_groups = Some(splice_into(
-                body,
-                groups.open,
-                &current,
-                &list,
-                &keep,
-                &group,
-            ));
-            installed[place] = true;
-            merged.added.push(Change {
-                event: event.to_string(),
-                command: command(event),
-            });
-        }
-        event_keep.push(match new_groups {
-            None => Keep::Same,
-            // An event ctx emptied goes, as the group it added did.
-            Some(text) if merged.removed.len() > before && is_empty_list(&text) => Keep::Drop,
-            Some(text) => Keep::Value(text),
-        });
-    }
-    let mut added_events = Vec::new();
-    if !remove {
-        for (n, (event, matcher)) in EVENTS.iter().enumerate() {
-            if !installed[n] {
-                added_events.push((*event, Json::Array(vec![ctx_group(event, *matcher)])));
-                merged.added.push(Change {
-                    event: (*event).to_string(),
-                    command: command(event),
-                });
-            }
-        }
-    }
-    let added: Vec<(Option<&str>, &Json)> =
-        added_events.iter().map(|(e, v)| (Some(*e), v)).collect();
-    let all_gone = event_keep.iter().all(|k| matches!(k, Keep::Drop)) && added.is_empty();
-    let root_keep: Vec<Keep> = root
-        .items
-        .iter()
-        .map(|m| {
-            if m.key.as_deref() != Some("hooks") || m.value.start != hooks.open {
-                Keep::Same
-            } else if all_gone && remove && !merged.removed.is_empty() {
-                // `--remove` takes out a "hooks" left empty by it.
-                Keep::Drop
-            } else {
-                Keep::Value(hooks.rewrite(body, &event_keep, &added))
-            }
-        })
-        .collect();
-    let text = root.rewrite(body, &root_keep, &[]);
-    let text = whole(bom, body, &root, &text);
-    if text != existing.unwrap_or_default() {
-        merged.text = Some(text);
-    } else {
-        // Re-installing the same hooks is no change to report.
-        merged.added.clear();
-        merged.removed.clear();
-    }
-    Ok(merged)
-}
-
-/// `group` appended to the list `current` (the new text of the list that starts at `at` in
-/// `body`), laid out as `body` lays that list out.
-fn splice_into(
-    body: &str,
-    at: usize,
-    current: &str,
-    list: &Container,
-    keep: &[Keep],
-    group: &Json,
-) -> String {
-    // The list is edited inside the whole text, so that its layout (indentation, line) is the
-    // one it has in the file.
-    let mut text = String::with_capacity(body.len() + current.len());
-    text.push_str(&body[..at]);
-    text.push_str(current);
-    let shifted = Container::read(&text, at).expect("the list just placed");
-    debug_assert_eq!(shifted.items.len(), list.items.len());
-    shifted.rewrite(&text, keep, &[(None, group)])
-}
-
-fn is_empty_list(text: &str) -> bool {
-    text.bytes().filter(|b| !b.is_ascii_whitespace()).count() == 2
-}
-
-/// The whole file: `new_root` in place of the root object, with what surrounds it (byte order
-/// mark, whitespace, the final newline) as it was.
-fn whole(bom: bool, body: &str, root: &Container, new_root: &str) -> String {
-    let mut out = String::with_capacity(body.len() + new_root.len() + 3);
-    if bom {
-        out.push('\u{feff}');
-    }
-    out.push_str(&body[..root.open]);
-    out.push_str(new_root);
-    out.push_str(&body[root.close + 1..]);
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::settings::has_comments;
+    use crate::json::{self, Object};
+
+    fn ctx_group(event: &str, matcher: Option<&str>) -> Json {
+        hook_settings::ctx_group(&HOOKS, event, matcher)
+    }
 
     #[test]
     fn install_then_remove_gives_back_the_users_file() {

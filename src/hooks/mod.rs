@@ -28,6 +28,8 @@ use crate::json::{Json, Object};
 use crate::opencode::export::Export;
 use crate::project::Project;
 
+pub mod settings;
+
 /// Hook input larger than this is not a hook event.
 pub const MAX_HOOK_INPUT: u64 = 16 << 20;
 /// A log grown past this is moved to `<name>.old` before the next line.

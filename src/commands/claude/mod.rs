@@ -8,14 +8,13 @@
 mod hook;
 mod session_end;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::Context;
 use crate::claude::settings;
 use crate::cli::claude::ClaudeCommand;
 use crate::error::{Error, ExitCode, Result};
-use crate::frame::store;
+use crate::hooks::settings as hook_settings;
 use crate::install::{self, Action};
 
 pub use hook::hook_main;
@@ -45,38 +44,6 @@ fn user_claude_dir() -> Result<PathBuf> {
     })
 }
 
-/// Where the settings text is written: the file itself, or the file a symbolic link points to
-/// (the link stays, as an editor saving through it would keep it). A dangling link and a
-/// read-only file are refused.
-fn write_target(path: &Path) -> Result<PathBuf> {
-    install::check_destination(path)?;
-    let target = match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            let target = std::fs::read_link(path).map_err(|e| Error::io(path, "read", &e))?;
-            let target = path.parent().unwrap_or(Path::new(".")).join(target);
-            match std::fs::metadata(&target) {
-                Ok(meta) if !meta.is_file() => {
-                    return Err(Error::failure(format!(
-                        "{}: links to {}, which is not a regular file",
-                        path.display(),
-                        target.display()
-                    )));
-                }
-                _ => target,
-            }
-        }
-        Ok(meta) if !meta.is_file() => {
-            return Err(Error::failure(format!(
-                "{}: is not a regular file",
-                path.display()
-            )));
-        }
-        _ => path.to_path_buf(),
-    };
-    install::check_writable(&target)?;
-    Ok(target)
-}
-
 fn install_hooks(
     ctx: &mut Context,
     global: bool,
@@ -90,17 +57,8 @@ fn install_hooks(
         ctx.project.root.join(".claude")
     };
     let path = dir.join("settings.json");
-    let target = write_target(&path)?;
-    let existing = match std::fs::read(&target) {
-        Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
-            Error::failure(format!(
-                "{}: not UTF-8 text; nothing was changed",
-                path.display()
-            ))
-        })?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(&target, "read", &e)),
-    };
+    let target = install::settings_target(&path)?;
+    let existing = install::read_settings(&path, &target)?;
     let merged = settings::merge(existing.as_deref(), remove).map_err(|refusal| {
         Error::failure(format!(
             "{}: {}; nothing was changed",
@@ -126,7 +84,7 @@ fn install_hooks(
         install::install(&dir, install::CLAUDE_FILES, command, force, dry_run)?
     };
     if let Some(text) = merged.text.as_deref().filter(|_| !dry_run) {
-        write_settings(&target, text)?;
+        install::write_settings(&target, text)?;
     }
     let kept = files.iter().any(|o| o.action == Action::Kept);
     if ctx.out.json {
@@ -175,58 +133,12 @@ fn report_install(
     dry_run: bool,
 ) -> Result<()> {
     let base = std::env::current_dir().unwrap_or_default();
-    let shown = path
-        .strip_prefix(&base)
-        .unwrap_or(path)
-        .display()
-        .to_string();
-    if merged.text.is_none() {
-        let what = if remove {
-            "no hooks of ctx's"
-        } else {
-            "ctx's hooks are up to date"
-        };
-        ctx.out.line(&format!("{shown}: {what}"))?;
-    } else {
-        let (sign, verb, changes) = match (remove, dry_run) {
-            (true, false) => ("-", "removed", &merged.removed),
-            (true, true) => ("-", "would be removed", &merged.removed),
-            (false, false) => ("+", "added", &merged.added),
-            (false, true) => ("+", "would be added", &merged.added),
-        };
-        let replaced = match merged.removed.len() {
-            _ if remove => String::new(),
-            0 => String::new(),
-            1 => ", 1 earlier one replaced".to_string(),
-            n => format!(", {n} earlier ones replaced"),
-        };
-        let hooks = if changes.len() == 1 { "hook" } else { "hooks" };
-        ctx.out.line(&format!(
-            "{shown}: {} {hooks} {verb}{replaced}",
-            changes.len()
-        ))?;
-        for change in changes {
-            ctx.out
-                .line(&format!("  {sign} {}: ctx claude hook", change.event))?;
-        }
+    for line in hook_settings::report(path, &base, merged, remove, dry_run, "ctx claude hook") {
+        ctx.out.line(&line)?;
     }
     for outcome in files {
         ctx.out
             .line(&install::report_line(outcome, &base, dry_run))?;
     }
     Ok(())
-}
-
-fn write_settings(target: &Path, text: &str) -> Result<()> {
-    let parent = target.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
-    let name = target
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("settings.json")
-        .to_string();
-    let mode = store::existing_mode(target);
-    store::write_atomically(parent, target, mode, &name, |out| {
-        out.write_all(text.as_bytes())
-    })
 }
