@@ -528,6 +528,23 @@ pub struct ClaudeInstallDoc {
     pub files: Vec<InstalledFile>,
 }
 
+/// What `ctx codex install --json` prints.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct CodexInstallDoc {
+    pub version: Version,
+    /// The hooks file ctx's hooks are merged into (or taken out of).
+    pub hooks: String,
+    pub dry_run: bool,
+    /// Whether ctx's hooks were taken out (`--remove`).
+    pub remove: bool,
+    /// Whether the hooks file changed (with `dry_run`: would change).
+    pub hooks_changed: bool,
+    /// The events of the hook entries added, in order.
+    pub added: Vec<String>,
+    /// The events of ctx's earlier hook entries taken out (replaced on an install).
+    pub removed: Vec<String>,
+}
+
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct InstalledFile {
     pub path: String,

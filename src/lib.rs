@@ -4,6 +4,7 @@
 pub mod budget;
 pub mod claude;
 pub mod cli;
+pub mod codex;
 pub mod commands;
 pub mod compact;
 pub mod complete;

@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod claude;
+pub mod codex;
 pub mod compact;
 mod deferred;
 pub mod frame;
@@ -183,6 +184,9 @@ pub enum Command {
     /// pi integration: install ctx's extension; the message fold it calls
     #[command(subcommand)]
     Pi(Deferred<pi::PiCommand>),
+    /// Codex CLI integration: install ctx's hooks; the hooks' entry point
+    #[command(subcommand)]
+    Codex(Deferred<codex::CodexCommand>),
 
     /// Git hooks: install ctx's pre-commit and post-commit hooks
     #[command(subcommand)]

@@ -2,6 +2,7 @@
 
 pub mod budget;
 pub mod claude;
+pub mod codex;
 pub mod compact;
 pub mod config;
 pub mod fold;
@@ -152,6 +153,7 @@ pub fn walks_frame_trees(command: &Command) -> bool {
             | Command::Opencode(_)
             | Command::Claude(_)
             | Command::Pi(_)
+            | Command::Codex(_)
     )
 }
 
@@ -188,6 +190,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Opencode(Deferred(command)) => opencode::run(&mut ctx, command),
         Command::Claude(Deferred(command)) => claude::run(&mut ctx, command),
         Command::Pi(Deferred(command)) => pi::run(&mut ctx, command),
+        Command::Codex(Deferred(command)) => codex::run(&mut ctx, command),
         Command::Hooks(Deferred(command)) => install::hooks(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")

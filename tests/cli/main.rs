@@ -6,6 +6,8 @@ mod budget;
 mod claude;
 mod claude_fold;
 mod claude_install;
+mod codex;
+mod codex_install;
 mod common;
 mod compact;
 mod completion;

@@ -1,0 +1,26 @@
+//! What ctx knows of Codex CLI (agents.md, "Codex CLI"): its thread ids as frame ids, the hooks
+//! ctx installs into its `hooks.json`, its rollout files, and where its own folder is.
+//!
+//! Frames: a session (a Codex thread) is `cx_<thread id>`, and so is a subagent that
+//! `spawn_agent` started, since a subagent is a thread of its own: the id its SubagentStart
+//! names is the `CODEX_THREAD_ID` its shell sees. So `ctx frame push --session
+//! "cx_$CODEX_THREAD_ID"` acts on the frame of whichever thread runs it. Codex writes its ids as
+//! lowercase UUIDs, which are frame id characters already.
+
+pub mod hooks;
+pub mod rollout;
+
+use std::path::PathBuf;
+
+/// Prefix of a Codex thread's frame id (a session's and a subagent's alike).
+pub const THREAD_PREFIX: &str = "cx_";
+
+/// Codex's own folder, as Codex finds it: `$CODEX_HOME` when set (and not empty), else
+/// `~/.codex`. Its user `hooks.json`, its rollouts (`sessions/`) and the hooks' fallback log live
+/// there; `None` when neither the variable nor an absolute `$HOME` is set.
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| crate::project::home_dir().map(|h| h.join(".codex")))
+}

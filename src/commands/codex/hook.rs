@@ -1,0 +1,214 @@
+//! `ctx codex hook EVENT`: one Codex hook call (agents.md, "Codex CLI"), the event's JSON on
+//! stdin, the answer (or nothing) on stdout, and never a failure: whatever goes wrong is one line
+//! in the hook log and exit 0. The event logic is the hook core's (`crate::hooks`); this adapter
+//! maps Codex's events and fields onto it.
+//!
+//! Codex's events as observed (0.171.0): a thread's SessionStart (`source` startup, resume,
+//! clear) and UserPromptSubmit; a `spawn_agent` call's PreToolUse (`tool_input.message`), then
+//! SubagentStart (`agent_id`: the subagent's thread id), the subagent's own UserPromptSubmit and
+//! tool events (with `agent_id`, and the parent's `session_id`), and SubagentStop
+//! (`last_assistant_message`, `agent_transcript_path`: the subagent's rollout). Text a hook adds
+//! on SessionStart, UserPromptSubmit and SubagentStart reaches the model as a developer message.
+//! PreCompact and PostCompact read no answer.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::codex::{THREAD_PREFIX, rollout};
+use crate::error::{Error, Result};
+use crate::frame::store;
+use crate::hooks::{self, Harness, Hook, additional_context, field};
+use crate::json::{Json, Object};
+use crate::project::Project;
+
+/// The log of hook failures, below `.opencode/flame/`.
+pub const HOOK_LOG: &str = "codex-hooks.log";
+/// The log of hook failures in Codex's folder, where there is no frame folder.
+pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
+/// Rollouts larger than this are left out of a subagent's log.
+const MAX_ROLLOUT: u64 = 256 << 20;
+/// The agent type of a `spawn_agent` call that names none, as SubagentStart reports it.
+const DEFAULT_AGENT_TYPE: &str = "default";
+
+/// Codex for the hook core: every thread (session or subagent) is `cx_<thread id>`.
+static CODEX: Harness = Harness {
+    name: "Codex",
+    session_prefix: THREAD_PREFIX,
+    agent_prefix: THREAD_PREFIX,
+    log_name: HOOK_LOG,
+    user_dir: crate::codex::home_dir,
+    user_log_name: USER_HOOK_LOG,
+};
+
+/// `ctx codex hook EVENT` as the process's whole work: never fails, never prints anything but the
+/// answer. Called from `main` before the command line is parsed any further. Codex runs its
+/// hooks in the session's folder.
+pub fn hook_main(event: &str) {
+    // A panic must not print to stderr nor exit with 101: it becomes a log line.
+    std::panic::set_hook(Box::new(|_| {}));
+    run(Project::locate(None).map(|p| p.root), event);
+}
+
+pub(super) fn run(root: Result<PathBuf>, event: &str) {
+    hooks::run(&CODEX, root, event, answer);
+}
+
+fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
+    match event {
+        "SessionStart" => {
+            let context = match hook.field("source") {
+                // A resumed conversation still holds what was added before.
+                Some("resume") => hook.session_context(false)?,
+                // A new conversation holds nothing yet: a session that already has a frame gets
+                // its context now, a new one at its first prompt.
+                _ if hook.session_has_frame()? => hook.session_context(true)?,
+                _ => None,
+            };
+            Ok(context.map(|xml| with_commands(event, &xml)))
+        }
+        // A subagent's prompt: its context came with its SubagentStart.
+        "UserPromptSubmit" if hook.field("agent_id").is_some() => Ok(None),
+        "UserPromptSubmit" => Ok(hook
+            .session_context(false)?
+            .map(|xml| with_commands(event, &xml))),
+        "PreToolUse" if hook.field("tool_name") == Some("spawn_agent") => spawn_call(hook),
+        "SubagentStart" => subagent_start(hook),
+        "SubagentStop" => subagent_stop(hook),
+        "PostCompact" => post_compact(hook),
+        // An event ctx does not hook, or a newer Codex's: nothing to do.
+        _ => Ok(None),
+    }
+}
+
+/// The ctx that answers, as the model's shell must name it: Codex runs the model's commands in a
+/// login shell, whose PATH may not hold the folder Codex found ctx in.
+fn ctx_command() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_string))
+        .filter(|p| {
+            p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c))
+        })
+        .unwrap_or_else(|| "ctx".to_string())
+}
+
+/// What the model of a thread is told, after its frame context: the exact commands that push and
+/// pop a frame of its own thread, and why a subagent is the better frame for bulky work.
+fn frame_commands() -> String {
+    let ctx = ctx_command();
+    format!(
+        "To give a sub-goal a frame of its own, run `{ctx} frame push --session \
+         \"cx_$CODEX_THREAD_ID\" -- '<goal>'` in the shell, and when it is done `{ctx} frame pop \
+         --session \"cx_$CODEX_THREAD_ID\" --summary '<what was achieved>'`. Codex keeps a popped \
+         frame's messages in this conversation: a sub-goal whose tool outputs you will not need \
+         again goes better to a subagent (spawn_agent), which gets a frame of its own and sends \
+         back only its last message."
+    )
+}
+
+/// The frame context and the frame commands, as the answer to `event`.
+fn with_commands(event: &str, xml: &str) -> String {
+    additional_context(event, &format!("{xml}\n{}", frame_commands()))
+}
+
+/// PreToolUse of `spawn_agent`: remembers the task's first line as the goal of the subagent it
+/// starts.
+fn spawn_call(hook: &mut Hook) -> Result<Option<String>> {
+    let tool_input = hook.input.get("tool_input").unwrap_or(&Value::Null);
+    let task = field(tool_input, "message").or_else(|| {
+        tool_input
+            .get("items")?
+            .as_array()?
+            .iter()
+            .find_map(|i| field(i, "text"))
+    });
+    let Some(goal) = task.and_then(|t| t.lines().find(|l| !l.trim().is_empty())) else {
+        return Ok(None);
+    };
+    let agent_type = field(tool_input, "agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
+    let mut entry = Object::new();
+    if let Some(call) = hook.field("tool_use_id") {
+        entry.insert("toolUseId", Json::str(call));
+    }
+    entry.insert("description", Json::str(goal.trim()));
+    entry.insert("agentType", Json::str(agent_type));
+    // A subagent starting a subagent: the new frame goes below the caller's.
+    if let Some(caller) = hook.field("agent_id") {
+        entry.insert("callerAgentId", Json::str(caller));
+    }
+    hook.note_call(entry, agent_type)?;
+    Ok(None)
+}
+
+/// The frame of the subagent the event names.
+fn agent_frame(hook: &Hook, event: &str) -> Result<String> {
+    let agent_id = hook
+        .field("agent_id")
+        .ok_or_else(|| Error::failure(format!("{event} without \"agent_id\"")))?;
+    hook.agent_frame(agent_id).ok_or_else(|| {
+        Error::failure(format!(
+            "the agent id '{}' cannot name a frame",
+            agent_id.escape_debug()
+        ))
+    })
+}
+
+/// SubagentStart: the subagent's frame and its context (with the frame commands, which in its
+/// shell act on its own frame) for the subagent's first request.
+fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
+    let frame = agent_frame(hook, "SubagentStart")?;
+    let agent_type = hook.field("agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
+    let xml = hook.subagent_start(&frame, agent_type, None)?;
+    Ok(Some(with_commands("SubagentStart", &xml)))
+}
+
+/// SubagentStop: pops the subagent's frame, completed with its last message as the summary
+/// (failed when it ended without one), its rollout in the log.
+fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
+    let frame = agent_frame(hook, "SubagentStop")?;
+    match hook.agent_running(&frame)? {
+        None => {
+            return Err(Error::failure(format!(
+                "SubagentStop for {frame}, which has no frame (its SubagentStart was not seen)"
+            )));
+        }
+        Some(false) => return Ok(None),
+        Some(true) => {}
+    }
+    let reported = hook.field("last_assistant_message");
+    let path = hook.field("agent_transcript_path");
+    let records = path.map(read_rollout).unwrap_or_default();
+    let title = format!("subagent rollout {}", path.unwrap_or("(none)"));
+    let export = rollout::to_export(&records, &frame, &title, reported);
+    hook.subagent_stop(&frame, reported, &export)?;
+    Ok(None)
+}
+
+/// PostCompact: the compaction's summary, which Codex writes into the rollout but not into the
+/// event, on the session's current frame; and the frame context added again at the next prompt,
+/// since the compacted conversation may have lost it.
+fn post_compact(hook: &mut Hook) -> Result<Option<String>> {
+    if hook.field("agent_id").is_some() || !hook.session_has_frame()? {
+        return Ok(None);
+    }
+    let summary = hook
+        .field("transcript_path")
+        .map(read_rollout)
+        .and_then(|records| rollout::last_compaction(&records));
+    if let Some(summary) = summary {
+        hook.compaction_summary(&summary)?;
+    }
+    hook.forget_context()?;
+    Ok(None)
+}
+
+/// A rollout named by the event: only a regular file is read, without waiting on a pipe; one
+/// that cannot be read is no records.
+fn read_rollout(path: &str) -> Vec<Value> {
+    match store::read_regular_capped(Path::new(path), MAX_ROLLOUT) {
+        Ok(bytes) => rollout::parse(&String::from_utf8_lossy(&bytes)),
+        Err(_) => Vec::new(),
+    }
+}

@@ -1,0 +1,197 @@
+//! What `ctx codex install` may and may not touch in Codex's hooks.json: only the entries ctx
+//! itself wrote, never through a dangling link, never over a read-only or invalid file, and the
+//! user's bytes outside ctx's entries as they were.
+
+use insta::assert_snapshot;
+
+use crate::common::TestEnv;
+
+const HOOKS: &str = ".codex/hooks.json";
+
+/// A hooks file of the user's: a Stop hook of their own, and one that merely mentions ctx.
+const USERS: &str = r#"{
+  "hooks": {
+    "Stop": [
+      { "hooks": [ { "type": "command", "command": "./notify.sh" } ] }
+    ],
+    "SessionStart": [
+      { "hooks": [ { "type": "command", "command": "ctx codex hook SessionStart" } ] }
+    ]
+  }
+}
+"#;
+
+#[test]
+fn install_adds_ctxs_hooks_and_remove_gives_the_file_back_byte_for_byte() {
+    let env = TestEnv::new();
+    env.write(HOOKS, USERS);
+    assert_snapshot!(env.snap(&["codex", "install"]), @r"
+    exit: 0
+    --- stdout
+    .codex/hooks.json: 6 hooks added
+      + SessionStart: ctx codex hook
+      + UserPromptSubmit: ctx codex hook
+      + PreToolUse: ctx codex hook
+      + SubagentStart: ctx codex hook
+      + SubagentStop: ctx codex hook
+      + PostCompact: ctx codex hook
+    --- stderr
+    ");
+    let installed: serde_json::Value = serde_json::from_str(&env.read(HOOKS)).unwrap();
+    let hooks = &installed["hooks"];
+    assert_eq!(hooks["Stop"][0]["hooks"][0]["command"], "./notify.sh");
+    assert_eq!(
+        hooks["SessionStart"][0]["hooks"][0]["command"], "ctx codex hook SessionStart",
+        "the user's own hook that runs ctx stays theirs, first"
+    );
+    let ours = &hooks["SessionStart"][1]["hooks"][0];
+    assert!(
+        ours["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("\"${CTX_BIN:-ctx}\" codex hook SessionStart 2>/dev/null ||"),
+        "{ours}"
+    );
+    assert_eq!(ours["timeout"], 10);
+    assert_eq!(hooks["PreToolUse"][0]["matcher"], "spawn_agent");
+    assert_eq!(
+        env.ok(&["codex", "install"]),
+        ".codex/hooks.json: ctx's hooks are up to date\n"
+    );
+    let removed = env.ok(&["codex", "install", "--remove"]);
+    assert!(
+        removed.starts_with(".codex/hooks.json: 6 hooks removed\n"),
+        "{removed}"
+    );
+    assert_eq!(env.read(HOOKS), USERS, "byte for byte");
+    assert_eq!(
+        env.ok(&["codex", "install", "--remove"]),
+        ".codex/hooks.json: no hooks of ctx's\n"
+    );
+}
+
+#[test]
+fn a_new_file_is_written_whole_and_dry_run_writes_nothing() {
+    let env = TestEnv::new();
+    let out = env.ok(&["codex", "install", "--dry-run"]);
+    assert!(
+        out.starts_with(".codex/hooks.json: 6 hooks would be added\n"),
+        "{out}"
+    );
+    assert!(!env.path(".codex").exists(), "nothing written");
+    env.ok(&["codex", "install"]);
+    let text = env.read(HOOKS);
+    assert!(
+        text.starts_with("{\n  \"hooks\": {\n    \"SessionStart\": ["),
+        "{text}"
+    );
+    let out = env.ok(&["codex", "install", "--remove", "--dry-run"]);
+    assert!(
+        out.starts_with(".codex/hooks.json: 6 hooks would be removed\n"),
+        "{out}"
+    );
+    assert_eq!(env.read(HOOKS), text, "a dry run changes nothing");
+}
+
+#[test]
+fn global_installs_into_codex_home() {
+    let env = TestEnv::new();
+    let codex_home = env.temp().join("codex-home");
+    let out = env
+        .ctx()
+        .env("CODEX_HOME", &codex_home)
+        .args(["codex", "install", "--global"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
+    let text = std::fs::read_to_string(codex_home.join("hooks.json")).unwrap();
+    assert!(text.contains("codex hook SubagentStart"), "{text}");
+    assert!(!env.path(".codex").exists());
+    // Without CODEX_HOME: ~/.codex.
+    env.ok(&["codex", "install", "--global"]);
+    assert!(env.home.join(".codex/hooks.json").is_file());
+}
+
+#[test]
+fn json_output_names_the_file_and_the_events() {
+    let env = TestEnv::new();
+    let out = env.ok(&["--json", "codex", "install"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["hooks_changed"], true);
+    assert_eq!(doc["remove"], false);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 6);
+    assert!(
+        doc["hooks"]
+            .as_str()
+            .unwrap()
+            .ends_with(".codex/hooks.json")
+    );
+}
+
+#[test]
+fn an_invalid_hooks_file_is_refused_and_left_alone() {
+    let env = TestEnv::new();
+    env.write(HOOKS, "{\"hooks\": {\n");
+    assert_snapshot!(env.snap(&["codex", "install"]), @r#"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.codex/hooks.json: it is not valid JSON: unexpected end of input inside an object at line 2, column 1; nothing was changed
+    hint: fix the file, or move it aside, then install again
+    "#);
+    assert_eq!(env.read(HOOKS), "{\"hooks\": {\n");
+    env.write(HOOKS, "{\"hooks\": []}");
+    let out = env.run(&["codex", "install", "--remove"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(env.render(&out).contains("its \"hooks\" is not an object"));
+    assert_eq!(env.read(HOOKS), "{\"hooks\": []}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_is_refused_and_a_link_to_a_file_is_written_through() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".codex")).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/hooks.json", env.path(HOOKS)).unwrap();
+    assert_snapshot!(env.snap(&["codex", "install"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.codex/hooks.json: is a symbolic link to ../dotfiles/hooks.json, which does not exist; ctx does not create files through it, and nothing was changed
+    hint: remove the link, or create what it points to, then install again
+    ");
+    assert!(!env.path("dotfiles").exists());
+
+    env.write("dotfiles/hooks.json", USERS);
+    env.ok(&["codex", "install"]);
+    assert!(
+        std::fs::symlink_metadata(env.path(HOOKS))
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link stays"
+    );
+    assert!(
+        env.read("dotfiles/hooks.json")
+            .contains("codex hook PostCompact")
+    );
+    env.ok(&["codex", "install", "--remove"]);
+    assert_eq!(env.read("dotfiles/hooks.json"), USERS);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_hooks_file_is_refused_and_left_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write(HOOKS, USERS);
+    std::fs::set_permissions(env.path(HOOKS), std::fs::Permissions::from_mode(0o444)).unwrap();
+    assert_snapshot!(env.snap(&["codex", "install"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: [ROOT]/.codex/hooks.json: is read-only; ctx does not write over it, and nothing was changed
+    hint: make it writable (chmod u+w), then run the command again
+    ");
+    assert_eq!(env.read(HOOKS), USERS);
+}
