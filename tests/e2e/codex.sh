@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# End-to-end tests with the real Codex CLI: builds ctx, installs ctx's hooks into temporary projects with
+# `ctx codex install` (nothing copied by hand), runs Codex (npm @openai/codex, installed on first use by
+# codex-sandbox.sh) against the stand-in Responses API of mock-responses.py in strict mode, scripted with
+# exec_command and spawn_agent calls, and checks the frame tree on disk and, in the request log, what the model
+# was sent.
+#
+#   tests/e2e/codex.sh [SCENARIO...]      (default: all; names below, e.g. `subagent`)
+#
+# Needs cargo, node/npm (to install Codex) and python3. MOCK_PORT picks the stand-in's port.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+here=$repo/tests/e2e
+export MOCK_PORT=${MOCK_PORT:-47401}
+
+cargo build --quiet --manifest-path "$repo/Cargo.toml"
+ctx_dir=$repo/target/debug
+ctx_bin=$ctx_dir/ctx
+# Codex finds ctx's hooks' `ctx` on its own PATH; the model's login shell does not (its PATH is the login
+# PATH), which is why the frame context names ctx by its absolute path.
+export PATH=$ctx_dir:$PATH
+
+work=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A fresh project (a git repository) with ctx's hooks, as a user installs them.
+new_project() {
+  local project=$work/$1
+  mkdir -p "$project"
+  git -C "$project" init -q
+  ctx -C "$project" -q codex install >/dev/null || fail "ctx codex install"
+  echo "$project"
+}
+
+# run NAME PROJECT SCRIPT -- PROMPT: one Codex run with a fresh request log; prints the log's folder. Codex's
+# CODEX_HOME is $work/sandbox-NAME/codex-home. Its stdout is in $work/NAME.out, its stderr in $work/NAME.err.
+run() {
+  local name=$1 project=$2 script=$3
+  shift 4
+  local sandbox=$work/sandbox-$name
+  rm -rf "$sandbox/requests"
+  mkdir -p "$sandbox/requests"
+  MOCK_SCRIPT=$script "$here/codex-sandbox.sh" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>"$work/$name.err" \
+    || { cat "$work/$name.out" "$work/$name.err" >&2; fail "$name: codex exited non-zero"; }
+  ! ls "$sandbox/requests"/*.error.txt >/dev/null 2>&1 || fail "$name: the strict stand-in refused a request: $(cat "$sandbox/requests"/*.error.txt)"
+  echo "$sandbox/requests"
+}
+thread_of() { sed -n 's/^session id: //p' "$work/$1.err" | head -1; }
+
+# check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in order, as
+# {"file", "body", "developer" (the developer messages' text), "users" (the user messages' texts), "outputs"
+# (the function call outputs), "all"}) and helpers in scope.
+check() {
+  python3 - "$1" <<PY || fail "$2"
+import glob, json, re, sys
+def text(item):
+    return "".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict))
+requests = []
+for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
+    body = json.load(open(path))
+    items = body.get("input", [])
+    messages = [i for i in items if i.get("type") == "message"]
+    requests.append({
+        "file": path, "body": body,
+        "developer": "".join(text(m) for m in messages if m.get("role") == "developer"),
+        "users": [text(m) for m in messages if m.get("role") == "user"],
+        "outputs": [str(i.get("output")) for i in items if i.get("type") == "function_call_output"],
+        "all": json.dumps(body),
+    })
+def need(condition, what):
+    if not condition:
+        print("not so:", what, file=sys.stderr)
+        for r in requests:
+            print(" ", r["file"].rsplit("/", 1)[-1], (r["users"] or [""])[-1][:120].replace("\n", " "), file=sys.stderr)
+            print("    goals:", re.findall(r"<goal>(.*?)</goal>", r["developer"]), file=sys.stderr)
+        sys.exit(1)
+def first(predicate, what):
+    for r in requests:
+        if predicate(r):
+            return r
+    need(False, what)
+$3
+PY
+}
+
+frame_json() { ctx -C "$1" frame show --json "${@:2}"; }
+field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+
+scenario_context() {
+  echo "scenario context: the session's frame context arrives, naming ctx as the model's login shell must"
+  local project requests thread
+  project=$(new_project context)
+  cat >"$work/context.json" <<EOF
+[
+ {"when": "Fix the refunds", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo LOGIN_PATH=\$PATH"}}]},
+ {"when": "LOGIN_PATH=", "reply": "Looked."},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(run context "$project" "$work/context.json" -- "Fix the refunds")
+  thread=$(thread_of context)
+  [[ -n $thread ]] || fail "codex names its session: $(cat "$work/context.err")"
+  check "$requests" "context requests" "
+main = requests[0]
+need('<flame-context session=\"cx_$thread\"' in main['developer'], 'the first request carries the session frame context as a developer message')
+need('<goal>Fix the refunds</goal>' in main['developer'], 'whose goal is the first prompt')
+need('$ctx_bin frame push --session \"cx_\$CODEX_THREAD_ID\"' in main['developer'], 'naming ctx absolutely, with the thread id variable')
+need(all(r['all'].count('<flame-context session=\\\\\"cx_') <= 1 for r in requests), 'the context is added once')
+login = first(lambda r: any('LOGIN_PATH=' in o for o in r['outputs']), 'the shell ran')['outputs']
+need(not any('$ctx_dir' in o for o in login), 'the login PATH does not hold ctx: ' + repr(login))
+"
+  [[ $(frame_json "$project" "cx_$thread" | field "d['frame']['status']") == in_progress ]] || fail "the session's frame runs"
+}
+
+# The goal's frame in PROJECT's tree, as "ID STATUS PARENT".
+frame_of_goal() {
+  ctx -C "$1" frame tree --json | python3 -c "
+import json,sys
+d=json.load(sys.stdin)
+def walk(n, parent):
+    yield n, parent
+    for c in n.get('children', []): yield from walk(c, n['id'])
+for root in d['roots']:
+    for n, parent in walk(root, ''):
+        if n['goal'] == sys.argv[1]: print(n['id'], n['status'], parent)
+" "$2"
+}
+
+scenario_push_pop() {
+  echo "scenario push-pop: the model's shell pushes and pops on its own thread's frame"
+  local project requests thread pushed
+  project=$(new_project push-pop)
+  cat >"$work/push-pop.json" <<EOF
+[
+ {"when": "Fix the refunds", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "$ctx_bin frame push --session \"cx_\$CODEX_THREAD_ID\" -- 'Refund work'"}}]},
+ {"when": "Refund work", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "printf 'REFUND_%s' LIST_42"}}]},
+ {"when": "REFUND_LIST_42", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "$ctx_bin frame pop --session \"cx_\$CODEX_THREAD_ID\" --summary 'Refunds done'"}}]},
+ {"when": "Refunds done", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "unset CODEX_THREAD_ID; $ctx_bin frame push --session \"cx_\$CODEX_THREAD_ID\" -- 'Lost'; echo EXIT=\$?"}}]},
+ {"when": "EXIT=", "reply": "All done."},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(run push-pop "$project" "$work/push-pop.json" -- "Fix the refunds")
+  thread=$(thread_of push-pop)
+  pushed=$(frame_of_goal "$project" "Refund work")
+  [[ $pushed == *" completed cx_$thread" ]] || fail "the pushed frame is a completed child of the thread's frame: $pushed ($(ctx -C "$project" frame tree))"
+  [[ $(frame_json "$project" "${pushed%% *}" | field "d['frame']['summary']") == "Refunds done" ]] || fail "with the pop's summary"
+  check "$requests" "push-pop requests" "
+out = first(lambda r: any('EXIT=' in o for o in r['outputs']), 'the push without a thread id ran')['outputs'][-1]
+need('names no Codex thread' in out and 'EXIT=1' in out, 'a shell without the thread id gets an error and exit 1: ' + out)
+"
+  [[ -z $(frame_of_goal "$project" Lost) ]] || fail "and nothing is pushed"
+}
+
+scenario_subagent() {
+  echo "scenario subagent: a spawn_agent subagent is a frame with its own context, completed with its last message"
+  local project requests thread agent
+  project=$(new_project subagent)
+  cat >"$work/subagent.json" <<EOF
+[
+ {"when": "Delegate the audit", "tool_calls": [{"namespace": "multi_agent_v1", "name": "spawn_agent", "arguments": {"message": "Audit refunds\nAUDIT_REFUNDS_NOW"}}]},
+ {"when": "\"text\":\"Audit refunds", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "$ctx_bin frame push --session \"cx_\$CODEX_THREAD_ID\" -- 'Sub check' && printf 'SUB_%s' OUTPUT_7 && $ctx_bin frame pop --session \"cx_\$CODEX_THREAD_ID\" --summary 'checked'"}}]},
+ {"when": "SUB_OUTPUT_7", "reply": "Refund audit: 3 issues found."},
+ {"when": "nickname", "delay": 3, "reply": "Waiting for the audit."},
+ {"when": "subagent_notification", "reply": "Done."},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(run subagent "$project" "$work/subagent.json" -- "Delegate the audit")
+  thread=$(thread_of subagent)
+  agent=$(python3 - "$requests" <<'PY'
+import glob, json, sys
+for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
+    for item in json.load(open(path)).get("input", []):
+        if item.get("type") == "function_call_output" and "agent_id" in str(item.get("output")):
+            print(json.loads(item["output"])["agent_id"])
+            sys.exit(0)
+PY
+)
+  [[ -n $agent ]] || fail "spawn_agent names its agent"
+  check "$requests" "subagent requests" "
+sub = first(lambda r: any(u.startswith('Audit refunds') for u in r['users']), 'the subagent asks the model')
+need('<flame-context session=\"cx_$agent\"' in sub['developer'], 'the subagent sees its own frame context')
+need('<goal>Audit refunds</goal>' in sub['developer'], 'whose goal is the task first line')
+need('<goal>Delegate the audit</goal>' in sub['developer'], 'below the session frame')
+need('<flame-context session=\"cx_$thread\"' not in sub['developer'], 'and not the session context')
+"
+  frame_json "$project" "cx_$agent" >"$work/subagent.frame" || fail "the subagent has a frame"
+  [[ $(field "d['frame']['status']" <"$work/subagent.frame") == completed ]] || fail "completed: $(cat "$work/subagent.frame")"
+  [[ $(field "d['frame']['summary']" <"$work/subagent.frame") == "Refund audit: 3 issues found." ]] || fail "with its last message"
+  [[ $(field "d['frame']['parent']" <"$work/subagent.frame") == "cx_$thread" ]] || fail "a child of the session's frame"
+  grep -q "SUB_OUTPUT_7" "$project/.opencode/flame/logs/frame-cx_$agent.md" || fail "its log holds its rollout"
+  [[ $(frame_of_goal "$project" "Sub check") == *" completed cx_$agent" ]] \
+    || fail "the subagent's own push landed below its own frame: $(ctx -C "$project" frame tree)"
+}
+
+scenario_without_ctx() {
+  echo "scenario without-ctx: with ctx absent, and with a broken state file, Codex still answers"
+  local project requests
+  project=$(new_project without-ctx)
+  cat >"$work/without-ctx.json" <<'EOF'
+[
+ {"when": "Delegate the audit", "tool_calls": [{"namespace": "multi_agent_v1", "name": "spawn_agent", "arguments": {"message": "AUDIT_REFUNDS_NOW"}}]},
+ {"when": "\"text\":\"AUDIT_REFUNDS_NOW", "reply": "Refund audit: 3 issues found."},
+ {"when": "nickname", "delay": 3, "reply": "Waiting."},
+ {"when": "subagent_notification", "reply": "Done."},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(CTX_BIN=$work/no-such-ctx run without-ctx "$project" "$work/without-ctx.json" -- "Delegate the audit")
+  check "$requests" "without ctx" "
+first(lambda r: 'AUDIT_REFUNDS_NOW' in r['users'], 'the subagent runs')
+need(all('<flame-context' not in r['all'] for r in requests), 'no frame context without ctx')
+"
+  grep -qx "Done." "$work/without-ctx.out" || fail "the run ends normally: $(cat "$work/without-ctx.out")"
+  grep -q "exit 127 of ctx codex hook UserPromptSubmit" "$work/sandbox-without-ctx/codex-home/ctx-hooks.log" \
+    || fail "a missing ctx is logged: $(cat "$work/sandbox-without-ctx/codex-home/ctx-hooks.log" 2>&1)"
+
+  project=$(new_project broken-state)
+  mkdir -p "$project/.opencode/flame"
+  printf '{"version": 1, "frames": ' >"$project/.opencode/flame/state.json"
+  cp "$project/.opencode/flame/state.json" "$work/broken-state.json"
+  requests=$(run broken-state "$project" "$work/without-ctx.json" -- "Delegate the audit")
+  grep -qx "Done." "$work/broken-state.out" || fail "the run ends normally: $(cat "$work/broken-state.out")"
+  cmp -s "$project/.opencode/flame/state.json" "$work/broken-state.json" || fail "the broken state file is left as it was"
+  grep -q "UserPromptSubmit session .*state.json" "$project/.opencode/flame/codex-hooks.log" \
+    || fail "the broken state is logged: $(cat "$project/.opencode/flame/codex-hooks.log" 2>&1)"
+}
+
+scenario_install() {
+  echo "scenario install: the user's own hooks survive install, a second install and remove, and still run"
+  local project=$work/install
+  mkdir -p "$project/.codex"
+  git -C "$project" init -q
+  cat >"$project/.codex/hooks.json" <<EOF
+{
+  "hooks": {
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "touch $work/user-stop-hook-ran", "timeout": 5}]}
+    ],
+    "SessionStart": [
+      {"hooks": [{"type": "command", "command": "echo 'ctx codex hook SessionStart' > $work/user-hook-ran"}]}
+    ]
+  }
+}
+EOF
+  cp "$project/.codex/hooks.json" "$work/hooks.orig"
+  ctx -C "$project" -q codex install >/dev/null || fail "install over the user's hooks"
+  cp "$project/.codex/hooks.json" "$work/hooks.installed"
+  ctx -C "$project" -q codex install >/dev/null || fail "a second install"
+  cmp "$project/.codex/hooks.json" "$work/hooks.installed" || fail "a second install changes nothing"
+  echo '[{"reply": "Fine."}]' >"$work/install.json"
+  local requests
+  requests=$(run install "$project" "$work/install.json" -- "Check the hooks")
+  [[ -f $work/user-stop-hook-ran ]] || fail "the user's hook still runs"
+  grep -q "ctx codex hook SessionStart" "$work/user-hook-ran" || fail "and so does the one that names ctx's hook"
+  check "$requests" "install" "
+need('<flame-context' in requests[0]['developer'], 'and so do ctx\\'s')
+"
+  ctx -C "$project" -q codex install --remove >/dev/null || fail "remove"
+  cmp "$project/.codex/hooks.json" "$work/hooks.orig" || fail "remove gives back the user's file"
+}
+
+all=(context push_pop subagent without_ctx install)
+chosen=("${@:-${all[@]}}")
+for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
+echo "ok: ${chosen[*]}"
