@@ -136,14 +136,23 @@ pub fn to_export(records: &[Value], id: &str, title: &str, final_reply: Option<&
     Export::from_value(root).expect("the export is built in its own shape")
 }
 
-/// The summary of the rollout's last compaction (a `compacted` record's `message`).
+/// How Codex (0.171.0, observed) starts the message of a `compacted` record: one line that
+/// introduces the summary to the model, then the summary the compaction request returned.
+const HANDOFF_PREFIX: &str = "Another language model started to solve this problem";
+
+/// The summary of the rollout's last compaction: a `compacted` record's `message`, without the
+/// line Codex puts before it for the model.
 pub fn last_compaction(records: &[Value]) -> Option<String> {
-    records.iter().rev().find_map(|r| {
+    let message = records.iter().rev().find_map(|r| {
         (r.get("type")?.as_str()? == "compacted")
             .then(|| r.pointer("/payload/message")?.as_str())?
-            .filter(|m| !m.trim().is_empty())
-            .map(str::to_string)
-    })
+    })?;
+    let summary = match message.split_once('\n') {
+        Some((first, rest)) if first.starts_with(HANDOFF_PREFIX) => rest,
+        _ => message,
+    };
+    let summary = summary.trim();
+    (!summary.is_empty()).then(|| summary.to_string())
 }
 
 #[cfg(test)]
@@ -166,7 +175,7 @@ mod tests {
         "\n",
         r#"{"timestamp":"2026-11-27T04:46:18.500Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"three files"}]}}"#,
         "\n",
-        r#"{"timestamp":"2026-11-27T04:46:19.000Z","type":"compacted","payload":{"message":"we counted files"}}"#,
+        r#"{"timestamp":"2026-11-27T04:46:19.000Z","type":"compacted","payload":{"message":"Another language model started to solve this problem and produced a summary. Here it is:\nwe counted files\n"}}"#,
         "\n",
     );
 

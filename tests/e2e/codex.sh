@@ -195,6 +195,30 @@ need('<flame-context session=\"cx_$thread\"' not in sub['developer'], 'and not t
     || fail "the subagent's own push landed below its own frame: $(ctx -C "$project" frame tree)"
 }
 
+scenario_compaction() {
+  echo "scenario compaction: an automatic compaction's summary lands on the frame; the context is there after it"
+  local project requests thread
+  project=$(new_project compaction)
+  cat >"$work/compaction.json" <<'EOF'
+[
+ {"when": "Fix the refunds", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "echo STEP_ONE"}}], "usage": {"input_tokens": 200000}},
+ {"when": "CONTEXT CHECKPOINT COMPACTION", "tools": false, "reply": "Refunds half done: the list is checked."},
+ {"when": "Refunds half done", "tools": true, "reply": "Done."},
+ {"reply": "Done."}
+]
+EOF
+  # A compaction whenever a response reports more than 5000 input tokens (the first reports 200000).
+  requests=$(run compaction "$project" "$work/compaction.json" -- -c model_auto_compact_token_limit=5000 "Fix the refunds")
+  thread=$(thread_of compaction)
+  check "$requests" "compaction requests" "
+first(lambda r: 'CONTEXT CHECKPOINT COMPACTION' in r['all'], 'Codex compacted')
+after = first(lambda r: 'Refunds half done' in r['all'] and r['body'].get('tools'), 'the conversation goes on after the compaction')
+need('<flame-context session=\"cx_$thread\"' in after['developer'], 'and its requests still hold the frame context')
+"
+  [[ $(frame_json "$project" "cx_$thread" | field "d['frame']['summary']") == "Refunds half done: the list is checked." ]] \
+    || fail "the compaction's summary is on the thread's frame: $(frame_json "$project" "cx_$thread")"
+}
+
 scenario_without_ctx() {
   echo "scenario without-ctx: with ctx absent, and with a broken state file, Codex still answers"
   local project requests
@@ -262,7 +286,7 @@ need('<flame-context' in requests[0]['developer'], 'and so do ctx\\'s')
   cmp "$project/.codex/hooks.json" "$work/hooks.orig" || fail "remove gives back the user's file"
 }
 
-all=(context push_pop subagent without_ctx install)
+all=(context push_pop subagent compaction without_ctx install)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
