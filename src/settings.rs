@@ -239,6 +239,17 @@ pub const CLAUDE_FOLD: Def = Def {
             --continue and --resume send each popped frame as its summary",
 };
 
+pub const CODEX_FOLD: Def = Def {
+    key: "codex.fold",
+    env: "CTX_CODEX_FOLD",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether a Codex session's rollout is folded when it ends, so that codex exec resume \
+            sends each popped frame as its summary",
+};
+
 pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {
     key: "opencode.fold_user_messages",
     env: "CTX_OPENCODE_FOLD_USER_MESSAGES",
@@ -302,6 +313,7 @@ pub const ALL: &[&Def] = &[
     &OPENCODE_FOLD_USER_MESSAGES,
     &HOOKS_STATE_IN_HOME,
     &CLAUDE_FOLD,
+    &CODEX_FOLD,
     &SWARM_VERSION,
 ];
 

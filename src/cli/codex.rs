@@ -57,9 +57,13 @@ it; people do not need to.
   PostCompact       records the compaction's summary (from the rollout) on the
                     current frame, and adds the frame context again at the
                     next prompt
+  SessionEnd        folds the thread's rollout (codex.fold): each frame pushed
+                    and popped in the shell becomes its pop and summary for a
+                    later `codex exec resume`; the original is kept beside it
+                    (<rollout>/ctx-fold-<ms>.jsonl)
 
 Codex cannot fold a popped frame out of a running conversation: no hook removes
-earlier messages. Whatever goes wrong (bad JSON, a broken state file, an unknown
+earlier messages; only a resumed session is sent folded. Whatever goes wrong (bad JSON, a broken state file, an unknown
 event) exits 0 with nothing on stdout and one line in
 .opencode/flame/codex-hooks.log (or ctx-hooks.log in $CODEX_HOME, default
 ~/.codex, when there is no project folder to write in): a hook that fails must

@@ -13,6 +13,7 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
     ("SubagentStart", None),
     ("SubagentStop", None),
     ("PostCompact", None),
+    ("SessionEnd", None),
 ];
 
 /// Seconds Codex waits for one of ctx's hooks: a hook takes milliseconds, and one stuck on a

@@ -7,6 +7,7 @@
 //! "cx_$CODEX_THREAD_ID"` acts on the frame of whichever thread runs it. Codex writes its ids as
 //! lowercase UUIDs, which are frame id characters already.
 
+pub mod fold;
 pub mod hooks;
 pub mod rollout;
 

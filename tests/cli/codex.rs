@@ -322,3 +322,104 @@ fn a_broken_state_file_is_left_alone_and_logged_beside_it() {
         "{lines:?}"
     );
 }
+
+/// A rollout record of an exec_command call, and of its output as Codex writes it.
+fn shell_call(id: &str, cmd: &str) -> String {
+    let arguments = json!({ "cmd": cmd }).to_string();
+    json!({"timestamp": "2026-11-27T04:46:18.300Z", "type": "response_item", "payload": {
+        "type": "function_call", "name": "exec_command", "arguments": arguments, "call_id": id}})
+    .to_string()
+        + "\n"
+}
+
+fn shell_output(id: &str, printed: &str) -> String {
+    let output = format!(
+        "Chunk ID: 1\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\n{printed}"
+    );
+    json!({"timestamp": "2026-11-27T04:46:18.400Z", "type": "response_item", "payload": {
+        "type": "function_call_output", "call_id": id, "output": output}})
+    .to_string()
+        + "\n"
+}
+
+#[test]
+fn session_end_folds_the_rollout_for_a_resume_and_keeps_the_original() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event("UserPromptSubmit", json!({ "prompt": "Fix the parser" })),
+    );
+    let pushed = env.ok(&["frame", "push", "--session", FRAME, "--", "Tokenizer"]);
+    let id = pushed.trim();
+    env.ok(&[
+        "frame",
+        "pop",
+        "--session",
+        FRAME,
+        "--summary",
+        "Tokens split",
+    ]);
+    let push = "ctx frame push --session \"cx_$CODEX_THREAD_ID\" -- 'Tokenizer'";
+    let pop = "ctx frame pop --session \"cx_$CODEX_THREAD_ID\" --summary 'Tokens split'";
+    let text = [
+        r#"{"timestamp":"2026-11-27T04:46:18.064Z","type":"session_meta","payload":{"id":"t1"}}"#
+            .to_string()
+            + "\n",
+        shell_call("c1", push),
+        shell_output("c1", &format!("{id}\n")),
+        shell_call("c2", "cat src/tokens.rs"),
+        shell_output("c2", "BULKY_SOURCE_TEXT"),
+        shell_call("c3", pop),
+        shell_output("c3", ""),
+    ]
+    .concat();
+    let dir = env.home.join(".codex/sessions/2026/11/27");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rollout = dir.join("rollout-2026-11-27T04-46-18-t1.jsonl");
+    std::fs::write(&rollout, &text).unwrap();
+    let end = event(
+        "SessionEnd",
+        json!({ "transcript_path": rollout, "reason": "other" }),
+    );
+
+    // Off: the rollout stays as it is.
+    env.write(".opencode/ctx.toml", "[codex]\nfold = \"off\"\n");
+    assert_eq!(hook(&env, "SessionEnd", &end), "");
+    assert_eq!(std::fs::read_to_string(&rollout).unwrap(), text);
+    std::fs::remove_file(env.path(".opencode/ctx.toml")).unwrap();
+
+    assert_eq!(hook(&env, "SessionEnd", &end), "");
+    let folded = std::fs::read_to_string(&rollout).unwrap();
+    assert!(!folded.contains("BULKY_SOURCE_TEXT"), "{folded}");
+    assert!(folded.contains("frame pop --session"), "{folded}");
+    assert!(
+        folded.contains(&format!("[ctx] Frame {id} (Tokenizer) ended completed.")),
+        "{folded}"
+    );
+    assert!(folded.contains("Summary: Tokens split"), "{folded}");
+    let kept: Vec<_> = std::fs::read_dir(dir.join("rollout-2026-11-27T04-46-18-t1"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("ctx-fold-"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let original = dir.join("rollout-2026-11-27T04-46-18-t1").join(&kept[0]);
+    assert_eq!(std::fs::read_to_string(original).unwrap(), text);
+    // Folded once: a second end finds nothing to fold.
+    assert_eq!(hook(&env, "SessionEnd", &end), "");
+    assert_eq!(std::fs::read_to_string(&rollout).unwrap(), folded);
+
+    // A file outside Codex's sessions folder is left alone, and said so.
+    let elsewhere = env.temp().join("rollout-elsewhere.jsonl");
+    std::fs::write(&elsewhere, &text).unwrap();
+    let end = event("SessionEnd", json!({ "transcript_path": elsewhere }));
+    assert_eq!(hook(&env, "SessionEnd", &end), "");
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), text);
+    let lines = log_lines(&env.path(".opencode/flame/codex-hooks.log"));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].ends_with("left as it is: it is not below Codex's sessions folder"),
+        "{lines:?}"
+    );
+}

@@ -28,13 +28,14 @@ fn install_adds_ctxs_hooks_and_remove_gives_the_file_back_byte_for_byte() {
     assert_snapshot!(env.snap(&["codex", "install"]), @r"
     exit: 0
     --- stdout
-    .codex/hooks.json: 6 hooks added
+    .codex/hooks.json: 7 hooks added
       + SessionStart: ctx codex hook
       + UserPromptSubmit: ctx codex hook
       + PreToolUse: ctx codex hook
       + SubagentStart: ctx codex hook
       + SubagentStop: ctx codex hook
       + PostCompact: ctx codex hook
+      + SessionEnd: ctx codex hook
     --- stderr
     ");
     let installed: serde_json::Value = serde_json::from_str(&env.read(HOOKS)).unwrap();
@@ -60,7 +61,7 @@ fn install_adds_ctxs_hooks_and_remove_gives_the_file_back_byte_for_byte() {
     );
     let removed = env.ok(&["codex", "install", "--remove"]);
     assert!(
-        removed.starts_with(".codex/hooks.json: 6 hooks removed\n"),
+        removed.starts_with(".codex/hooks.json: 7 hooks removed\n"),
         "{removed}"
     );
     assert_eq!(env.read(HOOKS), USERS, "byte for byte");
@@ -75,7 +76,7 @@ fn a_new_file_is_written_whole_and_dry_run_writes_nothing() {
     let env = TestEnv::new();
     let out = env.ok(&["codex", "install", "--dry-run"]);
     assert!(
-        out.starts_with(".codex/hooks.json: 6 hooks would be added\n"),
+        out.starts_with(".codex/hooks.json: 7 hooks would be added\n"),
         "{out}"
     );
     assert!(!env.path(".codex").exists(), "nothing written");
@@ -87,7 +88,7 @@ fn a_new_file_is_written_whole_and_dry_run_writes_nothing() {
     );
     let out = env.ok(&["codex", "install", "--remove", "--dry-run"]);
     assert!(
-        out.starts_with(".codex/hooks.json: 6 hooks would be removed\n"),
+        out.starts_with(".codex/hooks.json: 7 hooks would be removed\n"),
         "{out}"
     );
     assert_eq!(env.read(HOOKS), text, "a dry run changes nothing");
@@ -119,7 +120,7 @@ fn json_output_names_the_file_and_the_events() {
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["hooks_changed"], true);
     assert_eq!(doc["remove"], false);
-    assert_eq!(doc["added"].as_array().unwrap().len(), 6);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 7);
     assert!(
         doc["hooks"]
             .as_str()

@@ -32,6 +32,7 @@ fn defaults_when_nothing_is_configured() {
     opencode.fold_user_messages = "fold"  # default
     hooks.state_in_home = "off"           # default
     claude.fold = "on"                    # default
+    codex.fold = "on"                     # default
     swarm.version = "auto"                # default
     --- stderr
     "#);
@@ -160,6 +161,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     opencode.fold_user_messages = "fold"  # default
     hooks.state_in_home = "off"           # default
     claude.fold = "on"                    # default
+    codex.fold = "on"                     # default
     swarm.version = "auto"                # default
     --- stderr
     error: [ROOT]/.opencode/ctx.toml: frame.context.total must be a non-negative integer

@@ -33,12 +33,13 @@ new_project() {
   echo "$project"
 }
 
-# run NAME PROJECT SCRIPT -- PROMPT: one Codex run with a fresh request log; prints the log's folder. Codex's
-# CODEX_HOME is $work/sandbox-NAME/codex-home. Its stdout is in $work/NAME.out, its stderr in $work/NAME.err.
+# run NAME PROJECT SCRIPT -- CODEX-EXEC-ARGS: one Codex run with a fresh request log; prints the log's folder.
+# Codex's CODEX_HOME is $work/sandbox-$SANDBOX/codex-home (default: NAME), so that a later run with the same
+# SANDBOX can resume its sessions. Its stdout is in $work/NAME.out, its stderr in $work/NAME.err.
 run() {
   local name=$1 project=$2 script=$3
   shift 4
-  local sandbox=$work/sandbox-$name
+  local sandbox=$work/sandbox-${SANDBOX:-$name}
   rm -rf "$sandbox/requests"
   mkdir -p "$sandbox/requests"
   MOCK_SCRIPT=$script "$here/codex-sandbox.sh" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>"$work/$name.err" \
@@ -219,6 +220,37 @@ need('<flame-context session=\"cx_$thread\"' in after['developer'], 'and its req
     || fail "the compaction's summary is on the thread's frame: $(frame_json "$project" "cx_$thread")"
 }
 
+scenario_resume() {
+  echo "scenario resume: the session's end folds its rollout, and codex exec resume sends the popped frame folded"
+  local project requests thread
+  project=$(new_project resume)
+  cat >"$work/resume1.json" <<EOF
+[
+ {"when": "Fix the refunds", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "$ctx_bin frame push --session \"cx_\$CODEX_THREAD_ID\" -- 'Refund work'"}}]},
+ {"when": "Refund work", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "printf 'REFUND_%s' LIST_42"}}]},
+ {"when": "REFUND_LIST_42", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "$ctx_bin frame pop --session \"cx_\$CODEX_THREAD_ID\" --summary 'Refunds done'"}}]},
+ {"when": "Refunds done", "reply": "Paused."},
+ {"reply": "Done."}
+]
+EOF
+  requests=$(SANDBOX=resume run resume1 "$project" "$work/resume1.json" -- "Fix the refunds")
+  thread=$(thread_of resume1)
+  check "$requests" "the first run" "
+need(any('REFUND_LIST_42' in r['all'] for r in requests), 'the frame\\'s work was sent while it ran')
+"
+  ls "$work"/sandbox-resume/codex-home/sessions/*/*/*/rollout-*"$thread"/ctx-fold-*.jsonl >/dev/null 2>&1 \
+    || fail "the original rollout is kept beside it: $(cat "$project/.opencode/flame/codex-hooks.log" 2>&1)"
+  echo '[{"when": "Next step", "reply": "Resumed."}]' >"$work/resume2.json"
+  requests=$(SANDBOX=resume run resume2 "$project" "$work/resume2.json" -- resume "$thread" "Next step")
+  grep -qx "Resumed." "$work/resume2.out" || fail "the resumed session answers: $(cat "$work/resume2.out" "$work/resume2.err")"
+  check "$requests" "the resumed run" "
+r = first(lambda r: 'Next step' in r['users'], 'the resumed request')
+need('REFUND_LIST_42' not in r['all'], 'the popped frame\\'s work is folded away')
+need('Fix the refunds' in r['users'], 'the conversation before it stays')
+need(any('[ctx] Frame' in o and 'Summary: Refunds done' in o for o in r['outputs']), 'the pop\\'s output holds the summary')
+"
+}
+
 scenario_without_ctx() {
   echo "scenario without-ctx: with ctx absent, and with a broken state file, Codex still answers"
   local project requests
@@ -286,7 +318,7 @@ need('<flame-context' in requests[0]['developer'], 'and so do ctx\\'s')
   cmp "$project/.codex/hooks.json" "$work/hooks.orig" || fail "remove gives back the user's file"
 }
 
-all=(context push_pop subagent compaction without_ctx install)
+all=(context push_pop subagent compaction resume without_ctx install)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -9,13 +9,15 @@
 //! tool events (with `agent_id`, and the parent's `session_id`), and SubagentStop
 //! (`last_assistant_message`, `agent_transcript_path`: the subagent's rollout). Text a hook adds
 //! on SessionStart, UserPromptSubmit and SubagentStart reaches the model as a developer message.
-//! PreCompact and PostCompact read no answer.
+//! PreCompact and PostCompact read no answer. SessionEnd (`transcript_path`: the thread's rollout)
+//! is when the rollout is folded: Codex sends what it holds on `codex exec resume`, and the
+//! running process never rereads it.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::codex::{THREAD_PREFIX, rollout};
+use crate::codex::{THREAD_PREFIX, fold, rollout};
 use crate::error::{Error, Result};
 use crate::frame::store;
 use crate::hooks::{self, Harness, Hook, additional_context, field};
@@ -28,6 +30,8 @@ pub const HOOK_LOG: &str = "codex-hooks.log";
 pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
 /// Rollouts larger than this are left out of a subagent's log.
 const MAX_ROLLOUT: u64 = 256 << 20;
+/// Rollouts larger than this are not folded.
+const MAX_FOLD: u64 = 64 << 20;
 /// The agent type of a `spawn_agent` call that names none, as SubagentStart reports it.
 const DEFAULT_AGENT_TYPE: &str = "default";
 
@@ -76,6 +80,7 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
         "SubagentStart" => subagent_start(hook),
         "SubagentStop" => subagent_stop(hook),
         "PostCompact" => post_compact(hook),
+        "SessionEnd" => session_end(hook),
         // An event ctx does not hook, or a newer Codex's: nothing to do.
         _ => Ok(None),
     }
@@ -211,4 +216,66 @@ fn read_rollout(path: &str) -> Vec<Value> {
         Ok(bytes) => rollout::parse(&String::from_utf8_lossy(&bytes)),
         Err(_) => Vec::new(),
     }
+}
+
+/// SessionEnd: folds the thread's rollout (`crate::codex::fold`), so that `codex exec resume`
+/// sends each frame the model pushed and popped in its shell as its summary and log path. The
+/// rollout as it was is kept beside it (`<rollout>/ctx-fold-<ms>.jsonl`, where Codex's list of
+/// sessions does not look); whatever ctx does not know leaves it as it is, with the reason in the
+/// hook log.
+fn session_end(hook: &mut Hook) -> Result<Option<String>> {
+    let config = hook.ctx.project.config()?;
+    let on = crate::settings::resolve(config, &crate::settings::CODEX_FOLD, None, None)?;
+    if on.text() != "on" || hook.field("agent_id").is_some() {
+        return Ok(None);
+    }
+    let Some(path) = hook.field("transcript_path") else {
+        return Ok(None);
+    };
+    let path = Path::new(path);
+    let refuse =
+        |why: &str| Error::failure(format!("rollout {} left as it is: {why}", path.display()));
+    let before =
+        std::fs::symlink_metadata(path).map_err(|e| refuse(&format!("cannot be read: {e}")))?;
+    if before.file_type().is_symlink() {
+        return Err(refuse("it is a symbolic link"));
+    }
+    if !before.is_file() {
+        return Err(refuse("it is not a regular file"));
+    }
+    if !inside_codex_sessions(path) {
+        return Err(refuse("it is not below Codex's sessions folder"));
+    }
+    if before.len() > MAX_FOLD {
+        return Err(refuse(&format!("it is larger than {} MiB", MAX_FOLD >> 20)));
+    }
+    let bytes = store::read_capped(path, MAX_FOLD).map_err(|e| refuse(&e.to_string()))?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| refuse("it is not UTF-8"))?;
+    let state = hook.store.load()?;
+    let store = &hook.store;
+    let folded_text = |id: &str| hooks::folded_text(store, &state, id);
+    let folded = match fold::fold(text, &folded_text) {
+        Ok(Some(folded)) => folded,
+        Ok(None) => return Ok(None),
+        Err(why) => return Err(refuse(&why)),
+    };
+    hooks::rewrite_transcript(path, &before, &bytes, &folded.text, hook.ctx.now)
+        .map_err(|why| refuse(&why))?;
+    Ok(None)
+}
+
+/// Whether `path` lies below `sessions/` of Codex's folder (`$CODEX_HOME`, else `~/.codex`),
+/// both seen through links.
+fn inside_codex_sessions(path: &Path) -> bool {
+    let Some(sessions) = crate::codex::home_dir()
+        .map(|d| d.join("sessions"))
+        .and_then(|d| std::fs::canonicalize(d).ok())
+    else {
+        return false;
+    };
+    let parent = path
+        .parent()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .unwrap_or_default();
+    parent.starts_with(&sessions)
 }
