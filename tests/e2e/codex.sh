@@ -20,7 +20,8 @@ ctx_bin=$ctx_dir/ctx
 # PATH), which is why the frame context names ctx by its absolute path.
 export PATH=$ctx_dir:$PATH
 
-work=$(mktemp -d)
+# Named for this suite: files of a plain `mktemp -d` folder were seen to vanish while other suites ran beside it.
+work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-codex-e2e.XXXXXX")
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -293,7 +294,7 @@ scenario_install() {
 {
   "hooks": {
     "Stop": [
-      {"hooks": [{"type": "command", "command": "touch $work/user-stop-hook-ran", "timeout": 5}]}
+      {"hooks": [{"type": "command", "command": "touch $work/user-stop-hook-ran", "timeout": 30}]}
     ],
     "SessionStart": [
       {"hooks": [{"type": "command", "command": "echo 'ctx codex hook SessionStart' > $work/user-hook-ran"}]}
@@ -309,7 +310,7 @@ EOF
   echo '[{"reply": "Fine."}]' >"$work/install.json"
   local requests
   requests=$(run install "$project" "$work/install.json" -- "Check the hooks")
-  [[ -f $work/user-stop-hook-ran ]] || fail "the user's hook still runs"
+  [[ -f $work/user-stop-hook-ran ]] || fail "the user's hook still runs: $(grep -i hook "$work/install.err")"
   grep -q "ctx codex hook SessionStart" "$work/user-hook-ran" || fail "and so does the one that names ctx's hook"
   check "$requests" "install" "
 need('<flame-context' in requests[0]['developer'], 'and so do ctx\\'s')
