@@ -1,5 +1,5 @@
 //! ctx's entries in Claude Code's `settings.json` (claude-code.md §2–§4): which hooks ctx installs;
-//! their merge into a user's file is the hook core's ([`crate::hooks::settings`]). Pure.
+//! their merge into a user's file is shared with Codex's ([`crate::hooks::settings`]). Pure.
 //!
 //! A hook is ctx's only when its command is, character for character, one that ctx writes (this
 //! version or an earlier one) for the very event it sits under. A person's own hook that mentions

@@ -1,6 +1,6 @@
 //! ctx's entries in Codex's `hooks.json` (the shape Claude Code's `settings.json` gives its
 //! `hooks`): which events ctx hooks and the command each runs. Their merge into a user's file is
-//! the hook core's ([`crate::hooks::settings`]). Pure.
+//! shared with Claude Code's ([`crate::hooks::settings`]). Pure.
 
 use crate::hooks::settings::HookSet;
 

@@ -14,7 +14,7 @@ pub mod rollout;
 use std::path::PathBuf;
 
 /// Prefix of a Codex thread's frame id (a session's and a subagent's alike).
-pub const THREAD_PREFIX: &str = "cx_";
+pub const THREAD_PREFIX: &str = crate::frame::ops::CODEX_THREAD_PREFIX;
 
 /// Codex's own folder, as Codex finds it: `$CODEX_HOME` when set (and not empty), else
 /// `~/.codex`. Its user `hooks.json`, its rollouts (`sessions/`) and the hooks' fallback log live

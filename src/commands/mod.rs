@@ -8,6 +8,7 @@ pub mod config;
 pub mod fold;
 pub mod frame;
 pub mod generate;
+pub mod hooks;
 pub mod install;
 pub mod opencode;
 pub mod pi;

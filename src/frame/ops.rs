@@ -66,11 +66,15 @@ pub fn current(state: &State, selector: &Selector) -> Result<Option<String>> {
     Ok(shared_current(state))
 }
 
+/// Prefix of a Codex thread's frame id (`crate::codex`), named here so that a session id that is
+/// the prefix alone is told apart.
+pub const CODEX_THREAD_PREFIX: &str = "cx_";
+
 /// Refuses a session id that is a Codex thread's prefix alone: `--session "cx_$CODEX_THREAD_ID"`
 /// run in a shell without the variable. Acting on the shared current frame instead would move
 /// some other thread's work.
 fn check_session(session: &str) -> Result<()> {
-    if session != crate::codex::THREAD_PREFIX {
+    if session != CODEX_THREAD_PREFIX {
         return Ok(());
     }
     Err(Error::failure(format!(

@@ -1,7 +1,7 @@
 //! `ctx claude hook EVENT`: one Claude Code hook call (claude-code.md §3–§4), the event's JSON on
 //! stdin, the answer (or nothing) on stdout, and never a failure: whatever goes wrong is one line in
 //! the hook log and exit 0, because an exit 2 would block Claude Code's action. The event logic is
-//! the hook core's (`crate::hooks`); this adapter maps Claude Code's events, fields and answers onto
+//! the hook core's (`commands::hooks`); this adapter maps Claude Code's events, fields and answers onto
 //! it, and adds what only Claude Code has (its env file, Bash in a subagent, `/frame`, SessionEnd).
 
 use std::io::Write as _;
@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::claude::{ids, log as claude_log, transcript};
+use crate::commands::hooks::{self, CallMeta, Harness, Hook, additional_context, field};
 use crate::error::{Error, Result};
 use crate::frame::state::Status;
 use crate::frame::store;
-use crate::hooks::{self, CallMeta, Harness, Hook, additional_context, field};
 use crate::json::{Json, Object};
 use crate::project::Project;
 

@@ -1,6 +1,6 @@
 //! `ctx codex hook EVENT`: one Codex hook call (agents.md, "Codex CLI"), the event's JSON on
 //! stdin, the answer (or nothing) on stdout, and never a failure: whatever goes wrong is one line
-//! in the hook log and exit 0. The event logic is the hook core's (`crate::hooks`); this adapter
+//! in the hook log and exit 0. The event logic is the hook core's (`commands::hooks`); this adapter
 //! maps Codex's events and fields onto it.
 //!
 //! Codex's events as observed (0.171.0): a thread's SessionStart (`source` startup, resume,
@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::codex::{THREAD_PREFIX, fold, rollout};
+use crate::commands::hooks::{self, Harness, Hook, additional_context, field};
 use crate::error::{Error, Result};
 use crate::frame::store;
-use crate::hooks::{self, Harness, Hook, additional_context, field};
 use crate::json::{Json, Object};
 use crate::project::Project;
 
@@ -253,13 +253,13 @@ fn session_end(hook: &mut Hook) -> Result<Option<String>> {
     let text = std::str::from_utf8(&bytes).map_err(|_| refuse("it is not UTF-8"))?;
     let state = hook.store.load()?;
     let store = &hook.store;
-    let folded_text = |id: &str| hooks::folded_text(store, &state, id);
+    let folded_text = |id: &str| crate::hooks::folded_text(store, &state, id);
     let folded = match fold::fold(text, &folded_text) {
         Ok(Some(folded)) => folded,
         Ok(None) => return Ok(None),
         Err(why) => return Err(refuse(&why)),
     };
-    hooks::rewrite_transcript(path, &before, &bytes, &folded.text, hook.ctx.now)
+    crate::hooks::rewrite_transcript(path, &before, &bytes, &folded.text, hook.ctx.now)
         .map_err(|why| refuse(&why))?;
     Ok(None)
 }

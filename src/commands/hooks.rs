@@ -1,0 +1,664 @@
+//! The one hook core of the agents that call ctx through hooks (Claude Code, Codex), shared by
+//! their command adapters (`claude::hook`, `codex::hook`), which never call each other: each hook
+//! call is one short-lived `ctx <agent> hook EVENT` process with the event's JSON on stdin. What
+//! the events mean for frames lives here once: the session's frame and its context text, a
+//! subagent's frame pushed at its start and popped at its stop with its last message as the
+//! summary and its transcript as the log, the calls that start subagents, what a compaction
+//! keeps, and the log line that replaces every failure. The adapters map their agent's event
+//! names, fields and answer shapes onto it.
+//!
+//! A hook never fails: whatever goes wrong is one line in the hook log and exit 0, because a
+//! failing hook would block or disturb the agent's action.
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::Context;
+use crate::claude::log as claude_log;
+use crate::compact::frame_context;
+use crate::error::{Error, Result};
+use crate::frame::log;
+use crate::frame::ops::{self, Correction, Place};
+use crate::frame::state::{SCHEMA_VERSION, State, Status};
+use crate::frame::store::Store;
+use crate::hooks::framed;
+use crate::json::{Json, Object};
+use crate::opencode::export::Export;
+use crate::project::Project;
+
+/// Hook input larger than this is not a hook event.
+pub const MAX_HOOK_INPUT: u64 = 16 << 20;
+/// A log grown past this is moved to `<name>.old` before the next line.
+const MAX_LOG_BYTES: u64 = 1 << 20;
+/// Subagent calls remembered per session until their subagent starts.
+const MAX_PENDING_CALLS: usize = 32;
+/// How long a subagent call waits for an earlier call of its type to be claimed by its subagent.
+const CALL_WAIT: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// What differs between the agents the core serves, beyond their events.
+#[derive(Debug)]
+pub struct Harness {
+    /// The agent's name in fallback goals ("Claude Code session …").
+    pub name: &'static str,
+    /// Prefix of a session's frame id (`cc_`, `cx_`).
+    pub session_prefix: &'static str,
+    /// Prefix of a subagent's frame id (`cca_`, `cx_`).
+    pub agent_prefix: &'static str,
+    /// The hook log's name below `.opencode/flame/`.
+    pub log_name: &'static str,
+    /// The agent's own folder, where the hook log goes when the project has no frame folder.
+    pub user_dir: fn() -> Option<PathBuf>,
+    /// The hook log's name in that folder.
+    pub user_log_name: &'static str,
+}
+
+/// One hook call as the process's whole work: reads the event, lets `answer` (the adapter)
+/// answer it, prints the answer, and turns every failure, a panic included, into a log line.
+pub fn run(
+    harness: &'static Harness,
+    root: Result<PathBuf>,
+    event: &str,
+    answer: fn(&mut Hook, &str) -> Result<Option<String>>,
+) {
+    let mut input = Vec::new();
+    let read = std::io::stdin()
+        .lock()
+        .take(MAX_HOOK_INPUT + 1)
+        .read_to_end(&mut input);
+    let root_for_log = root.as_ref().ok().cloned();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+        || -> Result<Option<String>> {
+            read.map_err(|e| Error::io(Path::new("<stdin>"), "read", &e))?;
+            if input.len() as u64 > MAX_HOOK_INPUT {
+                return Err(Error::failure("the event's JSON is larger than 16 MiB"));
+            }
+            let root = root?;
+            let value: Value = serde_json::from_slice(&input)
+                .map_err(|e| Error::failure(format!("the event's JSON is not valid JSON: {e}")))?;
+            if !value.is_object() {
+                return Err(Error::failure("the event's JSON is not an object"));
+            }
+            let mut hook = Hook::new(harness, root, &value)?;
+            answer(&mut hook, event)
+        },
+    ));
+    let (answer, problem) = match outcome {
+        Ok(Ok(answer)) => (answer, None),
+        // The hints too: the log is all the user will see of it.
+        Ok(Err(err)) => (None, Some(with_hints(&err))),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown".into());
+            (None, Some(format!("ctx failed (a bug): {what}")))
+        }
+    };
+    if let Some(problem) = problem {
+        let session = serde_json::from_slice::<Value>(&input)
+            .ok()
+            .and_then(|v| v.get("session_id")?.as_str().map(str::to_string));
+        log_problem(
+            harness,
+            root_for_log.as_deref(),
+            event,
+            session.as_deref(),
+            &problem,
+        );
+    }
+    if let Some(answer) = answer {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(answer.as_bytes());
+        let _ = stdout.flush();
+    }
+}
+
+/// An error's message followed by its hints, for one log line.
+fn with_hints(err: &Error) -> String {
+    let mut text = err.message.clone();
+    for hint in &err.hints {
+        text.push_str(" (hint: ");
+        text.push_str(hint);
+        text.push(')');
+    }
+    text
+}
+
+/// Appends one line to the hook log: `.opencode/flame/<log_name>` where the project has a frame
+/// folder, else `<user_log_name>` in the agent's own folder. A log that cannot be written is
+/// given up on: there is nowhere left to say so that the agent would not mistake for an answer.
+fn log_problem(
+    harness: &Harness,
+    root: Option<&Path>,
+    event: &str,
+    session: Option<&str>,
+    problem: &str,
+) {
+    let flame = root.map(|r| r.join(".opencode").join("flame"));
+    let path = match flame.filter(|d| d.is_dir()) {
+        Some(dir) => dir.join(harness.log_name),
+        None => match (harness.user_dir)() {
+            Some(dir) => dir.join(harness.user_log_name),
+            None => return,
+        },
+    };
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
+        let _ = std::fs::rename(&path, path.with_extension("log.old"));
+    }
+    let mut line = format!(
+        "{} {event}{}: {}\n",
+        crate::time::rfc3339_ms(crate::time::now_ms()),
+        session.map(|s| format!(" session {s}")).unwrap_or_default(),
+        problem.replace('\n', " ")
+    );
+    if line.len() > 4096 {
+        let mut cut = 4000;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        line.truncate(cut);
+        line.push_str("…\n");
+    }
+    if let Some(parent) = path.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        let _ = file.write_all(line.as_bytes());
+    }
+}
+
+/// The JSON answer that adds `context` to what the model sees (Claude Code and Codex read the
+/// same shape).
+pub fn additional_context(event: &str, context: &str) -> String {
+    let mut text = serde_json::json!({
+        "hookSpecificOutput": { "hookEventName": event, "additionalContext": context }
+    })
+    .to_string();
+    text.push('\n');
+    text
+}
+
+/// 64-bit FNV-1a of a context text, as recorded in the session's record.
+fn context_hash(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{hash:016x}")
+}
+
+/// A string field of the event, when it is a non-blank string.
+pub fn field<'v>(input: &'v Value, key: &str) -> Option<&'v str> {
+    input
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// One hook call: the event's fields, the project, the clock.
+pub struct Hook<'a> {
+    pub harness: &'static Harness,
+    pub ctx: Context,
+    pub store: Store,
+    pub input: &'a Value,
+    /// The session's frame id (`<session_prefix><session id>`).
+    pub session: String,
+}
+
+/// A subagent call, as the tool call that started it (or the agent's own record of it) told it.
+pub struct AgentCall {
+    pub description: String,
+    pub tool_use_id: Option<String>,
+    /// The subagent that made the call, when a subagent started another.
+    pub caller: Option<String>,
+}
+
+/// What the agent itself recorded of the call that started a subagent (Claude Code's
+/// `.meta.json`), which names the call better than the order of the calls does.
+#[derive(Debug, Default)]
+pub struct CallMeta {
+    pub description: Option<String>,
+    pub tool_use_id: Option<String>,
+}
+
+impl<'a> Hook<'a> {
+    fn new(harness: &'static Harness, root: PathBuf, input: &'a Value) -> Result<Hook<'a>> {
+        let session_id = field(input, "session_id")
+            .ok_or_else(|| Error::failure("the event has no \"session_id\""))?;
+        let session = framed(harness.session_prefix, session_id).ok_or_else(|| {
+            Error::failure(format!(
+                "the session id '{}' cannot name a frame",
+                session_id.escape_debug()
+            ))
+        })?;
+        let ctx = Context {
+            project: Project::at(root),
+            out: crate::output::Output::new(false, true, crate::output::ColorChoice::Never),
+            now: crate::time::now_ms(),
+            hook: true,
+        };
+        let store = ctx.store()?;
+        Ok(Hook {
+            harness,
+            ctx,
+            store,
+            input,
+            session,
+        })
+    }
+
+    /// A string field of the event.
+    pub fn field(&self, key: &str) -> Option<&'a str> {
+        field(self.input, key)
+    }
+
+    /// The frame id of subagent `agent_id`, or `None` when the id cannot be one.
+    pub fn agent_frame(&self, agent_id: &str) -> Option<String> {
+        framed(self.harness.agent_prefix, agent_id)
+    }
+
+    /// The session's id as the agent wrote it.
+    fn session_id(&self) -> &str {
+        &self.session[self.harness.session_prefix.len()..]
+    }
+
+    fn settings(&self) -> Result<frame_context::Settings> {
+        super::compact::frame_settings(&self.ctx)
+    }
+
+    /// Whether the session has a frame yet.
+    pub fn session_has_frame(&self) -> Result<bool> {
+        Ok(self.store.load()?.frame(&self.session).is_some())
+    }
+
+    /// The session's frame context, made (with the session's frame, when it has none yet) and
+    /// recorded; `None` when `always` is false and the same text was added last time.
+    pub fn session_context(&mut self, always: bool) -> Result<Option<String>> {
+        let settings = self.settings()?;
+        let transcript = self.field("transcript_path");
+        let session = self.session.clone();
+        // The common case, a prompt whose context was added before and has not changed, only
+        // reads: no lock, no write.
+        let state = self.store.load()?;
+        if state.frame(&session).is_some() && state.version() <= SCHEMA_VERSION {
+            let current =
+                ops::session_current(&state, &session)?.unwrap_or_else(|| session.clone());
+            let xml = frame_context::render(&state, &current, &settings)?.xml;
+            let recorded = record_of(&state, &session)?;
+            if recorded.get("contextHash").and_then(Json::as_str) == Some(&context_hash(&xml))
+                && !transcript_changed(&recorded, transcript)
+            {
+                return Ok(always.then_some(xml));
+            }
+        }
+        drop(state);
+        let goal = self.session_goal();
+        let now = self.ctx.now;
+        let (context, _) = self.store.update(now, |state| {
+            let mut changed = false;
+            if state.frame(&session).is_none() {
+                push_session_frame(state, &session, &goal, now)?;
+                changed = true;
+            }
+            let current = ops::session_current(state, &session)?.unwrap_or_else(|| session.clone());
+            let xml = frame_context::render(state, &current, &settings)?.xml;
+            let hash = context_hash(&xml);
+            let mut record = record_of(state, &session)?;
+            let same = record.get("contextHash").and_then(Json::as_str) == Some(hash.as_str());
+            // Where a frame popped through Bash finds its messages (claude::log).
+            let moved = transcript_changed(&record, transcript);
+            if let Some(path) = transcript.filter(|_| moved) {
+                record.insert(claude_log::TRANSCRIPT_KEY, Json::str(path));
+            }
+            if !same {
+                record.insert("contextHash", Json::str(&hash));
+            }
+            if !same || moved {
+                state.set_claude_session(&session, record);
+                changed = true;
+            }
+            Ok(((!same || always).then_some(xml), changed))
+        })?;
+        Ok(context)
+    }
+
+    /// Forgets which context the session was last given, so that its next prompt gets it again
+    /// (after a compaction that may have dropped it).
+    pub fn forget_context(&mut self) -> Result<()> {
+        let session = self.session.clone();
+        self.store.update(self.ctx.now, |state| {
+            let mut record = record_of(state, &session)?;
+            if record.remove("contextHash").is_none() {
+                return Ok(((), false));
+            }
+            state.set_claude_session(&session, record);
+            Ok(((), true))
+        })?;
+        Ok(())
+    }
+
+    /// A new session's goal: the first line of its first prompt.
+    fn session_goal(&self) -> String {
+        let first_line = self
+            .field("prompt")
+            .and_then(|p| p.lines().find(|l| !l.trim().is_empty()));
+        match first_line {
+            Some(line) => super::opencode::goal_from_title(Some(line), &self.session),
+            None => format!("{} session {}", self.harness.name, self.session_id()),
+        }
+    }
+
+    /// The context of the session's current frame, when the session has a frame.
+    pub fn current_context(&self) -> Result<Option<String>> {
+        let state = self.store.load()?;
+        if state.frame(&self.session).is_none() {
+            return Ok(None);
+        }
+        let current =
+            ops::session_current(&state, &self.session)?.unwrap_or_else(|| self.session.clone());
+        Ok(Some(
+            frame_context::render(&state, &current, &self.settings()?)?.xml,
+        ))
+    }
+
+    /// Remembers a subagent call (`toolUseId`, `description`, `agentType`, maybe
+    /// `callerAgentId`) until its subagent starts.
+    pub fn note_call(&mut self, entry: Object, agent_type: &str) -> Result<()> {
+        let session = self.session.clone();
+        // SubagentStart names only the new agent's id: with two calls of one type waiting, a
+        // starting subagent could not tell which is its own. So a call waits here, before its
+        // subagent can start, until no other call of its type waits to be claimed; one still
+        // waiting after CALL_WAIT never started (denied, say) and is dropped.
+        let deadline = std::time::Instant::now() + CALL_WAIT;
+        loop {
+            let expired = std::time::Instant::now() >= deadline;
+            let free = expired
+                || !waiting_call_of_type(&record_of(&self.store.load()?, &session)?, agent_type);
+            if free {
+                let (recorded, _) = self.store.update(self.ctx.now, |state| {
+                    let mut record = record_of(state, &session)?;
+                    let mut calls = match record.remove("agentCalls") {
+                        Some(Json::Array(calls)) => calls,
+                        _ => Vec::new(),
+                    };
+                    let same_type =
+                        |c: &Json| call_text(c, "agentType").as_deref() == Some(agent_type);
+                    if calls.iter().any(same_type) {
+                        if !expired {
+                            // Another call came first, between the read and the lock.
+                            return Ok((false, false));
+                        }
+                        calls.retain(|c| !same_type(c));
+                    }
+                    calls.push(Json::Object(entry.clone()));
+                    if calls.len() > MAX_PENDING_CALLS {
+                        calls.drain(..calls.len() - MAX_PENDING_CALLS);
+                    }
+                    record.insert("agentCalls", Json::Array(calls));
+                    state.set_claude_session(&session, record);
+                    Ok((true, true))
+                })?;
+                if recorded {
+                    return Ok(());
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// A subagent's start: its frame `frame`, a running child of the current frame of its caller
+    /// (or of its session), its goal the description of the call that started it, and the frame
+    /// context for the subagent's first request.
+    pub fn subagent_start(
+        &mut self,
+        frame: &str,
+        agent_type: &str,
+        meta: Option<&CallMeta>,
+    ) -> Result<String> {
+        let settings = self.settings()?;
+        let session = self.session.clone();
+        let fallback_goal = format!("{} session {}", self.harness.name, self.session_id());
+        let agent_prefix = self.harness.agent_prefix;
+        let name = self.harness.name;
+        let now = self.ctx.now;
+        let (xml, _) = self.store.update(now, |state| {
+            if state.frame(&session).is_none() {
+                push_session_frame(state, &session, &fallback_goal, now)?;
+            }
+            let mut record = record_of(state, &session)?;
+            let call = take_call(&mut record, meta, agent_type);
+            state.set_claude_session(&session, record);
+            if state.frame(frame).is_none() {
+                let goal = call
+                    .as_ref()
+                    .map(|c| c.description.clone())
+                    .unwrap_or_else(|| format!("{name} subagent ({agent_type})"));
+                let caller = call
+                    .as_ref()
+                    .and_then(|c| c.caller.as_deref())
+                    .and_then(|c| framed(agent_prefix, c))
+                    .filter(|f| {
+                        state
+                            .frame(f)
+                            .is_some_and(|f| f.status() == Status::InProgress)
+                    });
+                let parent = match caller {
+                    Some(caller) => ops::session_current(state, &caller)?.unwrap_or(caller),
+                    None => {
+                        ops::session_current(state, &session)?.unwrap_or_else(|| session.clone())
+                    }
+                };
+                ops::push(
+                    state,
+                    &goal,
+                    Some(&parent),
+                    Some(frame),
+                    Place::Session(frame),
+                    now,
+                )?;
+                if let Some(call) = call.and_then(|c| c.tool_use_id) {
+                    state.set_field(frame, "claudeToolUseId", Json::str(&call));
+                }
+            }
+            let xml = frame_context::render(state, frame, &settings)?.xml;
+            Ok((xml, true))
+        })?;
+        Ok(xml)
+    }
+
+    /// Whether subagent frame `frame` is still to be popped: `Ok(false)` when it has finished,
+    /// an error when it has no frame (its start was not seen).
+    pub fn agent_running(&self, frame: &str) -> Result<Option<bool>> {
+        Ok(self
+            .store
+            .load()?
+            .frame(frame)
+            .map(|f| !f.status().is_finished()))
+    }
+
+    /// A subagent's stop: pops its frame, completed with its last message (`reported`, else the
+    /// last assistant text of its log) as the summary, failed when it ended without one.
+    pub fn subagent_stop(
+        &mut self,
+        frame: &str,
+        reported: Option<&str>,
+        export: &Export,
+    ) -> Result<()> {
+        let summary = reported
+            .map(str::to_string)
+            .or_else(|| export.last_assistant_text());
+        let status = if summary.is_some() {
+            Status::Completed
+        } else {
+            Status::Failed
+        };
+        self.pop_agent(frame, status, summary.as_deref(), Some(export))?;
+        Ok(())
+    }
+
+    /// Pops a subagent's frame when it is still running; whether it did.
+    pub fn pop_agent(
+        &mut self,
+        frame: &str,
+        status: Status,
+        summary: Option<&str>,
+        export: Option<&Export>,
+    ) -> Result<bool> {
+        let now = self.ctx.now;
+        let store = &self.store;
+        let config = self.ctx.project.config()?;
+        let output_max =
+            crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
+                .count() as usize;
+        let messages = export.map(|export| log::Messages::of(export, output_max));
+        let (popped, _) = store.update(now, |state| {
+            let running = state
+                .frame(frame)
+                .is_some_and(|f| matches!(f.status(), Status::InProgress | Status::Blocked));
+            if !running {
+                return Ok((false, false));
+            }
+            // The subagent has ended: what it left running can no longer be popped by it.
+            let plan = ops::check_pop(state, frame, true)?;
+            let summary = summary.filter(|s| !s.trim().is_empty());
+            ops::apply_pop(state, &plan, status, summary, now)?;
+            store.write_log(frame, &log::render(state, frame, now, messages.as_ref()))?;
+            Ok((true, true))
+        })?;
+        Ok(popped)
+    }
+
+    /// The frame a subagent call (`claudeToolUseId`) started.
+    pub fn frame_of_call(&self, call: &str) -> Result<Option<String>> {
+        let state = self.store.load()?;
+        Ok(state
+            .frames()
+            .find(|f| {
+                f.extra()
+                    .any(|(k, v)| k == "claudeToolUseId" && v.as_str() == Some(call))
+            })
+            .map(|f| f.id.to_string()))
+    }
+
+    /// A compaction's summary on the session's current frame.
+    pub fn compaction_summary(&mut self, summary: &str) -> Result<()> {
+        let session = self.session.clone();
+        let now = self.ctx.now;
+        self.store.update(now, |state| {
+            if state.frame(&session).is_none() {
+                return Ok(((), false));
+            }
+            let current = ops::session_current(state, &session)?.unwrap_or_else(|| session.clone());
+            let correction = Correction {
+                summary: Some(summary),
+                ..Correction::default()
+            };
+            ops::edit(state, &current, &correction, now)?;
+            Ok(((), true))
+        })?;
+        Ok(())
+    }
+}
+
+/// A session's frame: under the frame a person made current when it runs (as a root OpenCode
+/// session starts), else a new root.
+fn push_session_frame(state: &mut State, session: &str, goal: &str, now: i64) -> Result<()> {
+    let parent = state
+        .active_frame_id()
+        .and_then(|id| state.frame(id))
+        .filter(|f| f.status() == Status::InProgress)
+        .map(|f| f.id.to_string());
+    ops::push(
+        state,
+        goal,
+        parent.as_deref(),
+        Some(session),
+        Place::Session(session),
+        now,
+    )?;
+    Ok(())
+}
+
+/// A copy of the session's record (in `claudeSessions`; empty when it has none).
+fn record_of(state: &State, session: &str) -> Result<Object> {
+    state
+        .claude_session(session)
+        .map(|r| r.cloned().unwrap_or_default())
+        .map_err(|invalid| {
+            Error::failure(format!(".opencode/flame/state.json: {}", invalid.message))
+                .with_hint("fix or remove the key by hand; ctx leaves the file as it is")
+        })
+}
+
+/// Whether the event names a transcript other than the one the session's record notes.
+fn transcript_changed(record: &Object, transcript: Option<&str>) -> bool {
+    transcript.is_some_and(|path| {
+        record
+            .get(claude_log::TRANSCRIPT_KEY)
+            .and_then(Json::as_str)
+            != Some(path)
+    })
+}
+
+/// A text field of a remembered call.
+fn call_text(call: &Json, key: &str) -> Option<String> {
+    call.as_object()?.get(key)?.as_str().map(str::to_string)
+}
+
+/// Whether the record holds a call of `agent_type` that no subagent has claimed yet.
+fn waiting_call_of_type(record: &Object, agent_type: &str) -> bool {
+    match record.get("agentCalls") {
+        Some(Json::Array(calls)) => calls
+            .iter()
+            .any(|c| call_text(c, "agentType").as_deref() == Some(agent_type)),
+        _ => false,
+    }
+}
+
+/// The call that started a subagent: the one `meta` names, else the remembered call of its
+/// agent type (there is at most one: see [`Hook::note_call`]), else the oldest. The call is
+/// taken out of the record.
+fn take_call(record: &mut Object, meta: Option<&CallMeta>, agent_type: &str) -> Option<AgentCall> {
+    let mut calls = match record.remove("agentCalls") {
+        Some(Json::Array(calls)) => calls,
+        _ => Vec::new(),
+    };
+    let meta_id = meta.and_then(|m| m.tool_use_id.as_deref());
+    let meta_description = meta
+        .and_then(|m| m.description.as_deref())
+        .filter(|d| !d.trim().is_empty());
+    let at = match meta_id {
+        Some(id) => calls
+            .iter()
+            .position(|c| call_text(c, "toolUseId").as_deref() == Some(id)),
+        None => calls
+            .iter()
+            .position(|c| call_text(c, "agentType").as_deref() == Some(agent_type))
+            .or(if calls.is_empty() { None } else { Some(0) }),
+    };
+    let taken = at.map(|at| calls.remove(at));
+    if !calls.is_empty() {
+        record.insert("agentCalls", Json::Array(calls));
+    }
+    match (meta_description, taken) {
+        (Some(description), taken) => Some(AgentCall {
+            description: description.to_string(),
+            tool_use_id: meta_id
+                .map(str::to_string)
+                .or_else(|| taken.as_ref().and_then(|c| call_text(c, "toolUseId"))),
+            caller: taken.as_ref().and_then(|c| call_text(c, "callerAgentId")),
+        }),
+        (None, Some(call)) => Some(AgentCall {
+            description: call_text(&call, "description")?,
+            tool_use_id: call_text(&call, "toolUseId"),
+            caller: call_text(&call, "callerAgentId"),
+        }),
+        (None, None) => None,
+    }
+}
