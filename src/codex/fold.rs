@@ -338,4 +338,65 @@ mod tests {
         assert!(fold(&open, &|_| Some("F".into())).is_err());
         assert!(fold("not json\n", &|_| None).is_err());
     }
+
+    use proptest::prelude::*;
+
+    /// One step of a generated rollout: a push, a pop, other work, or Codex's own record; each
+    /// shell call succeeds or fails, and its output may come late (after the next call).
+    fn step(kind: u8, ok: bool, n: usize) -> Vec<String> {
+        let id = format!("c{n}");
+        let code = if ok { 0 } else { 1 };
+        match kind % 4 {
+            0 => vec![call(&id, PUSH), output(&id, code, &format!("fr_{n}\n"))],
+            1 => vec![call(&id, POP), output(&id, code, "")],
+            2 => vec![call(&id, "echo WORK"), output(&id, code, "WORK")],
+            _ => vec![
+                r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count"}}"#
+                    .to_string()
+                    + "\n",
+            ],
+        }
+    }
+
+    proptest! {
+        /// Whatever the pushes, pops and failures, a fold never panics, never leaves a call
+        /// without its output or an output without its call, keeps every record that is not a
+        /// response item, and keeps the records it does not drop in their order.
+        #[test]
+        fn folds_keep_pairs_order_and_codexs_own_records(
+            steps in proptest::collection::vec((0u8..4, any::<bool>(), any::<bool>()), 0..30),
+        ) {
+            let mut parts = Vec::new();
+            for (n, &(kind, ok, late)) in steps.iter().enumerate() {
+                let mut records = step(kind, ok, n);
+                // A late output lands after the next step's records.
+                if late && records.len() == 2 && n + 1 < steps.len() {
+                    let output = records.pop().unwrap();
+                    parts.extend(records);
+                    parts.extend(step(steps[n + 1].0, steps[n + 1].1, 1000 + n));
+                    parts.push(output);
+                } else {
+                    parts.extend(records);
+                }
+            }
+            let text = rollout(&parts);
+            let Ok(Some(folded)) = fold(&text, &|id| Some(format!("F {id}"))) else {
+                return Ok(());
+            };
+            let records = parse_records(&folded.text);
+            check_pairs(&records, &HashSet::new()).unwrap();
+            let kept = |t: &str| t.lines().filter(|l| l.contains("token_count")).count();
+            prop_assert_eq!(kept(&text), kept(&folded.text));
+            // The folded text's lines, other than the replaced outputs, appear in the original in
+            // the same order.
+            let mut original = text.lines();
+            for line in folded.text.lines().filter(|l| !l.contains("\"output\":\"F ")) {
+                prop_assert!(original.any(|o| o == line), "{} out of order", line);
+            }
+        }
+    }
+
+    fn parse_records(text: &str) -> Vec<Option<Value>> {
+        text.lines().map(|l| serde_json::from_str(l).ok()).collect()
+    }
 }
