@@ -394,7 +394,9 @@ fn session_end_folds_the_rollout_for_a_resume_and_keeps_the_original() {
     assert!(!folded.contains("BULKY_SOURCE_TEXT"), "{folded}");
     assert!(folded.contains("frame pop --session"), "{folded}");
     assert!(
-        folded.contains(&format!("[ctx] Frame {id} (Tokenizer) ended completed.")),
+        folded.contains(&format!(
+            "[ctx] Frame {id} (Tokenizer) completed, folded; its log: "
+        )),
         "{folded}"
     );
     assert!(folded.contains("Summary: Tokens split"), "{folded}");

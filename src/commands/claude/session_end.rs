@@ -5,7 +5,7 @@
 //! Why at SessionEnd: the running process never rereads its transcript, and Claude Code appends
 //! to it by path, so a transcript replaced when the session ends races nothing; a pop in a later
 //! process is folded when that process ends. Nothing of the user's is lost: the transcript as it
-//! was is kept beside it, in the session's folder (`<session>/ctx-fold-<ms>.jsonl`), where Claude
+//! was is kept beside it (`crate::hooks::transcript`), in the session's folder, where Claude
 //! Code's session list does not look and where `ctx budget spent` and ccusage, which read every
 //! transcript below the project's folder and count a response once by its id, still find the
 //! responses folded away. Whatever ctx does not know leaves the transcript as it is, with the
@@ -19,10 +19,8 @@ use serde_json::Value;
 use crate::claude::fold::{self, Finished};
 use crate::commands::Context;
 use crate::error::{Error, Result};
-use crate::frame::store::{self, Store};
-
-/// Transcripts larger than this are not folded.
-const MAX_FOLD: u64 = 64 << 20;
+use crate::frame::store::Store;
+use crate::hooks::transcript::{self, Rewritten, Transcript};
 
 pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option<String>> {
     let config = ctx.project.config()?;
@@ -44,30 +42,23 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
             path.display()
         ))
     };
-    let before = fs::symlink_metadata(path).map_err(|e| refuse(&format!("cannot be read: {e}")))?;
-    if before.file_type().is_symlink() {
-        return Err(refuse("it is a symbolic link"));
-    }
-    if !before.is_file() {
-        return Err(refuse("it is not a regular file"));
-    }
-    if !inside_claude_projects(path) {
-        return Err(refuse("it is not below Claude Code's projects folder"));
-    }
-    if before.len() > MAX_FOLD {
-        return Err(refuse(&format!("it is larger than {} MiB", MAX_FOLD >> 20)));
-    }
-    let bytes = store::read_capped(path, MAX_FOLD).map_err(|e| refuse(&e.to_string()))?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| refuse("it is not UTF-8"))?;
+    let transcript = Transcript::open(
+        path,
+        inside_claude_projects,
+        "Claude Code's projects folder",
+    )
+    .map_err(|why| refuse(&why))?;
+    let text = transcript.text().map_err(|why| refuse(&why))?;
     let state = store.load()?;
+    let at_root = input
+        .get("cwd")
+        .and_then(Value::as_str)
+        .is_some_and(|cwd| transcript::same_folder(Path::new(cwd), &ctx.project.root));
+    let root = at_root.then_some(ctx.project.root.as_path());
     let finished = |id: &str| -> Option<Finished> {
-        let frame = state.frame(id)?;
-        if !frame.status().is_finished() {
-            return None;
-        }
         Some(Finished {
-            parent: frame.parent().map(str::to_string),
-            text: crate::hooks::folded_text(store, &state, id)?,
+            parent: state.frame(id)?.parent().map(str::to_string),
+            text: transcript::folded_text(store, &state, id, root)?,
         })
     };
     let folded = match fold::fold(text, &finished) {
@@ -75,9 +66,16 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
         Ok(None) => return Ok(None),
         Err(why) => return Err(refuse(&why)),
     };
-    crate::hooks::rewrite_transcript(path, &before, &bytes, &folded.text, ctx.now)
-        .map_err(|why| refuse(&why))?;
-    Ok(None)
+    match transcript
+        .rewrite(&folded.text, ctx.now)
+        .map_err(|why| refuse(&why))?
+    {
+        Rewritten::Done => Ok(None),
+        Rewritten::WithLateLines(why) => Err(Error::failure(format!(
+            "transcript {} folded; {why}",
+            path.display()
+        ))),
+    }
 }
 
 /// Whether `path` lies below `projects/` of Claude Code's folder (`$CLAUDE_CONFIG_DIR`, else

@@ -21,6 +21,7 @@ use crate::codex::{THREAD_PREFIX, fold, rollout};
 use crate::commands::hooks::{self, Harness, Hook, additional_context, field};
 use crate::error::{Error, Result};
 use crate::frame::store;
+use crate::hooks::transcript::{self, Rewritten, Transcript};
 use crate::json::{Json, Object};
 use crate::project::Project;
 
@@ -30,8 +31,6 @@ pub const HOOK_LOG: &str = "codex-hooks.log";
 pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
 /// Rollouts larger than this are left out of a subagent's log.
 const MAX_ROLLOUT: u64 = 256 << 20;
-/// Rollouts larger than this are not folded.
-const MAX_FOLD: u64 = 64 << 20;
 /// The agent type of a `spawn_agent` call that names none, as SubagentStart reports it.
 const DEFAULT_AGENT_TYPE: &str = "default";
 
@@ -235,33 +234,31 @@ fn session_end(hook: &mut Hook) -> Result<Option<String>> {
     let path = Path::new(path);
     let refuse =
         |why: &str| Error::failure(format!("rollout {} left as it is: {why}", path.display()));
-    let before =
-        std::fs::symlink_metadata(path).map_err(|e| refuse(&format!("cannot be read: {e}")))?;
-    if before.file_type().is_symlink() {
-        return Err(refuse("it is a symbolic link"));
-    }
-    if !before.is_file() {
-        return Err(refuse("it is not a regular file"));
-    }
-    if !inside_codex_sessions(path) {
-        return Err(refuse("it is not below Codex's sessions folder"));
-    }
-    if before.len() > MAX_FOLD {
-        return Err(refuse(&format!("it is larger than {} MiB", MAX_FOLD >> 20)));
-    }
-    let bytes = store::read_capped(path, MAX_FOLD).map_err(|e| refuse(&e.to_string()))?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| refuse("it is not UTF-8"))?;
+    let rollout = Transcript::open(path, inside_codex_sessions, "Codex's sessions folder")
+        .map_err(|why| refuse(&why))?;
+    let text = rollout.text().map_err(|why| refuse(&why))?;
     let state = hook.store.load()?;
     let store = &hook.store;
-    let folded_text = |id: &str| crate::hooks::folded_text(store, &state, id);
+    let root = hook
+        .field("cwd")
+        .filter(|cwd| transcript::same_folder(Path::new(cwd), &hook.ctx.project.root))
+        .map(|_| hook.ctx.project.root.as_path());
+    let folded_text = |id: &str| transcript::folded_text(store, &state, id, root);
     let folded = match fold::fold(text, &folded_text) {
         Ok(Some(folded)) => folded,
         Ok(None) => return Ok(None),
         Err(why) => return Err(refuse(&why)),
     };
-    crate::hooks::rewrite_transcript(path, &before, &bytes, &folded.text, hook.ctx.now)
-        .map_err(|why| refuse(&why))?;
-    Ok(None)
+    match rollout
+        .rewrite(&folded.text, hook.ctx.now)
+        .map_err(|why| refuse(&why))?
+    {
+        Rewritten::Done => Ok(None),
+        Rewritten::WithLateLines(why) => Err(Error::failure(format!(
+            "rollout {} folded; {why}",
+            path.display()
+        ))),
+    }
 }
 
 /// Whether `path` lies below `sessions/` of Codex's folder (`$CODEX_HOME`, else `~/.codex`),
