@@ -92,7 +92,7 @@ pub fn ctxkit_manifest() -> String {
     common(
         &mut object,
         "ctxkit",
-        "ctx: see and steer the context of AI coding agents (OpenCode, Claude Code); also an OpenCode plugin",
+        "ctx: see and steer the context of AI coding agents (OpenCode, Claude Code, pi, Codex CLI); also an OpenCode plugin",
     );
     object.insert("type", Json::str("module"));
     object.insert("main", Json::str("plugin.js"));

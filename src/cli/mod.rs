@@ -20,14 +20,16 @@ pub use deferred::Deferred;
 use crate::output::ColorChoice;
 use crate::project::Source;
 
-const ABOUT: &str = "See and steer the context of OpenCode agents from the shell";
+const ABOUT: &str = "See and steer the context of coding agents from the shell";
 
 const LONG_ABOUT: &str = "\
-See and steer the context of OpenCode agents from the shell.
+See and steer the context of coding agents from the shell.
 
 ctx reads and writes plain files in your project: the Flame frame tree in
-.opencode/flame/state.json and opencode-swarm's plan in .swarm/. One short-lived
-process per command, deterministic output, exit codes that mean something.
+.opencode/flame/state.json and opencode-swarm's plan in .swarm/. OpenCode, Claude
+Code, pi and Codex CLI reach it through their plugin, hook and extension points
+(ctx opencode|claude|pi|codex install). One short-lived process per command,
+deterministic output, exit codes that mean something.
 
 Exit codes: 0 success; 1 failure (unreadable or malformed input, frame not
 found, refused transition); 2 usage error; 3 and 4 budget verdicts; 5 a failed
