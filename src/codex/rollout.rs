@@ -115,25 +115,7 @@ pub fn to_export(records: &[Value], id: &str, title: &str, final_reply: Option<&
         }
         messages.push(json!({ "info": info, "parts": [part] }));
     }
-    if let Some(reply) = final_reply.filter(|r| !r.trim().is_empty()) {
-        let last_text = messages
-            .iter()
-            .rev()
-            .find(|m| m["info"]["role"] == "assistant")
-            .and_then(|m| m["parts"].as_array())
-            .and_then(|parts| parts.iter().rev().find_map(|p| p.get("text")?.as_str()));
-        if last_text.map(str::trim) != Some(reply.trim()) {
-            messages.push(json!({
-                "info": { "role": "assistant" },
-                "parts": [{ "type": "text", "text": reply }],
-            }));
-        }
-    }
-    let root = json!({
-        "info": { "id": id, "title": title, "ctxSource": "Codex" },
-        "messages": messages,
-    });
-    Export::from_value(root).expect("the export is built in its own shape")
+    Export::of_conversation(id, title, "Codex", messages, final_reply)
 }
 
 /// How Codex (0.171.0, observed) starts the message of a `compacted` record: one line that

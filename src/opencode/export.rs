@@ -17,6 +17,38 @@ pub struct Message<'a> {
 }
 
 impl Export {
+    /// The export of another agent's conversation (Claude Code's transcript, Codex's rollout),
+    /// its `messages` already in this shape: `final_reply`, the agent's last message as the agent
+    /// reported it, ends the conversation when the last assistant text does not already say it.
+    /// `source` names the agent (`info.ctxSource`).
+    pub fn of_conversation(
+        id: &str,
+        title: &str,
+        source: &str,
+        mut messages: Vec<Value>,
+        final_reply: Option<&str>,
+    ) -> Export {
+        if let Some(reply) = final_reply.filter(|r| !r.trim().is_empty()) {
+            let last_text = messages
+                .iter()
+                .rev()
+                .find(|m| m["info"]["role"] == "assistant")
+                .and_then(|m| m["parts"].as_array())
+                .and_then(|parts| parts.iter().rev().find_map(|p| p.get("text")?.as_str()));
+            if last_text.map(str::trim) != Some(reply.trim()) {
+                messages.push(serde_json::json!({
+                    "info": { "role": "assistant" },
+                    "parts": [{ "type": "text", "text": reply }],
+                }));
+            }
+        }
+        let root = serde_json::json!({
+            "info": { "id": id, "title": title, "ctxSource": source },
+            "messages": messages,
+        });
+        Export::from_value(root).expect("the export is built in its own shape")
+    }
+
     /// Checks the shape of a parsed export; the error says what is missing.
     pub fn from_value(root: Value) -> Result<Export, String> {
         let info = root
