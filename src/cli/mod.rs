@@ -183,7 +183,7 @@ pub enum Command {
     #[command(subcommand)]
     Claude(Deferred<claude::ClaudeCommand>),
 
-    /// pi integration: install ctx's extension; the message fold it calls
+    /// pi integration: install ctx's extension; the session frames and message fold it calls
     #[command(subcommand)]
     Pi(Deferred<pi::PiCommand>),
     /// Codex CLI integration: install ctx's hooks; the hooks' entry point

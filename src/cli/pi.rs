@@ -1,5 +1,7 @@
 //! `ctx pi …` arguments: ctx's extension for pi (pi-coding-agent), and what it calls.
 
+use std::path::PathBuf;
+
 use clap::Subcommand;
 
 use super::opencode::InstallOptions;
@@ -36,6 +38,69 @@ file was kept. pi loads the extension at its next start (or /reload).")]
         remove: bool,
         #[command(flatten)]
         options: InstallOptions,
+    },
+
+    /// Print the frame of a pi session, creating it when missing
+    #[command(long_about = "\
+Print the frame of a pi session (the frame whose id is the session,
+pi_<pi's session id>), creating it when missing, as an in_progress frame whose
+goal is --title. ctx's pi extension calls it at the session's first tool call
+(or /push), and, in a pi started by another session's (a subagent of pi's
+example extension, which inherits CTX_SESSION), before its first request.
+
+With --parent-session (the session that started this pi), the frame is a child
+of that session's current frame, which must exist: every pi started from a
+session is a child frame. Without it, the session starts under the frame a
+person made current (activeFrameID), when that frame is in_progress; else it is
+a new root.
+
+The title is made one line (control characters become spaces) and cut to 200
+characters; a blank or missing one becomes 'pi session <pi's session id>'.
+activeFrameID is never changed. Prints the frame's id (JSON: {\"version\": 1,
+\"frame\": FRAME}).")]
+    Frame {
+        /// The session (pi_<pi's session id>)
+        session: String,
+        /// The goal of a new frame: the first line of the session's first prompt
+        #[arg(long, value_name = "TEXT")]
+        title: Option<String>,
+        /// The session that started this pi process (its CTX_SESSION)
+        #[arg(long, value_name = "ID")]
+        parent_session: Option<String>,
+    },
+
+    /// Pop the frame of a pi session that ended; nothing when there is none to pop
+    #[command(long_about = "\
+Pop the frame of a pi session whose run has ended, with its messages in the
+log. ctx's pi extension calls it when a pi started by another session (a
+subagent of pi's example extension) shuts down.
+
+--stop-reason is the stopReason of the run's last assistant message, as pi
+records it: aborted pops the frame as blocked (it can be resumed with `ctx
+frame activate`), error as failed, anything else (stop, length, toolUse) as
+completed. The summary is --summary, else the last assistant text of the
+transcript. Frames the session pushed and left running stay as they are, with
+a warning.
+
+A session without a frame, or whose frame has already finished, is left alone:
+exit 0 and nothing printed (JSON: {\"version\": 1, \"frame\": null, \"reason\":
+…}). Otherwise prints the popped frame's id (JSON: the document of `ctx frame
+pop`).")]
+    Finish {
+        /// The session (pi_<pi's session id>)
+        session: String,
+        /// How the run ended: pi's stopReason (aborted, error, …)
+        #[arg(long, value_name = "REASON", default_value = "stop")]
+        stop_reason: String,
+        /// The frame's summary [default: the transcript's last assistant text]
+        #[arg(long, value_name = "TEXT")]
+        summary: Option<String>,
+        /// The session's messages, for the log ('-' for stdin)
+        ///
+        /// In the shape `opencode export <sessionID>` prints, as ctx's extension writes them:
+        /// each tool call with its input and output.
+        #[arg(long, value_name = "PATH")]
+        transcript: Option<PathBuf>,
     },
 
     /// Print the message list a pi session sends to the model, with popped frames folded

@@ -348,10 +348,8 @@ impl<'a> Hook<'a> {
         let first_line = self
             .field("prompt")
             .and_then(|p| p.lines().find(|l| !l.trim().is_empty()));
-        match first_line {
-            Some(line) => super::opencode::goal_from_title(Some(line), &self.session),
-            None => format!("{} session {}", self.harness.name, self.session_id()),
-        }
+        let unnamed = || format!("{} session {}", self.harness.name, self.session_id());
+        super::session::goal_from_title(first_line, unnamed)
     }
 
     /// The context of the session's current frame, when the session has a frame.

@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod install;
 pub mod opencode;
 pub mod pi;
+pub mod session;
 pub mod spent;
 pub mod swarm;
 

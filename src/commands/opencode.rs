@@ -1,22 +1,16 @@
 //! `ctx opencode …`: the frames of OpenCode sessions, for ctx's OpenCode plugin (opencode.md §8.3,
-//! §11). A session's frame is the frame whose id is the session id.
+//! §11). A session's frame is the frame whose id is the session id; what pi's sessions share
+//! with these is in `session`.
 
-use crate::opencode::export::Export;
-
-use super::Context;
-use super::frame::{PopInputs, pop, print_pop_doc};
-use crate::cli::frame::SpanArgs;
+use super::{Context, session};
 use crate::cli::opencode::OpencodeCommand;
 use crate::document::Version;
 use crate::error::{ExitCode, Result};
-use crate::frame::doc::{FrameJson, InvalidateDoc, NothingToFinishDoc, SessionFrameDoc};
-use crate::frame::ops::{self, Place, Selector};
-use crate::frame::state::{State, Status};
+use crate::frame::doc::InvalidateDoc;
+use crate::frame::ops;
+use crate::frame::state::Status;
 use crate::frame::store::Store;
 use crate::settings;
-
-/// Longest goal taken from a session title, in characters.
-const MAX_TITLE_CHARS: usize = 200;
 
 pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
     let store = ctx.store()?;
@@ -40,7 +34,14 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             state,
             summary,
             transcript,
-        } => finish(ctx, &store, &session, &state, summary, transcript),
+        } => session::finish(
+            ctx,
+            &store,
+            &session,
+            status_for(&state),
+            summary,
+            transcript,
+        ),
         OpencodeCommand::Deleted { session } => deleted(ctx, &store, &session),
         OpencodeCommand::Messages {
             session,
@@ -81,23 +82,18 @@ fn is_task_subagent(title: &str) -> bool {
         .is_some_and(|at| !rest[at + 2..].trim().is_empty())
 }
 
-/// A session title as a goal: one line, control characters as spaces, runs of white space as one,
-/// at most [`MAX_TITLE_CHARS`] characters; a blank title names the session.
-pub(crate) fn goal_from_title(title: Option<&str>, session: &str) -> String {
-    let words: Vec<&str> = title
-        .unwrap_or("")
-        .split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let line = words.join(" ");
-    if line.is_empty() {
-        return format!("OpenCode session {session}");
-    }
-    if line.chars().count() <= MAX_TITLE_CHARS {
-        return line;
-    }
-    let kept: String = line.chars().take(MAX_TITLE_CHARS - 1).collect();
-    format!("{}…", kept.trim_end())
+/// The goal of a new OpenCode session's frame: its title, or `OpenCode session <id>`.
+fn goal(title: Option<&str>, session: &str) -> String {
+    session::goal_from_title(title, || format!("OpenCode session {session}"))
+}
+
+/// Whether a child session gets a frame of its own, as `opencode.subagent_frames` says.
+fn child_wanted(ctx: &Context, title: Option<&str>) -> Result<bool> {
+    Ok(match subagent_frames(ctx)? {
+        SubagentFrames::All => true,
+        SubagentFrames::None => false,
+        SubagentFrames::Heuristic => title.is_some_and(is_task_subagent),
+    })
 }
 
 fn session_frame(
@@ -107,85 +103,19 @@ fn session_frame(
     title: Option<&str>,
     parent_session: Option<&str>,
 ) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
-    if let Some(parent) = parent_session {
-        crate::frame::id::validate_id(parent)?;
-        let wanted = match subagent_frames(ctx)? {
-            SubagentFrames::All => true,
-            SubagentFrames::None => false,
-            SubagentFrames::Heuristic => title.is_some_and(is_task_subagent),
-        };
-        let existing = store.load()?.frame(session).is_some();
-        if !wanted && !existing {
-            // No frame of its own: its place is its parent session's, never the person's.
-            store.update(ctx.now, |state| {
-                let known = ops::session_parents(state)?
-                    .iter()
-                    .any(|(s, p)| *s == session && *p == parent);
-                if !known {
-                    state.set_session_parent(session, Some(parent));
-                }
-                Ok(((), !known))
-            })?;
-            if ctx.out.json {
-                ctx.out.json_doc(&SessionFrameDoc {
-                    version: Version,
-                    frame: None,
-                })?;
-            }
-            return Ok(ExitCode::Success);
-        }
-    }
-    let goal = goal_from_title(title, session);
-    let now = ctx.now;
-    let (id, state) = store.update(now, |state| {
-        if state.frame(session).is_some() {
-            return Ok((session.to_string(), false));
-        }
-        let parent = match parent_session {
-            Some(parent) => Some(parent_frame_of(state, parent)?),
-            // A root session starts where the person working in this project is, when that
-            // frame runs; ctx never pushes under a finished or waiting frame by itself.
-            None => state
-                .active_frame_id()
-                .and_then(|id| state.frame(id))
-                .filter(|f| f.status() == Status::InProgress)
-                .map(|f| f.id.to_string()),
-        };
-        let id = ops::push(
-            state,
-            &goal,
-            parent.as_deref(),
-            Some(session),
-            Place::Session(session),
-            now,
-        )?;
-        Ok((id, true))
-    })?;
-    let frame = state.frame(&id).expect("the session's frame exists");
-    if ctx.out.json {
-        ctx.out.json_doc(&SessionFrameDoc {
-            version: Version,
-            frame: Some(FrameJson::new(&frame)),
-        })?;
-    } else {
-        ctx.out.line(&id)?;
-    }
-    Ok(ExitCode::Success)
-}
-
-/// The frame a child of session `parent` starts under: the parent session's current frame,
-/// which must be the parent's own frame or one below it.
-fn parent_frame_of(state: &State, parent: &str) -> Result<String> {
-    if state.frame(parent).is_none() {
-        return Err(crate::error::Error::failure(format!(
-            "the parent session {parent} has no frame"
-        ))
-        .with_hint(format!(
-            "create it first: ctx opencode frame {parent} --title TITLE"
-        )));
-    }
-    Ok(ops::session_current(state, parent)?.unwrap_or_else(|| parent.to_string()))
+    let wanted = |ctx: &Context| child_wanted(ctx, title);
+    let child = parent_session.map(|parent| session::Child {
+        parent,
+        wanted: &wanted,
+    });
+    session::session_frame(
+        ctx,
+        store,
+        session,
+        || goal(title, session),
+        child,
+        "ctx opencode frame",
+    )
 }
 
 /// The status a finished task's state pops its frame with.
@@ -195,61 +125,6 @@ fn status_for(state: &str) -> Status {
         "aborted" | "cancelled" | "canceled" | "interrupted" => Status::Blocked,
         _ => Status::Failed,
     }
-}
-
-fn finish(
-    ctx: &mut Context,
-    store: &Store,
-    session: &str,
-    task_state: &str,
-    summary: Option<String>,
-    transcript: Option<std::path::PathBuf>,
-) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
-    let mut inputs = PopInputs::read(summary, None, transcript)?;
-    let finished = match store.load()?.frame(session) {
-        None => Some("the session has no frame".to_string()),
-        Some(f) if matches!(f.status(), Status::InProgress | Status::Blocked) => None,
-        Some(f) => Some(format!("its frame is already {}", f.status().as_str())),
-    };
-    if let Some(reason) = finished {
-        // Nothing to pop: a second end signal (session.idle after the task returned) is normal.
-        if ctx.out.json {
-            ctx.out.json_doc(&NothingToFinishDoc {
-                version: Version,
-                frame: (),
-                reason,
-            })?;
-        }
-        return Ok(ExitCode::Success);
-    }
-    if inputs.summary.is_none() {
-        inputs.summary = inputs
-            .transcript
-            .as_ref()
-            .and_then(Export::last_assistant_text);
-    }
-    let selector = Selector {
-        flag: Some(session.to_string()),
-        ..Selector::default()
-    };
-    // The session has ended: whatever it left running can no longer be popped by it.
-    let (plan, state) = pop(
-        ctx,
-        store,
-        status_for(task_state),
-        inputs,
-        true,
-        &selector,
-        &SpanArgs::default(),
-    )?;
-    if ctx.out.json {
-        let current = ops::running_current(&state, Place::Shared)?;
-        print_pop_doc(ctx, store, &plan, &state, current)?;
-    } else {
-        ctx.out.line(&plan.id)?;
-    }
-    Ok(ExitCode::Success)
 }
 
 fn deleted(ctx: &mut Context, store: &Store, session: &str) -> Result<ExitCode> {
@@ -322,19 +197,10 @@ mod tests {
     }
 
     #[test]
-    fn titles_become_one_line_goals() {
-        assert_eq!(
-            goal_from_title(Some("  a\u{1b}[2J\r\nb\tc "), "ses_1"),
-            "a [2J b c"
-        );
-        assert_eq!(
-            goal_from_title(Some(" \n "), "ses_1"),
-            "OpenCode session ses_1"
-        );
-        assert_eq!(goal_from_title(None, "ses_1"), "OpenCode session ses_1");
-        let long = goal_from_title(Some(&"x".repeat(100_000)), "ses_1");
-        assert_eq!(long.chars().count(), MAX_TITLE_CHARS);
-        assert!(long.ends_with('…'));
+    fn untitled_sessions_are_named_by_their_id() {
+        assert_eq!(goal(Some(" \n "), "ses_1"), "OpenCode session ses_1");
+        assert_eq!(goal(None, "ses_1"), "OpenCode session ses_1");
+        assert_eq!(goal(Some("Audit\nrefunds"), "ses_1"), "Audit refunds");
     }
 
     #[test]

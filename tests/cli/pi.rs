@@ -174,7 +174,7 @@ fn messages(env: &TestEnv, input: &str) -> (Value, String) {
 #[test]
 fn a_popped_frame_folds_to_its_entry_and_the_context_follows_the_pop() {
     let env = TestEnv::new();
-    env.ok(&["opencode", "frame", SESSION, "--title", "Audit the refunds"]);
+    env.ok(&["pi", "frame", SESSION, "--title", "Audit the refunds"]);
     let mut session = PiSession::new("Audit the refunds");
     session.call("c1", "flame_push", json!({"goal": "Audit"}), "Pushed");
     let pushed = env.ok(&[
@@ -322,4 +322,186 @@ fn bad_sessions_and_bad_stdin_are_refused() {
     "#);
     let (doc, _) = messages(&env, r#"{"messages":[]}"#);
     assert_eq!(doc, json!({"messages": []}));
+}
+
+/// A frame of the state file, by id.
+fn frame_of(env: &TestEnv, id: &str) -> Value {
+    let out = env.ok(&["frame", "show", "--json", "--", id]);
+    serde_json::from_str::<Value>(&out).unwrap()["frame"].clone()
+}
+
+#[test]
+fn a_sessions_frame_starts_under_the_persons_current_frame() {
+    let env = TestEnv::new();
+    let mine = env.ok(&["frame", "push", "Ship the refunds"]);
+    let mine = mine.trim();
+    assert_snapshot!(env.snap(&["pi", "frame", SESSION, "--title", "Audit the refunds\nnow"]), @r"
+    exit: 0
+    --- stdout
+    pi_0b1e-77
+    --- stderr
+    ");
+    let frame = frame_of(&env, SESSION);
+    assert_eq!(frame["parent"], mine);
+    assert_eq!(frame["goal"], "Audit the refunds now");
+    assert_eq!(frame["status"], "in_progress");
+    // The person's current frame stays theirs; a second call finds the frame it made.
+    assert_eq!(env.ok(&["frame", "current"]).trim(), mine);
+    assert_eq!(
+        env.ok(&["pi", "frame", SESSION, "--title", "Other"]),
+        "pi_0b1e-77\n"
+    );
+    assert_eq!(frame_of(&env, SESSION)["goal"], "Audit the refunds now");
+    // Without a title, the session names it; without a running frame of the person's, it is a
+    // root.
+    env.ok(&["frame", "pop", "--frame", mine, "--force"]);
+    let out = env.ok(&["pi", "frame", "pi_9c", "--json"]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["frame"]["id"], "pi_9c");
+    assert_eq!(doc["frame"]["goal"], "pi session 9c");
+    assert_eq!(doc["frame"]["parent"], Value::Null);
+}
+
+#[test]
+fn a_subagents_frame_starts_under_its_parent_sessions_current_frame() {
+    let env = TestEnv::new();
+    env.ok(&["pi", "frame", SESSION, "--title", "Audit"]);
+    let inner = env.ok(&["frame", "push", "--session", SESSION, "Read the ledger"]);
+    let inner = inner.trim();
+    let out = env.ok(&[
+        "pi",
+        "frame",
+        "pi_child-1",
+        "--title",
+        "Count the refunds",
+        "--parent-session",
+        SESSION,
+    ]);
+    assert_eq!(out, "pi_child-1\n");
+    assert_eq!(frame_of(&env, "pi_child-1")["parent"], inner);
+    // A parent session without a frame is refused, with the command that makes one.
+    assert_snapshot!(env.snap(&["pi", "frame", "pi_child-2", "--parent-session", "pi_nobody"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: the parent session pi_nobody has no frame
+    hint: create it first: ctx pi frame pi_nobody --title TITLE
+    ");
+    assert_snapshot!(env.snap(&["pi", "frame", "pi_child-2", "--parent-session", "../x"]), @r"
+    exit: 1
+    --- stdout
+    --- stderr
+    error: invalid frame id '../x': only letters, digits, '_' and '-' are allowed
+    ");
+}
+
+/// pi's messages of a subagent's run, in the shape ctx's extension passes as a transcript.
+fn pi_transcript(session: &str, answer: &str) -> String {
+    json!({"info": {"id": session, "title": "Count the refunds", "ctxSource": "pi"}, "messages": [
+        {"info": {"id": "e1", "sessionID": session, "role": "user", "time": {"created": 1_795_338_000_000i64}},
+         "parts": [{"type": "text", "text": "Count the refunds"}]},
+        {"info": {"id": "e2", "sessionID": session, "role": "assistant", "time": {"created": 1_795_338_001_000i64}},
+         "parts": [{"type": "tool", "tool": "bash", "callID": "c1", "state": {"status": "completed",
+            "input": {"command": "wc -l refunds.csv"}, "output": "41 refunds.csv",
+            "time": {"start": 1_795_338_001_000i64, "end": 1_795_338_001_500i64}}}]},
+        {"info": {"id": "e3", "sessionID": session, "role": "assistant", "time": {"created": 1_795_338_002_000i64}},
+         "parts": [{"type": "text", "text": answer}]}
+    ]})
+    .to_string()
+}
+
+#[test]
+fn finish_pops_a_subagents_frame_with_its_transcript() {
+    let env = TestEnv::new();
+    env.ok(&["pi", "frame", SESSION, "--title", "Audit"]);
+    env.ok(&[
+        "pi",
+        "frame",
+        "pi_child-1",
+        "--title",
+        "Count the refunds",
+        "--parent-session",
+        SESSION,
+    ]);
+    // A transcript that is no export is refused, and the frame runs on.
+    let before = env.read(".opencode/flame/state.json");
+    let out = env.run_stdin(
+        &["pi", "finish", "pi_child-1", "--transcript", "-"],
+        b"{\"messages\": [",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+    assert_eq!(env.read(".opencode/flame/state.json"), before);
+    let out = env.run_stdin(
+        &["pi", "finish", "pi_child-1", "--transcript", "-"],
+        pi_transcript("pi_child-1", "40 refunds, one header line.").as_bytes(),
+    );
+    assert_snapshot!(env.render(&out), @r"
+    exit: 0
+    --- stdout
+    pi_child-1
+    --- stderr
+    ");
+    let frame = frame_of(&env, "pi_child-1");
+    assert_eq!(frame["status"], "completed");
+    assert_eq!(frame["summary"], "40 refunds, one header line.");
+    let log = env.read(".opencode/flame/logs/frame-pi_child-1.md");
+    assert!(
+        log.contains("wc -l refunds.csv") && log.contains("41 refunds.csv"),
+        "{log}"
+    );
+    // The parent session's frame runs on.
+    assert_eq!(frame_of(&env, SESSION)["status"], "in_progress");
+}
+
+#[test]
+fn a_runs_stop_reason_decides_the_status() {
+    for (reason, status) in [
+        ("stop", "completed"),
+        ("toolUse", "completed"),
+        ("error", "failed"),
+        ("aborted", "blocked"),
+    ] {
+        let env = TestEnv::new();
+        env.ok(&["pi", "frame", "pi_child-1"]);
+        let out = env.ok(&[
+            "pi",
+            "finish",
+            "pi_child-1",
+            "--stop-reason",
+            reason,
+            "--summary",
+            "s",
+            "--json",
+        ]);
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(doc["frame"]["status"], status, "{reason}");
+        assert_eq!(doc["frame"]["summary"], "s");
+    }
+}
+
+#[test]
+fn finish_with_nothing_to_finish_prints_one_json_document() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.snap(&["pi", "finish", "pi_nobody", "--json"]), @r#"
+    exit: 0
+    --- stdout
+    {"version":1,"frame":null,"reason":"the session has no frame"}
+    --- stderr
+    "#);
+    env.ok(&["pi", "frame", SESSION]);
+    env.ok(&["pi", "finish", SESSION]);
+    let before = env.read(".opencode/flame/state.json");
+    assert_snapshot!(env.snap(&["pi", "finish", SESSION, "--stop-reason", "error", "--json"]), @r#"
+    exit: 0
+    --- stdout
+    {"version":1,"frame":null,"reason":"its frame is already completed"}
+    --- stderr
+    "#);
+    assert_eq!(
+        env.snap(&["pi", "finish", SESSION]),
+        "exit: 0\n--- stdout\n--- stderr\n"
+    );
+    assert_eq!(env.read(".opencode/flame/state.json"), before);
 }

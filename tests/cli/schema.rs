@@ -7,8 +7,8 @@ use std::process::Output;
 use std::sync::{Mutex, OnceLock};
 
 /// The command groups whose documents have schemas named `<group>-<command>`.
-const GROUPS: [&str; 8] = [
-    "opencode", "hooks", "claude", "frame", "swarm", "budget", "compact", "config",
+const GROUPS: [&str; 9] = [
+    "opencode", "pi", "hooks", "claude", "frame", "swarm", "budget", "compact", "config",
 ];
 
 /// Whether `args` ask for a JSON document on stdout.

@@ -14,16 +14,16 @@
 //   context                     ctx pi messages --session pi_ID: popped frames folded to their
 //                               entries before every model call, the frame context anchored
 //                               after each push and pop
-//   tool_call                   the session's own frame at its first tool call
+//   tool_call                   ctx pi frame: the session's own frame at its first tool call
 //   session_compact             ctx frame edit --summary-file -: pi's compaction summary,
 //                               recorded on the session's frame
 //   session_start               CTX_SESSION for the model's shell: `ctx frame …` run through
 //                               bash acts for this session
 //   a pi started by another     (pi's example subagent extension runs `pi -p` processes, which
 //   session's pi                inherit CTX_SESSION): its frame is a child of that session's
-//                               current frame from its first request (ctx opencode frame
+//                               current frame from its first request (ctx pi frame
 //                               --parent-session), and at its end (session_shutdown) it is
-//                               popped with its transcript (ctx opencode finish)
+//                               popped with its transcript (ctx pi finish)
 // Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is
 // reported once and pi carries on with its data untouched. CTX_BIN names the ctx binary;
 // CTX_TIMEOUT_MS (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook
@@ -126,8 +126,9 @@ export default function (pi: ExtensionAPI) {
   const ensureFrame = (session: string) => {
     if (!framed.has(session)) {
       const pending = (async () => {
-        const title = goal || `pi session ${session.slice(3)}`;
-        const args = ["opencode", "frame", session, "--json", `--title=${title}`];
+        // Without a prompt yet (a /push first), ctx names the frame after the session.
+        const args = ["pi", "frame", session, "--json"];
+        if (goal) args.push(`--title=${goal}`);
         if (parent && parent !== session) args.push(`--parent-session=${parent}`);
         const doc = await json(args);
         if (doc === undefined) framed.delete(session); // try again next time
@@ -575,9 +576,9 @@ export default function (pi: ExtensionAPI) {
       // a retired context: no transcript, the frame still ends
     }
     const last = entries.filter((e) => e?.type === "message" && e.message?.role === "assistant").at(-1)?.message;
-    const state = last?.stopReason === "aborted" ? "aborted" : last?.stopReason === "error" ? "error" : "completed";
     const exported = entries.length ? transcript(ctx, session, 0) : undefined;
-    const args = ["opencode", "finish", session, "--state", state, "--json"];
+    const args = ["pi", "finish", session, "--json"];
+    if (typeof last?.stopReason === "string") args.push(`--stop-reason=${last.stopReason}`);
     if (exported) args.push("--transcript", "-");
     await json(args, exported);
   });
