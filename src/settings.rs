@@ -260,6 +260,36 @@ pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {
     about: "whether what a person wrote inside a popped frame folds with it or is kept",
 };
 
+pub const PI_TOOLS: Def = Def {
+    key: "pi.tools",
+    env: "CTX_PI_TOOLS",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether ctx's pi extension offers the model the flame_* tools",
+};
+
+pub const PI_FOLD: Def = Def {
+    key: "pi.fold",
+    env: "CTX_PI_FOLD",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether a popped frame's messages are sent to pi's model as its summary alone",
+};
+
+pub const PI_FOLD_USER_MESSAGES: Def = Def {
+    key: "pi.fold_user_messages",
+    env: "CTX_PI_FOLD_USER_MESSAGES",
+    kind: Kind::Choice(&["fold", "keep"]),
+    default: "\"fold\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether what a person wrote in pi inside a popped frame folds with it or is kept",
+};
+
 pub const FRAME_LOG_OUTPUT_MAX: Def = Def {
     key: "frame.log.output_max",
     env: "CTX_FRAME_LOG_OUTPUT_MAX",
@@ -314,6 +344,9 @@ pub const ALL: &[&Def] = &[
     &HOOKS_STATE_IN_HOME,
     &CLAUDE_FOLD,
     &CODEX_FOLD,
+    &PI_TOOLS,
+    &PI_FOLD,
+    &PI_FOLD_USER_MESSAGES,
     &SWARM_VERSION,
 ];
 

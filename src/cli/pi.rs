@@ -21,7 +21,8 @@ before every model call (`ctx pi messages`), compaction summaries recorded on
 the session's frame, and a frame for each session from its first tool call. A
 pi started from another session (a subagent of pi's example extension, which
 inherits CTX_SESSION) is a child frame of that session's current frame, popped
-with its transcript when it ends.
+with its transcript when it ends (`ctx pi frame`, `ctx pi finish`). With the
+setting pi.tools = off (`ctx config`), the model is offered no flame_* tool.
 
 The file carries a stamp line. A file that already holds what ctx would write
 is left alone; one an earlier ctx wrote and nobody changed is updated; one that
@@ -110,9 +111,8 @@ Read the message list pi is about to send to the model for a session (the
 should be sent, in the same shape. ctx's pi extension calls it before every
 model call; the session is pi_<pi's session id>.
 
-Folding is the same as `ctx opencode messages` (and follows the same settings,
-opencode.fold and opencode.fold_user_messages): the messages of every frame
-this session pushed and popped, from the assistant message of the push up to
+Folding is the same as `ctx opencode messages`, with pi's own settings: the
+messages of every frame this session pushed and popped, from the assistant message of the push up to
 the one of the pop, are left out with their tool results, and the pop's tool
 result becomes the frame's fold entry. A push or pop made by a slash command
 (/push, /pop: pi keeps no message of it) is placed by its time: the span is
@@ -124,6 +124,10 @@ is the latest, and the same text is sent there from then on (recorded in
 .opencode/flame/sessions/<session>.json), so prompt caches keep serving the
 history. After a person's prompt, the extension's own before_agent_start
 message carries the context, and pi stores it.
+
+With pi.fold = off the list is printed as it came (the frame context still
+comes with the extension's before_agent_start message); with
+pi.fold_user_messages = keep, what a person wrote inside a span stays.
 
 A message ctx does not know (no known role) is passed on as it is, with a
 warning on stderr; a document that is no message list is refused (exit 1).")]

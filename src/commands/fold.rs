@@ -2,7 +2,7 @@
 //! plugin passes it from `experimental.chat.messages.transform`, with popped frames folded and the
 //! frame context anchored (`compact::fold`); with `opencode.fold = off`, the frame context added
 //! to the last user message, as before folding existed. `ctx pi messages`: the same for pi's
-//! message list (`compact::fold::pi`), with the same settings.
+//! message list (`compact::fold::pi`), with pi's settings (`pi.fold`, `pi.fold_user_messages`).
 
 use super::Context;
 use super::compact::{read_stdin, session_frame_context, swarm_budget_line};
@@ -51,7 +51,7 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
 }
 
 /// `ctx pi messages`: pi's message list with the session's popped frames folded. A message ctx
-/// does not know passes unchanged, with a warning; with `opencode.fold = off` the list passes
+/// does not know passes unchanged, with a warning; with `pi.fold = off` the list passes
 /// unchanged (the frame context comes with pi's own before_agent_start message).
 pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
@@ -64,11 +64,11 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
     for warning in &parsed.warnings {
         ctx.out.warn(&format!("<stdin>: {warning}"));
     }
+    // pi's own settings: a person may fold in one agent and not in the other.
     let config = ctx.project.config()?;
-    let fold_on = settings::resolve(config, &settings::OPENCODE_FOLD, None, None)?.text() == "on";
-    let keep_user = settings::resolve(config, &settings::OPENCODE_FOLD_USER_MESSAGES, None, None)?
-        .text()
-        == "keep";
+    let fold_on = settings::resolve(config, &settings::PI_FOLD, None, None)?.text() == "on";
+    let keep_user =
+        settings::resolve(config, &settings::PI_FOLD_USER_MESSAGES, None, None)?.text() == "keep";
     let mut out = if fold_on {
         let store = ctx.store()?;
         let state = ctx.read_state(&store)?;

@@ -33,6 +33,9 @@ fn defaults_when_nothing_is_configured() {
     hooks.state_in_home = "off"           # default
     claude.fold = "on"                    # default
     codex.fold = "on"                     # default
+    pi.tools = "on"                       # default
+    pi.fold = "on"                        # default
+    pi.fold_user_messages = "fold"        # default
     swarm.version = "auto"                # default
     --- stderr
     "#);
@@ -162,6 +165,9 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     hooks.state_in_home = "off"           # default
     claude.fold = "on"                    # default
     codex.fold = "on"                     # default
+    pi.tools = "on"                       # default
+    pi.fold = "on"                        # default
+    pi.fold_user_messages = "fold"        # default
     swarm.version = "auto"                # default
     --- stderr
     error: [ROOT]/.opencode/ctx.toml: frame.context.total must be a non-negative integer

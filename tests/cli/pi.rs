@@ -505,3 +505,115 @@ fn finish_with_nothing_to_finish_prints_one_json_document() {
     );
     assert_eq!(env.read(".opencode/flame/state.json"), before);
 }
+
+/// A session that pushed a frame, read a large file, was told something by its person, and
+/// popped the frame: its message list.
+fn popped_session(env: &TestEnv) -> String {
+    env.ok(&["pi", "frame", SESSION, "--title", "Audit the refunds"]);
+    let mut session = PiSession::new("Audit the refunds");
+    session.call("c1", "flame_push", json!({"goal": "Audit"}), "Pushed");
+    env.ok(&[
+        "frame",
+        "push",
+        "--session",
+        SESSION,
+        "--span-call",
+        "c1",
+        "--",
+        "Audit",
+    ]);
+    session.call(
+        "c2",
+        "bash",
+        json!({"command": "cat a"}),
+        &"AAA ".repeat(500),
+    );
+    let at = session.tick();
+    session
+        .messages
+        .push(json!({"role": "user", "content": "Also check March", "timestamp": at}));
+    session.call("c3", "flame_pop", json!({"summary": "Done"}), "Popped");
+    env.ok(&[
+        "frame",
+        "pop",
+        "--session",
+        SESSION,
+        "--span-call",
+        "c3",
+        "--summary",
+        "Done",
+    ]);
+    session.list()
+}
+
+#[test]
+fn pis_fold_follows_its_own_settings() {
+    // opencode.fold is OpenCode's: pi folds whatever it says.
+    let env = TestEnv::new();
+    env.write(".opencode/ctx.toml", "[opencode]\nfold = \"off\"\n");
+    let list = popped_session(&env);
+    let (doc, _) = messages(&env, &list);
+    let text = doc.to_string();
+    assert!(!text.contains("AAA") && !text.contains("Also check March"));
+    assert!(text.contains("<flame-folded "));
+    // pi.fold = off: the list goes as pi made it.
+    let env = TestEnv::new();
+    env.write(".opencode/ctx.toml", "[pi]\nfold = \"off\"\n");
+    let list = popped_session(&env);
+    let (doc, stderr) = messages(&env, &list);
+    assert_eq!(stderr, "");
+    assert_eq!(doc, serde_json::from_str::<Value>(&list).unwrap());
+    // pi.fold_user_messages = keep: what the person wrote inside the frame stays.
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/ctx.toml",
+        "[pi]\nfold_user_messages = \"keep\"\n",
+    );
+    let list = popped_session(&env);
+    let (doc, _) = messages(&env, &list);
+    let text = doc.to_string();
+    assert!(!text.contains("AAA") && text.contains("Also check March"));
+    // The same through the environment, as ctx config shows it.
+    let env = TestEnv::new();
+    let list = popped_session(&env);
+    let out = env
+        .ctx()
+        .env("CTX_PI_FOLD", "off")
+        .args(["pi", "messages", "--session", SESSION])
+        .write_stdin(list.clone())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", env.render(&out));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        serde_json::from_str::<Value>(&list).unwrap()
+    );
+}
+
+#[test]
+fn pis_settings_are_listed_and_checked() {
+    let env = TestEnv::new();
+    let config = env.ok(&["config"]);
+    let pi: Vec<&str> = config.lines().filter(|l| l.starts_with("pi.")).collect();
+    assert_eq!(
+        pi,
+        [
+            "pi.tools = \"on\"                       # default",
+            "pi.fold = \"on\"                        # default",
+            "pi.fold_user_messages = \"fold\"        # default",
+        ]
+    );
+    env.write(".opencode/ctx.toml", "[pi]\ntools = \"off\"\n");
+    assert_eq!(env.ok(&["config", "pi.tools"]), "off\n");
+    env.write(".opencode/ctx.toml", "[pi]\nfold = \"no\"\n");
+    let out = env.run_stdin(
+        &["pi", "messages", "--session", SESSION],
+        b"{\"messages\":[]}",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("pi.fold must be one of on, off"),
+        "{}",
+        env.render(&out)
+    );
+}

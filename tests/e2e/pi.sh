@@ -408,7 +408,43 @@ need(any(t.startswith('<flame-context session=\"$child\"') for t in texts), 'the
 "
 }
 
-all=(fold log context compaction without_ctx broken_state bad_input commands subagent)
+scenario_settings() {
+  echo "scenario settings: pi.tools = off offers no flame_* tool, /push and /pop still fold; pi.fold = off sends the frame's work as it was"
+  local project requests name
+  cat >"$work/settings.json" <<EOF
+[
+ $(big_bash SETX | sed 's/"tools": true,/"tools": true, "when": "Fix it",/'),
+ {"tools": true, "reply": "Fixed."},
+ {"tools": true, "when": "Next", "reply": "Next done."}
+]
+EOF
+  for name in tools fold; do
+    project=$(new_project "settings-$name")
+    mkdir -p "$project/.opencode"
+    printf '[pi]\n%s = "off"\n' "$name" >"$project/.opencode/ctx.toml"
+    requests=$(run "settings-$name" "$project" "$work/settings.json" "/push Fix the rounding" "Fix it" \
+      "/pop The rounding is fixed" "Next")
+    grep -q '^Popped frame fr_.* ("Fix the rounding", completed)' "$work/settings-$name.err" \
+      || fail "settings: pi.$name = off: /pop answers"
+    if [[ $name == tools ]]; then
+      check "$requests" "settings: pi.tools = off" "
+need(len(requests) == 3, 'three requests')
+need(all('bash' in r['tools'] for r in requests), 'pi\'s own tools are offered')
+need(not any(t.startswith('flame_') for r in requests for t in r['tools']), 'no flame_* tool is')
+need('SETX-' not in requests[-1]['all'] and '<flame-folded' in requests[-1]['all'], 'the frame still folds')
+"
+    else
+      check "$requests" "settings: pi.fold = off" "
+need(len(requests) == 3, 'three requests')
+need('flame_push' in requests[0]['tools'], 'the tools are offered')
+sent = json.dumps(requests[-1]['messages'])
+need('SETX-1999' in sent and '<flame-folded' not in sent, 'the frame\'s work is sent as it was')
+"
+    fi
+  done
+}
+
+all=(fold log context compaction without_ctx broken_state bad_input commands subagent settings)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -5,7 +5,8 @@
 // the ctx command behind each part:
 //   tools flame_*               ctx frame … --session pi_ID --json (a refusal is "Error: …" text);
 //                               flame_pop passes the session's messages since the frame began,
-//                               so its log holds every tool call with its output
+//                               so its log holds every tool call with its output; none with
+//                               pi.tools = "off" (ctx config pi.tools, read once at load)
 //   /push /pop /status /plan    the same calls as the tools, for the session typing them
 //                               (/pop without a summary: the model writes one, then pops)
 //   before_agent_start          ctx compact render --for frame --session pi_ID: the frame
@@ -13,7 +14,7 @@
 //                               sent again unchanged on every later request)
 //   context                     ctx pi messages --session pi_ID: popped frames folded to their
 //                               entries before every model call, the frame context anchored
-//                               after each push and pop
+//                               after each push and pop (pi.fold, pi.fold_user_messages)
 //   tool_call                   ctx pi frame: the session's own frame at its first tool call
 //   session_compact             ctx frame edit --summary-file -: pi's compaction summary,
 //                               recorded on the session's frame
@@ -41,7 +42,7 @@ const CUSTOM_TYPE = "ctx";
 
 type Result = { ok: boolean; stdout: string; stderr: string };
 
-export default function (pi: ExtensionAPI) {
+export default async function (pi: ExtensionAPI) {
   const bin = process.env.CTX_BIN || "ctx";
   // The session that started this pi process, when another session's pi (or agent) did: its
   // CTX_SESSION, unless this very process set it (pi loads the extension again for /new).
@@ -254,6 +255,10 @@ export default function (pi: ExtensionAPI) {
 
   // ---- tools --------------------------------------------------------------------------------------
 
+  // pi.tools = "off" (`ctx config`) offers the model no flame_* tool; the commands, the frame
+  // context and the fold go on. A ctx that cannot say leaves them on, as the OpenCode plugin does.
+  const toolsOn = (await run(["config", "pi.tools"])).stdout.trim() !== "off";
+
   // Every tool answers with text; nothing it meets may throw into pi's turn.
   const define = (
     name: string,
@@ -261,6 +266,7 @@ export default function (pi: ExtensionAPI) {
     parameters: any,
     execute: (params: any, session: string, call: string, ctx: any) => Promise<string>,
   ) => {
+    if (!toolsOn) return;
     pi.registerTool({
       name,
       label: name,
@@ -444,7 +450,9 @@ export default function (pi: ExtensionAPI) {
     // Without a summary, the model writes one and pops with flame_pop.
     const frame = await currentFrame(session);
     if (!frame) return "Error: this session has no current frame to pop";
-    pi.sendUserMessage(`Finish this session's current frame ${say(frame)}: write its summary (what was achieved or learned, for later frames and its log), then call flame_pop with it.`);
+    // Without the tools, the model runs ctx itself.
+    const how = toolsOn ? "call flame_pop with it" : `run \`ctx frame pop --session ${session} --summary "<the summary>"\` with the bash tool`;
+    pi.sendUserMessage(`Finish this session's current frame ${say(frame)}: write its summary (what was achieved or learned, for later frames and its log), then ${how}.`);
     return undefined;
   });
   command("status", "Show this session's frames", async (_args, session) => text(frameArgs(session, "frame", "tree", "--details")));
