@@ -434,6 +434,7 @@ pub fn pi_messages(data: &[u8]) {
             Mark::new(i64::MAX / 2, None, None),
         ),
         entry: "<flame-folded id=\"fr_time\"/>".into(),
+        by_call: None,
     }];
     if let (Some(first), Some(last)) = (calls.first(), calls.last()) {
         popped.push(Popped {
@@ -443,6 +444,7 @@ pub fn pi_messages(data: &[u8]) {
                 Mark::new(0, None, Some(last)),
             ),
             entry: "<flame-folded id=\"fr_call\"/>".into(),
+            by_call: None,
         });
     }
     let folding = fold::fold_with(&fold::pi::Pi, &parsed.list, &popped, false);

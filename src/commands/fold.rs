@@ -123,6 +123,7 @@ fn popped_frames(ctx: &Context, state: &State, session: &str) -> Vec<Popped> {
                 popped.push(Popped {
                     id: frame.id.to_string(),
                     entry: fold::entry(&frame),
+                    by_call: fold::by_call(&frame),
                     span,
                 });
             }

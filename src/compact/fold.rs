@@ -37,16 +37,16 @@ pub trait Shape {
     /// What folding needs of each message of `list`, in order.
     fn views(&self, list: &MessageList<'_>) -> Vec<View>;
 
-    /// Makes `entry` the output of the tool call at `call` of message `at`, editing the messages
-    /// it touches in `replaced` (each one's whole JSON value); false when that call has no
-    /// output to stand in for (it did not complete), and the entry then goes in a new message.
+    /// Makes `output.entry` the output of the tool call at `call` of message `at`, editing the
+    /// messages it touches in `replaced` (each one's whole JSON value); false when that call has
+    /// no output to stand in for (it did not complete), and the entry then goes in a new message.
     fn set_output(
         &self,
         list: &MessageList<'_>,
         views: &[View],
         at: usize,
         call: usize,
-        entry: &str,
+        output: Output<'_>,
         replaced: &mut HashMap<usize, Value>,
     ) -> bool;
 
@@ -82,6 +82,15 @@ pub trait Shape {
     }
 }
 
+/// What [`Shape::set_output`] puts in place of a pop's output.
+#[derive(Debug, Clone, Copy)]
+pub struct Output<'e> {
+    pub entry: &'e str,
+    /// Whether a `flame_` call keeps its input: it does when the entry leaves out the summary
+    /// that input holds; otherwise the input is emptied, as the entry says all of it.
+    pub keep_input: bool,
+}
+
 /// OpenCode's message shape: `{"info": {…}, "parts": […]}`, each tool call a part holding its
 /// output.
 pub struct OpenCode;
@@ -100,10 +109,10 @@ impl Shape for OpenCode {
         views: &[View],
         at: usize,
         call: usize,
-        entry: &str,
+        output: Output<'_>,
         replaced: &mut HashMap<usize, Value>,
     ) -> bool {
-        set_part_output(list, &views[at], at, call, entry, replaced)
+        set_part_output(list, &views[at], at, call, output, replaced)
     }
 
     fn synthetic(
@@ -128,6 +137,16 @@ pub struct Popped {
     pub id: String,
     pub span: Span,
     pub entry: String,
+    /// The entry for a pop made by a `flame_pop` call that holds the frame's summary: the call
+    /// stays as the model wrote it, and the entry does not say the summary again.
+    pub by_call: Option<ByCall>,
+}
+
+/// [`Popped::by_call`]: the summary the call must hold verbatim, and the entry without it.
+#[derive(Debug, Clone)]
+pub struct ByCall {
+    pub summary: String,
+    pub entry: String,
 }
 
 /// The frame's fold entry: what the model keeps of a popped frame. Compact (it is sent on every
@@ -135,6 +154,20 @@ pub struct Popped {
 /// says that an entry without a status is a completed frame's, the usual case, and that its
 /// summary stands for its goal.
 pub fn entry(frame: &Frame<'_>) -> String {
+    entry_with(frame, true)
+}
+
+/// The entry of a frame with a summary, for a pop whose `flame_pop` call holds that summary
+/// (the model reads it there, beside the entry): the same entry but for the summary.
+pub fn by_call(frame: &Frame<'_>) -> Option<ByCall> {
+    let summary = frame.summary()?;
+    Some(ByCall {
+        summary: summary.to_string(),
+        entry: entry_with(frame, false),
+    })
+}
+
+fn entry_with(frame: &Frame<'_>, with_summary: bool) -> String {
     let mut out = format!("<flame-folded id=\"{}\"", xml_escape(frame.id));
     if frame.status() != Status::Completed {
         out.push_str(&format!(" status=\"{}\"", frame.status()));
@@ -146,6 +179,7 @@ pub fn entry(frame: &Frame<'_>) -> String {
         ));
     }
     out.push_str(">\n");
+    let opened = out.len();
     let line = |out: &mut String, name: &str, text: &str| {
         out.push_str(&format!("<{name}>{}</{name}>\n", xml_escape(text)));
     };
@@ -155,7 +189,7 @@ pub fn entry(frame: &Frame<'_>) -> String {
     if frame.status() != Status::Completed || frame.summary().is_none() {
         line(&mut out, "goal", frame.goal());
     }
-    if let Some(summary) = frame.summary() {
+    if let Some(summary) = frame.summary().filter(|_| with_summary) {
         line(&mut out, "summary", summary);
     }
     if let Some(reason) = frame.invalidation_reason() {
@@ -167,7 +201,13 @@ pub fn entry(frame: &Frame<'_>) -> String {
     for decision in frame.decisions() {
         line(&mut out, "decision", decision);
     }
-    out.push_str("</flame-folded>");
+    if out.len() == opened {
+        // Nothing inside: the element closes itself.
+        out.truncate(out.len() - 2);
+        out.push_str("/>");
+    } else {
+        out.push_str("</flame-folded>");
+    }
     out
 }
 
@@ -199,6 +239,8 @@ pub struct Call {
     pub tool: String,
     pub call: Option<String>,
     pub completed: bool,
+    /// The `summary` argument the call was given (a `flame_pop`'s).
+    pub summary: Option<String>,
     pub start: Option<i64>,
     pub end: Option<i64>,
 }
@@ -277,8 +319,13 @@ fn view(raw: &str, role: &str) -> View {
                     call: string(fields[2]),
                     ..Call::default()
                 };
-                if let Some(state) = fields[3].and_then(|s| pick(s.get(), &["status", "time"])) {
+                if let Some(state) =
+                    fields[3].and_then(|s| pick(s.get(), &["status", "time", "input"]))
+                {
                     call.completed = string(state[0]).as_deref() == Some("completed");
+                    call.summary = state[2]
+                        .and_then(|i| pick(i.get(), &["summary"]))
+                        .and_then(|f| string(f[0]));
                     if let Some(time) = state[1].and_then(|t| pick(t.get(), &["start", "end"])) {
                         call.start = number(time[0]);
                         call.end = number(time[1]);
@@ -560,7 +607,7 @@ pub fn fold_with<'l, 'a>(
             &mut edits,
             &mut replaced,
             l.close,
-            &frame.entry,
+            frame,
         );
         entries.push(frame.id.clone());
     }
@@ -586,15 +633,7 @@ pub fn fold_with<'l, 'a>(
                 edits.messages[at] = Edit::Drop;
             }
         }
-        put_entry(
-            shape,
-            list,
-            &views,
-            &mut edits,
-            &mut replaced,
-            close,
-            &frame.entry,
-        );
+        put_entry(shape, list, &views, &mut edits, &mut replaced, close, frame);
         entries.push(frame.id.clone());
         located.push(Located {
             popped: n,
@@ -756,13 +795,27 @@ fn put_entry(
     edits: &mut Edits,
     replaced: &mut HashMap<usize, Value>,
     close: Found,
-    entry: &str,
+    frame: &Popped,
 ) {
-    if let Some(call) = close.call
-        && shape.set_output(list, views, close.message, call, entry, replaced)
-    {
-        return;
+    if let Some(call) = close.call {
+        // A flame_pop call that holds the frame's summary as it was recorded stays whole, and
+        // the entry does not say the summary twice; any other pop (a command, a shell, a call
+        // whose summary differs) gets the whole entry.
+        let by_call = frame.by_call.as_ref().filter(|b| {
+            views[close.message].calls.iter().any(|c| {
+                c.index == call && c.tool == "flame_pop" && c.summary.as_ref() == Some(&b.summary)
+            })
+        });
+        let entry = by_call.map_or(&frame.entry, |b| &b.entry);
+        let output = Output {
+            entry,
+            keep_input: by_call.is_some(),
+        };
+        if shape.set_output(list, views, close.message, call, output, replaced) {
+            return;
+        }
     }
+    let entry = &frame.entry;
     let message = &list.messages()[close.message];
     let ids = [
         format!("{}_fold", message.id()),
@@ -782,7 +835,7 @@ fn set_part_output(
     view: &View,
     at: usize,
     call: usize,
-    entry: &str,
+    Output { entry, keep_input }: Output<'_>,
     replaced: &mut HashMap<usize, Value>,
 ) -> bool {
     let message = &list.messages()[at];
@@ -803,10 +856,11 @@ fn set_part_output(
     };
     state.insert("output".into(), Value::String(entry.to_string()));
     // The summary a flame_pop call was given is in the entry: not sent twice.
-    if view
-        .calls
-        .iter()
-        .any(|c| c.index == call && c.tool.starts_with("flame_"))
+    if !keep_input
+        && view
+            .calls
+            .iter()
+            .any(|c| c.index == call && c.tool.starts_with("flame_"))
     {
         state.insert("input".into(), Value::Object(serde_json::Map::new()));
     }
@@ -928,6 +982,7 @@ mod tests {
                 close: Some(close),
             },
             entry: entry.into(),
+            by_call: None,
         }
     }
 
@@ -1117,6 +1172,7 @@ mod tests {
                         close: Some(mark(close.min(roles.len() - 1), b)),
                     },
                     entry: format!("ENTRY {n}"),
+                    by_call: None,
                 })
                 .collect();
             let folding = fold(&parsed, &popped, keep_user);

@@ -909,7 +909,8 @@ fn a_context_repeats_nothing_the_entries_or_the_context_before_it_said() {
     let sent = s.request();
     let said = said_by_ctx(&sent);
     // The root's context after the person's message; the first frame folded to its entry (no
-    // status: completed; no goal: its summary says what came of it; the root's context after
+    // status: completed; no goal: its summary says what came of it; no summary: its flame_pop
+    // call, which stays, holds it; the root's context after
     // that pop equals the one in view, and is not sent again); after the
     // second push no context: without the root (said just above), its completed sibling (its
     // entry says it) and the budgets, it would say only the goal, which the push says.
@@ -921,10 +922,7 @@ fn a_context_repeats_nothing_the_entries_or_the_context_before_it_said() {
                  status=\"in_progress\">\n    <goal>Build billing</goal>\n  </current-frame>\n\
                  </flame-context>"
             ),
-            format!(
-                "<flame-folded id=\"{first}\" log=\".opencode/flame/logs/frame-{first}.md\">\n\
-                 <summary>Signatures are checked</summary>\n</flame-folded>"
-            ),
+            format!("<flame-folded id=\"{first}\" log=\".opencode/flame/logs/frame-{first}.md\"/>"),
             format!("Pushed frame {second}"),
         ]
     );
@@ -943,4 +941,86 @@ fn a_context_repeats_nothing_the_entries_or_the_context_before_it_said() {
     // `ctx compact render` still gives the whole context, as flame.md has it.
     let full = env.ok(&["compact", "render", "--for", "frame", "--frame", &second]);
     assert!(full.contains("<metadata>") && full.contains("<completed-siblings count=\"1\">"));
+}
+
+/// The input and output of each `flame_pop` call in `list`, in order.
+fn pop_calls(list: &[Value]) -> Vec<(Value, String)> {
+    let mut out = Vec::new();
+    for m in list {
+        for p in m["parts"].as_array().unwrap() {
+            if p["tool"] == "flame_pop" {
+                let state = &p["state"];
+                out.push((
+                    state["input"].clone(),
+                    state["output"].as_str().unwrap_or("").to_string(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_pop_call_that_holds_the_summary_keeps_it_and_the_entry_does_not_repeat_it() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Build billing"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Build the billing service");
+    // Popped by flame_pop with its summary: the call stays as the model wrote it, and the entry
+    // says only which frame folded and where its log is.
+    let first = s.push("Verify signatures");
+    s.tool("bash", json!({"command": "make"}), &big("FIRSTWORK"));
+    s.pop("Signatures are checked", "completed");
+    // Failed, with an artifact: the entry keeps the status, the goal and the artifact, which
+    // the call does not hold, and leaves out the summary, which it does.
+    let second = s.push("Handle refunds");
+    env.ok(&["frame", "artifact", "--session", SESSION, "src/refund.rs"]);
+    s.pop("The ledger API is down", "failed");
+    // Popped by a call whose summary is not the one recorded (a plugin that rewrote it, say):
+    // the whole entry, and the call's input is not sent.
+    let third = s.push("Round cents");
+    let (message, call) = s.tool(
+        "flame_pop",
+        json!({"summary": "what the model wrote"}),
+        "Popped",
+    );
+    env.ok(&[
+        "frame",
+        "pop",
+        "--session",
+        SESSION,
+        "--span-message",
+        &message,
+        "--span-call",
+        &call,
+        "--summary",
+        "Cents are rounded half-even",
+    ]);
+    let log = |id: &str| format!("log=\".opencode/flame/logs/frame-{id}.md\"");
+    assert_eq!(
+        pop_calls(&s.request()),
+        [
+            (
+                json!({"summary": "Signatures are checked"}),
+                format!("<flame-folded id=\"{first}\" {}/>", log(&first)),
+            ),
+            (
+                json!({"summary": "The ledger API is down"}),
+                format!(
+                    "<flame-folded id=\"{second}\" status=\"failed\" {}>\n\
+                     <goal>Handle refunds</goal>\n<artifact>src/refund.rs</artifact>\n\
+                     </flame-folded>",
+                    log(&second)
+                ),
+            ),
+            (
+                json!({}),
+                format!(
+                    "<flame-folded id=\"{third}\" {}>\n\
+                     <summary>Cents are rounded half-even</summary>\n</flame-folded>",
+                    log(&third)
+                ),
+            ),
+        ]
+    );
 }

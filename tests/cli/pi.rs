@@ -253,8 +253,15 @@ fn a_popped_frame_folds_to_its_entry_and_the_context_follows_the_pop() {
     );
     let entry = sent[2]["content"][0]["text"].as_str().unwrap();
     assert!(entry.contains(&format!("id=\"{frame}\"")), "{entry}");
-    assert!(entry.contains("<summary>Three refunds are wrong</summary>"));
-    assert_eq!(sent[1]["content"][0]["arguments"], json!({}));
+    // The pop's call holds the summary, as the model wrote it; the entry does not repeat it.
+    assert_eq!(
+        entry,
+        format!("<flame-folded id=\"{frame}\" log=\".opencode/flame/logs/frame-{frame}.md\"/>")
+    );
+    assert_eq!(
+        sent[1]["content"][0]["arguments"],
+        json!({"summary": "Three refunds are wrong"})
+    );
     assert_eq!(sent[3]["customType"], "ctx");
     let text = after.to_string();
     assert!(!text.contains("AAA") && !text.contains("BBB"));

@@ -17,7 +17,7 @@ use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{Call, Shape, View, is_own_text};
+use super::{Call, Output, Shape, View, is_own_text};
 use crate::compact::inject::{MessageList, Pick, parse_list_with};
 use crate::error::Result;
 
@@ -175,7 +175,8 @@ impl Shape for Pi {
                         })
                         .unwrap_or_default();
                     for (index, block) in blocks.into_iter().enumerate() {
-                        let Some(b) = pick(block.get(), &["type", "id", "name"]) else {
+                        let Some(b) = pick(block.get(), &["type", "id", "name", "arguments"])
+                        else {
                             continue;
                         };
                         if string(b[0]).as_deref() != Some("toolCall") {
@@ -189,6 +190,9 @@ impl Shape for Pi {
                             index,
                             tool: string(b[2]).unwrap_or_default(),
                             call,
+                            summary: b[3]
+                                .and_then(|a| pick(a.get(), &["summary"]))
+                                .and_then(|f| string(f[0])),
                             start: view.created,
                             ..Call::default()
                         });
@@ -225,7 +229,7 @@ impl Shape for Pi {
         views: &[View],
         at: usize,
         call: usize,
-        entry: &str,
+        Output { entry, keep_input }: Output<'_>,
         replaced: &mut HashMap<usize, Value>,
     ) -> bool {
         let messages = list.messages();
@@ -249,7 +253,7 @@ impl Shape for Pi {
         result["content"] = json!([{ "type": "text", "text": entry }]);
         replaced.insert(output, result);
         // The summary a flame_pop call was given is in the entry: not sent twice.
-        if made.tool.starts_with("flame_") {
+        if made.tool.starts_with("flame_") && !keep_input {
             if !replaced.contains_key(&at)
                 && let Ok(value) = serde_json::from_str(messages[at].raw())
             {
@@ -335,6 +339,7 @@ mod tests {
                 close: Some(Mark::new(130, None, Some("c3"))),
             },
             entry: "ENTRY".into(),
+            by_call: None,
         }
     }
 
@@ -422,6 +427,7 @@ mod tests {
                 close: Some(Mark::new(135, None, None)),
             },
             entry: "ENTRY".into(),
+            by_call: None,
         };
         let folding = fold_with(&Pi, &parsed.list, std::slice::from_ref(&popped), false);
         assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
@@ -471,6 +477,7 @@ mod tests {
                 close: Some(Mark::new(131, None, None)),
             },
             entry: "ENTRY".into(),
+            by_call: None,
         };
         let folding = fold_with(&Pi, &parsed.list, &[popped], false);
         assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
@@ -573,6 +580,7 @@ mod tests {
                         close: Some(mark(close, b)),
                     },
                     entry: format!("ENTRY {n}"),
+                    by_call: None,
                 })
                 .collect();
             let folding = fold_with(&Pi, &parsed.list, &popped, keep_user);
