@@ -172,11 +172,16 @@ fn entry_with(frame: &Frame<'_>, with_summary: bool) -> String {
     if frame.status() != Status::Completed {
         out.push_str(&format!(" status=\"{}\"", frame.status()));
     }
-    if let Some(log) = frame.log_path() {
-        out.push_str(&format!(
+    // The log is where a pop writes it, `.opencode/flame/logs/frame-<id>.md`, as `flame_pop`'s
+    // description says once: only a frame whose log is elsewhere, or that has none (invalidated
+    // without a pop), says where on every request.
+    match frame.log_path() {
+        Some(log) if log == crate::frame::log::path_in_store(frame.id) => {}
+        Some(log) => out.push_str(&format!(
             " log=\"{}\"",
             xml_escape(&format!(".opencode/flame/{log}"))
-        ));
+        )),
+        None => out.push_str(" log=\"\""),
     }
     out.push_str(">\n");
     let opened = out.len();

@@ -235,7 +235,9 @@ fn a_popped_frame_leaves_only_its_entry_and_requests_extend_each_other() {
                 "summary {m} missing"
             );
         }
-        assert!(text.contains(&format!("log=\".opencode/flame/logs/frame-{frame}.md\"")));
+        // Its log is where every pop writes it, which flame_pop's description says.
+        assert!(text.contains(&format!("<flame-folded id=\"{frame}\"/>")));
+        assert!(!text.contains("log="));
         frames.push(frame);
     }
     s.text("All done");
@@ -360,7 +362,7 @@ fn nested_frames_fold_inside_their_parent_and_user_messages_fold_unless_kept() {
             "{mid:.3000}"
         );
         // A completed frame's entry has no status: the usual case goes unsaid.
-        assert!(mid.contains(&format!("<flame-folded id=\"{inner}\" log=")));
+        assert!(mid.contains(&format!("<flame-folded id=\"{inner}\"")));
         s.pop("Outer done", "failed");
         let end = strings_of(&s.request());
         assert!(!end.contains("OUTER:") && !end.contains("INNER:"));
@@ -658,7 +660,7 @@ fn slash_commands_push_and_pop_in_user_messages() {
     ));
     let text = strings_of(&s.request());
     assert!(!text.contains("CMDWORK:"), "not folded: {text:.2000}");
-    assert!(text.contains(&format!("<flame-folded id=\"{id}\" log=")));
+    assert!(text.contains(&format!("<flame-folded id=\"{id}\"")));
     // The /push message folds with the span (it opened it); the /pop message carries the entry.
     assert!(!text.contains("ctx ran /push") && text.contains("ctx ran /pop"));
 }
@@ -846,8 +848,9 @@ fn invalidated_and_blocked_frames_fold_and_a_resumed_one_unfolds() {
     ]);
     let text = strings_of(&s.request());
     assert!(!text.contains("DROPPED:"));
+    // Invalidated without a pop, it has no log, and its entry says so.
     assert!(text.contains(&format!(
-        "<flame-folded id=\"{dropped}\" status=\"invalidated\""
+        "<flame-folded id=\"{dropped}\" status=\"invalidated\" log=\"\">"
     )));
     assert!(text.contains("<reason>Out of scope</reason>"));
     // A blocked frame folds; resumed by the session, its span is open again and it unfolds.
@@ -922,7 +925,7 @@ fn a_context_repeats_nothing_the_entries_or_the_context_before_it_said() {
                  status=\"in_progress\">\n    <goal>Build billing</goal>\n  </current-frame>\n\
                  </flame-context>"
             ),
-            format!("<flame-folded id=\"{first}\" log=\".opencode/flame/logs/frame-{first}.md\"/>"),
+            format!("<flame-folded id=\"{first}\"/>"),
             format!("Pushed frame {second}"),
         ]
     );
@@ -967,7 +970,7 @@ fn a_pop_call_that_holds_the_summary_keeps_it_and_the_entry_does_not_repeat_it()
     let mut s = Session::new(&env, SESSION);
     s.user("Build the billing service");
     // Popped by flame_pop with its summary: the call stays as the model wrote it, and the entry
-    // says only which frame folded and where its log is.
+    // says only which frame folded (its log is where every pop writes it).
     let first = s.push("Verify signatures");
     s.tool("bash", json!({"command": "make"}), &big("FIRSTWORK"));
     s.pop("Signatures are checked", "completed");
@@ -996,29 +999,26 @@ fn a_pop_call_that_holds_the_summary_keeps_it_and_the_entry_does_not_repeat_it()
         "--summary",
         "Cents are rounded half-even",
     ]);
-    let log = |id: &str| format!("log=\".opencode/flame/logs/frame-{id}.md\"");
     assert_eq!(
         pop_calls(&s.request()),
         [
             (
                 json!({"summary": "Signatures are checked"}),
-                format!("<flame-folded id=\"{first}\" {}/>", log(&first)),
+                format!("<flame-folded id=\"{first}\"/>"),
             ),
             (
                 json!({"summary": "The ledger API is down"}),
                 format!(
-                    "<flame-folded id=\"{second}\" status=\"failed\" {}>\n\
+                    "<flame-folded id=\"{second}\" status=\"failed\">\n\
                      <goal>Handle refunds</goal>\n<artifact>src/refund.rs</artifact>\n\
-                     </flame-folded>",
-                    log(&second)
+                     </flame-folded>"
                 ),
             ),
             (
                 json!({}),
                 format!(
-                    "<flame-folded id=\"{third}\" {}>\n\
-                     <summary>Cents are rounded half-even</summary>\n</flame-folded>",
-                    log(&third)
+                    "<flame-folded id=\"{third}\">\n\
+                     <summary>Cents are rounded half-even</summary>\n</flame-folded>"
                 ),
             ),
         ]

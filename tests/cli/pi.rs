@@ -254,10 +254,7 @@ fn a_popped_frame_folds_to_its_entry_and_the_context_follows_the_pop() {
     let entry = sent[2]["content"][0]["text"].as_str().unwrap();
     assert!(entry.contains(&format!("id=\"{frame}\"")), "{entry}");
     // The pop's call holds the summary, as the model wrote it; the entry does not repeat it.
-    assert_eq!(
-        entry,
-        format!("<flame-folded id=\"{frame}\" log=\".opencode/flame/logs/frame-{frame}.md\"/>")
-    );
+    assert_eq!(entry, format!("<flame-folded id=\"{frame}\"/>"));
     assert_eq!(
         sent[1]["content"][0]["arguments"],
         json!({"summary": "Three refunds are wrong"})
