@@ -701,12 +701,18 @@ fn assemble(
         }
         xml.push_str(&close);
     }
-    xml.push_str(current_open);
-    for (piece, piece_cost) in current_pieces {
-        cost += piece_cost;
-        xml.push_str(piece);
+    // Right after its push, with its goal in the push's call and nothing else to say of it, the
+    // current frame is the one the envelope names, and its element would be empty.
+    if current_pieces.iter().all(|(piece, _)| piece.is_empty()) {
+        cost -= est(&format!("{current_open}{CURRENT_CLOSE}"));
+    } else {
+        xml.push_str(current_open);
+        for (piece, piece_cost) in current_pieces {
+            cost += piece_cost;
+            xml.push_str(piece);
+        }
+        xml.push_str(CURRENT_CLOSE);
     }
-    xml.push_str(CURRENT_CLOSE);
     xml.push_str(ENVELOPE_CLOSE);
     (xml, cost)
 }
@@ -1122,6 +1128,49 @@ mod tests {
             "rootFrameIDs": ["fr_a"], "updatedAt": 1,
         });
         state::parse(&doc.to_string()).unwrap()
+    }
+
+    #[test]
+    fn right_after_a_push_an_empty_current_frame_is_left_out() {
+        let frame = |id: &str, goal: &str, parent: Option<&str>| {
+            serde_json::json!({
+                "sessionID": id, "status": "in_progress", "goal": goal, "createdAt": 1,
+                "updatedAt": 1, "artifacts": [], "decisions": [], "parentSessionID": parent,
+            })
+        };
+        let doc = serde_json::json!({
+            "version": 1, "activeFrameID": "fr_a", "rootFrameIDs": ["ses_r"], "updatedAt": 1,
+            "frames": {"ses_r": frame("ses_r", "Refund work", None),
+                       "fr_a": frame("fr_a", "Part 1", Some("ses_r"))},
+        });
+        let state = state::parse(&doc.to_string()).unwrap();
+        let pushed = Said {
+            pushed: Some("fr_a"),
+            ..Said::default()
+        };
+        // The parent is new to the request; the pushed frame's goal is in the push's call, and
+        // the envelope names it.
+        let out = render_in_request(&state, "fr_a", &Settings::default(), &pushed)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            out.xml,
+            "<flame-context session=\"fr_a\">
+  <ancestors count=\"1\">
+    <frame id=\"ses_r\" status=\"in_progress\">
+      <goal>Refund work</goal>
+    </frame>
+  </ancestors>
+</flame-context>"
+        );
+        assert!(out.cost <= out.charged);
+        // Anywhere else the current frame is there, with its goal.
+        let out = render_in_request(&state, "fr_a", &Settings::default(), &Said::default())
+            .unwrap()
+            .unwrap();
+        assert!(out.xml.contains(
+            "  <current-frame id=\"fr_a\" status=\"in_progress\">\n    <goal>Part 1</goal>\n"
+        ));
     }
 
     #[test]
