@@ -456,7 +456,8 @@ fn a_push_run_through_bash_folds_by_the_time_of_its_call() {
     bash_ctx(&mut s, &["frame", "pop", "--summary", "Bash frame done"]);
     let text = text_of(&s.request());
     assert!(!text.contains("BASHWORK:"), "not folded");
-    assert!(text.contains("Bash frame done"));
+    // Popped through bash, not by a flame_pop call: the entry carries the summary.
+    assert!(text.contains("<summary>Bash frame done</summary>"));
 }
 
 #[test]
@@ -660,7 +661,9 @@ fn slash_commands_push_and_pop_in_user_messages() {
     ));
     let text = strings_of(&s.request());
     assert!(!text.contains("CMDWORK:"), "not folded: {text:.2000}");
-    assert!(text.contains(&format!("<flame-folded id=\"{id}\"")));
+    assert!(text.contains(&format!(
+        "<flame-folded id=\"{id}\">\n<summary>Done by command</summary>"
+    )));
     // The /push message folds with the span (it opened it); the /pop message carries the entry.
     assert!(!text.contains("ctx ran /push") && text.contains("ctx ran /pop"));
 }

@@ -366,6 +366,35 @@ mod tests {
     }
 
     #[test]
+    fn a_pop_call_holding_the_summary_keeps_it_and_gets_the_entry_without_it() {
+        let text = session();
+        let parsed = parse(&text).unwrap();
+        let sent = |summary: &str| {
+            let popped = Popped {
+                by_call: Some(crate::compact::fold::ByCall {
+                    summary: summary.into(),
+                    entry: "SHORT".into(),
+                }),
+                ..popped()
+            };
+            let folding = fold_with(&Pi, &parsed.list, &[popped], false);
+            let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+            let messages = out["messages"].as_array().unwrap();
+            (
+                messages[1]["content"][1]["arguments"].clone(),
+                messages[2]["content"][0]["text"].clone(),
+            )
+        };
+        // The call's summary is the recorded one: the call stays whole, the entry is the short one.
+        assert_eq!(
+            sent("SUMMARY"),
+            (json!({"summary": "SUMMARY"}), json!("SHORT"))
+        );
+        // Another summary was recorded (the call does not say it): the whole entry, no arguments.
+        assert_eq!(sent("Recorded otherwise"), (json!({}), json!("ENTRY")));
+    }
+
+    #[test]
     fn a_context_anchored_after_a_pop_follows_its_outputs() {
         let text = session();
         let parsed = parse(&text).unwrap();
