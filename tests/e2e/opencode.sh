@@ -609,7 +609,7 @@ agent = [r for r in requests if r.get("tools")]
 assert len(agent) >= 5, len(agent)
 last = json.dumps(agent[-1]["messages"])
 assert "A1-2499" not in last and "A2-2499" not in last, "the span's outputs are folded out"
-assert "The ledger balances" in last and ".opencode/flame/logs/frame-" in last, "the fold entry is sent"
+assert "The ledger balances" in last and "<flame-folded id=" in last, "the fold entry is sent"
 def plain(value):
     """The value without Anthropic's cache_control marks, which OpenCode moves to the newest
     messages on every request (they say where to cache, not what is sent)."""
@@ -776,7 +776,7 @@ need('<dcp-message-id>' in agent[0]['all'], 'DCP numbers the messages')
 last = agent[-1]
 need('DCP_SUMMARY' in last['all'], 'DCP\'s summary stays in place of what it compressed')
 need('DCPX-2499' not in last['all'], 'the output after the compress folds with its frame')
-need('The audit beside DCP is done' in last['all'] and '.opencode/flame/logs/frame-$frame.md' in last['all'], 'the fold entry')
+need('The audit beside DCP is done' in last['all'] and '<flame-folded id=' in last['all'], 'the fold entry')
 "
 }
 
