@@ -300,6 +300,17 @@ pub const FRAME_LOG_OUTPUT_MAX: Def = Def {
     about: "bytes of one tool output a frame's log keeps (0: no limit); the rest is cut, marked",
 };
 
+pub const FRAME_STALE_AFTER: Def = Def {
+    key: "frame.stale_after",
+    env: "CTX_FRAME_STALE_AFTER",
+    kind: Kind::Count,
+    default: "60",
+    fallback_env: None,
+    swarm_key: None,
+    about: "minutes after its session's last model call that a running subagent's frame is \
+            marked stale (0: never)",
+};
+
 pub const HOOKS_STATE_IN_HOME: Def = Def {
     key: "hooks.state_in_home",
     env: "CTX_HOOKS_STATE_IN_HOME",
@@ -332,6 +343,7 @@ pub const ALL: &[&Def] = &[
     &FRAME_CONTEXT_CURRENT,
     &FRAME_CONTEXT_TOKENIZER,
     &FRAME_LOG_OUTPUT_MAX,
+    &FRAME_STALE_AFTER,
     &BUDGET_MODEL,
     &BUDGET_TOKENIZER,
     &BUDGET_LIMIT,

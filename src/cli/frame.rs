@@ -87,7 +87,10 @@ terminal (80 columns in pipes); only goals are shortened. --frame ID marks that
 frame \"← selected\" (\"← current\" when it is the current frame). A running frame
 whose parent has ended (completed, failed, blocked, invalidated) is marked
 \"stale\", with a line under the legend naming that parent: no session will pop
-it any more (ctx frame invalidate ends it).")]
+it any more (ctx frame invalidate ends it). So is a running subagent's frame
+whose session has made no model call for frame.stale_after minutes (default
+60, 0: never), its line saying since when. --json gives each such frame
+\"stale\": {\"parent\": ID} or {\"last_model_call\": TIME}.")]
     Tree(TreeArgs),
 
     /// Print every field of one frame, untruncated [default: the current frame]

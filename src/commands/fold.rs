@@ -14,10 +14,8 @@ use crate::frame::span;
 use crate::frame::state::State;
 use crate::frame::store::Store;
 use crate::opencode::id::IdMinter;
+use crate::opencode::session::{self, SessionFile};
 use crate::settings;
-
-/// The session file's layout version.
-const SESSION_FILE_VERSION: u64 = 1;
 
 pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
@@ -37,7 +35,13 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
     let mut out = if fold_on {
         folded(ctx, &store, &state, &OpenCode, &list, session, keep_user)?
     } else {
-        unfolded(ctx, &state, &list, session)?
+        let out = unfolded(ctx, &state, &list, session)?;
+        if state.frame(session).is_some()
+            && read_session(ctx, &store, session)?.is_none_or(|doc| doc.records_request(ctx.now))
+        {
+            record(ctx, &store, session, None)?;
+        }
+        out
     };
     if budget_warning && let Some(line) = swarm_budget_line(ctx, &out)? {
         let warned = inject::parse_messages(&out)?;
@@ -157,18 +161,12 @@ fn folded(
     for warning in &folding.warnings {
         ctx.out.warn(warning);
     }
-    let file = store.session_file(session);
-    let mut anchors = match store.read_session_file(session)? {
-        None => Vec::new(),
-        Some(bytes) => match read_anchors(&file, Some(&bytes), session) {
-            Ok(anchors) => anchors,
-            Err(Unusable::Broken(why)) => {
-                set_aside(ctx, store, session, &bytes, &why)?;
-                Vec::new()
-            }
-            Err(Unusable::Refused(err)) => return Err(err),
-        },
-    };
+    let recorded = read_session(ctx, store, session)?;
+    let mut anchors = recorded
+        .as_ref()
+        .map(|doc| doc.contexts.clone())
+        .unwrap_or_default();
+    let mut anchor = None;
     if let Some((at, after)) = folding.needs_context(&anchors) {
         let previous = folding.context_in_view(&anchors, at);
         let pushed = pushed_by(state, session, &after);
@@ -177,49 +175,93 @@ fn folded(
             previous: previous.as_deref(),
             pushed: pushed.as_deref(),
         };
-        let rendered = match session_frame_context(ctx, state, session, Some(&said)) {
-            Ok(rendered) => rendered,
+        match session_frame_context(ctx, state, session, Some(&said)) {
+            Ok(rendered) => {
+                // A context equal to the one already in view is not sent twice.
+                let text = rendered.filter(|xml| previous.as_ref() != Some(xml));
+                let mut minter = IdMinter::new();
+                anchor = Some(Anchor {
+                    after,
+                    id: minter.mint("msg", ctx.now),
+                    part: minter.mint("prt", ctx.now),
+                    created: ctx.now,
+                    text,
+                });
+            }
             // A budget too small for the frame context leaves it out of this request, and
             // nothing is recorded: the folds still go out, and the next request tries again.
-            Err(err) => {
-                ctx.out
-                    .warn(&format!("{}; the frame context is left out", err.message));
-                return Ok(folding.write(&anchors));
-            }
-        };
-        // A context equal to the one already in view is not sent twice.
-        let text = rendered.filter(|xml| previous.as_ref() != Some(xml));
-        let mut minter = IdMinter::new();
-        let anchor = Anchor {
-            after,
-            id: minter.mint("msg", ctx.now),
-            part: minter.mint("prt", ctx.now),
-            created: ctx.now,
-            text,
-        };
-        let written = store.update_session_file(session, |old| {
-            let mut recorded = read_anchors(&file, old, session).map_err(Unusable::into_error)?;
-            if recorded.iter().any(|a| a.after == anchor.after) {
-                // Another request of this session recorded it first: theirs stands.
-                return Ok(None);
-            }
-            recorded.push(anchor.clone());
-            Ok(Some(anchors_text(session, &recorded)))
-        })?;
-        anchors = read_anchors(&file, written.as_deref(), session).map_err(Unusable::into_error)?;
+            Err(err) => ctx
+                .out
+                .warn(&format!("{}; the frame context is left out", err.message)),
+        }
+    }
+    let records = recorded
+        .as_ref()
+        .is_none_or(|doc| doc.records_request(ctx.now))
+        && state.frame(session).is_some();
+    if anchor.is_some() || records {
+        anchors = record(ctx, store, session, anchor)?;
     }
     Ok(folding.write(&anchors))
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct SessionFile {
-    version: u64,
-    #[serde(rename = "sessionID")]
-    session: String,
-    contexts: Vec<Anchor>,
+/// The session's file, `None` when there is none; a broken one is set aside.
+fn read_session(ctx: &Context, store: &Store, session: &str) -> Result<Option<SessionFile>> {
+    let Some(bytes) = store.read_session_file(session)? else {
+        return Ok(None);
+    };
+    match read_doc(&store.session_file(session), Some(&bytes), session) {
+        Ok(doc) => Ok(doc),
+        Err(Unusable::Broken(why)) => {
+            set_aside(ctx, store, session, &bytes, &why)?;
+            Ok(None)
+        }
+        Err(Unusable::Refused(err)) => Err(err),
+    }
 }
 
-/// Why a session file's contexts cannot be used.
+/// Records in the session's file that it called the model now (to the step of
+/// [`session::LAST_REQUEST_STEP_MS`]), with `anchor` when there is one; returns the contexts
+/// recorded after.
+fn record(
+    ctx: &Context,
+    store: &Store,
+    session: &str,
+    anchor: Option<Anchor>,
+) -> Result<Vec<Anchor>> {
+    let file = store.session_file(session);
+    let written = store.update_session_file(session, |old| {
+        let mut doc = read_doc(&file, old, session)
+            .map_err(Unusable::into_error)?
+            .unwrap_or_else(|| SessionFile {
+                version: session::VERSION,
+                session: session.to_string(),
+                contexts: Vec::new(),
+                last_request: None,
+            });
+        let mut changed = false;
+        // Another request of this session may have recorded a context there first: theirs
+        // stands.
+        if let Some(anchor) = anchor
+            && !doc.contexts.iter().any(|a| a.after == anchor.after)
+        {
+            doc.contexts.push(anchor);
+            changed = true;
+        }
+        if doc.records_request(ctx.now) {
+            doc.last_request = Some(ctx.now);
+            changed = true;
+        }
+        doc.version = session::VERSION;
+        Ok(changed.then(|| doc.text()))
+    })?;
+    Ok(read_doc(&file, written.as_deref(), session)
+        .map_err(Unusable::into_error)?
+        .map(|doc| doc.contexts)
+        .unwrap_or_default())
+}
+
+/// Why a session file cannot be used.
 enum Unusable {
     /// Not a session file of ctx for this session (truncated, garbage, empty, another
     /// session's): ctx's own file, set aside and started anew.
@@ -237,13 +279,13 @@ impl Unusable {
     }
 }
 
-fn read_anchors(
+fn read_doc(
     file: &std::path::Path,
     bytes: Option<&[u8]>,
     session: &str,
-) -> std::result::Result<Vec<Anchor>, Unusable> {
+) -> std::result::Result<Option<SessionFile>, Unusable> {
     let Some(bytes) = bytes else {
-        return Ok(Vec::new());
+        return Ok(None);
     };
     let doc: SessionFile = serde_json::from_slice(bytes).map_err(|e| {
         Unusable::Broken(format!(
@@ -251,11 +293,12 @@ fn read_anchors(
             file.display()
         ))
     })?;
-    if doc.version > SESSION_FILE_VERSION {
+    if doc.version > session::VERSION {
         return Err(Unusable::Refused(Error::failure(format!(
-            "{} has version {}; this ctx reads version {SESSION_FILE_VERSION}",
+            "{} has version {}; this ctx reads version {}",
             file.display(),
-            doc.version
+            doc.version,
+            session::VERSION
         ))));
     }
     if doc.session != session {
@@ -265,7 +308,7 @@ fn read_anchors(
             doc.session.escape_debug()
         )));
     }
-    Ok(doc.contexts)
+    Ok(Some(doc))
 }
 
 /// Sets a broken session file aside (`<session>.json.broken-<time>`) so that folding goes on
@@ -279,15 +322,4 @@ fn set_aside(ctx: &Context, store: &Store, session: &str, bytes: &[u8], why: &st
         ));
     }
     Ok(())
-}
-
-fn anchors_text(session: &str, anchors: &[Anchor]) -> String {
-    let doc = SessionFile {
-        version: SESSION_FILE_VERSION,
-        session: session.to_string(),
-        contexts: anchors.to_vec(),
-    };
-    let mut text = serde_json::to_string_pretty(&doc).expect("plain data serializes");
-    text.push('\n');
-    text
 }

@@ -365,6 +365,25 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
         }
         None => (None, current),
     };
+    let after = crate::settings::resolve(
+        ctx.project.config()?,
+        &crate::settings::FRAME_STALE_AFTER,
+        None,
+        None,
+    )?
+    .count();
+    let last_request = |id: &str| {
+        store
+            .read_session_file(id)
+            .ok()
+            .flatten()
+            .and_then(|bytes| crate::opencode::session::last_request(&bytes))
+    };
+    let quiet = ops::Quiet {
+        now: ctx.now,
+        after: i64::try_from(after.saturating_mul(60_000)).unwrap_or(i64::MAX),
+        last_request: &last_request,
+    };
     if ctx.out.json {
         let current = selected.clone().or(current);
         let index = TreeIndex::new(&state);
@@ -376,6 +395,9 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
                 .map(|r| TreeNode::new(&state, &index, r))
                 .collect(),
         };
+        for root in &mut roots {
+            root.add_stale(&state, Some(&quiet));
+        }
         if args.cost {
             let (own, total) = super::spent::frame_costs(ctx, &state)?;
             let docs = |figures: &[crate::spent::figures::Figures]| -> Vec<FiguresDoc> {
@@ -433,6 +455,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
             depth,
             statuses: &statuses,
             paint: &paint,
+            quiet: Some(&quiet),
             column: costs.as_ref().map(|c| c as &dyn Fn(usize) -> String),
         },
     );

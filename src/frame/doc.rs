@@ -157,6 +157,9 @@ pub struct TreeNode {
     #[serde(flatten)]
     pub frame: FrameJson,
     pub children: Vec<TreeNode>,
+    /// Present when the frame runs but nothing will pop it: why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<StaleDoc>,
     /// With `--cost`: the frame's own model calls, and with everything below it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<FrameCostDoc>,
@@ -172,7 +175,27 @@ impl TreeNode {
                 .iter()
                 .map(|child| TreeNode::new(state, index, child))
                 .collect(),
+            stale: None,
             cost: None,
+        }
+    }
+
+    /// Fills in `stale` here and below ([`super::ops::stale`]).
+    pub fn add_stale(&mut self, state: &State, quiet: Option<&super::ops::Quiet<'_>>) {
+        if let Some(frame) = state.frame(&self.frame.id) {
+            self.stale = super::ops::stale(state, &frame, quiet).map(|why| match why {
+                super::ops::Stale::ParentEnded(parent) => StaleDoc {
+                    parent: Some(parent.id.to_string()),
+                    last_model_call: None,
+                },
+                super::ops::Stale::Quiet(at) => StaleDoc {
+                    parent: None,
+                    last_model_call: Some(crate::time::rfc3339_ms(at)),
+                },
+            });
+        }
+        for child in &mut self.children {
+            child.add_stale(state, quiet);
         }
     }
 
@@ -193,6 +216,18 @@ impl TreeNode {
             child.add_costs(state, own, total);
         }
     }
+}
+
+/// Why a running frame is stale: one of the two fields.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StaleDoc {
+    /// Its parent, which has ended (completed, failed, blocked, invalidated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The last model call of its session, a subagent's, longer ago than `frame.stale_after`
+    /// (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_model_call: Option<String>,
 }
 
 /// What `ctx frame invalidate --json` prints.

@@ -246,6 +246,44 @@ pub fn stale_under<'s>(
     .then_some(parent)
 }
 
+/// Why a running frame is stale.
+#[derive(Clone, Copy)]
+pub enum Stale<'s> {
+    /// Its parent ended ([`stale_under`]).
+    ParentEnded(super::state::Frame<'s>),
+    /// It is a subagent's session (its id is the session's) that has not called the model since
+    /// this time (epoch milliseconds): a session that never goes idle, so that nothing pops it.
+    Quiet(i64),
+}
+
+/// When sessions last called the model, to tell a quiet one.
+pub struct Quiet<'a> {
+    pub now: i64,
+    /// How long a session may go without a model call (milliseconds; 0: for ever).
+    pub after: i64,
+    /// The last model call recorded for a session, by its id.
+    pub last_request: &'a dyn Fn(&str) -> Option<i64>,
+}
+
+/// Whether a frame is stale, and why: its parent ended, or, with `quiet`, it is a running
+/// subagent's frame whose session has not called the model for longer than `quiet.after`. A
+/// root frame's session waits for a person between prompts, which is no sign of anything.
+pub fn stale<'s>(
+    state: &'s State,
+    frame: &super::state::Frame<'_>,
+    quiet: Option<&Quiet<'_>>,
+) -> Option<Stale<'s>> {
+    if let Some(parent) = stale_under(state, frame) {
+        return Some(Stale::ParentEnded(parent));
+    }
+    let quiet = quiet.filter(|q| q.after > 0)?;
+    if frame.status() != Status::InProgress || frame.parent().is_none() {
+        return None;
+    }
+    let at = (quiet.last_request)(frame.id)?;
+    (quiet.now.saturating_sub(at) > quiet.after).then_some(Stale::Quiet(at))
+}
+
 /// Whether `id` is `ancestor` or one of its descendants.
 fn is_within(state: &State, id: &str, ancestor: &str) -> bool {
     let mut at = Some(id);

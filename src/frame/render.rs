@@ -129,6 +129,8 @@ pub struct TreeOptions<'a> {
     pub statuses: &'a [Status],
     /// Colours a whole line by status; never changes the characters.
     pub paint: &'a dyn Fn(Status, &str) -> String,
+    /// When sessions last called the model, to mark a quiet subagent's frame stale.
+    pub quiet: Option<&'a ops::Quiet<'a>>,
     /// A column before each frame's line (e.g. its cost), by frame position; all of one width.
     pub column: Option<&'a dyn Fn(usize) -> String>,
 }
@@ -200,12 +202,22 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
         ));
     }
     // One line each, saying what ended above the frame (`ctx frame invalidate` ends it).
-    for (pos, parent) in stale {
-        let parent_status = state.frame_at(parent).status();
-        out.push_str(&format!(
-            "{} is stale: its parent {} is {parent_status}\n",
-            abbrev[pos], abbrev[parent]
-        ));
+    for (pos, why) in stale {
+        match why {
+            Why::ParentEnded(parent) => {
+                let parent_status = state.frame_at(parent).status();
+                out.push_str(&format!(
+                    "{} is stale: its parent {} is {parent_status}\n",
+                    abbrev[pos], abbrev[parent]
+                ));
+            }
+            // Short enough for 80 columns with a session id's abbreviation.
+            Why::Quiet(at) => out.push_str(&format!(
+                "{} is stale: no model call since {} UTC\n",
+                abbrev[pos],
+                crate::time::human_utc(at)
+            )),
+        }
     }
     out
 }
@@ -232,8 +244,15 @@ struct TreePrinter<'s, 'o> {
     flattened: bool,
     /// With `--status`, which frames are drawn, by position.
     keep: Option<Vec<bool>>,
-    /// The stale frames drawn, with their ended parents, by position ([`ops::stale_under`]).
-    stale: Vec<(usize, usize)>,
+    /// The stale frames drawn, and why, by position ([`ops::stale`]).
+    stale: Vec<(usize, Why)>,
+}
+
+/// Why a frame drawn is stale ([`ops::Stale`], its parent by position).
+#[derive(Clone, Copy)]
+enum Why {
+    ParentEnded(usize),
+    Quiet(i64),
 }
 
 /// With `statuses`, the frames to draw by position: those of the statuses and their ancestors.
@@ -319,9 +338,13 @@ impl TreePrinter<'_, '_> {
         } else {
             ""
         };
-        let stale = ops::stale_under(self.state, &frame).and_then(|p| self.state.position(p.id));
-        if let Some(parent) = stale {
-            self.stale.push((pos, parent));
+        let stale = match ops::stale(self.state, &frame, self.options.quiet) {
+            Some(ops::Stale::ParentEnded(p)) => self.state.position(p.id).map(Why::ParentEnded),
+            Some(ops::Stale::Quiet(at)) => Some(Why::Quiet(at)),
+            None => None,
+        };
+        if let Some(why) = stale {
+            self.stale.push((pos, why));
         }
         let stale_mark = if stale.is_some() { " stale" } else { "" };
         let icon = icon(status, self.options.ascii);

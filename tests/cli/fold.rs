@@ -627,10 +627,10 @@ fn fold_off_puts_the_context_into_the_last_user_message_as_before() {
             .unwrap()
             .starts_with("<flame-context")
     );
-    assert!(
-        !env.path(&format!(".opencode/flame/sessions/{SESSION}.json"))
-            .exists()
-    );
+    // No context recorded: only the time of the request, which tells a quiet subagent.
+    let file = session_file(&env, SESSION);
+    assert_eq!(file["contexts"], json!([]));
+    assert!(file["lastRequest"].is_i64(), "{file}");
 }
 
 #[test]
@@ -1026,4 +1026,36 @@ fn a_pop_call_that_holds_the_summary_keeps_it_and_the_entry_does_not_repeat_it()
             ),
         ]
     );
+}
+
+#[test]
+fn each_request_records_when_the_session_last_called_the_model_without_a_write_per_call() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Build billing"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Build the billing service");
+    let before = now_ms();
+    s.request();
+    let seen = session_file(&env, SESSION)["lastRequest"].as_i64().unwrap();
+    assert!(before <= seen && seen <= now_ms(), "{seen}");
+    // Recorded lately (here: in the future): a request that anchors nothing leaves the file as
+    // it is, byte for byte.
+    let path = format!(".opencode/flame/sessions/{SESSION}.json");
+    let mut doc = session_file(&env, SESSION);
+    doc["lastRequest"] = json!(4_102_444_800_000_i64);
+    env.write(&path, doc.to_string());
+    s.request();
+    assert_eq!(env.read(&path), doc.to_string());
+    // Recorded long ago: the request records it anew, and keeps the contexts.
+    doc["lastRequest"] = json!(1_577_836_800_000_i64);
+    env.write(&path, doc.to_string());
+    s.request();
+    let after = session_file(&env, SESSION);
+    assert!(after["lastRequest"].as_i64().unwrap() >= before);
+    assert_eq!(after["contexts"], doc["contexts"]);
+    // With folding off too: the record is what makes a quiet subagent's frame stale.
+    env.write(".opencode/ctx.toml", "[opencode]\nfold = \"off\"\n");
+    env.write(&path, doc.to_string());
+    s.request();
+    assert!(session_file(&env, SESSION)["lastRequest"].as_i64().unwrap() >= before);
 }

@@ -1801,3 +1801,80 @@ fn a_child_of_a_running_parent_is_not_stale_and_an_ended_child_no_longer_is() {
     let out = env.ok(&["frame", "tree"]);
     assert!(!out.contains("stale"), "{out}");
 }
+
+/// A subagent's frame (its id is its session's) whose session last called the model at `at`
+/// (epoch milliseconds), as `ctx opencode messages` records it.
+fn quiet_child_env(at: i64) -> TestEnv {
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Audit refunds", "--id", "fr_parent"]);
+    env.ok(&["frame", "push", "Scan the ledger", "--id", "ses_child"]);
+    env.ok(&["frame", "activate", "fr_parent"]);
+    env.write(
+        ".opencode/flame/sessions/ses_child.json",
+        format!(
+            r#"{{"version": 1, "sessionID": "ses_child", "contexts": [], "lastRequest": {at}}}"#
+        ),
+    );
+    env
+}
+
+#[test]
+fn tree_marks_a_running_child_whose_session_stopped_calling_the_model_as_stale() {
+    // 2020-01-01T00:00:00Z: long past any threshold.
+    let env = quiet_child_env(1_577_836_800_000);
+    assert_snapshot!(env.snap(&["frame", "tree"]), @"
+    exit: 0
+    --- stdout
+    → Audit refunds (fr_paren) ← current
+    └── → Scan the ledger (ses_child) stale
+
+    2 frames: 2 → in_progress
+    ses_child is stale: no model call since 2020-01-01 00:00:00 UTC
+    --- stderr
+    ");
+    let doc: serde_json::Value =
+        serde_json::from_str(&env.ok(&["frame", "tree", "--json"])).unwrap();
+    let child = &doc["roots"][0]["children"][0];
+    assert_eq!(
+        child["stale"],
+        serde_json::json!({"last_model_call": "2020-01-01T00:00:00.000Z"})
+    );
+    assert!(doc["roots"][0].get("stale").is_none(), "{doc}");
+    // Off with frame.stale_after = 0.
+    env.write(".opencode/ctx.toml", "[frame]\nstale_after = 0\n");
+    let out = env.ok(&["frame", "tree"]);
+    assert!(!out.contains("stale"), "{out}");
+}
+
+#[test]
+fn a_child_whose_session_called_the_model_lately_or_never_is_not_stale() {
+    // 2100-01-01: later than now, so never longer ago than the threshold.
+    let env = quiet_child_env(4_102_444_800_000);
+    let out = env.ok(&["frame", "tree"]);
+    assert!(!out.contains("stale"), "{out}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&env.ok(&["frame", "tree", "--json"])).unwrap();
+    assert!(
+        doc["roots"][0]["children"][0].get("stale").is_none(),
+        "{doc}"
+    );
+    // No record of a model call (a session file of an older ctx, or a broken one): no mark.
+    env.write(
+        ".opencode/flame/sessions/ses_child.json",
+        r#"{"version": 1, "sessionID": "ses_child", "contexts": []}"#,
+    );
+    assert!(!env.ok(&["frame", "tree"]).contains("stale"));
+    env.write(".opencode/flame/sessions/ses_child.json", "{oops");
+    assert!(!env.ok(&["frame", "tree"]).contains("stale"));
+}
+
+#[test]
+fn a_parent_that_ended_is_said_before_a_quiet_session() {
+    let env = quiet_child_env(1_577_836_800_000);
+    env.ok(&["frame", "pop", "--force", "--summary", "Audited"]);
+    let out = env.ok(&["frame", "tree"]);
+    assert!(
+        out.ends_with("ses_child is stale: its parent fr_paren is completed\n"),
+        "{out}"
+    );
+}
