@@ -365,23 +365,11 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
         }
         None => (None, current),
     };
-    let after = crate::settings::resolve(
-        ctx.project.config()?,
-        &crate::settings::FRAME_STALE_AFTER,
-        None,
-        None,
-    )?
-    .count();
-    let last_request = |id: &str| {
-        store
-            .read_session_file(id)
-            .ok()
-            .flatten()
-            .and_then(|bytes| crate::opencode::session::last_request(&bytes))
-    };
+    let (after, seen) = quiet_sessions(ctx, store, &state)?;
+    let last_request = |id: &str| seen.get(id).copied();
     let quiet = ops::Quiet {
         now: ctx.now,
-        after: i64::try_from(after.saturating_mul(60_000)).unwrap_or(i64::MAX),
+        after,
         last_request: &last_request,
     };
     if ctx.out.json {
@@ -461,6 +449,40 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
     );
     ctx.out.write(&text)?;
     Ok(ExitCode::Success)
+}
+
+/// When the sessions of running subagents' frames (a frame with a parent, its id its session's)
+/// last called the model, by frame id, and how long one may go without (`frame.stale_after`, in
+/// milliseconds). The setting is read only when there is such a record: a tree with none needs
+/// no settings file.
+fn quiet_sessions(
+    ctx: &Context,
+    store: &Store,
+    state: &State,
+) -> Result<(i64, std::collections::HashMap<String, i64>)> {
+    let seen: std::collections::HashMap<String, i64> = state
+        .frames()
+        .filter(|f| f.status() == Status::InProgress && f.parent().is_some())
+        .filter_map(|f| {
+            let bytes = store.read_session_file(f.id).ok()??;
+            Some((
+                f.id.to_string(),
+                crate::opencode::session::last_request(&bytes)?,
+            ))
+        })
+        .collect();
+    if seen.is_empty() {
+        return Ok((0, seen));
+    }
+    let minutes = crate::settings::resolve(
+        ctx.project.config()?,
+        &crate::settings::FRAME_STALE_AFTER,
+        None,
+        None,
+    )?
+    .count();
+    let after = i64::try_from(minutes.saturating_mul(60_000)).unwrap_or(i64::MAX);
+    Ok((after, seen))
 }
 
 /// `frame tree --format svg`: the flame graph of the tree or of `--from`'s branch.
