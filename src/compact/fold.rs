@@ -30,6 +30,8 @@ use crate::frame::span::{Mark, Span};
 use crate::frame::state::{Frame, Status};
 use crate::text::xml_escape;
 
+#[cfg(test)]
+mod beside;
 pub mod pi;
 
 /// An agent's message shape, as folding reads and writes it.
@@ -262,6 +264,9 @@ pub struct View {
     /// A message ctx itself put in the conversation (a frame context, a fold entry, a completion
     /// notice): it names frames but never pushes or pops one.
     pub own: bool,
+    /// A message of the agent's own compaction (OpenCode's request for it, or its summary): it
+    /// stands for everything before it, inside a frame's span and out.
+    pub compaction: bool,
     /// In shapes where a tool's output is a message of its own (pi's `toolResult`): the index of
     /// the message holding the call it answers. It goes (and stays) with that message, so that
     /// calls and outputs always come in pairs.
@@ -300,11 +305,11 @@ fn view(raw: &str, role: &str) -> View {
     let Some(head) = pick(raw, &["info", "parts"]) else {
         return out;
     };
-    if let Some(time) = head[0]
-        .and_then(|info| pick(info.get(), &["time"]))
-        .and_then(|t| t[0])
-    {
-        out.created = pick(time.get(), &["created"]).and_then(|c| number(c[0]));
+    if let Some(info) = head[0].and_then(|info| pick(info.get(), &["time", "summary"])) {
+        if let Some(time) = info[0] {
+            out.created = pick(time.get(), &["created"]).and_then(|c| number(c[0]));
+        }
+        out.compaction = info[1].is_some_and(|s| s.get() == "true");
     }
     let Some(parts) = head[1].and_then(|p| Vec::<&RawValue>::deserialize(p).ok()) else {
         return out;
@@ -338,6 +343,7 @@ fn view(raw: &str, role: &str) -> View {
                 }
                 out.calls.push(call);
             }
+            Some("compaction") => out.compaction = true,
             Some("text") if role == "user" => {
                 let synthetic = fields[4]
                     .and_then(|s| serde_json::from_str::<bool>(s.get()).ok())
@@ -565,6 +571,18 @@ pub fn fold_with<'l, 'a>(
         .filter(|(l, b)| !**b && !l.timed)
         .map(|(l, _)| l.close.message)
         .collect();
+    // The times of the spans that fold, to tell a span nested in another one when the outer
+    // one's push is gone (ctx's own transform run again on what it sent, a compaction): what is
+    // left in view of the inner span (its pop, a person's message kept) folds with the outer
+    // span, as it did when the outer push was there.
+    let spans_folding: Vec<(usize, i64, i64)> = located
+        .iter()
+        .zip(&broken)
+        .filter(|(_, b)| !**b)
+        .map(|(l, _)| l.popped)
+        .chain(headless.iter().map(|&(n, _)| n))
+        .map(|n| (n, popped[n].span.open.at, close_time(&popped[n])))
+        .collect();
     let mut edits = Edits::new(messages.len());
     let mut replaced: HashMap<usize, Value> = HashMap::new();
     let mut outer: Vec<(usize, usize)> = Vec::new();
@@ -583,7 +601,12 @@ pub fn fold_with<'l, 'a>(
             o <= l.open.message
                 && l.close.message <= c
                 && (o, c) != (l.open.message, l.close.message)
-        });
+        }) || nested_in_another(
+            &spans_folding,
+            l.popped,
+            frame.span.open.at,
+            close_time(frame),
+        );
         if inside {
             continue;
         }
@@ -618,13 +641,14 @@ pub fn fold_with<'l, 'a>(
     }
     for (n, close) in headless {
         let frame = &popped[n];
+        let (open_at, close_at) = (frame.span.open.at, close_time(frame));
         let inside = outer
             .iter()
-            .any(|&(o, c)| o <= close.message && close.message <= c);
+            .any(|&(o, c)| o <= close.message && close.message <= c)
+            || nested_in_another(&spans_folding, n, open_at, close_at);
         if inside {
             continue;
         }
-        let close_at = frame.span.close.as_ref().map_or(i64::MAX, |m| m.at);
         for at in 0..close.message {
             let view = &views[at];
             // Written between the push and the pop, by their times: what another plugin put in
@@ -634,7 +658,9 @@ pub fn fold_with<'l, 'a>(
                 .created
                 .is_some_and(|t| frame.span.open.at <= t && t <= close_at);
             let kept = keep_user && messages[at].role() == "user" && view.typed && !view.own;
-            if written_in_span && !kept && !closes.contains(&at) {
+            // A compaction written in the span summarises the session before the push too,
+            // which no fold entry holds: it stays.
+            if written_in_span && !kept && !view.compaction && !closes.contains(&at) {
                 edits.messages[at] = Edit::Drop;
             }
         }
@@ -677,6 +703,19 @@ pub fn fold_with<'l, 'a>(
         warnings,
         entries,
     }
+}
+
+/// Whether the span of popped frame `n`, from `open` to `close`, lies inside another of `spans`
+/// (popped frame, open and close times).
+fn nested_in_another(spans: &[(usize, i64, i64)], n: usize, open: i64, close: i64) -> bool {
+    spans
+        .iter()
+        .any(|&(other, o, c)| other != n && o <= open && close <= c && (o, c) != (open, close))
+}
+
+/// When a popped frame's span closed.
+fn close_time(frame: &Popped) -> i64 {
+    frame.span.close.as_ref().map_or(i64::MAX, |m| m.at)
 }
 
 /// A tool output that is a message of its own goes with the message of its call: dropped with
@@ -826,6 +865,10 @@ fn put_entry(
         format!("{}_fold", message.id()),
         format!("{}_fold_text", message.id()),
     ];
+    // Already among the messages (ctx's transform run twice): sent once.
+    if list.messages().iter().any(|m| m.id() == ids[0]) {
+        return;
+    }
     let ids = [ids[0].as_str(), ids[1].as_str()];
     let created = views[close.message].created.unwrap_or(0);
     let at = end_of_turn(views, close.message) + 1;
@@ -901,6 +944,14 @@ impl<'l, 'a> Folding<'l, 'a> {
     pub fn write(mut self, anchors: &[Anchor]) -> String {
         let messages = self.list.messages();
         let by_id: HashMap<&str, &Anchor> = anchors.iter().map(|a| (a.after.as_str(), a)).collect();
+        // A context already among the messages (ctx's plugin loaded twice, globally and in the
+        // project, or a plugin that hands ctx's messages back) is sent once, where it is.
+        let sent: std::collections::HashSet<&str> = messages
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.edits.messages[*i] != Edit::Drop)
+            .map(|(_, m)| m.id())
+            .collect();
         let mut added = 0;
         for (i, message) in messages.iter().enumerate() {
             if self.edits.messages[i] == Edit::Drop {
@@ -909,6 +960,9 @@ impl<'l, 'a> Folding<'l, 'a> {
             let Some(anchor) = by_id.get(message.id()) else {
                 continue;
             };
+            if sent.contains(anchor.id.as_str()) {
+                continue;
+            }
             let Some(text) = &anchor.text else {
                 continue;
             };

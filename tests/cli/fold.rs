@@ -1059,3 +1059,34 @@ fn each_request_records_when_the_session_last_called_the_model_without_a_write_p
     s.request();
     assert!(session_file(&env, SESSION)["lastRequest"].as_i64().unwrap() >= before);
 }
+
+#[test]
+fn ctxs_transform_run_again_on_what_it_sent_changes_nothing() {
+    // ctx's plugin loaded twice (globally and in the project), or a plugin between that hands
+    // ctx's messages back: the second run sees ctx's own contexts and fold entries.
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Build billing"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Build the billing service");
+    s.request();
+    s.push("Outer");
+    s.request();
+    s.push("Inner");
+    s.tool("bash", json!({"command": "make"}), &big("INNER"));
+    s.pop("Inner done", "completed");
+    s.user("Go on");
+    s.request();
+    s.pop("Outer done", "completed");
+    s.tool("bash", json!({"command": "ls"}), "ls");
+    let sent = s.request();
+    assert!(said_by_ctx(&sent).len() >= 2, "{:?}", said_by_ctx(&sent));
+    let input = json!({ "messages": sent }).to_string();
+    let out = env.run_stdin(
+        &["opencode", "messages", "--session", SESSION],
+        input.as_bytes(),
+    );
+    assert!(out.status.success(), "{}", env.render(&out));
+    assert_eq!(out.stderr, b"");
+    let again: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(again["messages"], json!(sent));
+}
