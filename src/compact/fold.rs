@@ -264,6 +264,9 @@ pub struct View {
     /// A message ctx itself put in the conversation (a frame context, a fold entry, a completion
     /// notice): it names frames but never pushes or pops one.
     pub own: bool,
+    /// A message holding a context or fold entry ctx adds to a request and the agent never
+    /// stores (OpenCode's): ctx's output handed back to it.
+    pub returned: bool,
     /// A message of the agent's own compaction (OpenCode's request for it, or its summary): it
     /// stands for everything before it, inside a frame's span and out.
     pub compaction: bool,
@@ -354,6 +357,11 @@ fn view(raw: &str, role: &str) -> View {
                 }
                 if synthetic && is_own_text(&text) {
                     out.own = true;
+                }
+                if synthetic
+                    && (text.starts_with("<flame-context") || text.starts_with("<flame-folded"))
+                {
+                    out.returned = true;
                 }
                 out.user_text.push_str(&text);
                 out.user_text.push('\n');
@@ -494,6 +502,13 @@ pub fn fold_with<'l, 'a>(
     let messages = list.messages();
     let views = shape.views(list);
     let mut warnings = Vec::new();
+    if views.iter().any(|v| v.returned) {
+        warnings.push(
+            "the messages already hold ctx's contexts or fold entries (is ctx's plugin loaded \
+             twice, globally and in the project?); each is sent once"
+                .to_string(),
+        );
+    }
     let mut located = Vec::new();
     let mut headless = Vec::new();
     // An empty list (a session's first request, or one a plugin filtered) holds no span to miss.
