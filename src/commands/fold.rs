@@ -9,12 +9,12 @@ use super::compact::{read_stdin, session_frame_context, swarm_budget_line};
 use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape};
 use crate::compact::frame_context::Said;
 use crate::compact::inject::{self, MessageList, Position};
+use crate::compact::session::{self, SessionFile};
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::span;
 use crate::frame::state::State;
 use crate::frame::store::Store;
 use crate::opencode::id::IdMinter;
-use crate::opencode::session::{self, SessionFile};
 use crate::settings;
 
 pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<ExitCode> {

@@ -467,7 +467,7 @@ fn quiet_sessions(
             let bytes = store.read_session_file(f.id).ok()??;
             Some((
                 f.id.to_string(),
-                crate::opencode::session::last_request(&bytes)?,
+                crate::compact::session::last_request(&bytes)?,
             ))
         })
         .collect();

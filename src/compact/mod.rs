@@ -6,3 +6,4 @@ pub mod fold;
 pub mod frame_context;
 pub mod inject;
 pub mod notice;
+pub mod session;

@@ -2,4 +2,3 @@
 
 pub mod export;
 pub mod id;
-pub mod session;

@@ -1,7 +1,7 @@
 //! A session's file of ctx, `.opencode/flame/sessions/<id>.json`: the contexts anchored in its
 //! requests (`compact::fold`), and when it last called the model.
 
-use crate::compact::fold::Anchor;
+use super::fold::Anchor;
 
 /// The file's layout version.
 pub const VERSION: u64 = 1;
