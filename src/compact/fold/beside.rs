@@ -351,3 +351,46 @@ fn dcps_compress_after_opencodes_compaction_keeps_both_summaries_and_the_fold() 
     check(&after, &sent, &anchors).unwrap();
     assert_eq!(ids(&sent), ["c_req", "c_sum", "m012"]);
 }
+
+/// The warnings of folding `messages`.
+fn warnings(messages: &[Value], popped: &[Popped]) -> Vec<String> {
+    let text = json!({ "messages": messages }).to_string();
+    let list = parse_messages(&text).unwrap();
+    fold(&list, popped, false).warnings
+}
+
+#[test]
+fn a_pop_another_plugin_dropped_or_moved_before_its_push_is_one_warning_and_nothing_folds() {
+    let (messages, popped, anchors) = two_frames();
+    // DCP pruned fr_1's pop (m011): its span stays as it is, said once.
+    let mut pruned = messages.clone();
+    pruned.remove(11);
+    assert_eq!(
+        warnings(&pruned, &popped),
+        ["frame fr_1: the message that popped it is not among the messages; not folded"]
+    );
+    let sent = send(&pruned, &popped, &anchors, false);
+    check(&pruned, &sent, &anchors).unwrap();
+    assert!(ids(&sent).contains(&"m007") && ids(&sent).contains(&"m010"));
+    // A plugin moved fr_1's pop before its push.
+    let mut moved = messages.clone();
+    let pop = moved.remove(11);
+    moved.insert(5, pop);
+    assert_eq!(
+        warnings(&moved, &popped),
+        ["frame fr_1: its pop comes before its push among the messages; not folded"]
+    );
+    let sent = send(&moved, &popped, &anchors, false);
+    check(&moved, &sent, &anchors).unwrap();
+    assert!(ids(&sent).contains(&"m007"), "{:?}", ids(&sent));
+    // And one that put the push's parts in another order, with a text part before the call:
+    // the call is found by its id, and the frame folds.
+    let mut reordered = messages;
+    reordered[6]["parts"].as_array_mut().unwrap().insert(
+        0,
+        json!({"id": "p_text", "type": "text", "text": "Pushing"}),
+    );
+    assert!(warnings(&reordered, &popped).is_empty());
+    let sent = send(&reordered, &popped, &anchors, false);
+    assert!(!ids(&sent).contains(&"m007"), "{:?}", ids(&sent));
+}
