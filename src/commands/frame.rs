@@ -451,8 +451,8 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
     Ok(ExitCode::Success)
 }
 
-/// When the sessions of running subagents' frames (a frame with a parent, its id its session's)
-/// last called the model, by frame id, and how long one may go without (`frame.stale_after`, in
+/// When the sessions of running frames with a parent (a subagent's own frame, a frame a session
+/// pushed) last called the model, by session id, and how long one may go without (`frame.stale_after`, in
 /// milliseconds). The setting is read only when there is such a record: a tree with none needs
 /// no settings file.
 fn quiet_sessions(
@@ -460,15 +460,16 @@ fn quiet_sessions(
     store: &Store,
     state: &State,
 ) -> Result<(i64, std::collections::HashMap<String, i64>)> {
-    let seen: std::collections::HashMap<String, i64> = state
+    let sessions: std::collections::BTreeSet<String> = state
         .frames()
         .filter(|f| f.status() == Status::InProgress && f.parent().is_some())
-        .filter_map(|f| {
-            let bytes = store.read_session_file(f.id).ok()??;
-            Some((
-                f.id.to_string(),
-                crate::compact::session::last_request(&bytes)?,
-            ))
+        .map(|f| ops::session_of(&f))
+        .collect();
+    let seen: std::collections::HashMap<String, i64> = sessions
+        .into_iter()
+        .filter_map(|session| {
+            let bytes = store.read_session_file(&session).ok()??;
+            Some((session, crate::compact::session::last_request(&bytes)?))
         })
         .collect();
     if seen.is_empty() {

@@ -1878,3 +1878,47 @@ fn a_parent_that_ended_is_said_before_a_quiet_session() {
         "{out}"
     );
 }
+
+#[test]
+fn a_quiet_sessions_pushed_frames_are_stale_and_a_session_waiting_for_its_subagent_is_not() {
+    let env = quiet_child_env(1_577_836_800_000);
+    // The stuck subagent had pushed a frame of its own: it is stale too.
+    env.ok(&[
+        "frame",
+        "push",
+        "--session",
+        "ses_child",
+        "--span-message",
+        "msg_1",
+        "--span-call",
+        "call_1",
+        "--id",
+        "fr_pushed",
+        "Read the ledger",
+    ]);
+    let out = env.ok(&["frame", "tree"]);
+    assert!(
+        out.ends_with(
+            "ses_child is stale: no model call since 2020-01-01 00:00:00 UTC\n\
+             fr_pushe is stale: no model call since 2020-01-01 00:00:00 UTC\n"
+        ),
+        "{out}"
+    );
+    // A subagent of its own that works (2100: lately): the session waits for it, not stuck.
+    let env = quiet_child_env(1_577_836_800_000);
+    env.ok(&[
+        "frame",
+        "push",
+        "Check totals",
+        "--id",
+        "ses_grand",
+        "--parent",
+        "ses_child",
+    ]);
+    env.write(
+        ".opencode/flame/sessions/ses_grand.json",
+        r#"{"version": 1, "sessionID": "ses_grand", "contexts": [], "lastRequest": 4102444800000}"#,
+    );
+    let out = env.ok(&["frame", "tree"]);
+    assert!(!out.contains("stale"), "{out}");
+}
