@@ -367,7 +367,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
     };
     let (after, seen) = quiet_sessions(ctx, store, &state)?;
     let last_request = |id: &str| seen.get(id).copied();
-    let quiet = ops::Quiet {
+    let quiet = crate::frame::stale::Quiet {
         now: ctx.now,
         after,
         last_request: &last_request,
@@ -463,7 +463,7 @@ fn quiet_sessions(
     let sessions: std::collections::BTreeSet<String> = state
         .frames()
         .filter(|f| f.status() == Status::InProgress && f.parent().is_some())
-        .map(|f| ops::session_of(&f))
+        .map(|f| crate::frame::stale::session_of(&f))
         .collect();
     let seen: std::collections::HashMap<String, i64> = sessions
         .into_iter()

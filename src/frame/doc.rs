@@ -180,15 +180,15 @@ impl TreeNode {
         }
     }
 
-    /// Fills in `stale` here and below ([`super::ops::stale`]).
-    pub fn add_stale(&mut self, state: &State, quiet: Option<&super::ops::Quiet<'_>>) {
+    /// Fills in `stale` here and below ([`super::stale::stale`]).
+    pub fn add_stale(&mut self, state: &State, quiet: Option<&super::stale::Quiet<'_>>) {
         if let Some(frame) = state.frame(&self.frame.id) {
-            self.stale = super::ops::stale(state, &frame, quiet).map(|why| match why {
-                super::ops::Stale::ParentEnded(parent) => StaleDoc {
+            self.stale = super::stale::stale(state, &frame, quiet).map(|why| match why {
+                super::stale::Stale::ParentEnded(parent) => StaleDoc {
                     parent: Some(parent.id.to_string()),
                     last_model_call: None,
                 },
-                super::ops::Stale::Quiet(at) => StaleDoc {
+                super::stale::Stale::Quiet(at) => StaleDoc {
                     parent: None,
                     last_model_call: Some(crate::time::rfc3339_ms(at)),
                 },

@@ -9,5 +9,6 @@ pub mod log;
 pub mod ops;
 pub mod render;
 pub mod span;
+pub mod stale;
 pub mod state;
 pub mod store;

@@ -4,7 +4,7 @@
 use unicode_width::UnicodeWidthStr;
 
 use super::state::{Frame, State, Status, TreeIndex};
-use super::{id, ops};
+use super::{id, stale};
 use crate::text::{fit_width, visible, visible_line};
 use crate::time::rfc3339_ms;
 
@@ -130,7 +130,7 @@ pub struct TreeOptions<'a> {
     /// Colours a whole line by status; never changes the characters.
     pub paint: &'a dyn Fn(Status, &str) -> String,
     /// When sessions last called the model, to mark a quiet subagent's frame stale.
-    pub quiet: Option<&'a ops::Quiet<'a>>,
+    pub quiet: Option<&'a stale::Quiet<'a>>,
     /// A column before each frame's line (e.g. its cost), by frame position; all of one width.
     pub column: Option<&'a dyn Fn(usize) -> String>,
 }
@@ -244,11 +244,11 @@ struct TreePrinter<'s, 'o> {
     flattened: bool,
     /// With `--status`, which frames are drawn, by position.
     keep: Option<Vec<bool>>,
-    /// The stale frames drawn, and why, by position ([`ops::stale`]).
+    /// The stale frames drawn, and why, by position ([`stale::stale`]).
     stale: Vec<(usize, Why)>,
 }
 
-/// Why a frame drawn is stale ([`ops::Stale`], its parent by position).
+/// Why a frame drawn is stale ([`stale::Stale`], its parent by position).
 #[derive(Clone, Copy)]
 enum Why {
     ParentEnded(usize),
@@ -338,9 +338,9 @@ impl TreePrinter<'_, '_> {
         } else {
             ""
         };
-        let stale = match ops::stale(self.state, &frame, self.options.quiet) {
-            Some(ops::Stale::ParentEnded(p)) => self.state.position(p.id).map(Why::ParentEnded),
-            Some(ops::Stale::Quiet(at)) => Some(Why::Quiet(at)),
+        let stale = match stale::stale(self.state, &frame, self.options.quiet) {
+            Some(stale::Stale::ParentEnded(p)) => self.state.position(p.id).map(Why::ParentEnded),
+            Some(stale::Stale::Quiet(at)) => Some(Why::Quiet(at)),
             None => None,
         };
         if let Some(why) = stale {
