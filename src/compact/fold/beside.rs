@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::{Anchor, Popped, fold};
+use super::{Anchor, ByCall, Popped, fold};
 use crate::compact::inject::parse_messages;
 use crate::frame::span::{Mark, Span};
 
@@ -126,6 +126,11 @@ fn session(
             "bash"
         }
     };
+    // A pop call holds its frame's summary, as the model's `flame_pop` does.
+    let input = |i: usize| match tool(i) {
+        "flame_pop" => json!({"summary": format!("summary {i}")}),
+        _ => json!({"n": i}),
+    };
     let messages = roles
         .iter()
         .enumerate()
@@ -139,7 +144,7 @@ fn session(
                 json!({"info": {"id": id, "sessionID": "s", "role": "assistant", "time": {"created": time}},
                     "parts": [{"id": format!("p{i:03}"), "type": "tool", "tool": tool(i),
                         "callID": format!("c{i}"),
-                        "state": {"status": "completed", "input": {"n": i}, "output": format!("out {i}"),
+                        "state": {"status": "completed", "input": input(i), "output": format!("out {i}"),
                             "time": {"start": time, "end": time + 5}}}]})
             }
         })
@@ -162,6 +167,11 @@ fn session(
                 close: Some(mark(close)),
             },
             entry: format!("<flame-folded id=\"fr_{k}\">\n</flame-folded>"),
+            // Every other frame as popped by its call, whose summary the entry then leaves out.
+            by_call: (k % 2 == 0).then(|| ByCall {
+                summary: format!("summary {close}"),
+                entry: format!("<flame-folded id=\"fr_{k}\"/>"),
+            }),
         })
         .collect();
     let anchors = anchored
