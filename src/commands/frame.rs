@@ -460,9 +460,10 @@ fn quiet_sessions(
     store: &Store,
     state: &State,
 ) -> Result<(i64, std::collections::HashMap<String, i64>)> {
+    // Every running frame's session: a subagent's is told by its parent session's record too.
     let sessions: std::collections::BTreeSet<String> = state
         .frames()
-        .filter(|f| f.status() == Status::InProgress && f.parent().is_some())
+        .filter(|f| f.status() == Status::InProgress)
         .map(|f| crate::frame::stale::session_of(&f))
         .collect();
     let seen: std::collections::HashMap<String, i64> = sessions
@@ -475,13 +476,20 @@ fn quiet_sessions(
     if seen.is_empty() {
         return Ok((0, seen));
     }
-    let minutes = crate::settings::resolve(
-        ctx.project.config()?,
-        &crate::settings::FRAME_STALE_AFTER,
-        None,
-        None,
-    )?
-    .count();
+    // The tree is drawn whatever the settings say: a settings file ctx cannot read costs the
+    // quiet marks only, with a warning.
+    let setting = ctx.project.config().and_then(|config| {
+        crate::settings::resolve(config, &crate::settings::FRAME_STALE_AFTER, None, None)
+    });
+    let minutes = match setting {
+        Ok(value) => value.count(),
+        Err(e) => {
+            ctx.out.warn(&format!(
+                "{e}; no frame is marked stale for a quiet session"
+            ));
+            return Ok((0, seen));
+        }
+    };
     let after = i64::try_from(minutes.saturating_mul(60_000)).unwrap_or(i64::MAX);
     Ok((after, seen))
 }

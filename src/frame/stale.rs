@@ -41,6 +41,9 @@ pub fn stale<'s>(
         return None;
     }
     let session = session_of(frame);
+    if !is_subagents(state, &session, quiet) {
+        return None;
+    }
     let at = (quiet.last_request)(&session)?;
     if quiet.now.saturating_sub(at) <= quiet.after {
         return None;
@@ -51,6 +54,21 @@ pub fn stale<'s>(
             && session_of(&child) != session
     });
     (!waits_for_a_subagent).then_some(Stale::Quiet(at))
+}
+
+/// Whether `session` is a subagent's: its own frame is a child of a frame of another session,
+/// one that calls the model (its last call is recorded). A person's session, or one started
+/// under a person's frame, waits for its person, however long nobody prompts: never quiet.
+fn is_subagents(state: &State, session: &str, quiet: &Quiet<'_>) -> bool {
+    let Some(parent) = state
+        .frame(session)
+        .and_then(|own| own.parent())
+        .and_then(|id| state.frame(id))
+    else {
+        return false;
+    };
+    let parents = session_of(&parent);
+    parents != session && (quiet.last_request)(&parents).is_some()
 }
 
 /// The session a frame belongs to: the one its recorded span names (a frame a session pushed),

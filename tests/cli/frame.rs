@@ -1804,11 +1804,38 @@ fn a_child_of_a_running_parent_is_not_stale_and_an_ended_child_no_longer_is() {
 
 /// A subagent's frame (its id is its session's) whose session last called the model at `at`
 /// (epoch milliseconds), as `ctx opencode messages` records it.
+/// A session's frame `fr_parent` (pushed by `ses_parent`, which called the model in 2100) and a
+/// subagent's own frame `ses_child` under it, whose session last called the model at `at`.
 fn quiet_child_env(at: i64) -> TestEnv {
     let env = TestEnv::new();
-    env.ok(&["frame", "push", "Audit refunds", "--id", "fr_parent"]);
-    env.ok(&["frame", "push", "Scan the ledger", "--id", "ses_child"]);
+    env.ok(&["frame", "push", "Audit refunds", "--id", "ses_parent"]);
+    env.ok(&[
+        "frame",
+        "push",
+        "--session",
+        "ses_parent",
+        "--span-message",
+        "msg_0",
+        "--span-call",
+        "call_0",
+        "--id",
+        "fr_parent",
+        "Audit refunds",
+    ]);
+    env.ok(&[
+        "frame",
+        "push",
+        "Scan the ledger",
+        "--id",
+        "ses_child",
+        "--parent",
+        "fr_parent",
+    ]);
     env.ok(&["frame", "activate", "fr_parent"]);
+    env.write(
+        ".opencode/flame/sessions/ses_parent.json",
+        r#"{"version": 1, "sessionID": "ses_parent", "contexts": [], "lastRequest": 4102444800000}"#,
+    );
     env.write(
         ".opencode/flame/sessions/ses_child.json",
         format!(
@@ -1819,22 +1846,67 @@ fn quiet_child_env(at: i64) -> TestEnv {
 }
 
 #[test]
+fn a_persons_frames_and_a_session_under_them_are_never_stale_for_quiet() {
+    // A person's frame, a session started under it (a root OpenCode or pi session), and a frame
+    // that session pushed: all wait for a person, however long nobody prompts.
+    let env = TestEnv::new();
+    env.ok(&["frame", "push", "Audit refunds", "--id", "fr_person"]);
+    env.ok(&["frame", "push", "Scan the ledger", "--id", "ses_main"]);
+    env.ok(&[
+        "frame",
+        "push",
+        "--session",
+        "ses_main",
+        "--span-message",
+        "msg_1",
+        "--span-call",
+        "call_1",
+        "--id",
+        "fr_sub",
+        "Read the ledger",
+    ]);
+    env.write(
+        ".opencode/flame/sessions/ses_main.json",
+        r#"{"version": 1, "sessionID": "ses_main", "contexts": [], "lastRequest": 1577836800000}"#,
+    );
+    let out = env.ok(&["frame", "tree"]);
+    assert!(!out.contains("stale"), "{out}");
+}
+
+#[test]
+fn a_broken_settings_file_leaves_the_tree_drawn_without_quiet_marks() {
+    let env = quiet_child_env(1_577_836_800_000);
+    env.write(".opencode/ctx.toml", "[frame\n");
+    let out = env.run(&["frame", "tree"]);
+    assert!(out.status.success(), "{}", env.render(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!stdout.contains("stale"), "{stdout}");
+    assert!(stdout.contains("Scan the ledger"), "{stdout}");
+    assert!(
+        stderr.starts_with("warning:") && stderr.contains("ctx.toml"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn tree_marks_a_running_child_whose_session_stopped_calling_the_model_as_stale() {
     // 2020-01-01T00:00:00Z: long past any threshold.
     let env = quiet_child_env(1_577_836_800_000);
     assert_snapshot!(env.snap(&["frame", "tree"]), @"
     exit: 0
     --- stdout
-    → Audit refunds (fr_paren) ← current
-    └── → Scan the ledger (ses_child) stale
+    → Audit refunds (ses_parent)
+    └── → Audit refunds (fr_paren) ← current
+        └── → Scan the ledger (ses_child) stale
 
-    2 frames: 2 → in_progress
+    3 frames: 3 → in_progress
     ses_child is stale: no model call since 2020-01-01 00:00:00 UTC
     --- stderr
     ");
     let doc: serde_json::Value =
         serde_json::from_str(&env.ok(&["frame", "tree", "--json"])).unwrap();
-    let child = &doc["roots"][0]["children"][0];
+    let child = &doc["roots"][0]["children"][0]["children"][0];
     assert_eq!(
         child["stale"],
         serde_json::json!({"last_model_call": "2020-01-01T00:00:00.000Z"})
