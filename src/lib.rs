@@ -20,6 +20,7 @@ pub mod json_edit;
 pub mod opencode;
 pub mod output;
 pub mod package;
+pub mod pi;
 pub mod project;
 pub mod schema;
 pub mod settings;

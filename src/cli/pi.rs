@@ -112,15 +112,15 @@ should be sent, in the same shape. ctx's pi extension calls it before every
 model call; the session is pi_<pi's session id>.
 
 Folding is the same as `ctx opencode messages`, with pi's own settings: the
-messages of every frame this session pushed and popped, from the assistant message of the push up to
-the one of the pop, are left out with their tool results, and the pop's tool
-result becomes the frame's fold entry. A push or pop made by a slash command
-(/push, /pop: pi keeps no message of it) is placed by its time: the span is
-the messages written between the two, and the entry goes where the pop was.
-After a push or pop, the session's
-<flame-context> goes in a message of its own (a custom message, as pi's
-extensions send them) after that message's tool results, the first time it
-is the latest, and the same text is sent there from then on (recorded in
+messages of every frame this session pushed and popped, from the assistant
+message of the push up to the one of the pop, are left out with their tool
+results, and the pop's tool result becomes the frame's fold entry. A push or
+pop made by a slash command (/push, /pop: pi keeps no message of it) is placed
+by its time: the span is the messages written between the two, and the entry
+goes where the pop was. After a push or pop, the session's <flame-context>
+goes in a message of its own (a custom message, as pi's extensions send them)
+after that message's tool results, the first time it is the latest, and the
+same text is sent there from then on (recorded in
 .opencode/flame/sessions/<session>.json), so prompt caches keep serving the
 history. After a person's prompt, the extension's own before_agent_start
 message carries the context, and pi stores it.

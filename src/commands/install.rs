@@ -119,22 +119,14 @@ fn user_opencode_dir() -> Result<PathBuf> {
     Ok(home.join(".config/opencode"))
 }
 
-/// pi's agent folder, where it finds global extensions: `$PI_CODING_AGENT_DIR` (a leading `~`
-/// meaning the home folder, as pi reads it), else `~/.pi/agent`.
+/// pi's agent folder, where it finds global extensions (`crate::pi::agent_dir`).
 fn pi_agent_dir() -> Result<PathBuf> {
-    let home = || {
-        crate::project::home_dir().ok_or_else(|| {
-            Error::failure("cannot find pi's agent folder: PI_CODING_AGENT_DIR is not set, and HOME is not an absolute path")
-        })
-    };
-    if let Some(dir) = std::env::var_os("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
-        let dir = PathBuf::from(dir);
-        if let Ok(rest) = dir.strip_prefix("~") {
-            return Ok(home()?.join(rest));
-        }
-        return Ok(dir);
-    }
-    Ok(home()?.join(".pi/agent"))
+    crate::pi::agent_dir().ok_or_else(|| {
+        Error::failure(
+            "cannot find pi's agent folder: PI_CODING_AGENT_DIR is not set (or starts with ~), \
+             and HOME is not an absolute path",
+        )
+    })
 }
 
 /// The hooks folder git uses for the repository at `root` (core.hooksPath, worktrees and

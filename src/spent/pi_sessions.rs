@@ -26,21 +26,6 @@ const MAX_SESSION_FILE: u64 = 1 << 30;
 /// What ctx puts before a pi session id to name its session and frame.
 pub const SESSION_PREFIX: &str = "pi_";
 
-/// pi's agent directory: `$PI_CODING_AGENT_DIR` (a leading `~/` is the home), else `~/.pi/agent`.
-pub fn agent_dir() -> Option<PathBuf> {
-    let home = crate::project::home_dir();
-    match std::env::var_os("PI_CODING_AGENT_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            match (dir.strip_prefix("~"), &home) {
-                (Ok(rest), Some(home)) => Some(home.join(rest)),
-                _ => Some(dir),
-            }
-        }
-        None => home.map(|h| h.join(".pi").join("agent")),
-    }
-}
-
 /// The folder of pi's sessions started in `project` (pi names it `--<path without its leading
 /// separator, each of / \ : as ->--`).
 pub fn project_sessions_dir(project: &Path) -> Option<PathBuf> {
@@ -56,7 +41,11 @@ pub fn project_sessions_dir(project: &Path) -> Option<PathBuf> {
             }
         })
         .collect();
-    Some(agent_dir()?.join("sessions").join(format!("--{name}--")))
+    Some(
+        crate::pi::agent_dir()?
+            .join("sessions")
+            .join(format!("--{name}--")),
+    )
 }
 
 /// Reads pi's session files `files`, found at `path`, into `records`.
