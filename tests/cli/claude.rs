@@ -117,7 +117,7 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
     .claude/commands/push.md: removed
     .claude/commands/pop.md: removed
     .claude/commands/status.md: removed
-    .claude/commands/plan.md: kept: changed since ctx wrote it (--force replaces it)
+    .claude/commands/plan.md: kept: changed since ctx wrote it
     .claude/commands/frame.md: removed
     .claude/agents/ctx-frame.md: removed
     --- stderr

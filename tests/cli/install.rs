@@ -69,7 +69,7 @@ fn a_changed_file_is_kept_unless_forced() {
     let text = env.render(&out);
     assert!(text.starts_with("exit: 1\n"), "{text}");
     assert!(text.contains(
-        ".opencode/plugin/ctx.js: kept: changed since ctx wrote it (--force replaces it)\n"
+        ".opencode/plugin/ctx.js: kept: changed since ctx wrote it\n"
     ));
     assert!(text.contains("error: some files were changed since ctx wrote them and were kept\n"));
     assert_eq!(env.read(PLUGIN), mine);

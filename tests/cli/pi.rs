@@ -60,7 +60,7 @@ fn a_changed_extension_is_kept_unless_forced_and_never_removed() {
     assert_snapshot!(env.snap(&["pi", "install"]), @r"
     exit: 1
     --- stdout
-    .pi/extensions/ctx.ts: kept: changed since ctx wrote it (--force replaces it)
+    .pi/extensions/ctx.ts: kept: changed since ctx wrote it
     --- stderr
     error: some files were changed since ctx wrote them and were kept
     hint: compare them with what ctx writes, then pass --force to replace them
@@ -68,7 +68,7 @@ fn a_changed_extension_is_kept_unless_forced_and_never_removed() {
     assert_snapshot!(env.snap(&["pi", "install", "--remove"]), @r"
     exit: 1
     --- stdout
-    .pi/extensions/ctx.ts: kept: changed since ctx wrote it (--force replaces it)
+    .pi/extensions/ctx.ts: kept: changed since ctx wrote it
     --- stderr
     error: some files were changed since ctx wrote them and were kept
     hint: delete them yourself if you no longer want them
