@@ -21,7 +21,8 @@ to nothing. A link to a file that exists is written through: the file it points
 to is rewritten, the link stays.
 
 --remove takes out exactly ctx's hook entries: install then --remove gives your
-file back byte for byte. --dry-run prints what would change and writes nothing.
+file back byte for byte (an empty \"hooks\": {} or event list that ctx filled and
+emptied again goes). --dry-run prints what would change and writes nothing.
 The hooks run `ctx` from Codex's PATH (or $CTX_BIN); Codex reads them at its
 next start.")]
     Install {
