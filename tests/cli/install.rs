@@ -68,9 +68,7 @@ fn a_changed_file_is_kept_unless_forced() {
     let out = env.run(&["opencode", "install"]);
     let text = env.render(&out);
     assert!(text.starts_with("exit: 1\n"), "{text}");
-    assert!(text.contains(
-        ".opencode/plugin/ctx.js: kept: changed since ctx wrote it\n"
-    ));
+    assert!(text.contains(".opencode/plugin/ctx.js: kept: changed since ctx wrote it\n"));
     assert!(text.contains("error: some files were changed since ctx wrote them and were kept\n"));
     assert_eq!(env.read(PLUGIN), mine);
     // A file that was never ctx's is kept too.
