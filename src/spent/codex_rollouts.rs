@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::jsonl::{count, read_lines};
+use super::jsonl::{self, count};
 use super::price::PriceList;
-use super::record::{Call, Records, Session, SourceInfo, Tokens};
+use super::record::{Call, Records, Session, Tokens};
 use crate::error::Result;
 
 /// Rollout files larger than this are not read.
@@ -45,15 +45,14 @@ pub(super) fn read_files(
     prices: &PriceList,
     records: &mut Records,
 ) -> Result<()> {
-    records.sources.push(SourceInfo {
-        kind: "codex-sessions",
-        path: path.display().to_string(),
-    });
-    for file in files {
-        let lines = read_lines(&file, MAX_ROLLOUT, records)?;
-        read_rollout(&file, &lines, prices, records);
-    }
-    Ok(())
+    jsonl::read_files(
+        "codex-sessions",
+        MAX_ROLLOUT,
+        path,
+        files,
+        records,
+        |file, lines, records| read_rollout(file, lines, prices, records),
+    )
 }
 
 fn kind(record: &Value) -> (&str, &str) {

@@ -1,15 +1,38 @@
 //! The lines of a session file of the agents that keep one JSON Lines file per session (pi,
 //! Codex CLI), and their token counts, read the same way for each.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::record::Records;
+use serde_json::Value;
+
+use super::record::{Records, SourceInfo};
 use crate::error::Result;
+
+/// Reads the session files `files` of one agent, found at `path`, into `records`: the source
+/// named `kind`, then each file's lines (at most `cap` bytes a file) through `read`.
+pub fn read_files(
+    kind: &'static str,
+    cap: u64,
+    path: &Path,
+    files: Vec<PathBuf>,
+    records: &mut Records,
+    mut read: impl FnMut(&Path, &[Value], &mut Records),
+) -> Result<()> {
+    records.sources.push(SourceInfo {
+        kind,
+        path: path.display().to_string(),
+    });
+    for file in files {
+        let lines = read_lines(&file, cap, records)?;
+        read(&file, &lines, records);
+    }
+    Ok(())
+}
 
 /// The records of one session file: its lines as JSON objects, the lines that are not (a line
 /// cut short by a crash, a line of something else) counted in a problem naming the file; bytes
 /// that are not UTF-8 are read as U+FFFD, and said.
-pub fn read_lines(file: &Path, cap: u64, records: &mut Records) -> Result<Vec<serde_json::Value>> {
+fn read_lines(file: &Path, cap: u64, records: &mut Records) -> Result<Vec<Value>> {
     let bytes = crate::input::read_file(file, cap)?;
     let text = String::from_utf8_lossy(&bytes);
     if let std::borrow::Cow::Owned(_) = text {

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::jsonl::{count, read_lines};
+use super::jsonl::{self, count};
 use super::price::PriceList;
-use super::record::{Call, MAX_CALL_COST, Records, Session, SourceInfo, Tokens};
+use super::record::{Call, MAX_CALL_COST, Records, Session, Tokens};
 use crate::error::Result;
 
 /// Session files larger than this are not read.
@@ -55,15 +55,14 @@ pub(super) fn read_files(
     prices: &PriceList,
     records: &mut Records,
 ) -> Result<()> {
-    records.sources.push(SourceInfo {
-        kind: "pi-sessions",
-        path: path.display().to_string(),
-    });
-    for file in files {
-        let lines = read_lines(&file, MAX_SESSION_FILE, records)?;
-        read_session(&file, &lines, prices, records);
-    }
-    Ok(())
+    jsonl::read_files(
+        "pi-sessions",
+        MAX_SESSION_FILE,
+        path,
+        files,
+        records,
+        |file, lines, records| read_session(file, lines, prices, records),
+    )
 }
 
 /// The text of a user message's content (a string, or text blocks), its first non-blank line.
