@@ -43,6 +43,24 @@ pub fn is_ctx_hook(set: &HookSet, event: &str, hook: &Json) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal(pub String);
 
+impl Refusal {
+    /// The refusal as the error an agent's `install` ends with: the file named, nothing changed,
+    /// and what to do; `comments_hint` where the file has comments, which the agent does not read.
+    pub fn into_error(self, path: &std::path::Path, comments_hint: &str) -> crate::error::Error {
+        let hint = if self.0.contains("comments") {
+            comments_hint
+        } else {
+            "fix the file, or move it aside, then install again"
+        };
+        crate::error::Error::failure(format!(
+            "{}: {}; nothing was changed",
+            path.display(),
+            self.0
+        ))
+        .with_hint(hint)
+    }
+}
+
 /// One hook entry added or removed, for the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {

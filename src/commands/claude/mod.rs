@@ -60,17 +60,11 @@ fn install_hooks(
     let target = install::settings_target(&path)?;
     let existing = install::read_settings(&path, &target)?;
     let merged = settings::merge(existing.as_deref(), remove).map_err(|refusal| {
-        Error::failure(format!(
-            "{}: {}; nothing was changed",
-            path.display(),
-            refusal.0
-        ))
-        .with_hint(if refusal.0.contains("comments") {
+        refusal.into_error(
+            &path,
             "remove the comments (Claude Code reads plain JSON), or add the hooks by hand: \
-             `ctx claude install --dry-run` shows them"
-        } else {
-            "fix the file, or move it aside, then install again"
-        })
+             `ctx claude install --dry-run` shows them",
+        )
     })?;
     let command = match (global, remove) {
         (false, false) => "ctx claude install",

@@ -49,16 +49,10 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
     let existing = install::read_settings(&path, &target)?;
     let merged =
         hook_settings::merge(&hooks::HOOKS, existing.as_deref(), remove).map_err(|refusal| {
-            Error::failure(format!(
-                "{}: {}; nothing was changed",
-                path.display(),
-                refusal.0
-            ))
-            .with_hint(if refusal.0.contains("comments") {
-                "remove the comments (Codex reads plain JSON), then install again"
-            } else {
-                "fix the file, or move it aside, then install again"
-            })
+            refusal.into_error(
+                &path,
+                "remove the comments (Codex reads plain JSON), then install again",
+            )
         })?;
     if let Some(text) = merged.text.as_deref().filter(|_| !dry_run) {
         install::write_settings(&target, text)?;
