@@ -452,19 +452,24 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
 }
 
 /// When the sessions of running frames with a parent (a subagent's own frame, a frame a session
-/// pushed) last called the model, by session id, and how long one may go without (`frame.stale_after`, in
-/// milliseconds). The setting is read only when there is such a record: a tree with none needs
+/// pushed), and the sessions they run under, last called the model, by session id, and how long
+/// one may go without (`frame.stale_after`, in milliseconds). The setting is read only when there is such a record: a tree with none needs
 /// no settings file.
 fn quiet_sessions(
     ctx: &Context,
     store: &Store,
     state: &State,
 ) -> Result<(i64, std::collections::HashMap<String, i64>)> {
-    // Every running frame's session: a subagent's is told by its parent session's record too.
+    // The session of each running frame with a parent, and the session that one runs under: a
+    // subagent is told by its parent session's record.
     let sessions: std::collections::BTreeSet<String> = state
         .frames()
-        .filter(|f| f.status() == Status::InProgress)
-        .map(|f| crate::frame::stale::session_of(&f))
+        .filter(|f| f.status() == Status::InProgress && f.parent().is_some())
+        .flat_map(|f| {
+            let session = crate::frame::stale::session_of(&f);
+            let parents = crate::frame::stale::parent_session(state, &session);
+            std::iter::once(session).chain(parents)
+        })
         .collect();
     let seen: std::collections::HashMap<String, i64> = sessions
         .into_iter()

@@ -60,15 +60,14 @@ pub fn stale<'s>(
 /// one that calls the model (its last call is recorded). A person's session, or one started
 /// under a person's frame, waits for its person, however long nobody prompts: never quiet.
 fn is_subagents(state: &State, session: &str, quiet: &Quiet<'_>) -> bool {
-    let Some(parent) = state
-        .frame(session)
-        .and_then(|own| own.parent())
-        .and_then(|id| state.frame(id))
-    else {
-        return false;
-    };
-    let parents = session_of(&parent);
-    parents != session && (quiet.last_request)(&parents).is_some()
+    parent_session(state, session).is_some_and(|parents| (quiet.last_request)(&parents).is_some())
+}
+
+/// The session whose frame `session`'s own frame runs under, when that is another session.
+pub fn parent_session(state: &State, session: &str) -> Option<String> {
+    let parent = state.frame(session)?.parent()?;
+    let parents = session_of(&state.frame(parent)?);
+    (parents != session).then_some(parents)
 }
 
 /// The session a frame belongs to: the one its recorded span names (a frame a session pushed),
