@@ -19,17 +19,13 @@ use crate::settings;
 
 pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
-    let from_stdin = |mut e: Error| {
-        e.message = format!("<stdin>: {}", e.message);
-        e
-    };
     let input = read_stdin().map_err(from_stdin)?;
     let list = inject::parse_messages(&input).map_err(from_stdin)?;
-    let config = ctx.project.config()?;
-    let fold_on = settings::resolve(config, &settings::OPENCODE_FOLD, None, None)?.text() == "on";
-    let keep_user = settings::resolve(config, &settings::OPENCODE_FOLD_USER_MESSAGES, None, None)?
-        .text()
-        == "keep";
+    let (fold_on, keep_user) = fold_settings(
+        ctx,
+        &settings::OPENCODE_FOLD,
+        &settings::OPENCODE_FOLD_USER_MESSAGES,
+    )?;
     let store = ctx.store()?;
     let state = ctx.read_state(&store)?;
     let mut out = if fold_on {
@@ -59,20 +55,14 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
 /// unchanged (the frame context comes with pi's own before_agent_start message).
 pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
-    let from_stdin = |mut e: Error| {
-        e.message = format!("<stdin>: {}", e.message);
-        e
-    };
     let input = read_stdin().map_err(from_stdin)?;
     let parsed = fold::pi::parse(&input).map_err(from_stdin)?;
     for warning in &parsed.warnings {
         ctx.out.warn(&format!("<stdin>: {warning}"));
     }
     // pi's own settings: a person may fold in one agent and not in the other.
-    let config = ctx.project.config()?;
-    let fold_on = settings::resolve(config, &settings::PI_FOLD, None, None)?.text() == "on";
-    let keep_user =
-        settings::resolve(config, &settings::PI_FOLD_USER_MESSAGES, None, None)?.text() == "keep";
+    let (fold_on, keep_user) =
+        fold_settings(ctx, &settings::PI_FOLD, &settings::PI_FOLD_USER_MESSAGES)?;
     let mut out = if fold_on {
         let store = ctx.store()?;
         let state = ctx.read_state(&store)?;
@@ -95,6 +85,25 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
     out.push('\n');
     ctx.out.write(&out)?;
     Ok(ExitCode::Success)
+}
+
+/// An error reading or parsing the message list, named as stdin's.
+fn from_stdin(mut e: Error) -> Error {
+    e.message = format!("<stdin>: {}", e.message);
+    e
+}
+
+/// An agent's folding settings: whether it folds (`fold`), and whether a person's messages
+/// inside a popped frame are kept (`user_messages`).
+fn fold_settings(
+    ctx: &Context,
+    fold: &settings::Def,
+    user_messages: &settings::Def,
+) -> Result<(bool, bool)> {
+    let config = ctx.project.config()?;
+    let fold_on = settings::resolve(config, fold, None, None)?.text() == "on";
+    let keep_user = settings::resolve(config, user_messages, None, None)?.text() == "keep";
+    Ok((fold_on, keep_user))
 }
 
 /// `opencode.fold = off`: the frame context at the end of the last user message, re-rendered for
