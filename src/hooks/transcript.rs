@@ -163,6 +163,54 @@ fn move_late_lines(original: &File, read: u64, path: &Path) -> Option<String> {
     })
 }
 
+/// Folds the transcript at `path`, one of the agent's (`noun`: "transcript", "rollout"), at its
+/// session's end: it must lie below `folder` (the agent's own folder, `folder_name` to people),
+/// `fold` turns its text into the folded text (`None`: nothing to fold; `Err`: why it is left as
+/// it is), and the folded text takes its place ([`Transcript::rewrite`]). The error is the hook
+/// log's line: why the transcript was left as it is, or that lines written meanwhile were moved.
+pub fn fold_at_end(
+    path: &Path,
+    noun: &str,
+    folder: Option<PathBuf>,
+    folder_name: &str,
+    now: i64,
+    fold: impl FnOnce(&str) -> Result<Option<String>, String>,
+) -> crate::error::Result<()> {
+    let refuse = |why: String| {
+        crate::error::Error::failure(format!("{noun} {} left as it is: {why}", path.display()))
+    };
+    let inside = |path: &Path| folder.as_deref().is_some_and(|folder| below(path, folder));
+    let transcript = Transcript::open(path, inside, folder_name).map_err(refuse)?;
+    let Some(folded) = fold(transcript.text().map_err(refuse)?).map_err(refuse)? else {
+        return Ok(());
+    };
+    match transcript.rewrite(&folded, now).map_err(refuse)? {
+        Rewritten::Done => Ok(()),
+        Rewritten::WithLateLines(why) => Err(crate::error::Error::failure(format!(
+            "{noun} {} folded; {why}",
+            path.display()
+        ))),
+    }
+}
+
+/// Whether the file at `path` lies in a folder below `folder`, both seen through links.
+fn below(path: &Path, folder: &Path) -> bool {
+    let (Ok(folder), Some(Ok(parent))) = (
+        fs::canonicalize(folder),
+        path.parent().map(fs::canonicalize),
+    ) else {
+        return false;
+    };
+    parent.starts_with(&folder) && parent != folder
+}
+
+/// The project's root, when the session ran there (its `cwd`): a folded frame's log is then
+/// named from it ([`folded_text`]).
+pub fn root_if_ran_there<'r>(cwd: Option<&str>, root: &'r Path) -> Option<&'r Path> {
+    cwd.filter(|cwd| same_folder(Path::new(cwd), root))
+        .map(|_| root)
+}
+
 /// What a transcript holds, after a fold, in place of a finished frame's messages: its id, goal,
 /// status, the log that keeps them all, and its summary; `None` when the frame is not finished.
 /// The text is in every later request, so it is short, and the log's path is taken from the
@@ -188,7 +236,7 @@ pub fn folded_text(store: &Store, state: &State, id: &str, root: Option<&Path>) 
 }
 
 /// Whether `a` and `b` are one folder, seen through links.
-pub fn same_folder(a: &Path, b: &Path) -> bool {
+fn same_folder(a: &Path, b: &Path) -> bool {
     matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 

@@ -11,16 +11,15 @@
 //! responses folded away. Whatever ctx does not know leaves the transcript as it is, with the
 //! reason in the hook log.
 
-use std::fs;
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::claude::fold::{self, Finished};
 use crate::commands::Context;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::frame::store::Store;
-use crate::hooks::transcript::{self, Rewritten, Transcript};
+use crate::hooks::transcript;
 
 pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option<String>> {
     let config = ctx.project.config()?;
@@ -35,61 +34,23 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
     else {
         return Ok(None);
     };
-    let path = Path::new(path);
-    let refuse = |why: &str| {
-        Error::failure(format!(
-            "transcript {} left as it is: {why}",
-            path.display()
-        ))
-    };
-    let transcript = Transcript::open(
-        path,
-        inside_claude_projects,
-        "Claude Code's projects folder",
-    )
-    .map_err(|why| refuse(&why))?;
-    let text = transcript.text().map_err(|why| refuse(&why))?;
     let state = store.load()?;
-    let at_root = input
-        .get("cwd")
-        .and_then(Value::as_str)
-        .is_some_and(|cwd| transcript::same_folder(Path::new(cwd), &ctx.project.root));
-    let root = at_root.then_some(ctx.project.root.as_path());
+    let cwd = input.get("cwd").and_then(Value::as_str);
+    let root = transcript::root_if_ran_there(cwd, &ctx.project.root);
     let finished = |id: &str| -> Option<Finished> {
         Some(Finished {
             parent: state.frame(id)?.parent().map(str::to_string),
             text: transcript::folded_text(store, &state, id, root)?,
         })
     };
-    let folded = match fold::fold(text, &finished) {
-        Ok(Some(folded)) => folded,
-        Ok(None) => return Ok(None),
-        Err(why) => return Err(refuse(&why)),
-    };
-    match transcript
-        .rewrite(&folded.text, ctx.now)
-        .map_err(|why| refuse(&why))?
-    {
-        Rewritten::Done => Ok(None),
-        Rewritten::WithLateLines(why) => Err(Error::failure(format!(
-            "transcript {} folded; {why}",
-            path.display()
-        ))),
-    }
-}
-
-/// Whether `path` lies below `projects/` of Claude Code's folder (`$CLAUDE_CONFIG_DIR`, else
-/// `~/.claude`), both seen through links.
-fn inside_claude_projects(path: &Path) -> bool {
-    let Some(projects) = crate::claude::config_dir()
-        .map(|d| d.join("projects"))
-        .and_then(|d| fs::canonicalize(d).ok())
-    else {
-        return false;
-    };
-    let parent = path
-        .parent()
-        .and_then(|p| fs::canonicalize(p).ok())
-        .unwrap_or_default();
-    parent.starts_with(&projects) && parent != projects
+    let projects = crate::claude::config_dir().map(|dir| dir.join("projects"));
+    transcript::fold_at_end(
+        Path::new(path),
+        "transcript",
+        projects,
+        "Claude Code's projects folder",
+        ctx.now,
+        |text| Ok(fold::fold(text, &finished)?.map(|folded| folded.text)),
+    )?;
+    Ok(None)
 }

@@ -21,7 +21,7 @@ use crate::codex::{THREAD_PREFIX, fold, rollout};
 use crate::commands::hooks::{self, Harness, Hook, additional_context, field};
 use crate::error::{Error, Result};
 use crate::frame::store;
-use crate::hooks::transcript::{self, Rewritten, Transcript};
+use crate::hooks::transcript;
 use crate::json::{Json, Object};
 use crate::project::Project;
 
@@ -231,48 +231,18 @@ fn session_end(hook: &mut Hook) -> Result<Option<String>> {
     let Some(path) = hook.field("transcript_path") else {
         return Ok(None);
     };
-    let path = Path::new(path);
-    let refuse =
-        |why: &str| Error::failure(format!("rollout {} left as it is: {why}", path.display()));
-    let rollout = Transcript::open(path, inside_codex_sessions, "Codex's sessions folder")
-        .map_err(|why| refuse(&why))?;
-    let text = rollout.text().map_err(|why| refuse(&why))?;
     let state = hook.store.load()?;
     let store = &hook.store;
-    let root = hook
-        .field("cwd")
-        .filter(|cwd| transcript::same_folder(Path::new(cwd), &hook.ctx.project.root))
-        .map(|_| hook.ctx.project.root.as_path());
+    let root = transcript::root_if_ran_there(hook.field("cwd"), &hook.ctx.project.root);
     let folded_text = |id: &str| transcript::folded_text(store, &state, id, root);
-    let folded = match fold::fold(text, &folded_text) {
-        Ok(Some(folded)) => folded,
-        Ok(None) => return Ok(None),
-        Err(why) => return Err(refuse(&why)),
-    };
-    match rollout
-        .rewrite(&folded.text, hook.ctx.now)
-        .map_err(|why| refuse(&why))?
-    {
-        Rewritten::Done => Ok(None),
-        Rewritten::WithLateLines(why) => Err(Error::failure(format!(
-            "rollout {} folded; {why}",
-            path.display()
-        ))),
-    }
-}
-
-/// Whether `path` lies below `sessions/` of Codex's folder (`$CODEX_HOME`, else `~/.codex`),
-/// both seen through links.
-fn inside_codex_sessions(path: &Path) -> bool {
-    let Some(sessions) = crate::codex::home_dir()
-        .map(|d| d.join("sessions"))
-        .and_then(|d| std::fs::canonicalize(d).ok())
-    else {
-        return false;
-    };
-    let parent = path
-        .parent()
-        .and_then(|p| std::fs::canonicalize(p).ok())
-        .unwrap_or_default();
-    parent.starts_with(&sessions)
+    let sessions = crate::codex::home_dir().map(|dir| dir.join("sessions"));
+    transcript::fold_at_end(
+        Path::new(path),
+        "rollout",
+        sessions,
+        "Codex's sessions folder",
+        hook.ctx.now,
+        |text| Ok(fold::fold(text, &folded_text)?.map(|folded| folded.text)),
+    )?;
+    Ok(None)
 }
