@@ -22,6 +22,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
+use crate::hooks::transcript::Folded;
+
 /// The key ctx adds to a tool_result line it rewrote.
 pub const FOLDED_KEY: &str = "ctxFolded";
 
@@ -31,12 +33,6 @@ pub struct Finished {
     pub parent: Option<String>,
     /// The pop's result as the model will see it: the summary and the log path.
     pub text: String,
-}
-
-/// A fold's outcome: the new transcript and the frames folded (outermost spans only).
-pub struct Folded {
-    pub text: String,
-    pub frames: Vec<String>,
 }
 
 /// One Bash call of the conversation that runs `ctx frame push` or `ctx frame pop`.

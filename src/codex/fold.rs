@@ -14,12 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-/// A rollout after the fold: its new text and the frames folded, in order.
-#[derive(Debug)]
-pub struct Folded {
-    pub text: String,
-    pub frames: Vec<String>,
-}
+use crate::hooks::transcript::Folded;
 
 /// A shell call of the rollout: its record's line, its output's line and what it ran.
 struct Call {

@@ -22,6 +22,14 @@ pub const MAX_FOLD: u64 = 64 << 20;
 /// Why a transcript that changed since it was read is left as it is.
 const CHANGED: &str = "it changed since ctx read it (still being written to, or folded meanwhile)";
 
+/// A transcript (or rollout) after the fold: its new text and the frames folded, in order
+/// (outermost spans only).
+#[derive(Debug)]
+pub struct Folded {
+    pub text: String,
+    pub frames: Vec<String>,
+}
+
 /// A transcript read for folding, still open: after the rename, the open file is the original,
 /// and says whether a line reached it after the last check.
 pub struct Transcript {
