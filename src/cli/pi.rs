@@ -42,6 +42,7 @@ file was kept. pi loads the extension at its next start (or /reload).")]
     },
 
     /// Print the frame of a pi session, creating it when missing
+    #[command(override_usage = "ctx pi frame [OPTIONS] --session <ID>")]
     #[command(long_about = "\
 Print the frame of a pi session (the frame whose id is the session,
 pi_<pi's session id>), creating it when missing, as an in_progress frame whose
@@ -60,8 +61,8 @@ characters; a blank or missing one becomes 'pi session <pi's session id>'.
 activeFrameID is never changed. Prints the frame's id (JSON: {\"version\": 1,
 \"frame\": FRAME}).")]
     Frame {
-        /// The session (pi_<pi's session id>)
-        session: String,
+        #[command(flatten)]
+        session: SessionArg,
         /// The goal of a new frame: the first line of the session's first prompt
         #[arg(long, value_name = "TEXT")]
         title: Option<String>,
@@ -71,6 +72,7 @@ activeFrameID is never changed. Prints the frame's id (JSON: {\"version\": 1,
     },
 
     /// Pop the frame of a pi session that ended; nothing when there is none to pop
+    #[command(override_usage = "ctx pi finish [OPTIONS] --session <ID>")]
     #[command(long_about = "\
 Pop the frame of a pi session whose run has ended, with its messages in the
 log. ctx's pi extension calls it when a pi started by another session (a
@@ -88,8 +90,8 @@ exit 0 and nothing printed (JSON: {\"version\": 1, \"frame\": null, \"reason\":
 …}). Otherwise prints the popped frame's id (JSON: the document of `ctx frame
 pop`).")]
     Finish {
-        /// The session (pi_<pi's session id>)
-        session: String,
+        #[command(flatten)]
+        session: SessionArg,
         /// How the run ended: pi's stopReason (aborted, error, …)
         #[arg(long, value_name = "REASON", default_value = "stop")]
         stop_reason: String,
@@ -136,4 +138,30 @@ warning on stderr; a document that is no message list is refused (exit 1).")]
         #[arg(long, value_name = "ID")]
         session: String,
     },
+}
+
+/// The session `ctx pi frame` and `ctx pi finish` act on: `--session ID`, as `ctx pi messages`
+/// takes it. The extension of an earlier ctx passes it as the first argument instead, which
+/// still works (hidden from help) so that an extension installed before keeps working.
+#[derive(Debug, clap::Args)]
+pub struct SessionArg {
+    /// The session (pi_<pi's session id>)
+    #[arg(
+        long = "session",
+        value_name = "ID",
+        required_unless_present = "positional_session",
+        conflicts_with = "positional_session"
+    )]
+    flag: Option<String>,
+    #[arg(id = "positional_session", value_name = "SESSION", hide = true)]
+    positional: Option<String>,
+}
+
+impl SessionArg {
+    /// The session, whichever way it was given (clap requires exactly one).
+    pub fn into_id(self) -> String {
+        self.flag
+            .or(self.positional)
+            .expect("clap requires --session or the session argument")
+    }
 }

@@ -19,6 +19,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             title,
             parent_session,
         } => {
+            let session = session.into_id();
             let store = ctx.store()?;
             // pi has no subagents of its own: a pi is another session's child only when that
             // session started it, so every one gets its frame.
@@ -33,7 +34,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
                 &session,
                 || goal(title.as_deref(), &session),
                 child,
-                "ctx pi frame",
+                "ctx pi frame --session",
             )
         }
         PiCommand::Finish {
@@ -42,6 +43,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             summary,
             transcript,
         } => {
+            let session = session.into_id();
             let store = ctx.store()?;
             let status = status_for(&stop_reason);
             session::finish(ctx, &store, &session, status, summary, transcript)

@@ -50,7 +50,7 @@ pub(crate) struct Child<'a> {
 /// of the parent session of a `child` that gets a frame, else under the frame a person made
 /// current when it runs, else as a new root. A child that gets no frame is recorded as its
 /// parent's, so that its frames go where its parent's go. `frame_command` is the command that
-/// creates a session's frame, for the hint when a parent has none.
+/// creates a session's frame, up to the session id, for the hint when a parent has none.
 pub(crate) fn session_frame(
     ctx: &mut Context,
     store: &Store,

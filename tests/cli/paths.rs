@@ -273,7 +273,7 @@ fn a_refusal_where_there_is_no_frame_tree_leaves_nothing_behind() {
         vec!["frame", "edit", "--goal", "g"],
         vec!["frame", "decision", "d"],
         vec!["opencode", "finish", "ses_a"],
-        vec!["pi", "finish", "pi_a"],
+        vec!["pi", "finish", "--session", "pi_a"],
         vec!["opencode", "deleted", "ses_a"],
     ] {
         for root in [bare, env.root.to_str().unwrap()] {

@@ -174,7 +174,14 @@ fn messages(env: &TestEnv, input: &str) -> (Value, String) {
 #[test]
 fn a_popped_frame_folds_to_its_entry_and_the_context_follows_the_pop() {
     let env = TestEnv::new();
-    env.ok(&["pi", "frame", SESSION, "--title", "Audit the refunds"]);
+    env.ok(&[
+        "pi",
+        "frame",
+        "--session",
+        SESSION,
+        "--title",
+        "Audit the refunds",
+    ]);
     let mut session = PiSession::new("Audit the refunds");
     session.call("c1", "flame_push", json!({"goal": "Audit"}), "Pushed");
     let pushed = env.ok(&[
@@ -339,7 +346,7 @@ fn a_sessions_frame_starts_under_the_persons_current_frame() {
     let env = TestEnv::new();
     let mine = env.ok(&["frame", "push", "Ship the refunds"]);
     let mine = mine.trim();
-    assert_snapshot!(env.snap(&["pi", "frame", SESSION, "--title", "Audit the refunds\nnow"]), @r"
+    assert_snapshot!(env.snap(&["pi", "frame", "--session", SESSION, "--title", "Audit the refunds\nnow"]), @r"
     exit: 0
     --- stdout
     pi_0b1e-77
@@ -352,14 +359,14 @@ fn a_sessions_frame_starts_under_the_persons_current_frame() {
     // The person's current frame stays theirs; a second call finds the frame it made.
     assert_eq!(env.ok(&["frame", "current"]).trim(), mine);
     assert_eq!(
-        env.ok(&["pi", "frame", SESSION, "--title", "Other"]),
+        env.ok(&["pi", "frame", "--session", SESSION, "--title", "Other"]),
         "pi_0b1e-77\n"
     );
     assert_eq!(frame_of(&env, SESSION)["goal"], "Audit the refunds now");
     // Without a title, the session names it; without a running frame of the person's, it is a
     // root.
     env.ok(&["frame", "pop", "--frame", mine, "--force"]);
-    let out = env.ok(&["pi", "frame", "pi_9c", "--json"]);
+    let out = env.ok(&["pi", "frame", "--session", "pi_9c", "--json"]);
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["version"], 1);
     assert_eq!(doc["frame"]["id"], "pi_9c");
@@ -368,14 +375,58 @@ fn a_sessions_frame_starts_under_the_persons_current_frame() {
 }
 
 #[test]
+fn frame_and_finish_take_the_session_as_an_argument_too() {
+    // The form an extension installed by an earlier ctx passes, hidden from help.
+    let env = TestEnv::new();
+    assert_eq!(
+        env.ok(&["pi", "frame", SESSION, "--title", "Audit"]),
+        "pi_0b1e-77\n"
+    );
+    assert_eq!(env.ok(&["pi", "finish", SESSION]), "pi_0b1e-77\n");
+    assert_eq!(frame_of(&env, SESSION)["status"], "completed");
+    for command in ["frame", "finish"] {
+        let help = env.ok(&["pi", command, "--help"]);
+        assert!(
+            help.contains(&format!(
+                "Usage: ctx pi {command} [OPTIONS] --session <ID>\n"
+            )),
+            "{help}"
+        );
+        assert!(!help.contains("[SESSION]"), "{help}");
+    }
+    assert_snapshot!(env.snap(&["pi", "frame"]), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: the following required arguments were not provided:
+      --session <ID>
+
+    Usage: ctx pi frame [OPTIONS] --session <ID>
+
+    For more information, try '--help'.
+    ");
+    assert_snapshot!(env.snap(&["pi", "finish", SESSION, "--session", SESSION]), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: the argument '[SESSION]' cannot be used with '--session <ID>'
+
+    Usage: ctx pi finish [OPTIONS] --session <ID>
+
+    For more information, try '--help'.
+    ");
+}
+
+#[test]
 fn a_subagents_frame_starts_under_its_parent_sessions_current_frame() {
     let env = TestEnv::new();
-    env.ok(&["pi", "frame", SESSION, "--title", "Audit"]);
+    env.ok(&["pi", "frame", "--session", SESSION, "--title", "Audit"]);
     let inner = env.ok(&["frame", "push", "--session", SESSION, "Read the ledger"]);
     let inner = inner.trim();
     let out = env.ok(&[
         "pi",
         "frame",
+        "--session",
         "pi_child-1",
         "--title",
         "Count the refunds",
@@ -385,14 +436,14 @@ fn a_subagents_frame_starts_under_its_parent_sessions_current_frame() {
     assert_eq!(out, "pi_child-1\n");
     assert_eq!(frame_of(&env, "pi_child-1")["parent"], inner);
     // A parent session without a frame is refused, with the command that makes one.
-    assert_snapshot!(env.snap(&["pi", "frame", "pi_child-2", "--parent-session", "pi_nobody"]), @r"
+    assert_snapshot!(env.snap(&["pi", "frame", "--session", "pi_child-2", "--parent-session", "pi_nobody"]), @r"
     exit: 1
     --- stdout
     --- stderr
     error: the parent session pi_nobody has no frame
-    hint: create it first: ctx pi frame pi_nobody --title TITLE
+    hint: create it first: ctx pi frame --session pi_nobody --title TITLE
     ");
-    assert_snapshot!(env.snap(&["pi", "frame", "pi_child-2", "--parent-session", "../x"]), @r"
+    assert_snapshot!(env.snap(&["pi", "frame", "--session", "pi_child-2", "--parent-session", "../x"]), @r"
     exit: 1
     --- stdout
     --- stderr
@@ -418,10 +469,11 @@ fn pi_transcript(session: &str, answer: &str) -> String {
 #[test]
 fn finish_pops_a_subagents_frame_with_its_transcript() {
     let env = TestEnv::new();
-    env.ok(&["pi", "frame", SESSION, "--title", "Audit"]);
+    env.ok(&["pi", "frame", "--session", SESSION, "--title", "Audit"]);
     env.ok(&[
         "pi",
         "frame",
+        "--session",
         "pi_child-1",
         "--title",
         "Count the refunds",
@@ -431,14 +483,28 @@ fn finish_pops_a_subagents_frame_with_its_transcript() {
     // A transcript that is no export is refused, and the frame runs on.
     let before = env.read(".opencode/flame/state.json");
     let out = env.run_stdin(
-        &["pi", "finish", "pi_child-1", "--transcript", "-"],
+        &[
+            "pi",
+            "finish",
+            "--session",
+            "pi_child-1",
+            "--transcript",
+            "-",
+        ],
         b"{\"messages\": [",
     );
     assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
     assert_eq!(env.read(".opencode/flame/state.json"), before);
     let out = env.run_stdin(
-        &["pi", "finish", "pi_child-1", "--transcript", "-"],
+        &[
+            "pi",
+            "finish",
+            "--session",
+            "pi_child-1",
+            "--transcript",
+            "-",
+        ],
         pi_transcript("pi_child-1", "40 refunds, one header line.").as_bytes(),
     );
     assert_snapshot!(env.render(&out), @r"
@@ -468,10 +534,11 @@ fn a_runs_stop_reason_decides_the_status() {
         ("aborted", "blocked"),
     ] {
         let env = TestEnv::new();
-        env.ok(&["pi", "frame", "pi_child-1"]);
+        env.ok(&["pi", "frame", "--session", "pi_child-1"]);
         let out = env.ok(&[
             "pi",
             "finish",
+            "--session",
             "pi_child-1",
             "--stop-reason",
             reason,
@@ -488,23 +555,23 @@ fn a_runs_stop_reason_decides_the_status() {
 #[test]
 fn finish_with_nothing_to_finish_prints_one_json_document() {
     let env = TestEnv::new();
-    assert_snapshot!(env.snap(&["pi", "finish", "pi_nobody", "--json"]), @r#"
+    assert_snapshot!(env.snap(&["pi", "finish", "--session", "pi_nobody", "--json"]), @r#"
     exit: 0
     --- stdout
     {"version":1,"frame":null,"reason":"the session has no frame"}
     --- stderr
     "#);
-    env.ok(&["pi", "frame", SESSION]);
-    env.ok(&["pi", "finish", SESSION]);
+    env.ok(&["pi", "frame", "--session", SESSION]);
+    env.ok(&["pi", "finish", "--session", SESSION]);
     let before = env.read(".opencode/flame/state.json");
-    assert_snapshot!(env.snap(&["pi", "finish", SESSION, "--stop-reason", "error", "--json"]), @r#"
+    assert_snapshot!(env.snap(&["pi", "finish", "--session", SESSION, "--stop-reason", "error", "--json"]), @r#"
     exit: 0
     --- stdout
     {"version":1,"frame":null,"reason":"its frame is already completed"}
     --- stderr
     "#);
     assert_eq!(
-        env.snap(&["pi", "finish", SESSION]),
+        env.snap(&["pi", "finish", "--session", SESSION]),
         "exit: 0\n--- stdout\n--- stderr\n"
     );
     assert_eq!(env.read(".opencode/flame/state.json"), before);
@@ -513,7 +580,14 @@ fn finish_with_nothing_to_finish_prints_one_json_document() {
 /// A session that pushed a frame, read a large file, was told something by its person, and
 /// popped the frame: its message list.
 fn popped_session(env: &TestEnv) -> String {
-    env.ok(&["pi", "frame", SESSION, "--title", "Audit the refunds"]);
+    env.ok(&[
+        "pi",
+        "frame",
+        "--session",
+        SESSION,
+        "--title",
+        "Audit the refunds",
+    ]);
     let mut session = PiSession::new("Audit the refunds");
     session.call("c1", "flame_push", json!({"goal": "Audit"}), "Pushed");
     env.ok(&[

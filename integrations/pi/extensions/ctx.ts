@@ -128,7 +128,7 @@ export default async function (pi: ExtensionAPI) {
     if (!framed.has(session)) {
       const pending = (async () => {
         // Without a prompt yet (a /push first), ctx names the frame after the session.
-        const args = ["pi", "frame", session, "--json"];
+        const args = ["pi", "frame", `--session=${session}`, "--json"];
         if (goal) args.push(`--title=${goal}`);
         if (parent && parent !== session) args.push(`--parent-session=${parent}`);
         const doc = await json(args);
@@ -585,7 +585,7 @@ export default async function (pi: ExtensionAPI) {
     }
     const last = entries.filter((e) => e?.type === "message" && e.message?.role === "assistant").at(-1)?.message;
     const exported = entries.length ? transcript(ctx, session, 0) : undefined;
-    const args = ["pi", "finish", session, "--json"];
+    const args = ["pi", "finish", `--session=${session}`, "--json"];
     if (typeof last?.stopReason === "string") args.push(`--stop-reason=${last.stopReason}`);
     if (exported) args.push("--transcript", "-");
     await json(args, exported);
