@@ -85,6 +85,10 @@ completed. The summary is --summary, else the last assistant text of the
 transcript. Frames the session pushed and left running stay as they are, with
 a warning.
 
+A transcript ctx cannot read (missing, cut short, not JSON, a folder) does not
+keep the frame running: it is popped all the same, its log without the
+messages, with one warning saying what could not be read.
+
 A session without a frame, or whose frame has already finished, is left alone:
 exit 0 and nothing printed (JSON: {\"version\": 1, \"frame\": null, \"reason\":
 …}). Otherwise prints the popped frame's id (JSON: the document of `ctx frame

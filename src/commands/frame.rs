@@ -157,34 +157,34 @@ impl PopInputs {
         if let Some(summary) = &summary {
             ops::require_text("the summary", summary)?;
         }
-        let transcript = match transcript {
-            Some(path) => {
-                let bytes = read_input(&path, MAX_EXPORT_BYTES)?;
-                // JSON is UTF-8; decoding lossily would put U+FFFD into the log unannounced.
-                let text = std::str::from_utf8(&bytes).map_err(|e| {
-                    let (line, column) = store::line_column(&bytes[..e.valid_up_to()]);
-                    Error::failure(format!(
-                        "{}: not an OpenCode session export: not UTF-8: invalid byte at line \
-                         {line}, column {column}",
-                        label(&path)
-                    ))
-                })?;
-                let export = Export::parse(text).map_err(|what| {
-                    Error::failure(format!(
-                        "{}: not an OpenCode session export: {what}",
-                        label(&path)
-                    ))
-                })?;
-                Some(export)
-            }
-            None => None,
-        };
+        let transcript = transcript.as_deref().map(read_transcript).transpose()?;
         Ok(PopInputs {
             summary,
             transcript,
             invalidate_planned: false,
         })
     }
+}
+
+/// Reads a session's export for a frame's log (`-`: stdin): refused when it cannot be read, is
+/// not UTF-8 or is no export.
+pub(crate) fn read_transcript(path: &Path) -> Result<Export> {
+    let bytes = read_input(path, MAX_EXPORT_BYTES)?;
+    // JSON is UTF-8; decoding lossily would put U+FFFD into the log unannounced.
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        let (line, column) = store::line_column(&bytes[..e.valid_up_to()]);
+        Error::failure(format!(
+            "{}: not an OpenCode session export: not UTF-8: invalid byte at line {line}, column \
+             {column}",
+            label(path)
+        ))
+    })?;
+    Export::parse(text).map_err(|what| {
+        Error::failure(format!(
+            "{}: not an OpenCode session export: {what}",
+            label(path)
+        ))
+    })
 }
 
 /// Pops the target of `selector` (flame.md §6.2) and writes its log; the caller prints.

@@ -5,7 +5,7 @@
 //! to a status) and calls these; adapters never call each other.
 
 use super::Context;
-use super::frame::{PopInputs, pop, print_pop_doc};
+use super::frame::{PopInputs, pop, print_pop_doc, read_transcript};
 use crate::cli::frame::SpanArgs;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
@@ -150,7 +150,10 @@ pub(crate) fn finish(
     transcript: Option<std::path::PathBuf>,
 ) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
-    let mut inputs = PopInputs::read(summary, None, transcript)?;
+    let mut inputs = PopInputs::read(summary, None, None)?;
+    // The session has ended whatever its transcript holds: one that cannot be read costs the
+    // log its messages, never the pop, or the frame would run on with nothing left to pop it.
+    let transcript = transcript.map(|path| read_transcript(&path));
     let finished = match store.load()?.frame(session) {
         None => Some("the session has no frame".to_string()),
         Some(f) if matches!(f.status(), Status::InProgress | Status::Blocked) => None,
@@ -167,6 +170,17 @@ pub(crate) fn finish(
         }
         return Ok(ExitCode::Success);
     }
+    inputs.transcript = match transcript {
+        Some(Ok(export)) => Some(export),
+        Some(Err(unread)) => {
+            ctx.out.warn(&format!(
+                "{}; the frame is finished without its messages in the log",
+                unread.message
+            ));
+            None
+        }
+        None => None,
+    };
     if inputs.summary.is_none() {
         inputs.summary = inputs
             .transcript

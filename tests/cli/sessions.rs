@@ -302,6 +302,30 @@ fn export(session: &str, texts: &[(&str, &str)]) -> String {
 }
 
 #[test]
+fn a_subagent_whose_export_cannot_be_read_is_still_popped() {
+    let env = two_sessions();
+    let out = env.run_stdin(
+        &[
+            "opencode",
+            "finish",
+            "ses_sub",
+            "--state",
+            "aborted",
+            "--transcript",
+            "-",
+        ],
+        b"{\"info\": {\"id\": \"ses_sub\"}, \"messages\": [",
+    );
+    assert_eq!(
+        env.render(&out),
+        "exit: 0\n--- stdout\nses_sub\n--- stderr\n\
+         warning: <stdin>: not an OpenCode session export: invalid JSON at line 1, column 41: \
+         EOF while parsing a list; the frame is finished without its messages in the log\n"
+    );
+    assert_eq!(frame(&env, "ses_sub")["status"], "blocked");
+}
+
+#[test]
 fn a_finished_subagent_is_popped_with_its_last_answer_and_transcript() {
     let env = two_sessions();
     let left = line(env.ok(&["frame", "push", "--session", "ses_sub", "Left running"]));
