@@ -426,7 +426,7 @@ pub fn install(
 }
 
 /// Deletes the files of `files` below `dir` that ctx wrote and nobody changed since; keeps the
-/// others (reported as kept). A folder below `dir` that only ctx's files filled goes with them.
+/// others (reported as kept). The folders they leave empty are [`remove_emptied_folders`]'s.
 pub fn uninstall(dir: &Path, files: &[Embedded], dry_run: bool) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::with_capacity(files.len());
     for file in files {
@@ -451,26 +451,82 @@ pub fn uninstall(dir: &Path, files: &[Embedded], dry_run: bool) -> Result<Vec<Ou
         }
         outcomes.push(Outcome { path, action });
     }
-    if !dry_run {
-        remove_emptied_folders(dir, &outcomes);
-    }
     Ok(outcomes)
 }
 
-/// Removes the folders below `dir` that held removed files and are empty now. `remove_dir` only
-/// removes an empty folder, so a file of the user's keeps its folder.
-fn remove_emptied_folders(dir: &Path, outcomes: &[Outcome]) {
-    let mut folders: Vec<&Path> = outcomes
+/// The paths of the outcomes that removed (or, with `--dry-run`, would remove) a file.
+pub fn removed_paths(outcomes: &[Outcome]) -> impl Iterator<Item = &Path> {
+    outcomes
         .iter()
         .filter(|o| o.action == Action::Removed)
-        .filter_map(|o| o.path.parent())
-        .filter(|p| *p != dir && p.starts_with(dir))
-        .collect();
-    folders.sort_unstable_by_key(|p| std::cmp::Reverse(p.components().count()));
-    folders.dedup();
-    for folder in folders {
-        let _ = std::fs::remove_dir(folder);
+        .map(|o| o.path.as_path())
+}
+
+/// Removes the folders `--remove` left empty, deepest first, and returns them: each folder that
+/// held one of the `removed` files (deleted already, or, with `dry_run`, to be deleted), from
+/// the file's own up to `dir` (the folder the install wrote into, which it may have created)
+/// and never above it, when nothing else is in it. With `dry_run`, only says which would go. A
+/// symbolic link to a folder is never a folder to remove.
+pub fn remove_emptied_folders<'p>(
+    dir: &Path,
+    removed: impl IntoIterator<Item = &'p Path>,
+    dry_run: bool,
+) -> Vec<PathBuf> {
+    let mut gone: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for path in removed {
+        gone.insert(path.to_path_buf());
+        for folder in path.ancestors().skip(1) {
+            if !folder.starts_with(dir) {
+                break;
+            }
+            folders.push(folder.to_path_buf());
+        }
     }
+    folders.sort_unstable_by(|a, b| {
+        let depth = |p: &PathBuf| p.components().count();
+        depth(b).cmp(&depth(a)).then_with(|| a.cmp(b))
+    });
+    folders.dedup();
+    let mut emptied = Vec::new();
+    for folder in folders {
+        let is_folder = std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir());
+        let Ok(entries) = std::fs::read_dir(&folder).map(|e| e.collect::<Vec<_>>()) else {
+            continue;
+        };
+        let empty = entries
+            .iter()
+            .all(|e| e.as_ref().is_ok_and(|e| gone.contains(&e.path())));
+        // `remove_dir` removes only an empty folder: a file that came meanwhile keeps it.
+        if is_folder && empty && (dry_run || std::fs::remove_dir(&folder).is_ok()) {
+            gone.insert(folder.clone());
+            emptied.push(folder);
+        }
+    }
+    emptied
+}
+
+/// Saves an agent's hooks file after the merge: writes its new `text`, or, when `--remove` left
+/// it holding nothing at all (`emptied`), deletes it rather than leave `{}` behind. A symbolic
+/// link is written through as ever, never deleted with what it points to. Returns whether the
+/// file was (with `dry_run`: would be) deleted.
+pub fn save_settings(
+    path: &Path,
+    target: &Path,
+    text: Option<&str>,
+    emptied: bool,
+    dry_run: bool,
+) -> Result<bool> {
+    let Some(text) = text else {
+        return Ok(false);
+    };
+    let delete = emptied && target == path;
+    match (dry_run, delete) {
+        (true, _) => {}
+        (false, true) => std::fs::remove_file(path).map_err(|e| Error::io(path, "remove", &e))?,
+        (false, false) => write_settings(target, text)?,
+    }
+    Ok(delete)
 }
 
 fn write(path: &Path, text: &str, executable: bool) -> Result<()> {
@@ -499,7 +555,19 @@ pub fn report_line(outcome: &Outcome, base: &Path, dry_run: bool) -> String {
     line
 }
 
-/// What `ctx opencode install --json` and `ctx hooks install --json` print.
+/// The one-line report of a folder `--remove` left empty and removed.
+pub fn folder_line(folder: &Path, base: &Path, dry_run: bool) -> String {
+    let shown = folder.strip_prefix(base).unwrap_or(folder);
+    let what = if dry_run {
+        "would be removed (left empty)"
+    } else {
+        "removed (left empty)"
+    };
+    format!("{}/: {what}", shown.display())
+}
+
+/// What `ctx opencode install --json`, `ctx pi install --json` and `ctx hooks install --json`
+/// print.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct InstallDoc {
     pub version: Version,
@@ -507,6 +575,8 @@ pub struct InstallDoc {
     pub dir: String,
     pub dry_run: bool,
     pub files: Vec<InstalledFile>,
+    /// The folders `--remove` left empty and removed (with `dry_run`: would), deepest first.
+    pub folders_removed: Vec<String>,
 }
 
 /// What `ctx claude install --json` prints.
@@ -520,12 +590,17 @@ pub struct ClaudeInstallDoc {
     pub remove: bool,
     /// Whether the settings file changed (with `dry_run`: would change).
     pub settings_changed: bool,
+    /// Whether the settings file was removed (with `dry_run`: would be), since `--remove` left
+    /// nothing else in it.
+    pub settings_removed: bool,
     /// The events of the hook entries added, in order.
     pub added: Vec<String>,
     /// The events of ctx's earlier hook entries taken out (replaced on an install).
     pub removed: Vec<String>,
     /// The slash command files.
     pub files: Vec<InstalledFile>,
+    /// The folders `--remove` left empty and removed (with `dry_run`: would), deepest first.
+    pub folders_removed: Vec<String>,
 }
 
 /// What `ctx codex install --json` prints.
@@ -539,10 +614,15 @@ pub struct CodexInstallDoc {
     pub remove: bool,
     /// Whether the hooks file changed (with `dry_run`: would change).
     pub hooks_changed: bool,
+    /// Whether the hooks file was removed (with `dry_run`: would be), since `--remove` left
+    /// nothing else in it.
+    pub hooks_removed: bool,
     /// The events of the hook entries added, in order.
     pub added: Vec<String>,
     /// The events of ctx's earlier hook entries taken out (replaced on an install).
     pub removed: Vec<String>,
+    /// The folders `--remove` left empty and removed (with `dry_run`: would), deepest first.
+    pub folders_removed: Vec<String>,
 }
 
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]

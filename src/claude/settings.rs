@@ -130,6 +130,24 @@ mod tests {
         let removed = merge(Some(&text), true).unwrap();
         assert_eq!(removed.text.as_deref(), Some(user));
         assert_eq!(removed.removed.len(), EVENTS.len());
+        assert!(!removed.emptied, "the user's keys keep the file");
+    }
+
+    #[test]
+    fn a_file_that_held_only_ctxs_hooks_is_emptied_by_remove() {
+        let created = merge(None, false).unwrap();
+        assert!(!created.emptied);
+        let text = created.text.unwrap();
+        let removed = merge(Some(&text), true).unwrap();
+        assert!(removed.emptied, "{:?}", removed.text);
+        // An empty object with a byte order mark and white space holds nothing either.
+        let text = merge(Some("\u{feff} { }\n"), false).unwrap().text.unwrap();
+        assert!(merge(Some(&text), true).unwrap().emptied);
+        // A file that was an empty object before ctx, with nothing of ctx's, is not its to remove.
+        let untouched = merge(Some("{}"), true).unwrap();
+        assert!(untouched.text.is_none() && !untouched.emptied);
+        let kept = merge(Some("{\"hooks\": {}}"), true).unwrap();
+        assert!(!kept.emptied);
     }
 
     #[test]

@@ -22,7 +22,10 @@ to is rewritten, the link stays.
 
 --remove takes out exactly ctx's hook entries: install then --remove gives your
 file back byte for byte (an empty \"hooks\": {} or event list that ctx filled and
-emptied again goes). --dry-run prints what would change and writes nothing.
+emptied again goes). A hooks.json left holding nothing at all (an empty object,
+white space aside) is deleted rather than left as {}, unless it is a link; then
+.codex/ (or $CODEX_HOME) goes when nothing else is in it. Nothing else is
+deleted. --dry-run prints what would change and writes nothing.
 The hooks run `ctx` from Codex's PATH (or $CTX_BIN); Codex reads them at its
 next start.")]
     Install {

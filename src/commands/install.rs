@@ -40,10 +40,22 @@ pub fn pi(
         "ctx pi install"
     };
     if remove {
-        let outcomes = install::uninstall(&dir, install::PI_FILES, options.dry_run)?;
-        return report(ctx, &dir, &outcomes, options, true);
+        return uninstall(ctx, &dir, install::PI_FILES, options);
     }
     run(ctx, &dir, install::PI_FILES, command, options)
+}
+
+/// `--remove`: deletes ctx's untouched files below `dir`, then the folders that leaves empty.
+fn uninstall(
+    ctx: &mut Context,
+    dir: &Path,
+    files: &[Embedded],
+    options: &InstallOptions,
+) -> Result<ExitCode> {
+    let outcomes = install::uninstall(dir, files, options.dry_run)?;
+    let folders =
+        install::remove_emptied_folders(dir, install::removed_paths(&outcomes), options.dry_run);
+    report(ctx, dir, &outcomes, &folders, options, true)
 }
 
 pub fn hooks(ctx: &mut Context, command: HooksCommand) -> Result<ExitCode> {
@@ -60,7 +72,7 @@ fn run(
     options: &InstallOptions,
 ) -> Result<ExitCode> {
     let outcomes = install::install(dir, files, command, options.force, options.dry_run)?;
-    report(ctx, dir, &outcomes, options, false)
+    report(ctx, dir, &outcomes, &[], options, false)
 }
 
 /// Prints the outcomes; exit 1 when a file someone changed was kept.
@@ -68,6 +80,7 @@ fn report(
     ctx: &mut Context,
     dir: &Path,
     outcomes: &[Outcome],
+    folders: &[PathBuf],
     options: &InstallOptions,
     removing: bool,
 ) -> Result<ExitCode> {
@@ -78,12 +91,17 @@ fn report(
             dir: dir.display().to_string(),
             dry_run: options.dry_run,
             files: outcomes.iter().map(file_doc).collect(),
+            folders_removed: folders.iter().map(|f| f.display().to_string()).collect(),
         })?;
     } else {
         let base = std::env::current_dir().unwrap_or_default();
         for outcome in outcomes {
             ctx.out
                 .line(&install::report_line(outcome, &base, options.dry_run))?;
+        }
+        for folder in folders {
+            ctx.out
+                .line(&install::folder_line(folder, &base, options.dry_run))?;
         }
     }
     if kept && removing {

@@ -74,6 +74,9 @@ pub struct Merged {
     pub text: Option<String>,
     pub added: Vec<Change>,
     pub removed: Vec<Change>,
+    /// `--remove` took out ctx's hooks and left the file holding nothing at all (an empty
+    /// object, white space aside): the file goes rather than stay behind as `{}`.
+    pub emptied: bool,
 }
 
 /// Checks a settings file's text (without its byte order mark): a JSON object, or refused. JSON
@@ -326,6 +329,7 @@ pub fn merge(set: &HookSet, existing: Option<&str>, remove: bool) -> Result<Merg
     let text = root.rewrite(body, &root_keep, &[]);
     let text = whole(bom, body, &root, &text);
     if text != existing.unwrap_or_default() {
+        merged.emptied = remove && holds_nothing(&text);
         merged.text = Some(text);
     } else {
         // Re-installing the same hooks is no change to report.
@@ -355,6 +359,12 @@ fn splice_into(
     shifted.rewrite(&text, keep, &[(None, group)])
 }
 
+/// Whether a settings file's text is an empty object, white space (and a byte order mark) aside.
+fn holds_nothing(text: &str) -> bool {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    matches!(json::parse(body), Ok(Json::Object(object)) if object.is_empty())
+}
+
 fn is_empty_list(text: &str) -> bool {
     text.bytes().filter(|b| !b.is_ascii_whitespace()).count() == 2
 }
@@ -374,13 +384,14 @@ fn whole(bom: bool, body: &str, root: &Container, new_root: &str) -> String {
 
 /// The lines an install prints for the hooks file at `path` (shown relative to `base` when below
 /// it): the file's change, then one line per hook entry added or removed, each naming `label`
-/// (the command the hooks run).
+/// (the command the hooks run), then, when `deleted`, that the file itself went.
 pub fn report(
     path: &std::path::Path,
     base: &std::path::Path,
     merged: &Merged,
     remove: bool,
     dry_run: bool,
+    deleted: bool,
     label: &str,
 ) -> Vec<String> {
     let shown = path
@@ -415,6 +426,14 @@ pub fn report(
     )];
     for change in changes {
         lines.push(format!("  {sign} {}: {label}", change.event));
+    }
+    if deleted {
+        let what = if dry_run {
+            "would be removed (nothing else is in it)"
+        } else {
+            "removed (nothing else was in it)"
+        };
+        lines.push(format!("{shown}: {what}"));
     }
     lines
 }

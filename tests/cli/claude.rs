@@ -120,6 +120,7 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
     .claude/commands/plan.md: kept: changed since ctx wrote it
     .claude/commands/frame.md: removed
     .claude/agents/ctx-frame.md: removed
+    .claude/agents/: removed (left empty)
     --- stderr
     error: some slash commands were changed since ctx wrote them and were kept
     hint: delete them by hand if you no longer want them

@@ -204,20 +204,142 @@ fn a_read_only_command_file_is_refused_before_anything_is_written() {
 }
 
 #[test]
-fn remove_takes_out_the_commands_folder_it_emptied_and_keeps_one_with_the_users_files() {
+fn remove_leaves_nothing_behind_where_ctx_was_all_there_was() {
     let env = TestEnv::new();
     env.ok(&["claude", "install"]);
-    env.ok(&["claude", "install", "--remove"]);
-    assert!(!env.path(".claude/commands").exists());
-    assert!(
-        env.path(".claude").exists(),
-        "the folder of settings.json stays"
+    assert_snapshot!(env.snap(&["claude", "install", "--remove", "--dry-run"]), @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: 10 hooks would be removed
+      - SessionStart: ctx claude hook
+      - UserPromptSubmit: ctx claude hook
+      - PreToolUse: ctx claude hook
+      - PostToolUseFailure: ctx claude hook
+      - SubagentStart: ctx claude hook
+      - SubagentStop: ctx claude hook
+      - PreCompact: ctx claude hook
+      - PostCompact: ctx claude hook
+      - SessionEnd: ctx claude hook
+      - UserPromptExpansion: ctx claude hook
+    .claude/settings.json: would be removed (nothing else is in it)
+    .claude/commands/push.md: would be removed
+    .claude/commands/pop.md: would be removed
+    .claude/commands/status.md: would be removed
+    .claude/commands/plan.md: would be removed
+    .claude/commands/frame.md: would be removed
+    .claude/agents/ctx-frame.md: would be removed
+    .claude/agents/: would be removed (left empty)
+    .claude/commands/: would be removed (left empty)
+    .claude/: would be removed (left empty)
+    --- stderr
+    ");
+    assert!(env.path(SETTINGS).is_file() && env.path(".claude/agents").is_dir());
+    let out = env.ok(&["claude", "install", "--remove", "--dry-run", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["settings_removed"], true);
+    assert_eq!(
+        doc["folders_removed"],
+        serde_json::json!(["agents", "commands", ""].map(|f| {
+            env.path(".claude")
+                .join(f)
+                .display()
+                .to_string()
+                .trim_end_matches('/')
+                .to_string()
+        }))
     );
+    assert_snapshot!(env.snap(&["claude", "install", "--remove"]), @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: 10 hooks removed
+      - SessionStart: ctx claude hook
+      - UserPromptSubmit: ctx claude hook
+      - PreToolUse: ctx claude hook
+      - PostToolUseFailure: ctx claude hook
+      - SubagentStart: ctx claude hook
+      - SubagentStop: ctx claude hook
+      - PreCompact: ctx claude hook
+      - PostCompact: ctx claude hook
+      - SessionEnd: ctx claude hook
+      - UserPromptExpansion: ctx claude hook
+    .claude/settings.json: removed (nothing else was in it)
+    .claude/commands/push.md: removed
+    .claude/commands/pop.md: removed
+    .claude/commands/status.md: removed
+    .claude/commands/plan.md: removed
+    .claude/commands/frame.md: removed
+    .claude/agents/ctx-frame.md: removed
+    .claude/agents/: removed (left empty)
+    .claude/commands/: removed (left empty)
+    .claude/: removed (left empty)
+    --- stderr
+    ");
+    assert!(!env.path(".claude").exists());
+}
 
+#[test]
+fn remove_keeps_a_folder_with_the_users_files_and_a_settings_file_with_anything_else() {
+    let env = TestEnv::new();
     env.ok(&["claude", "install"]);
     env.write(".claude/commands/mine.md", "my command\n");
-    env.ok(&["claude", "install", "--remove"]);
+    env.write(".claude/settings.local.json", "{}\n");
+    let out = env.ok(&["claude", "install", "--remove"]);
+    assert!(
+        out.ends_with(
+            ".claude/settings.json: removed (nothing else was in it)\n\
+             .claude/commands/push.md: removed\n\
+             .claude/commands/pop.md: removed\n\
+             .claude/commands/status.md: removed\n\
+             .claude/commands/plan.md: removed\n\
+             .claude/commands/frame.md: removed\n\
+             .claude/agents/ctx-frame.md: removed\n\
+             .claude/agents/: removed (left empty)\n"
+        ),
+        "{out}"
+    );
     assert_eq!(env.read(".claude/commands/mine.md"), "my command\n");
+    assert_eq!(env.read(".claude/settings.local.json"), "{}\n");
+
+    // An empty object ctx did not write goes too: ctx cannot tell it from one its install
+    // created, and it holds nothing to lose.
+    env.write(SETTINGS, "{ }\n");
+    env.ok(&["claude", "install"]);
+    env.ok(&["claude", "install", "--remove"]);
+    assert!(!env.path(SETTINGS).exists());
+    // Nothing of ctx's to take out: an empty file stays as it is.
+    env.write(SETTINGS, "{}");
+    assert_snapshot!(env.snap(&["claude", "install", "--remove"]), @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: no hooks of ctx's
+    .claude/commands/push.md: not there
+    .claude/commands/pop.md: not there
+    .claude/commands/status.md: not there
+    .claude/commands/plan.md: not there
+    .claude/commands/frame.md: not there
+    .claude/agents/ctx-frame.md: not there
+    --- stderr
+    ");
+    assert_eq!(env.read(SETTINGS), "{}");
+}
+
+#[cfg(unix)]
+#[test]
+fn remove_writes_through_a_settings_link_rather_than_delete_it() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".claude")).unwrap();
+    env.write("dotfiles/settings.json", "{}\n");
+    std::os::unix::fs::symlink("../dotfiles/settings.json", env.path(SETTINGS)).unwrap();
+    env.ok(&["claude", "install"]);
+    let out = env.ok(&["claude", "install", "--remove"]);
+    assert!(!out.contains("nothing else"), "{out}");
+    assert!(
+        std::fs::symlink_metadata(env.path(SETTINGS))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(env.read("dotfiles/settings.json"), "{}\n");
 }
 
 #[cfg(unix)]

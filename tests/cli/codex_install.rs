@@ -95,6 +95,54 @@ fn a_new_file_is_written_whole_and_dry_run_writes_nothing() {
 }
 
 #[test]
+fn remove_leaves_no_empty_file_nor_folder_behind() {
+    let env = TestEnv::new();
+    env.ok(&["codex", "install"]);
+    assert_snapshot!(env.snap(&["codex", "install", "--remove", "--dry-run"]), @r"
+    exit: 0
+    --- stdout
+    .codex/hooks.json: 7 hooks would be removed
+      - SessionStart: ctx codex hook
+      - UserPromptSubmit: ctx codex hook
+      - PreToolUse: ctx codex hook
+      - SubagentStart: ctx codex hook
+      - SubagentStop: ctx codex hook
+      - PostCompact: ctx codex hook
+      - SessionEnd: ctx codex hook
+    .codex/hooks.json: would be removed (nothing else is in it)
+    .codex/: would be removed (left empty)
+    --- stderr
+    ");
+    assert!(env.path(HOOKS).is_file());
+    assert_snapshot!(env.snap(&["codex", "install", "--remove"]), @r"
+    exit: 0
+    --- stdout
+    .codex/hooks.json: 7 hooks removed
+      - SessionStart: ctx codex hook
+      - UserPromptSubmit: ctx codex hook
+      - PreToolUse: ctx codex hook
+      - SubagentStart: ctx codex hook
+      - SubagentStop: ctx codex hook
+      - PostCompact: ctx codex hook
+      - SessionEnd: ctx codex hook
+    .codex/hooks.json: removed (nothing else was in it)
+    .codex/: removed (left empty)
+    --- stderr
+    ");
+    assert!(!env.path(".codex").exists());
+
+    // Codex's own files keep the folder; the hooks file goes all the same.
+    env.ok(&["codex", "install"]);
+    env.write(".codex/config.toml", "model = \"o3\"\n");
+    let out = env.ok(&["codex", "install", "--remove", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["hooks_removed"], true);
+    assert_eq!(doc["folders_removed"], serde_json::json!([]));
+    assert!(!env.path(HOOKS).exists());
+    assert_eq!(env.read(".codex/config.toml"), "model = \"o3\"\n");
+}
+
+#[test]
 fn global_installs_into_codex_home() {
     let env = TestEnv::new();
     let codex_home = env.temp().join("codex-home");

@@ -39,6 +39,8 @@ fn install_writes_the_extension_and_remove_takes_it_out() {
     exit: 0
     --- stdout
     .pi/extensions/ctx.ts: would be removed
+    .pi/extensions/: would be removed (left empty)
+    .pi/: would be removed (left empty)
     --- stderr
     ");
     assert!(env.path(EXTENSION).is_file());
@@ -46,9 +48,47 @@ fn install_writes_the_extension_and_remove_takes_it_out() {
     exit: 0
     --- stdout
     .pi/extensions/ctx.ts: removed
+    .pi/extensions/: removed (left empty)
+    .pi/: removed (left empty)
     --- stderr
     ");
-    assert!(!env.path(".pi/extensions").exists());
+    assert!(!env.path(".pi").exists());
+}
+
+#[test]
+fn remove_keeps_a_folder_that_holds_anything_else() {
+    let env = TestEnv::new();
+    env.ok(&["pi", "install"]);
+    env.write(".pi/settings.json", "{}\n");
+    assert_snapshot!(env.snap(&["pi", "install", "--remove"]), @r"
+    exit: 0
+    --- stdout
+    .pi/extensions/ctx.ts: removed
+    .pi/extensions/: removed (left empty)
+    --- stderr
+    ");
+    assert_eq!(env.read(".pi/settings.json"), "{}\n");
+    env.ok(&["pi", "install"]);
+    env.write(".pi/extensions/mine.ts", "export default () => {};\n");
+    std::fs::remove_file(env.path(".pi/settings.json")).unwrap();
+    let out = env.ok(&["pi", "install", "--remove", "--json"]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["files"][0]["action"], "removed");
+    assert_eq!(doc["folders_removed"], json!([]));
+    assert!(env.path(".pi/extensions/mine.ts").is_file());
+    // pi's agent folder of a --global install goes too when ctx's extension was all it held.
+    env.ok(&["pi", "install", "--global"]);
+    let out = env.ok(&["pi", "install", "--global", "--remove", "--json"]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let agent = env.home.join(".pi/agent");
+    assert_eq!(
+        doc["folders_removed"],
+        json!([
+            agent.join("extensions").display().to_string(),
+            agent.display().to_string()
+        ])
+    );
+    assert!(!agent.exists() && env.home.join(".pi").is_dir());
 }
 
 #[test]

@@ -77,9 +77,23 @@ fn install_hooks(
     } else {
         install::install(&dir, install::CLAUDE_FILES, command, force, dry_run)?
     };
-    if let Some(text) = merged.text.as_deref().filter(|_| !dry_run) {
-        install::write_settings(&target, text)?;
-    }
+    let deleted = install::save_settings(
+        &path,
+        &target,
+        merged.text.as_deref(),
+        merged.emptied,
+        dry_run,
+    )?;
+    let folders = if remove {
+        let settings = deleted.then_some(path.as_path());
+        install::remove_emptied_folders(
+            &dir,
+            install::removed_paths(&files).chain(settings),
+            dry_run,
+        )
+    } else {
+        Vec::new()
+    };
     let kept = files.iter().any(|o| o.action == Action::Kept);
     if ctx.out.json {
         let events = |changes: &[settings::Change]| -> Vec<String> {
@@ -91,6 +105,7 @@ fn install_hooks(
             dry_run,
             remove,
             settings_changed: merged.text.is_some(),
+            settings_removed: deleted,
             added: events(&merged.added),
             removed: events(&merged.removed),
             files: files
@@ -100,9 +115,15 @@ fn install_hooks(
                     action: o.action,
                 })
                 .collect(),
+            folders_removed: folders.iter().map(|f| f.display().to_string()).collect(),
         })?;
     } else {
-        report_install(ctx, &path, &merged, &files, remove, dry_run)?;
+        report_install(ctx, &path, &merged, &files, remove, deleted, dry_run)?;
+        let base = std::env::current_dir().unwrap_or_default();
+        for folder in &folders {
+            ctx.out
+                .line(&install::folder_line(folder, &base, dry_run))?;
+        }
     }
     if kept {
         return Err(Error::failure(
@@ -124,10 +145,12 @@ fn report_install(
     merged: &settings::Merged,
     files: &[install::Outcome],
     remove: bool,
+    deleted: bool,
     dry_run: bool,
 ) -> Result<()> {
     let base = std::env::current_dir().unwrap_or_default();
-    for line in hook_settings::report(path, &base, merged, remove, dry_run, "ctx claude hook") {
+    let label = "ctx claude hook";
+    for line in hook_settings::report(path, &base, merged, remove, dry_run, deleted, label) {
         ctx.out.line(&line)?;
     }
     for outcome in files {

@@ -54,9 +54,18 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
                 "remove the comments (Codex reads plain JSON), then install again",
             )
         })?;
-    if let Some(text) = merged.text.as_deref().filter(|_| !dry_run) {
-        install::write_settings(&target, text)?;
-    }
+    let deleted = install::save_settings(
+        &path,
+        &target,
+        merged.text.as_deref(),
+        merged.emptied,
+        dry_run,
+    )?;
+    let folders = if deleted {
+        install::remove_emptied_folders(&dir, [path.as_path()], dry_run)
+    } else {
+        Vec::new()
+    };
     if ctx.out.json {
         let events = |changes: &[hook_settings::Change]| -> Vec<String> {
             changes.iter().map(|c| c.event.clone()).collect()
@@ -67,14 +76,21 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
             dry_run,
             remove,
             hooks_changed: merged.text.is_some(),
+            hooks_removed: deleted,
             added: events(&merged.added),
             removed: events(&merged.removed),
+            folders_removed: folders.iter().map(|f| f.display().to_string()).collect(),
         })?;
         return Ok(ExitCode::Success);
     }
     let base = std::env::current_dir().unwrap_or_default();
-    for line in hook_settings::report(&path, &base, &merged, remove, dry_run, "ctx codex hook") {
+    let label = "ctx codex hook";
+    for line in hook_settings::report(&path, &base, &merged, remove, dry_run, deleted, label) {
         ctx.out.line(&line)?;
+    }
+    for folder in &folders {
+        ctx.out
+            .line(&install::folder_line(folder, &base, dry_run))?;
     }
     Ok(ExitCode::Success)
 }
