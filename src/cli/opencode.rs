@@ -16,12 +16,19 @@ OpenCode folder ($XDG_CONFIG_HOME/opencode, default ~/.config/opencode).
 
 Each file carries a stamp line. A file that already holds what ctx would write
 is left alone; one an earlier ctx wrote and nobody changed is updated; one that
-was changed (or is not ctx's) is kept, unless --force. Prints one line per
-file; exit 1 when a file was kept. OpenCode loads the files at its next start.")]
+was changed (or is not ctx's) is kept, unless --force. --remove deletes them,
+unless they were changed, then plugin/, command/ and .opencode/ (or the user's
+OpenCode folder) when nothing else is in them (the frame tree in
+.opencode/flame/ keeps .opencode/); nothing else is deleted. Prints one line per
+file (and per folder removed); exit 1 when a file was kept. OpenCode loads the
+files at its next start.")]
     Install {
         /// Install for every project: into the user's OpenCode folder
         #[arg(long)]
         global: bool,
+        /// Delete ctx's plugin and commands instead (unless they were changed)
+        #[arg(long)]
+        remove: bool,
         #[command(flatten)]
         options: InstallOptions,
     },

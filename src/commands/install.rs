@@ -1,5 +1,5 @@
 //! `ctx opencode install`, `ctx pi install` and `ctx hooks install`: the files built into ctx,
-//! written where OpenCode, pi and git look for them.
+//! written where OpenCode, pi and git look for them (and, `--remove`, taken out again).
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,12 @@ use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::install::{self, Action, Embedded, InstallDoc, InstalledFile, Outcome};
 
-pub fn opencode(ctx: &mut Context, global: bool, options: &InstallOptions) -> Result<ExitCode> {
+pub fn opencode(
+    ctx: &mut Context,
+    global: bool,
+    remove: bool,
+    options: &InstallOptions,
+) -> Result<ExitCode> {
     let dir = if global {
         user_opencode_dir()?
     } else {
@@ -20,6 +25,9 @@ pub fn opencode(ctx: &mut Context, global: bool, options: &InstallOptions) -> Re
     } else {
         "ctx opencode install"
     };
+    if remove {
+        return uninstall(ctx, &dir, install::OPENCODE_FILES, options);
+    }
     run(ctx, &dir, install::OPENCODE_FILES, command, options)
 }
 

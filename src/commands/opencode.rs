@@ -15,9 +15,11 @@ use crate::settings;
 pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
     let store = ctx.store()?;
     match command {
-        OpencodeCommand::Install { global, options } => {
-            super::install::opencode(ctx, global, &options)
-        }
+        OpencodeCommand::Install {
+            global,
+            remove,
+            options,
+        } => super::install::opencode(ctx, global, remove, &options),
         OpencodeCommand::Frame {
             session,
             title,

@@ -60,6 +60,70 @@ fn a_fresh_install_writes_every_file_and_a_second_changes_nothing() {
 }
 
 #[test]
+fn remove_takes_out_ctxs_files_and_the_folders_they_alone_filled() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "install"]);
+    env.write(".opencode/command/mine.md", "my command\n");
+    assert_snapshot!(env.snap(&["opencode", "install", "--remove", "--dry-run"]), @r"
+    exit: 0
+    --- stdout
+    .opencode/plugin/ctx.js: would be removed
+    .opencode/command/push.md: would be removed
+    .opencode/command/pop.md: would be removed
+    .opencode/command/status.md: would be removed
+    .opencode/command/plan.md: would be removed
+    .opencode/command/tree.md: would be removed
+    .opencode/command/swarm-status.md: would be removed
+    .opencode/plugin/: would be removed (left empty)
+    --- stderr
+    ");
+    assert!(FILES.iter().all(|f| env.path(f).is_file()));
+    assert_snapshot!(env.snap(&["opencode", "install", "--remove"]), @r"
+    exit: 0
+    --- stdout
+    .opencode/plugin/ctx.js: removed
+    .opencode/command/push.md: removed
+    .opencode/command/pop.md: removed
+    .opencode/command/status.md: removed
+    .opencode/command/plan.md: removed
+    .opencode/command/tree.md: removed
+    .opencode/command/swarm-status.md: removed
+    .opencode/plugin/: removed (left empty)
+    --- stderr
+    ");
+    assert!(FILES.iter().all(|f| !env.path(f).exists()));
+    assert_eq!(env.read(".opencode/command/mine.md"), "my command\n");
+
+    // The frame tree keeps .opencode/; without it, .opencode/ goes with ctx's files.
+    std::fs::remove_file(env.path(".opencode/command/mine.md")).unwrap();
+    env.ok(&["frame", "push", "Ship"]);
+    env.ok(&["opencode", "install"]);
+    let out = env.ok(&["opencode", "install", "--remove"]);
+    assert!(
+        out.ends_with(
+            "\n.opencode/command/: removed (left empty)\n.opencode/plugin/: removed (left empty)\n"
+        ),
+        "{out}"
+    );
+    assert!(env.path(".opencode/flame/state.json").is_file());
+    std::fs::remove_dir_all(env.path(".opencode")).unwrap();
+    env.ok(&["opencode", "install"]);
+    let out = env.ok(&["opencode", "install", "--remove"]);
+    assert!(
+        out.ends_with("\n.opencode/: removed (left empty)\n"),
+        "{out}"
+    );
+    assert!(!env.path(".opencode").exists());
+
+    // A file someone changed is kept, with its folder: exit 1, as for pi's extension.
+    env.ok(&["opencode", "install"]);
+    env.write(PLUGIN, "// mine\n");
+    let out = env.run(&["opencode", "install", "--remove"]);
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    assert_eq!(env.read(PLUGIN), "// mine\n");
+}
+
+#[test]
 fn a_changed_file_is_kept_unless_forced() {
     let env = TestEnv::new();
     env.ok(&["opencode", "install"]);
