@@ -506,27 +506,40 @@ pub fn remove_emptied_folders<'p>(
     emptied
 }
 
-/// Saves an agent's hooks file after the merge: writes its new `text`, or, when `--remove` left
-/// it holding nothing at all (`emptied`), deletes it rather than leave `{}` behind. A symbolic
-/// link is written through as ever, never deleted with what it points to. Returns whether the
-/// file was (with `dry_run`: would be) deleted.
+/// What became of an agent's hooks file once saved, and of the folders around it.
+#[derive(Debug, Default)]
+pub struct Saved {
+    /// The file was (with `dry_run`: would be) deleted: `--remove` left nothing else in it.
+    pub deleted: bool,
+    /// The folders `--remove` left empty and removed (with `dry_run`: would), deepest first.
+    pub folders: Vec<PathBuf>,
+}
+
+/// Saves an agent's hooks file `path` (written at `target`, where a link leads) after the merge:
+/// writes its new text, or, when `--remove` left it holding nothing at all, deletes it rather
+/// than leave `{}` behind (a symbolic link is written through as ever, never deleted with what
+/// it points to). Then the folders below `dir` that it and the `files` removed beside it leave
+/// empty go too ([`remove_emptied_folders`]).
 pub fn save_settings(
+    dir: &Path,
     path: &Path,
     target: &Path,
-    text: Option<&str>,
-    emptied: bool,
+    merged: &crate::hooks::settings::Merged,
+    files: &[Outcome],
     dry_run: bool,
-) -> Result<bool> {
-    let Some(text) = text else {
-        return Ok(false);
+) -> Result<Saved> {
+    let Some(text) = merged.text.as_deref() else {
+        return Ok(Saved::default());
     };
-    let delete = emptied && target == path;
-    match (dry_run, delete) {
+    let deleted = merged.emptied && target == path;
+    match (dry_run, deleted) {
         (true, _) => {}
         (false, true) => std::fs::remove_file(path).map_err(|e| Error::io(path, "remove", &e))?,
         (false, false) => write_settings(target, text)?,
     }
-    Ok(delete)
+    let settings = deleted.then_some(path);
+    let folders = remove_emptied_folders(dir, removed_paths(files).chain(settings), dry_run);
+    Ok(Saved { deleted, folders })
 }
 
 fn write(path: &Path, text: &str, executable: bool) -> Result<()> {

@@ -207,7 +207,8 @@ fn a_read_only_command_file_is_refused_before_anything_is_written() {
 fn remove_leaves_nothing_behind_where_ctx_was_all_there_was() {
     let env = TestEnv::new();
     env.ok(&["claude", "install"]);
-    assert_snapshot!(env.snap(&["claude", "install", "--remove", "--dry-run"]), @r"
+    let planned = env.snap(&["claude", "install", "--remove", "--dry-run"]);
+    assert_snapshot!(planned, @r"
     exit: 0
     --- stdout
     .claude/settings.json: 10 hooks would be removed
@@ -248,32 +249,13 @@ fn remove_leaves_nothing_behind_where_ctx_was_all_there_was() {
                 .to_string()
         }))
     );
-    assert_snapshot!(env.snap(&["claude", "install", "--remove"]), @r"
-    exit: 0
-    --- stdout
-    .claude/settings.json: 10 hooks removed
-      - SessionStart: ctx claude hook
-      - UserPromptSubmit: ctx claude hook
-      - PreToolUse: ctx claude hook
-      - PostToolUseFailure: ctx claude hook
-      - SubagentStart: ctx claude hook
-      - SubagentStop: ctx claude hook
-      - PreCompact: ctx claude hook
-      - PostCompact: ctx claude hook
-      - SessionEnd: ctx claude hook
-      - UserPromptExpansion: ctx claude hook
-    .claude/settings.json: removed (nothing else was in it)
-    .claude/commands/push.md: removed
-    .claude/commands/pop.md: removed
-    .claude/commands/status.md: removed
-    .claude/commands/plan.md: removed
-    .claude/commands/frame.md: removed
-    .claude/agents/ctx-frame.md: removed
-    .claude/agents/: removed (left empty)
-    .claude/commands/: removed (left empty)
-    .claude/: removed (left empty)
-    --- stderr
-    ");
+    // The same lines, done.
+    assert_eq!(
+        env.snap(&["claude", "install", "--remove"]),
+        planned
+            .replace("would be removed", "removed")
+            .replace("is in it", "was in it")
+    );
     assert!(!env.path(".claude").exists());
 }
 
@@ -321,25 +303,6 @@ fn remove_keeps_a_folder_with_the_users_files_and_a_settings_file_with_anything_
     --- stderr
     ");
     assert_eq!(env.read(SETTINGS), "{}");
-}
-
-#[cfg(unix)]
-#[test]
-fn remove_writes_through_a_settings_link_rather_than_delete_it() {
-    let env = TestEnv::new();
-    std::fs::create_dir_all(env.path(".claude")).unwrap();
-    env.write("dotfiles/settings.json", "{}\n");
-    std::os::unix::fs::symlink("../dotfiles/settings.json", env.path(SETTINGS)).unwrap();
-    env.ok(&["claude", "install"]);
-    let out = env.ok(&["claude", "install", "--remove"]);
-    assert!(!out.contains("nothing else"), "{out}");
-    assert!(
-        std::fs::symlink_metadata(env.path(SETTINGS))
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
-    assert_eq!(env.read("dotfiles/settings.json"), "{}\n");
 }
 
 #[cfg(unix)]

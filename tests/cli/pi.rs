@@ -214,14 +214,7 @@ fn messages(env: &TestEnv, input: &str) -> (Value, String) {
 #[test]
 fn a_popped_frame_folds_to_its_entry_and_the_context_follows_the_pop() {
     let env = TestEnv::new();
-    env.ok(&[
-        "pi",
-        "frame",
-        "--session",
-        SESSION,
-        "--title",
-        "Audit the refunds",
-    ]);
+    session_frame(&env, SESSION, "Audit the refunds");
     let mut session = PiSession::new("Audit the refunds");
     session.call("c1", "flame_push", json!({"goal": "Audit"}), "Pushed");
     let pushed = env.ok(&[
@@ -376,6 +369,11 @@ fn bad_sessions_and_bad_stdin_are_refused() {
 }
 
 /// A frame of the state file, by id.
+/// Creates the frame of pi session `session`, titled `title`, as ctx's extension does.
+fn session_frame(env: &TestEnv, session: &str, title: &str) {
+    env.ok(&["pi", "frame", "--session", session, "--title", title]);
+}
+
 fn frame_of(env: &TestEnv, id: &str) -> Value {
     let out = env.ok(&["frame", "show", "--json", "--", id]);
     serde_json::from_str::<Value>(&out).unwrap()["frame"].clone()
@@ -460,7 +458,7 @@ fn frame_and_finish_take_the_session_as_an_argument_too() {
 #[test]
 fn a_subagents_frame_starts_under_its_parent_sessions_current_frame() {
     let env = TestEnv::new();
-    env.ok(&["pi", "frame", "--session", SESSION, "--title", "Audit"]);
+    session_frame(&env, SESSION, "Audit");
     let inner = env.ok(&["frame", "push", "--session", SESSION, "Read the ledger"]);
     let inner = inner.trim();
     let out = env.ok(&[
@@ -509,7 +507,7 @@ fn pi_transcript(session: &str, answer: &str) -> String {
 #[test]
 fn finish_pops_a_subagents_frame_with_its_transcript() {
     let env = TestEnv::new();
-    env.ok(&["pi", "frame", "--session", SESSION, "--title", "Audit"]);
+    session_frame(&env, SESSION, "Audit");
     env.ok(&[
         "pi",
         "frame",
@@ -567,7 +565,7 @@ fn a_transcript_ctx_cannot_read_still_finishes_the_frame_with_one_warning() {
     let mut warnings = String::new();
     for (n, (transcript, stdin)) in cases.iter().enumerate() {
         let session = format!("pi_child-{n}");
-        env.ok(&["pi", "frame", "--session", &session, "--title", "Count"]);
+        session_frame(&env, &session, "Count");
         let out = env.run_stdin(
             &[
                 "pi",
@@ -655,14 +653,7 @@ fn finish_with_nothing_to_finish_prints_one_json_document() {
 /// A session that pushed a frame, read a large file, was told something by its person, and
 /// popped the frame: its message list.
 fn popped_session(env: &TestEnv) -> String {
-    env.ok(&[
-        "pi",
-        "frame",
-        "--session",
-        SESSION,
-        "--title",
-        "Audit the refunds",
-    ]);
+    session_frame(env, SESSION, "Audit the refunds");
     let mut session = PiSession::new("Audit the refunds");
     session.call("c1", "flame_push", json!({"goal": "Audit"}), "Pushed");
     env.ok(&[

@@ -77,23 +77,7 @@ fn install_hooks(
     } else {
         install::install(&dir, install::CLAUDE_FILES, command, force, dry_run)?
     };
-    let deleted = install::save_settings(
-        &path,
-        &target,
-        merged.text.as_deref(),
-        merged.emptied,
-        dry_run,
-    )?;
-    let folders = if remove {
-        let settings = deleted.then_some(path.as_path());
-        install::remove_emptied_folders(
-            &dir,
-            install::removed_paths(&files).chain(settings),
-            dry_run,
-        )
-    } else {
-        Vec::new()
-    };
+    let saved = install::save_settings(&dir, &path, &target, &merged, &files, dry_run)?;
     let kept = files.iter().any(|o| o.action == Action::Kept);
     if ctx.out.json {
         let events = |changes: &[settings::Change]| -> Vec<String> {
@@ -105,7 +89,7 @@ fn install_hooks(
             dry_run,
             remove,
             settings_changed: merged.text.is_some(),
-            settings_removed: deleted,
+            settings_removed: saved.deleted,
             added: events(&merged.added),
             removed: events(&merged.removed),
             files: files
@@ -115,12 +99,16 @@ fn install_hooks(
                     action: o.action,
                 })
                 .collect(),
-            folders_removed: folders.iter().map(|f| f.display().to_string()).collect(),
+            folders_removed: saved
+                .folders
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect(),
         })?;
     } else {
-        report_install(ctx, &path, &merged, &files, remove, deleted, dry_run)?;
+        report_install(ctx, &path, &merged, &files, remove, saved.deleted, dry_run)?;
         let base = std::env::current_dir().unwrap_or_default();
-        for folder in &folders {
+        for folder in &saved.folders {
             ctx.out
                 .line(&install::folder_line(folder, &base, dry_run))?;
         }

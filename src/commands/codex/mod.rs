@@ -54,18 +54,7 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
                 "remove the comments (Codex reads plain JSON), then install again",
             )
         })?;
-    let deleted = install::save_settings(
-        &path,
-        &target,
-        merged.text.as_deref(),
-        merged.emptied,
-        dry_run,
-    )?;
-    let folders = if deleted {
-        install::remove_emptied_folders(&dir, [path.as_path()], dry_run)
-    } else {
-        Vec::new()
-    };
+    let saved = install::save_settings(&dir, &path, &target, &merged, &[], dry_run)?;
     if ctx.out.json {
         let events = |changes: &[hook_settings::Change]| -> Vec<String> {
             changes.iter().map(|c| c.event.clone()).collect()
@@ -76,19 +65,24 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
             dry_run,
             remove,
             hooks_changed: merged.text.is_some(),
-            hooks_removed: deleted,
+            hooks_removed: saved.deleted,
             added: events(&merged.added),
             removed: events(&merged.removed),
-            folders_removed: folders.iter().map(|f| f.display().to_string()).collect(),
+            folders_removed: saved
+                .folders
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect(),
         })?;
         return Ok(ExitCode::Success);
     }
     let base = std::env::current_dir().unwrap_or_default();
     let label = "ctx codex hook";
-    for line in hook_settings::report(&path, &base, &merged, remove, dry_run, deleted, label) {
+    let lines = hook_settings::report(&path, &base, &merged, remove, dry_run, saved.deleted, label);
+    for line in lines {
         ctx.out.line(&line)?;
     }
-    for folder in &folders {
+    for folder in &saved.folders {
         ctx.out
             .line(&install::folder_line(folder, &base, dry_run))?;
     }
