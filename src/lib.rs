@@ -1,6 +1,7 @@
 //! ctxkit: the library behind the `ctx` command. Pure cores per domain (`frame`, …), a small I/O
 //! layer (`project`, `frame::store`), command adapters (`commands`) and one output layer (`output`).
 
+pub mod app;
 pub mod budget;
 pub mod claude;
 pub mod cli;

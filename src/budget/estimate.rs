@@ -386,7 +386,10 @@ mod tests {
         use crate::budget::bpe::Encoding;
         let sources = [
             (include_str!("estimate.rs"), ContentClass::Code),
-            (include_str!("../commands/budget.rs"), ContentClass::Code),
+            (
+                include_str!("../commands/budget/mod.rs"),
+                ContentClass::Code,
+            ),
             (include_str!("../../README.md"), ContentClass::Prose),
             (include_str!("../../Cargo.toml"), ContentClass::Data),
         ];

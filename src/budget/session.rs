@@ -131,6 +131,27 @@ fn sent_texts(part: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// Whether opencode-swarm would give its context-budget warning (swarm.md §11.2): its
+/// `context_budget.enabled` (`budget_enabled`), and for a session the last user message (agent
+/// empty or exactly `architect`, with a text part).
+pub fn swarm_would_warn(budget_enabled: Option<bool>, session: Option<&SessionView>) -> bool {
+    if budget_enabled == Some(false) {
+        return false;
+    }
+    match session {
+        None => true,
+        Some(view) => match &view.last_user {
+            None => false,
+            Some((agent, has_text)) => {
+                let agent_ok = agent
+                    .as_deref()
+                    .is_none_or(|a| a.is_empty() || a == "architect");
+                agent_ok && *has_text
+            }
+        },
+    }
+}
+
 /// Reads what the budget needs from a validated export.
 pub fn view(export: &Export) -> SessionView {
     let messages: Vec<_> = export.messages().collect();

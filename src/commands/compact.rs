@@ -1,19 +1,17 @@
 //! `ctx compact …`: what goes back into the model's context (cli.md), rendered from the frame
 //! tree and opencode-swarm's files.
 
-use std::io::Read;
-
 use serde::Serialize;
 
 use super::Context;
+use crate::app::frame_context::{frame_settings, read_stdin, swarm_budget_line};
 use crate::budget::tokenize::Method;
-use crate::budget::tokenizer::{self, Tokenizer};
 use crate::cli::compact::{
     CompactCommand, HostArg, NoticeFormat, RenderFormat, RoleArg, SourceArg, SourceArgs,
 };
 use crate::cli::frame::FrameSelector;
 use crate::compact::doc::{CompactingOutput, SystemOutput};
-use crate::compact::frame_context::{self, Budgets, Settings};
+use crate::compact::frame_context::{self};
 use crate::compact::inject::{self, Position};
 use crate::compact::notice;
 use crate::error::{Error, ExitCode, Result};
@@ -21,11 +19,7 @@ use crate::frame::ops;
 use crate::frame::state::State;
 use crate::frame::store::Store;
 use crate::opencode::id::IdMinter;
-use crate::settings;
 use crate::swarm::hooks::{self, Wanted};
-
-/// Message lists larger than this are not what OpenCode sends.
-const MAX_MESSAGES_BYTES: u64 = 1 << 30;
 
 pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
     match command {
@@ -208,44 +202,6 @@ fn fit_to_cap(ctx: &Context, entries: &mut Entries, cap: u64) -> u64 {
     left.saturating_sub(u64::from(kept > 0))
 }
 
-/// The frame context settings (flame.md §9.1), through the settings registry: `CTX_*` variables,
-/// ctx.toml, the user config, Flame's `FLAME_TOKEN_BUDGET_*`, defaults.
-pub(crate) fn frame_settings(ctx: &Context) -> Result<Settings> {
-    let config = ctx.project.config()?;
-    let count = |def| settings::resolve(config, def, None, None).map(|r| r.count());
-    let budgets = Budgets {
-        total: count(&settings::FRAME_CONTEXT_TOTAL)?,
-        ancestors: count(&settings::FRAME_CONTEXT_ANCESTORS)?,
-        siblings: count(&settings::FRAME_CONTEXT_SIBLINGS)?,
-        current: count(&settings::FRAME_CONTEXT_CURRENT)?,
-    };
-    let tokenizer = settings::resolve(config, &settings::FRAME_CONTEXT_TOKENIZER, None, None)?;
-    let estimator = Tokenizer::parse(tokenizer.text(), &tokenizer::FRAME_CONTEXT)
-        .map_err(Error::failure)?
-        .method(None);
-    Ok(Settings { budgets, estimator })
-}
-
-/// The `<flame-context>` of the current frame of OpenCode session `session`, or `None` when it
-/// has none; with `said`, without what the request it goes into already says (`None` when that
-/// leaves nothing to say).
-pub(crate) fn session_frame_context(
-    ctx: &Context,
-    state: &State,
-    session: &str,
-    said: Option<&frame_context::Said<'_>>,
-) -> Result<Option<String>> {
-    let Some(current) = ops::session_current(state, session)? else {
-        return Ok(None);
-    };
-    let settings = frame_settings(ctx)?;
-    let rendered = match said {
-        Some(said) => frame_context::render_in_request(state, &current, &settings, said)?,
-        None => Some(frame_context::render(state, &current, &settings)?),
-    };
-    Ok(rendered.map(|r| r.xml))
-}
-
 fn print_json<T: Serialize>(ctx: &mut Context, doc: &T) -> Result<()> {
     let mut text = serde_json::to_string(doc).map_err(|e| Error::failure(e.to_string()))?;
     text.push('\n');
@@ -344,28 +300,6 @@ fn notice(
     }
 }
 
-pub(crate) fn read_stdin() -> Result<String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(MAX_MESSAGES_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| {
-            Error::failure(format!("cannot be read: {}", crate::error::describe_io(&e)))
-        })?;
-    if bytes.len() as u64 > MAX_MESSAGES_BYTES {
-        return Err(Error::failure(
-            "more than 1 GiB; that is not a message list",
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        Error::failure(format!(
-            "not UTF-8 (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
-}
-
 /// The text of `--text` or `--text-file`, read before anything else.
 fn given_text(text: Option<String>, file: Option<std::path::PathBuf>) -> Result<Option<String>> {
     match (text, file) {
@@ -450,44 +384,4 @@ fn inject(
     let mut out = inject::inject_as(&list, at, &text, role, &mut IdMinter::new(), ctx.now)?;
     out.push('\n');
     ctx.out.write(&out)
-}
-
-/// opencode-swarm's context-budget warning for a message list (swarm.md §11), or `None` when it
-/// would give none or gives it itself (OpenCode loads it here): budget disabled, no last user message with a text part, an agent other than
-/// architect, or usage under the warn share.
-pub(crate) fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
-    use crate::budget::{session, tokenize::Method, verdict};
-    use crate::settings;
-    let swarm = ctx.swarm_config().context_budget;
-    let export = crate::opencode::export::Export::parse_export_or_list(list, true)
-        .map_err(|why| Error::failure(format!("<stdin>: {why}")))?;
-    let view = session::view(&export);
-    // OpenCode's own opencode-swarm gives the warning where it belongs; ctx gives it only for
-    // projects whose OpenCode does not load the plugin.
-    if !super::budget::swarm_would_warn(swarm.as_ref(), Some(&view))
-        || hooks::loaded_by_opencode(&ctx.project.root).by.is_some()
-    {
-        return Ok(None);
-    }
-    let config = ctx.project.config()?;
-    let share = |def| settings::resolve(config, def, None, swarm.as_ref()).map(|r| r.fraction());
-    let thresholds = verdict::Thresholds {
-        warn: share(&settings::BUDGET_WARN)?,
-        critical: share(&settings::BUDGET_CRITICAL)?,
-    };
-    let configured = settings::resolve(config, &settings::BUDGET_LIMIT, None, None)?.count();
-    let limit = if configured > 0 {
-        configured as f64
-    } else {
-        swarm.as_ref().and_then(|b| b.written_limit(&[])).map_or(
-            crate::swarm::config::ContextBudget::DEFAULT_LIMIT,
-            |(_, v)| v,
-        )
-    };
-    let total: u64 = view
-        .swarm_texts
-        .iter()
-        .map(|t| Method::Swarm.count(t))
-        .sum();
-    Ok(verdict::swarm_line(total as f64 / limit, thresholds))
 }

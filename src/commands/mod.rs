@@ -5,31 +5,18 @@ pub mod claude;
 pub mod codex;
 pub mod compact;
 pub mod config;
-pub mod fold;
 pub mod frame;
 pub mod generate;
-pub mod hooks;
-pub mod install;
 pub mod opencode;
 pub mod pi;
-pub mod session;
-pub mod spent;
 pub mod swarm;
 
+pub use crate::app::Context;
+use crate::app::install;
 use crate::cli::{Cli, Command, Deferred};
 use crate::error::{ExitCode, Result};
 use crate::output::Output;
 use crate::project::Project;
-
-/// What every command gets: the project, the output, and the one clock reading of this run.
-pub struct Context {
-    pub project: Project,
-    pub out: Output,
-    pub now: i64,
-    /// Hook mode: ctx was called by an agent on its own, not typed by a person (see
-    /// [`crate::project::hook_mode`]).
-    pub hook: bool,
-}
 
 /// `--frame`, then `--session` (or `CTX_SESSION`), then `CTX_FRAME` (flame.md §5), for every
 /// command that acts on "the current frame". `CTX_FRAME` is read here rather than by clap's
@@ -85,65 +72,7 @@ pub(crate) fn point_to_stray_state(ctx: &Context, stray: &crate::settings::Stray
     ));
 }
 
-pub(crate) use crate::input::{label, read_input, read_text};
-
-impl Context {
-    /// The project's frame store; in hook mode with the shorter lock wait, and refusing to start
-    /// `.opencode/flame/` in the home folder or `/`, which no one chose for a project when a hook
-    /// fires there on its own, unless `hooks.state_in_home` is on.
-    pub fn store(&self) -> Result<crate::frame::store::Store> {
-        let store = crate::frame::store::Store::new(&self.project.root);
-        if !self.hook {
-            return Ok(store);
-        }
-        let Some(place) = crate::project::unclaimed_root(&self.project.root) else {
-            return Ok(store.for_hook(None));
-        };
-        let config = self.project.config()?;
-        let allowed =
-            crate::settings::resolve(config, &crate::settings::HOOKS_STATE_IN_HOME, None, None)?
-                .text()
-                == "on";
-        let refusal = (!allowed).then(|| {
-            let at = match place {
-                "/" => "/".to_string(),
-                _ => format!("{place} {}", self.project.root.display()),
-            };
-            format!(
-                "stayed out of {at}: a hook starts no frame state (.opencode/flame/) there; to \
-                 keep frames there, set hooks.state_in_home = \"on\" or create .opencode/flame/ \
-                 there"
-            )
-        });
-        Ok(store.for_hook(refusal))
-    }
-
-    /// The frame state for a command that only reads it, with a warning when it is of a newer
-    /// schema than this ctx knows.
-    pub fn read_state(
-        &self,
-        store: &crate::frame::store::Store,
-    ) -> Result<crate::frame::state::State> {
-        let state = store.load()?;
-        if state.version() > crate::frame::state::SCHEMA_VERSION {
-            self.out.warn(&format!(
-                "{} has version {}; showing what this ctx understands",
-                store.path().display(),
-                state.version()
-            ));
-        }
-        Ok(state)
-    }
-
-    /// opencode-swarm's merged config; each ignored file is a warning on stderr.
-    pub fn swarm_config(&self) -> crate::swarm::config::SwarmConfig {
-        let loaded = crate::swarm::files::read_config(&self.project.root);
-        for warning in &loaded.warnings {
-            self.out.warn(warning);
-        }
-        loaded.config
-    }
-}
+pub(crate) use crate::input::{label, read_text};
 
 /// Whether the command reads a frame tree, which is walked recursively (and so needs a deep
 /// stack); swarm views, budgets, settings and completions never do.

@@ -2,7 +2,8 @@
 //! §11). A session's frame is the frame whose id is the session id; what pi's sessions share
 //! with these is in `session`.
 
-use super::{Context, session};
+use super::Context;
+use crate::app::session;
 use crate::cli::opencode::OpencodeCommand;
 use crate::document::Version;
 use crate::error::{ExitCode, Result};
@@ -19,7 +20,7 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             global,
             remove,
             options,
-        } => super::install::opencode(ctx, global, remove, &options),
+        } => crate::app::install::opencode(ctx, global, remove, &options),
         OpencodeCommand::Frame {
             session,
             title,
@@ -48,7 +49,7 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
         OpencodeCommand::Messages {
             session,
             budget_warning,
-        } => super::fold::run(ctx, &session, budget_warning),
+        } => crate::app::fold::run(ctx, &session, budget_warning),
     }
 }
 

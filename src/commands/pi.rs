@@ -2,7 +2,8 @@
 //! before every model call. A session's frame is the frame whose id is the session,
 //! `pi_<pi's session id>`; what it shares with OpenCode's sessions is in `session`.
 
-use super::{Context, session};
+use super::Context;
+use crate::app::session;
 use crate::cli::pi::PiCommand;
 use crate::error::{ExitCode, Result};
 use crate::frame::state::Status;
@@ -13,7 +14,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             global,
             remove,
             options,
-        } => super::install::pi(ctx, global, remove, &options),
+        } => crate::app::install::pi(ctx, global, remove, &options),
         PiCommand::Frame {
             session,
             title,
@@ -48,7 +49,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             let status = status_for(&stop_reason);
             session::finish(ctx, &store, &session, status, summary, transcript)
         }
-        PiCommand::Messages { session } => super::fold::run_pi(ctx, &session),
+        PiCommand::Messages { session } => crate::app::fold::run_pi(ctx, &session),
     }
 }
 

@@ -1,5 +1,5 @@
 //! What the agents that call ctx through hooks (Claude Code, Codex) share below their command
-//! adapters and the hook core (`commands::hooks`): their ids as frame ids, ctx's entries in their
+//! adapters and the hook core (`app::hooks`): their ids as frame ids, ctx's entries in their
 //! hooks files ([`settings`]), and the rewrite of a folded transcript ([`transcript`]).
 
 use crate::frame::id::validate_id;

@@ -114,8 +114,11 @@ fn references(module: &[String], code: &str) -> Vec<Vec<String>> {
     out
 }
 
-#[test]
-fn sibling_modules_import_one_way() {
+/// A module's path (`["commands", "frame"]`).
+type ModulePath = Vec<String>;
+
+/// Every module under `src/`, and each file's module with the module paths it names.
+fn sources() -> (BTreeSet<ModulePath>, Vec<(ModulePath, Vec<ModulePath>)>) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
@@ -123,15 +126,56 @@ fn sibling_modules_import_one_way() {
         .iter()
         .map(|f| module_of(f.strip_prefix(&src).unwrap()))
         .collect();
+    let named = files
+        .iter()
+        .map(|file| {
+            let module = module_of(file.strip_prefix(&src).unwrap());
+            let code = std::fs::read_to_string(file).unwrap();
+            let targets = references(&module, &code);
+            (module, targets)
+        })
+        .collect();
+    (modules, named)
+}
+
+/// A command adapter (`commands::frame`, `commands::claude`, …) never names another: what two of
+/// them share lives a floor lower (`app`, or a core), so that each can be read and changed alone.
+/// Only `commands` itself, which dispatches, names them all.
+#[test]
+fn command_adapters_never_name_each_other() {
+    let (modules, named) = sources();
+    let adapter = |path: &[String]| -> Option<String> {
+        (path.len() >= 2 && path[0] == "commands" && modules.contains(&path[..2]))
+            .then(|| path[1].clone())
+    };
+    let mut crossings = BTreeSet::new();
+    for (module, targets) in &named {
+        let Some(from) = adapter(module) else {
+            continue;
+        };
+        for target in targets {
+            if let Some(to) = adapter(target).filter(|to| *to != from) {
+                crossings.insert(format!("{} -> commands::{to}", module.join("::")));
+            }
+        }
+    }
+    assert_eq!(
+        crossings,
+        BTreeSet::new(),
+        "command adapters that call each other"
+    );
+}
+
+#[test]
+fn sibling_modules_import_one_way() {
+    let (modules, named) = sources();
     // Edges between siblings: parent → (from → to).
     let mut edges: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
-    for file in &files {
-        let module = module_of(file.strip_prefix(&src).unwrap());
-        let code = std::fs::read_to_string(file).unwrap();
-        for target in references(&module, &code) {
+    for (module, targets) in &named {
+        for target in targets {
             let common = module
                 .iter()
-                .zip(&target)
+                .zip(target)
                 .take_while(|(a, b)| a == b)
                 .count();
             let (Some(from), Some(to)) = (module.get(common), target.get(common)) else {

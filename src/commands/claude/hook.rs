@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::app::hooks::{self, CallMeta, Harness, Hook, additional_context, field};
 use crate::claude::{ids, log as claude_log, transcript};
-use crate::commands::hooks::{self, CallMeta, Harness, Hook, additional_context, field};
 use crate::error::{Error, Result};
 use crate::frame::state::Status;
 use crate::frame::store;

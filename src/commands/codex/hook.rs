@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::app::hooks::{self, Harness, Hook, additional_context, field};
 use crate::codex::{THREAD_PREFIX, fold, rollout};
-use crate::commands::hooks::{self, Harness, Hook, additional_context, field};
 use crate::error::{Error, Result};
 use crate::frame::store;
 use crate::hooks::transcript;

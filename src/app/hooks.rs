@@ -269,7 +269,7 @@ impl<'a> Hook<'a> {
     }
 
     fn settings(&self) -> Result<frame_context::Settings> {
-        super::compact::frame_settings(&self.ctx)
+        super::frame_context::frame_settings(&self.ctx)
     }
 
     /// Whether the session has a frame yet.

@@ -5,7 +5,7 @@
 //! message list (`compact::fold::pi`), with pi's settings (`pi.fold`, `pi.fold_user_messages`).
 
 use super::Context;
-use super::compact::{read_stdin, session_frame_context, swarm_budget_line};
+use super::frame_context::{read_stdin, session_frame_context, swarm_budget_line};
 use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape};
 use crate::compact::frame_context::Said;
 use crate::compact::inject::{self, MessageList, Position};

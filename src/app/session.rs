@@ -5,7 +5,7 @@
 //! to a status) and calls these; adapters never call each other.
 
 use super::Context;
-use super::frame::{PopInputs, pop, print_pop_doc, read_transcript};
+use super::pop::{PopInputs, pop, print_pop_doc, read_transcript};
 use crate::cli::frame::SpanArgs;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};

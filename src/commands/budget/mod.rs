@@ -6,6 +6,8 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
+mod spent;
+
 use super::Context;
 use crate::budget::doc::{
     EstimateDoc, ItemDoc, LimitDoc, ModelRow, ModelsDoc, SessionDoc, SkippedDoc, ThresholdsDoc,
@@ -30,7 +32,7 @@ pub fn run(ctx: &mut Context, command: BudgetCommand) -> Result<ExitCode> {
     match command {
         BudgetCommand::Estimate(args) => estimate(ctx, args),
         BudgetCommand::Models => list_models(ctx),
-        BudgetCommand::Spent(args) => super::spent::run(ctx, args),
+        BudgetCommand::Spent(args) => spent::run(ctx, args),
     }
 }
 
@@ -557,8 +559,10 @@ fn estimate(ctx: &mut Context, args: EstimateArgs) -> Result<ExitCode> {
             .write(&crate::flamegraph::svg(&crate::budget::flame::graph(&doc)))?,
         Format::Swarm => {
             let session = settings.session.as_ref().map(|(_, view)| view);
-            if swarm_would_warn(settings.swarm.as_ref(), session)
-                && let Some(line) = verdict::swarm_line(doc.usage, settings.thresholds)
+            if crate::budget::session::swarm_would_warn(
+                settings.swarm.as_ref().and_then(|s| s.enabled),
+                session,
+            ) && let Some(line) = verdict::swarm_line(doc.usage, settings.thresholds)
             {
                 ctx.out.line(&line)?;
             }
@@ -589,29 +593,6 @@ fn session_tokens(view: &SessionView, method: Method) -> u64 {
         _ => &view.sent,
     };
     texts.iter().map(|text| method.count(text)).sum()
-}
-
-/// swarm.md §11.2 gating: context_budget.enabled, and for a session the last user message (agent
-/// empty or exactly `architect`, with a text part).
-pub(crate) fn swarm_would_warn(
-    swarm: Option<&ContextBudget>,
-    session: Option<&SessionView>,
-) -> bool {
-    if swarm.and_then(|s| s.enabled) == Some(false) {
-        return false;
-    }
-    match session {
-        None => true,
-        Some(view) => match &view.last_user {
-            None => false,
-            Some((agent, has_text)) => {
-                let agent_ok = agent
-                    .as_deref()
-                    .is_none_or(|a| a.is_empty() || a == "architect");
-                agent_ok && *has_text
-            }
-        },
-    }
 }
 
 /// opencode-swarm's `context_budget` from its merged configuration.

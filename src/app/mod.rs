@@ -1,0 +1,83 @@
+//! The floor between the command adapters (`crate::commands`) and the cores: what more than one
+//! command runs, with the run's context (the project, the output, the clock). Adapters call down
+//! here and never each other; nothing here parses arguments or knows which command runs it.
+
+pub mod fold;
+pub mod frame_context;
+pub mod hooks;
+pub mod install;
+pub mod pop;
+pub mod session;
+pub mod spent;
+
+use crate::error::Result;
+use crate::output::Output;
+use crate::project::Project;
+
+/// What every command gets: the project, the output, and the one clock reading of this run.
+pub struct Context {
+    pub project: Project,
+    pub out: Output,
+    pub now: i64,
+    /// Hook mode: ctx was called by an agent on its own, not typed by a person (see
+    /// [`crate::project::hook_mode`]).
+    pub hook: bool,
+}
+
+impl Context {
+    /// The project's frame store; in hook mode with the shorter lock wait, and refusing to start
+    /// `.opencode/flame/` in the home folder or `/`, which no one chose for a project when a hook
+    /// fires there on its own, unless `hooks.state_in_home` is on.
+    pub fn store(&self) -> Result<crate::frame::store::Store> {
+        let store = crate::frame::store::Store::new(&self.project.root);
+        if !self.hook {
+            return Ok(store);
+        }
+        let Some(place) = crate::project::unclaimed_root(&self.project.root) else {
+            return Ok(store.for_hook(None));
+        };
+        let config = self.project.config()?;
+        let allowed =
+            crate::settings::resolve(config, &crate::settings::HOOKS_STATE_IN_HOME, None, None)?
+                .text()
+                == "on";
+        let refusal = (!allowed).then(|| {
+            let at = match place {
+                "/" => "/".to_string(),
+                _ => format!("{place} {}", self.project.root.display()),
+            };
+            format!(
+                "stayed out of {at}: a hook starts no frame state (.opencode/flame/) there; to \
+                 keep frames there, set hooks.state_in_home = \"on\" or create .opencode/flame/ \
+                 there"
+            )
+        });
+        Ok(store.for_hook(refusal))
+    }
+
+    /// The frame state for a command that only reads it, with a warning when it is of a newer
+    /// schema than this ctx knows.
+    pub fn read_state(
+        &self,
+        store: &crate::frame::store::Store,
+    ) -> Result<crate::frame::state::State> {
+        let state = store.load()?;
+        if state.version() > crate::frame::state::SCHEMA_VERSION {
+            self.out.warn(&format!(
+                "{} has version {}; showing what this ctx understands",
+                store.path().display(),
+                state.version()
+            ));
+        }
+        Ok(state)
+    }
+
+    /// opencode-swarm's merged config; each ignored file is a warning on stderr.
+    pub fn swarm_config(&self) -> crate::swarm::config::SwarmConfig {
+        let loaded = crate::swarm::files::read_config(&self.project.root);
+        for warning in &loaded.warnings {
+            self.out.warn(warning);
+        }
+        loaded.config
+    }
+}
