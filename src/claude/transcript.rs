@@ -119,10 +119,10 @@ pub struct Response {
 /// The model responses of a transcript, each once (its first line), in order. Lines without a
 /// `message.id` or `usage` (user turns, hook records) are not responses; neither are Claude
 /// Code's own placeholders (model `<synthetic>`).
-pub fn responses(lines: &Lines) -> Vec<Response> {
+pub fn responses(records: &[Value]) -> Vec<Response> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for record in &lines.records {
+    for record in records {
         if record.get("type").and_then(Value::as_str) != Some("assistant") {
             continue;
         }
@@ -367,7 +367,7 @@ mod tests {
     fn each_response_counts_once_and_a_cut_line_is_skipped() {
         let lines = parse(TRANSCRIPT);
         assert_eq!(lines.skipped, 1);
-        let responses = responses(&lines);
+        let responses = responses(&lines.records);
         assert_eq!(responses.len(), 2);
         let mut total = Tokens::default();
         for r in &responses {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::price::PriceList;
-use super::record::{Call, Records, Session, SourceInfo, Tokens};
+use super::record::{Call, Records, Session, Tokens};
 use crate::claude::{ids, transcript};
 use crate::error::Result;
 
@@ -30,42 +30,30 @@ pub(super) fn read_files(
     prices: &PriceList,
     records: &mut Records,
 ) -> Result<()> {
-    records.sources.push(SourceInfo {
-        kind: "claude-transcripts",
-        path: path.display().to_string(),
-    });
-    for file in files {
-        let bytes = crate::input::read_file(&file, MAX_TRANSCRIPT)?;
-        let lines = transcript::parse(&String::from_utf8_lossy(&bytes));
-        if lines.skipped > 0 {
-            records.problems.push(format!(
-                "{}: {} line(s) are not JSON; skipped",
-                file.display(),
-                lines.skipped
-            ));
-        }
-        read_lines(&file, &lines, prices, records);
-    }
-    Ok(())
+    super::jsonl::read_files(
+        "claude-transcripts",
+        MAX_TRANSCRIPT,
+        path,
+        files,
+        records,
+        |file, lines, records| read_lines(file, lines, prices, records),
+    )
 }
 
 /// The session a transcript's lines belong to (its frame-style id, its parent, a title), and the
 /// subagent's type (`general-purpose`, `Explore`, …; the main conversation's is not named).
-fn session_of(file: &Path, lines: &transcript::Lines) -> Option<(Session, String)> {
+fn session_of(file: &Path, lines: &[Value]) -> Option<(Session, String)> {
     let text = |key: &str| {
         lines
-            .records
             .iter()
             .find_map(|r| r.get(key)?.as_str().filter(|s| !s.is_empty()))
     };
     let session_id = text("sessionId")?;
     let created = lines
-        .records
         .iter()
         .find_map(|r| crate::time::parse_rfc3339_utc(r.get("timestamp")?.as_str()?))
         .unwrap_or(0);
     let sidechain = lines
-        .records
         .iter()
         .any(|r| r.get("isSidechain").and_then(Value::as_bool) == Some(true));
     match text("agentId").filter(|_| sidechain) {
@@ -94,8 +82,8 @@ fn session_of(file: &Path, lines: &transcript::Lines) -> Option<(Session, String
 }
 
 /// The first line of a session's first typed prompt.
-fn first_prompt(lines: &transcript::Lines) -> Option<String> {
-    lines.records.iter().find_map(|r| {
+fn first_prompt(lines: &[Value]) -> Option<String> {
+    lines.iter().find_map(|r| {
         if r.get("type")?.as_str()? != "user" {
             return None;
         }
@@ -109,7 +97,7 @@ fn first_prompt(lines: &transcript::Lines) -> Option<String> {
     })
 }
 
-fn read_lines(file: &Path, lines: &transcript::Lines, prices: &PriceList, records: &mut Records) {
+fn read_lines(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
     let responses = transcript::responses(lines);
     if responses.is_empty() {
         return;

@@ -1,5 +1,5 @@
-//! The lines of a session file of the agents that keep one JSON Lines file per session (pi,
-//! Codex CLI), and their token counts, read the same way for each.
+//! The lines of a session file of the agents that keep one JSON Lines file per session (Claude
+//! Code, pi, Codex CLI), and their token counts, read the same way for each.
 
 use std::path::{Path, PathBuf};
 

@@ -714,15 +714,24 @@ fn transcripts_are_priced_from_the_models_cache_and_bad_lines_are_reported() {
             p.to_string_lossy().contains("agent-") && p.extension().is_some_and(|e| e == "jsonl")
         })
         .unwrap();
-    let mut text = std::fs::read_to_string(&agent).unwrap();
-    text.push_str("{\"type\":\"assistant\",\"mess\n");
-    std::fs::write(&agent, text).unwrap();
+    // A line cut short, and bytes that are not UTF-8 in a prompt: each said, as for pi's and
+    // Codex's files.
+    let mut bytes = std::fs::read(&agent).unwrap();
+    bytes.extend_from_slice(
+        b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\"}}\n",
+    );
+    bytes.extend_from_slice(b"{\"type\":\"assistant\",\"mess\n");
+    std::fs::write(&agent, bytes).unwrap();
     let source = env.home.join(".claude/projects");
     let out = env.run(&["budget", "spent", "--source", source.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("1 line(s) are not JSON; skipped"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("not UTF-8; read with U+FFFD in place of the bad bytes"),
         "{stderr}"
     );
     assert_eq!(spent_json(&env, &[])["total"]["calls"], 5);
