@@ -101,71 +101,70 @@ pub fn fold(
         let Some(answer) = answers.get(&call.id) else {
             continue;
         };
-        if answer.error {
+        if call.push {
+            // A push may share its call with other commands (`ctx frame push -- 'Build' &&
+            // cargo build`), whose failure makes the whole call an error: what tells is the
+            // frame's id in the output.
+            if let Some(frame) = pushed_frame(&answer.text, finished) {
+                stack.push((call.line, frame));
+            }
             continue;
         }
-        if call.push {
-            let frame = answer.text.trim();
-            if frame.is_empty() || frame.contains(char::is_whitespace) {
-                continue;
-            }
-            stack.push((call.line, frame.to_string()));
-        } else if answer.folded {
-            // Folded before: its push is gone with its span.
-        } else {
-            if let Some(named) = &call.names {
-                let Some(named) = named.as_deref() else {
-                    return Err(format!(
-                        "the pop at line {} names its frame by what only a shell can read",
-                        call.line + 1
-                    ));
-                };
-                // A pop names a frame by its id or a prefix of it; the innermost frame pushed here
-                // that it names is the one it ends.
-                let names = |frame: &str| frame.starts_with(named);
-                match stack.iter().rposition(|(_, frame)| names(frame)) {
-                    Some(at) if at + 1 == stack.len() => {}
-                    Some(_) => {
-                        let (inner_line, inner) =
-                            stack.last().expect("a frame above the named one");
-                        return Err(format!(
-                            "spans cross: the pop at line {} ends frame {named} while frame {inner}, \
-                             pushed at line {}, runs",
-                            call.line + 1,
-                            inner_line + 1
-                        ));
-                    }
-                    // A frame pushed elsewhere (another session, a person): it ends no span of
-                    // this transcript, and is an ordinary call, folded with the span it is in.
-                    None => continue,
-                }
-            }
-            let Some((push_line, frame)) = stack.pop() else {
-                return Err(format!(
-                    "the pop at line {} has no push in the transcript",
-                    call.line + 1
-                ));
-            };
-            let Some(done) = finished(&frame) else {
-                return Err(format!(
-                    "the pop at line {} ends frame {frame}, which ctx does not know as finished",
-                    call.line + 1
-                ));
-            };
-            if done.parent.as_deref() != Some(answer.text.trim()) {
-                return Err(format!(
-                    "spans cross: the pop at line {} does not end frame {frame}, pushed at line {}",
-                    call.line + 1,
-                    push_line + 1
-                ));
-            }
-            spans.push(Span {
-                push: push_line,
-                pop: call.line,
-                answer: answer.line,
-                frame,
-            });
+        // A failed pop ends nothing; one folded before lost its push with its span.
+        if answer.error || answer.folded {
+            continue;
         }
+        if let Some(named) = &call.names {
+            let Some(named) = named.as_deref() else {
+                return Err(format!(
+                    "the pop at line {} names its frame by what only a shell can read",
+                    call.line + 1
+                ));
+            };
+            // A pop names a frame by its id or a prefix of it; the innermost frame pushed here
+            // that it names is the one it ends.
+            let names = |frame: &str| frame.starts_with(named);
+            match stack.iter().rposition(|(_, frame)| names(frame)) {
+                Some(at) if at + 1 == stack.len() => {}
+                Some(_) => {
+                    let (inner_line, inner) = stack.last().expect("a frame above the named one");
+                    return Err(format!(
+                        "spans cross: the pop at line {} ends frame {named} while frame {inner}, \
+                         pushed at line {}, runs",
+                        call.line + 1,
+                        inner_line + 1
+                    ));
+                }
+                // A frame pushed elsewhere (another session, a person): it ends no span of
+                // this transcript, and is an ordinary call, folded with the span it is in.
+                None => continue,
+            }
+        }
+        let Some((push_line, frame)) = stack.pop() else {
+            return Err(format!(
+                "the pop at line {} has no push in the transcript",
+                call.line + 1
+            ));
+        };
+        let Some(done) = finished(&frame) else {
+            return Err(format!(
+                "the pop at line {} ends frame {frame}, which ctx does not know as finished",
+                call.line + 1
+            ));
+        };
+        if done.parent.as_deref() != Some(answer.text.trim()) {
+            return Err(format!(
+                "spans cross: the pop at line {} does not end frame {frame}, pushed at line {}",
+                call.line + 1,
+                push_line + 1
+            ));
+        }
+        spans.push(Span {
+            push: push_line,
+            pop: call.line,
+            answer: answer.line,
+            frame,
+        });
     }
     // Only the outermost spans are folded: an inner one goes with its outer one.
     let outer: Vec<&Span> = spans
@@ -462,6 +461,21 @@ fn shell_words(text: &str) -> Vec<(String, bool)> {
     words
 }
 
+/// The frame a push's call made, read from the call's output. What `ctx frame push` prints is the
+/// id on a line of its own: the output's first line when the push is the call's first command,
+/// after the output of the commands before it otherwise, and Claude Code puts `Exit code N` first
+/// when a command of the call failed. So the frame is the first line that names a frame ctx knows
+/// as finished, or, when none does (a frame still running), the first line that can be an id.
+fn pushed_frame(output: &str, finished: &dyn Fn(&str) -> Option<Finished>) -> Option<String> {
+    let mut ids = output.lines().map(str::trim).filter(|l| is_frame_id(l));
+    let first = ids.clone().next()?;
+    Some(
+        ids.find(|id| finished(id).is_some())
+            .unwrap_or(first)
+            .to_string(),
+    )
+}
+
 /// Whether `text` can be a frame id or a prefix of one.
 fn is_frame_id(text: &str) -> bool {
     !text.is_empty()
@@ -570,6 +584,78 @@ mod tests {
         assert!(folded.text.starts_with(&(session()[0].clone() + "\n")));
         // Folding again finds nothing more to fold.
         assert!(fold(&folded.text, &finished).unwrap().is_none());
+    }
+
+    /// `session()` with the push's call running `command` and answered with `output`.
+    fn session_pushed_by(command: &str, output: &str, error: bool) -> Vec<String> {
+        let mut lines = session();
+        lines[1] = assistant_call("b", "a", "m1", "p1", command);
+        let mut answer: Value = serde_json::from_str(&result("c", "b", "p1", output)).unwrap();
+        answer["message"]["content"][0]["is_error"] = Value::from(error);
+        lines[2] = line(answer);
+        lines
+    }
+
+    fn uuids_left(folded: &Folded) -> Vec<String> {
+        folded
+            .text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|r| {
+                r.get("uuid")
+                    .and_then(Value::as_str)
+                    .unwrap_or("-")
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_push_sharing_its_call_with_the_frames_first_command_starts_the_span() {
+        // The push first, then the frame's first command: its output follows the id.
+        let lines = session_pushed_by(
+            "ctx frame push -- 'Refunds' && cargo test",
+            "fr_x\nFIRST_OUTPUT\n",
+            false,
+        );
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert_eq!(uuids_left(&folded), ["a", "-", "f", "g", "h"]);
+        assert!(!folded.text.contains("FIRST_OUTPUT"));
+        // A first command that fails makes the call an error, with Claude Code's `Exit code`
+        // line first: the frame was pushed all the same, and its span folds.
+        let failed = session_pushed_by(
+            "ctx frame push -- 'Refunds' && cargo test",
+            "Exit code 101\nfr_x\nFIRST_OUTPUT",
+            true,
+        );
+        let folded = fold_lines(&failed).unwrap().unwrap();
+        assert_eq!(uuids_left(&folded), ["a", "-", "f", "g", "h"]);
+        assert!(!folded.text.contains("FIRST_OUTPUT"));
+        // A push that failed pushed nothing: its pop has no push.
+        let refused = session_pushed_by(
+            "ctx frame push -- 'Refunds' && cargo test",
+            "Exit code 1\nerror: no frame folder",
+            true,
+        );
+        assert!(fold_lines(&refused).err().unwrap().contains("has no push"));
+    }
+
+    #[test]
+    fn a_push_after_another_command_in_its_call_folds_that_commands_output_too() {
+        // The span can only start at a whole call: the earlier command's output goes with the
+        // frame (its log keeps it, as it keeps every result written after the push). Its lines
+        // come before the id, and one that could be an id (`README`) is passed over for the
+        // frame ctx knows as finished.
+        let lines = session_pushed_by(
+            "ls && ctx frame push -- 'Refunds'",
+            "README\nEARLIER_OUTPUT\nfr_x\n",
+            false,
+        );
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert_eq!(uuids_left(&folded), ["a", "-", "f", "g", "h"]);
+        assert!(!folded.text.contains("EARLIER_OUTPUT"));
     }
 
     #[test]

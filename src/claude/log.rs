@@ -6,6 +6,8 @@
 //! before it runs the tool, so when `ctx frame pop` runs, the transcript already holds the call
 //! that pops, and every line from the push's output on (written after the frame was created).
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::ids;
@@ -19,26 +21,55 @@ pub const TRANSCRIPT_KEY: &str = "transcriptPath";
 pub const MAX_TRANSCRIPT: u64 = 256 << 20;
 
 /// The records of the conversation written at or after `since` (epoch ms): the span of a frame
-/// created then. Lines without a time (Claude Code's bookkeeping) are not conversation; in a
-/// session's transcript, lines of a side chain are another agent's (a subagent's own transcript
-/// is all side chain: `sidechain`).
+/// created then, with the tool calls whose results it holds. Claude Code writes a call before it
+/// runs it, so a push that shares its Bash call with the frame's first command
+/// (`ctx frame push -- 'Build' && make`) is written before the frame exists, and its result, that
+/// command's output, after: the span starts at that call. Lines without a time (Claude Code's
+/// bookkeeping) are not conversation; in a session's transcript, lines of a side chain are another
+/// agent's (a subagent's own transcript is all side chain: `sidechain`).
 pub fn since(records: &[Value], since: i64, sidechain: bool) -> Vec<Value> {
+    let chain = |r: &&Value| {
+        r.get("isSidechain")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+            == sidechain
+    };
+    let after = |r: &Value| {
+        r.get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(crate::time::parse_rfc3339_utc)
+            .is_some_and(|t| t >= since)
+    };
+    let answered: HashSet<String> = records
+        .iter()
+        .filter(chain)
+        .filter(|r| after(r))
+        .flat_map(blocks)
+        .filter_map(|b| Some(b.get("tool_use_id")?.as_str()?.to_string()))
+        .collect();
+    let answered_here = |r: &Value| {
+        blocks(r).iter().any(|b| {
+            b.get("type").and_then(Value::as_str) == Some("tool_use")
+                && b.get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| answered.contains(id))
+        })
+    };
     records
         .iter()
-        .filter(|r| {
-            r.get("isSidechain")
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-                == sidechain
-        })
-        .filter(|r| {
-            r.get("timestamp")
-                .and_then(Value::as_str)
-                .and_then(crate::time::parse_rfc3339_utc)
-                .is_some_and(|t| t >= since)
-        })
+        .filter(chain)
+        .filter(|r| after(r) || answered_here(r))
         .cloned()
         .collect()
+}
+
+/// A record's content blocks (none when its content is a string).
+fn blocks(record: &Value) -> &[Value] {
+    record
+        .pointer("/message/content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
 }
 
 /// The transcript a Bash-pushed frame's span is read from, for the place (`CTX_SESSION`) that
@@ -123,5 +154,30 @@ mod tests {
         let span = since(&lines.records, created, false);
         assert_eq!(span.len(), 1);
         assert_eq!(span[0]["message"]["content"], "after");
+    }
+
+    #[test]
+    fn a_push_in_the_call_of_the_frames_first_command_starts_the_span_at_that_call() {
+        // Claude Code writes the call before it runs it, so before the frame exists; its result,
+        // the id and the first command's output, after.
+        let lines = crate::claude::transcript::parse(concat!(
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t0","name":"Bash","input":{"command":"ls"}}]},"timestamp":"2026-11-25T17:37:46.000Z"}"#,
+            "\n",
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t0","content":"README"}]},"timestamp":"2026-11-25T17:37:46.500Z"}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ctx frame push -- 'Build' && make"}}]},"timestamp":"2026-11-25T17:37:47.000Z"}"#,
+            "\n",
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"fr_x\nFIRST_OUTPUT"}]},"timestamp":"2026-11-25T17:37:49.000Z"}"#,
+            "\n",
+        ));
+        let created = crate::time::parse_rfc3339_utc("2026-11-25T17:37:48.000Z").unwrap();
+        let span = since(&lines.records, created, false);
+        assert_eq!(
+            span.len(),
+            2,
+            "the push's call and its result, not the call before"
+        );
+        assert_eq!(span[0]["message"]["content"][0]["id"], "t1");
+        assert_eq!(span[1]["message"]["content"][0]["tool_use_id"], "t1");
     }
 }

@@ -449,13 +449,14 @@ totals() {
 }
 
 scenario_headless_continue() {
-  echo "scenario headless-continue: after a Bash push/pop, --continue sends the frame folded"
+  echo "scenario headless-continue: after a Bash push (in the call of the frame's first command) and pop, --continue sends the frame folded"
   local project requests session
   project=$(new_project headless)
+  # The push shares its call with the frame's first command, as the session's context tells the
+  # model to: the fold takes that call out with the frame, the log keeps its output.
   cat >"$work/headless1.json" <<'EOF'
 [
- {"when": "List the refunds", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
- {"when": "frame push", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' a; printf 'OUT_%s_END' A", "description": "a"}}]},
+ {"when": "List the refunds", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work' && { head -c 20000 /dev/zero | tr '\\0' a; printf 'OUT_%s_END' A; }", "description": "push, a"}}]},
  {"when": "OUT_A_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' b; printf 'OUT_%s_END' B", "description": "b"}}]},
  {"when": "OUT_B_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'REFUNDS_LISTED: 2 lists'", "description": "pop"}}]},
  {"reply": "Done."}
@@ -514,7 +515,16 @@ scenario_left_alone() {
   project=$(new_project left-alone-state)
   mkdir -p "$project/.opencode/flame"
   printf '{"version": 1, "frames": ' >"$project/.opencode/flame/state.json"
-  run left-alone-state "$project" "$work/headless1.json" -- -p "List the refunds" >/dev/null
+  # The push on its own, since it fails on the broken state file: the outputs are made all the same.
+  cat >"$work/left-alone-state.json" <<'EOF'
+[
+ {"when": "List the refunds", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work'", "description": "push"}}]},
+ {"when": "frame push", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' a; printf 'OUT_%s_END' A", "description": "a"}}]},
+ {"when": "OUT_A_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'REFUNDS_LISTED: 1 list'", "description": "pop"}}]},
+ {"reply": "Done."}
+]
+EOF
+  run left-alone-state "$project" "$work/left-alone-state.json" -- -p "List the refunds" >/dev/null
   session=$(session_of left-alone-state)
   ! ls "$work"/sandbox-left-alone-state/home/.claude/projects/*/"$session"/ctx-fold-*.jsonl >/dev/null 2>&1 \
     || fail "a session whose state file is broken is not folded"

@@ -90,13 +90,16 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
     }
 }
 
-/// What the session's model is told, after its frame context, of frames as forks.
+/// What the session's model is told, after its frame context, of frames as forks. A Bash push
+/// goes with the frame's first command because each call is one more request re-reading the whole
+/// conversation, and the fold starts the frame's span at the push's call either way.
 const FORK_HINT: &str = "\
 When a sub-goal takes many tool calls whose outputs you will not need afterwards, give it a \
 frame of its own as a fork: the Agent tool with subagent_type \"fork\" and run_in_background \
 false (what /push does); only its report comes back, its outputs stay in the frame's log. A fork \
-cannot fork nor ask the user: for that, run `ctx frame push -- '<goal>'` and later \
-`ctx frame pop --summary '<what was achieved>'` with Bash.";
+cannot fork nor ask the user: for that, push the frame with Bash in the same call as its first \
+command, `ctx frame push -- '<goal>' && <first command>`, and later run \
+`ctx frame pop --summary '<what was achieved>'`.";
 
 /// The session's frame context and the hint on fork frames, as the answer to `event`.
 fn session_context(event: &str, xml: &str) -> String {
