@@ -4,8 +4,9 @@
   claude-fold-measure.py WORK WORKLOAD [--check]
 
 WORK/WORKLOAD/WAY/requests-STEP/NNNN.json are the requests of each way (plain, fork, bash), STEP 1 the first
-process, 2 the `--continue`. Prints a markdown table per workload and, with --check, exits 1 when a target is
-not met (the last request at most 10 % of plain's, the billed input below plain's, no refused request).
+process, 2 and on each `--continue`. Prints a markdown table per workload, with the targets each way meets, and
+with --check exits 1 when one is not met (the last request at most 10 % of plain's, the billed input below
+plain's, no refused request, a fork's first request holding its parent's request whole before its own part).
 
 Definitions:
 - last request: the characters of the last request's `messages` (JSON, as Claude Code sent them).
@@ -18,6 +19,11 @@ Definitions:
   API's cache key leaves it out), and no more than 20 blocks before one of its own markers (the API's
   look-back). "messages" counts only the blocks of `messages`; "whole" counts the tools and the system prompt
   too, which every request re-sends.
+- Claude Code's billing line (`x-anthropic-billing-header: …`, the system prompt's first block) is outside the
+  key: against Anthropic's own API, Claude Code 2.1.328 writes into it, on every request, the previous request's
+  id (`cc_prev_req`) and the prompt's and turn's index, so a key that held it would serve no request at all.
+  The stand-in's line (no such fields, since its address is not Anthropic's) changes only for a subagent
+  (`cc_is_subagent=true`): the row "fork, billing line in the key" shows what a key holding it would bill.
 - fork's prefix: the first fork request against the parent's request just before it, block for block: where
   the two first differ, in the system prompt or in `messages` (index and role).
 """
@@ -84,18 +90,19 @@ def served(request, earlier):
 
 def load(work, workload, way):
     files = []
-    for step in (1, 2):
-        files += sorted(glob.glob(f"{work}/{workload}/{way}/requests-{step}/[0-9]*[0-9].json"))
+    steps = glob.glob(f"{work}/{workload}/{way}/requests-*")
+    for step in sorted(steps, key=lambda d: int(d.rsplit("-", 1)[1])):
+        files += sorted(glob.glob(f"{step}/[0-9]*[0-9].json"))
     return files, [json.load(open(f)) for f in files]
 
 
-def measure(work, workload, way, billing_keyed=True):
+def measure(work, workload, way, billing_keyed=False):
     files, bodies = load(work, workload, way)
     requests = [blocks(b, billing_keyed) for b in bodies]
     billed = {"messages": 0.0, "whole": 0.0}
     for n, request in enumerate(requests):
         hit = served(request, requests[:n])
-        if os.environ.get("CLAUDE_FOLD_VERBOSE") and billing_keyed:
+        if os.environ.get("CLAUDE_FOLD_VERBOSE") and not billing_keyed:
             chars = [b[2] for b in request]
             print(f"{way} {os.path.relpath(files[n], work)}: {sum(chars):,} characters, {sum(chars[:hit]):,} served "
                   f"({hit} of {len(request)} blocks)", file=sys.stderr)
@@ -112,6 +119,7 @@ def measure(work, workload, way, billing_keyed=True):
         "billed_whole": round(billed["whole"]),
         "outputs_in_last": len(set(re.findall(r"OUT_[A-Z0-9]+_END", last))),
         "refused": len(glob.glob(f"{work}/{workload}/{way}/requests-*/*.error.txt")),
+        "billing_keyed": billing_keyed,
     }
     if way == "fork":
         row["fork_prefix"] = fork_prefix(files, bodies)
@@ -133,47 +141,60 @@ def fork_prefix(files, bodies):
     index = sum(1 for b in child[:same + 1] if b[0] == "messages" and json.loads(b[1])[0] is not None) - 1
     shared = sum(b[2] for b in parent[:same] if b[0] == "messages")
     total = sum(b[2] for b in parent if b[0] == "messages")
-    keyed = lambda request: [b for b in blocks(request) if b[0] == "system"]
+    system = lambda request, keyed: [b for b in blocks(request, keyed) if b[0] == "system"]
+    differs = lambda keyed: [i for i, (a, b) in enumerate(zip(system(bodies[first - 1], keyed),
+                                                              system(bodies[first], keyed))) if a[1] != b[1]]
     return {"differs_in": where, "message": index if where == "messages" else None,
             "shared_message_chars": shared, "parent_message_chars": total,
-            "system_differs": [i for i, (a, b) in enumerate(zip(keyed(bodies[first - 1]), keyed(bodies[first])))
-                               if a[1] != b[1]]}
+            "system_differs": differs(False), "system_differs_keyed": differs(True)}
+
+
+def targets(row, plain):
+    """Each target and whether `row` meets it."""
+    out = [("last request ≤ 10 % of plain's", row["last"] <= 0.10 * plain["last"]),
+           ("billed (messages) < plain's", row["billed_messages"] < plain["billed_messages"]),
+           ("billed (whole) < plain's", row["billed_whole"] < plain["billed_whole"]),
+           ("none refused", row["refused"] == 0)]
+    f = row.get("fork_prefix")
+    if f is not None:
+        system = f["system_differs_keyed" if row["billing_keyed"] else "system_differs"]
+        out.append(("fork shares the parent's prefix",
+                    not system and f["shared_message_chars"] == f["parent_message_chars"]))
+    return out
 
 
 def main():
     work, workload = sys.argv[1], sys.argv[2]
     rows = {way: measure(work, workload, way) for way in WAYS}
-    rows["fork, billing line unkeyed"] = measure(work, workload, "fork", billing_keyed=False)
+    rows["fork, billing line in the key"] = measure(work, workload, "fork", billing_keyed=True)
     p = rows["plain"]
     share = lambda a, b: f"{100 * a / max(1, b):.1f} %"
     print(f"{workload}:\n")
     print("| way | requests | last request (characters of its messages) | vs plain | billed, messages | vs plain "
-          "| billed, whole requests | vs plain | outputs in the last request | refused |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| billed, whole requests | vs plain | outputs in the last request | refused | targets met |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for way, r in rows.items():
+        met = "" if way == "plain" else ", ".join(
+            ("yes" if cond else "**no**") for _, cond in targets(r, p))
         print(f"| {way} | {r['requests']} | {r['last']:,} | {share(r['last'], p['last'])} | {r['billed_messages']:,} "
               f"| {share(r['billed_messages'], p['billed_messages'])} | {r['billed_whole']:,} "
-              f"| {share(r['billed_whole'], p['billed_whole'])} | {r['outputs_in_last']} | {r['refused']} |")
+              f"| {share(r['billed_whole'], p['billed_whole'])} | {r['outputs_in_last']} | {r['refused']} | {met} |")
+    print("\ntargets met, in order: " + "; ".join(name for name, _ in targets(rows["fork"], p)) + " (the last one "
+          "for a fork only)")
     f = rows["fork"].get("fork_prefix")
     if f:
         where = f"messages[{f['message']}]" if f["differs_in"] == "messages" else f["differs_in"]
         whole = f["shared_message_chars"] == f["parent_message_chars"]
         print(f"\nfork: its first request's system blocks that differ from the parent's request before it: "
-              f"{f['system_differs']}; past Claude Code's billing line, it "
+              f"{f['system_differs']} (with the billing line: {f['system_differs_keyed']}); it "
               + (f"holds the parent's {f['parent_message_chars']:,} message characters whole, then goes on "
                  f"from {where}" if whole else
                  f"first differs at {where}, sharing {f['shared_message_chars']:,} of the parent's "
                  f"{f['parent_message_chars']:,} message characters"))
     ok = True
     for way in ("fork", "bash"):
-        r = rows[way]
-        for what, cond in ((f"{way}: last request at most 10 % of plain's", r["last"] <= 0.10 * p["last"]),
-                           (f"{way}: billed input (messages) below plain's",
-                            r["billed_messages"] < p["billed_messages"]),
-                           (f"{way}: billed input (whole requests) below plain's",
-                            r["billed_whole"] < p["billed_whole"]),
-                           (f"{way}: no request refused", r["refused"] == 0)):
-            print(("met: " if cond else "NOT met: ") + what)
+        for what, cond in targets(rows[way], p):
+            print(("met: " if cond else "NOT met: ") + f"{way}: {what}")
             ok = ok and cond
     out = os.environ.get("CLAUDE_FOLD_JSON")
     if out:
