@@ -20,9 +20,9 @@ Definitions:
   look-back). "messages" counts only the blocks of `messages`; "whole" counts the tools and the system prompt
   too, which every request re-sends.
 - Claude Code's billing line (`x-anthropic-billing-header: …`, the system prompt's first block) is outside the
-  key: against Anthropic's own API, Claude Code 2.1.328 writes into it, on every request, the previous request's
-  id (`cc_prev_req`) and the prompt's and turn's index, so a key that held it would serve no request at all.
-  The stand-in's line (no such fields, since its address is not Anthropic's) changes only for a subagent
+  key: against Anthropic's own API, Claude Code 2.1.328 writes into it the previous request's id (`cc_prev_req`),
+  the prompt's id and the prompt's and turn's index, so a key that held it would serve no request at all. The
+  stand-in's line (no such fields, since its address is not Anthropic's) changes only for a subagent
   (`cc_is_subagent=true`): the row "fork, billing line in the key" shows what a key holding it would bill.
 - fork's prefix: the first fork request against the parent's request just before it, block for block: where
   the two first differ, in the system prompt or in `messages` (index and role).
