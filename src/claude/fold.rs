@@ -391,6 +391,12 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
     Ok((calls, answers, tools_of_message))
 }
 
+/// Whether `command` runs `… frame pop`, read as shell words: a summary or an `echo` that says
+/// "frame pop" is text.
+pub fn pops_a_frame(command: &str) -> bool {
+    frame_call(command).is_some_and(|(push, _)| !push)
+}
+
 /// Whether `command` runs `… frame push` (true) or `… frame pop` (false), read as shell words (so
 /// a summary that says "frame push" is text), and the words after it.
 fn frame_call(command: &str) -> Option<(bool, Vec<(String, bool)>)> {

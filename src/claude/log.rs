@@ -115,7 +115,7 @@ pub fn holds_pop_call(records: &[Value], since: i64) -> bool {
                         b.get("type").and_then(Value::as_str) == Some("tool_use")
                             && b.pointer("/input/command")
                                 .and_then(Value::as_str)
-                                .is_some_and(|c| c.contains("frame pop"))
+                                .is_some_and(super::fold::pops_a_frame)
                     })
                 })
     })
@@ -179,5 +179,31 @@ mod tests {
         );
         assert_eq!(span[0]["message"]["content"][0]["id"], "t1");
         assert_eq!(span[1]["message"]["content"][0]["tool_use_id"], "t1");
+    }
+
+    #[test]
+    fn only_a_call_that_runs_frame_pop_is_the_pop_being_waited_for() {
+        let call = |command: &str| {
+            let line = serde_json::json!({"type": "assistant", "timestamp": "2026-11-25T17:37:49.000Z",
+                "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t1",
+                "name": "Bash", "input": {"command": command}}]}});
+            crate::claude::transcript::parse(&line.to_string())
+        };
+        let since = crate::time::parse_rfc3339_utc("2026-11-25T17:37:48.000Z").unwrap();
+        for pops in [
+            "ctx frame pop --summary 'Built'",
+            "make && ctx -q frame pop --status failed",
+        ] {
+            assert!(holds_pop_call(&call(pops).records, since), "{pops}");
+        }
+        for text in [
+            "echo 'next: frame pop'",
+            "ctx frame push -- 'Check the frame pop path' && make",
+            "grep -n \"frame pop\" src/claude/log.rs",
+        ] {
+            assert!(!holds_pop_call(&call(text).records, since), "{text}");
+        }
+        let later = crate::time::parse_rfc3339_utc("2026-11-25T17:37:50.000Z").unwrap();
+        assert!(!holds_pop_call(&call("ctx frame pop").records, later));
     }
 }
