@@ -7,6 +7,11 @@ The measures of benches/fold-measure.py (its header defines them: characters of 
 system ones, cacheable prefixes, billed input = not cacheable + 0.1 x the rest), plus:
 - compactions: the requests OpenCode sent to summarize the session (they offer no tools, and their system prompt
   is OpenCode's "context summarization agent"; its title request also offers no tools);
+- all requests, not cacheable and billed count every request the model was sent, the compactions and titles
+  too, for they are input the session is billed for: each of them as the agent's requests are counted (its
+  messages without the system ones, served the prefix it shares with the request just before it);
+  "compaction input" is what the compactions sent, none of which a cache could serve (their messages differ
+  from the request before them from the first characters on, and their system prompt and tools differ too);
 - largest request: the most characters of messages any agent request carried;
 - tool outputs: the characters of every tool output, each counted once: what any way must send at least once,
   uncached (the floor of "not cacheable").
@@ -34,6 +39,27 @@ def compactions(folder):
     return count
 
 
+def other_requests(folder):
+    """The requests that offer no tools (compactions, titles): (characters sent, of them not cacheable, of
+    them the compactions'), each served the prefix its messages share with the request just before it."""
+    sent = uncached = compaction = 0
+    before = ""
+    for path in sorted(glob.glob(os.path.join(folder, "[0-9]*[0-9].json"))):
+        if os.path.exists(path[:-5] + ".error.txt"):
+            continue
+        body = json.load(open(path))
+        messages = body.get("messages") or []
+        text = fold.serialize([m for m in messages if m.get("role") != "system"])
+        if not body.get("tools"):
+            new = len(text) - fold.common_prefix(before, text)
+            sent, uncached = sent + len(text), uncached + new
+            system = " ".join(fold.text(m) for m in messages if m.get("role") == "system")
+            if "summarization agent" in system.lower():
+                compaction += len(text)
+        before = text
+    return sent, uncached, compaction
+
+
 def tool_outputs(folder):
     seen, total = set(), 0
     for path in sorted(glob.glob(os.path.join(folder, "[0-9]*[0-9].json"))):
@@ -54,13 +80,16 @@ def main():
         if r is not None:
             r["compactions"] = compactions(folder)
             r["largest"] = max(r["sizes"].values())
+            sent, uncached, r["compaction_input"] = other_requests(folder)
+            r["sent"] += sent
+            r["uncached"] += uncached
             r["billed"] = fold.billed(r)
             r["tool_outputs"] = tool_outputs(folder)
         results[name] = r
     base = results.get("plain")
-    header = ["way", "agent requests", "compactions", "largest request (characters)", "last request",
-              "all requests: characters", "tool outputs", "not cacheable", "billed (vs plain)", "refused",
-              "tool errors"]
+    header = ["way", "agent requests", "compactions", "compaction input", "largest request (characters)",
+              "last request", "all requests: characters", "tool outputs", "not cacheable", "billed (vs plain)",
+              "refused", "tool errors"]
     print("| " + " | ".join(header) + " |")
     print("|---" + "|---:" * (len(header) - 1) + "|")
     for name, r in results.items():
@@ -68,7 +97,8 @@ def main():
             print(f"| {name} | 0 |" + " - |" * (len(header) - 2))
             continue
         cells = [
-            name, r["requests"], r["compactions"], f"{r['largest']:,}", f"{r['last_chars']:,}",
+            name, r["requests"], r["compactions"], f"{r['compaction_input']:,}", f"{r['largest']:,}",
+            f"{r['last_chars']:,}",
             f"{r['sent']:,}", f"{r['tool_outputs']:,}", f"{r['uncached']:,}",
             f"{r['billed']:,.0f} ({100 * r['billed'] / base['billed']:.0f} %)" if base else f"{r['billed']:,.0f}",
             r["refused"], "-" if r["tool_errors"] is None else len(r["tool_errors"]),

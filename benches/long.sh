@@ -9,9 +9,9 @@
 # 40 000 characters of a made-up build log (benches/fold-output.py, seeded), a bash call between frames, and a
 # person's message in the middle (a second `opencode run --continue`). The stand-in reports usage as a quarter of
 # the request's characters, so OpenCode compacts when a request nears the model's limit.
-# Then benches/long-measure.py prints a markdown table: compactions, the largest request, the input billed with
-# a prompt cache (uncached + 0.1 x cached, in characters), the characters no cache could serve, refusals and
-# tool errors; and the targets (ctx never compacts where plain does at least twice, ctx's billed input at most
+# Then benches/long-measure.py prints a markdown table: compactions and what they sent, the largest request, the
+# input billed with a prompt cache (uncached + 0.1 x cached, in characters, every request counted: the
+# compactions' too), the characters no cache could serve, refusals and tool errors; and the targets (ctx never compacts where plain does at least twice, ctx's billed input at most
 # half of plain's and below DCP's, its uncached characters at most plain's).
 #
 # Usage: benches/long.sh [WAY...]       (default: plain ctx dcp; several minutes)
