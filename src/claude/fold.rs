@@ -40,6 +40,8 @@ struct Call {
     line: usize,
     id: String,
     push: bool,
+    /// A push's goal, when the command gives it as plain text.
+    goal: Option<String>,
     /// A pop's `--frame` argument: `Some(None)` when ctx cannot read it.
     names: Option<Option<String>>,
 }
@@ -50,6 +52,8 @@ struct Span {
     pop: usize,
     answer: usize,
     frame: String,
+    /// What the pop's call printed besides the frame now current (its other commands' output).
+    others: Option<String>,
 }
 
 /// A tool call's result line.
@@ -60,10 +64,12 @@ struct Answer {
     folded: bool,
 }
 
-/// Folds `text`, a transcript, with `finished` telling which frames ended (and how). `Ok(None)`
-/// when there is nothing to fold; `Err(reason)` when the transcript is left as it is.
+/// Folds `text`, a transcript, with `goal_of` telling which frames ctx knows (and their goals)
+/// and `finished` which of them ended (and how). `Ok(None)` when there is nothing to fold;
+/// `Err(reason)` when the transcript is left as it is.
 pub fn fold(
     text: &str,
+    goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
 ) -> Result<Option<Folded>, String> {
     let raw: Vec<&str> = text.lines().collect();
@@ -105,7 +111,7 @@ pub fn fold(
             // A push may share its call with other commands (`ctx frame push -- 'Build' &&
             // cargo build`), whose failure makes the whole call an error: what tells is the
             // frame's id in the output.
-            if let Some(frame) = pushed_frame(&answer.text, finished) {
+            if let Some(frame) = pushed_frame(&answer.text, call.goal.as_deref(), goal_of) {
                 stack.push((call.line, frame));
             }
             continue;
@@ -152,18 +158,34 @@ pub fn fold(
                 call.line + 1
             ));
         };
-        if done.parent.as_deref() != Some(answer.text.trim()) {
+        // The pop prints the frame now current on a line of its own, among what the other
+        // commands of its call print.
+        let parent_line = done
+            .parent
+            .as_deref()
+            .and_then(|parent| answer.text.lines().position(|l| l.trim() == parent));
+        if parent_line.is_none() {
             return Err(format!(
                 "spans cross: the pop at line {} does not end frame {frame}, pushed at line {}",
                 call.line + 1,
                 push_line + 1
             ));
         }
+        // What the call's other commands printed stays, after the summary: the model saw it.
+        let others: Vec<&str> = answer
+            .text
+            .lines()
+            .enumerate()
+            .filter(|(n, _)| Some(*n) != parent_line)
+            .map(|(_, l)| l)
+            .collect();
+        let others = others.join("\n");
         spans.push(Span {
             push: push_line,
             pop: call.line,
             answer: answer.line,
             frame,
+            others: (!others.trim().is_empty()).then_some(others),
         });
     }
     // Only the outermost spans are folded: an inner one goes with its outer one.
@@ -227,11 +249,15 @@ pub fn fold(
         rewritten.insert(*pop_line, pop);
         let done = finished(frame).expect("checked above");
         let call_id = answers_call(answer).unwrap_or_default();
+        let content = match &span.others {
+            Some(others) => format!("{}\n\n{others}", done.text),
+            None => done.text,
+        };
         let mut result = answer.clone();
         result["message"]["content"] = json!([{
             "type": "tool_result",
             "tool_use_id": call_id,
-            "content": done.text,
+            "content": content,
         }]);
         if let Some(object) = result.as_object_mut() {
             object.remove("toolUseResult");
@@ -350,6 +376,14 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
                         continue;
                     };
                     if let Some((push, rest)) = frame_call(command) {
+                        if frame_call(&rest_text(&rest)).is_some() {
+                            return Err(format!(
+                                "the call at line {} runs two frame commands; ctx folds a call \
+                                 that pushes or pops one frame",
+                                n + 1
+                            ));
+                        }
+                        let goal = push.then(|| push_goal(&rest)).flatten();
                         let names = if push { None } else { pop_names(rest) };
                         if record.get("uuid").is_none() {
                             return Err(format!(
@@ -361,6 +395,7 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
                             line: n,
                             id: id.to_string(),
                             push,
+                            goal,
                             names,
                         });
                     }
@@ -469,17 +504,66 @@ fn shell_words(text: &str) -> Vec<(String, bool)> {
 
 /// The frame a push's call made, read from the call's output. What `ctx frame push` prints is the
 /// id on a line of its own: the output's first line when the push is the call's first command,
-/// after the output of the commands before it otherwise, and Claude Code puts `Exit code N` first
-/// when a command of the call failed. So the frame is the first line that names a frame ctx knows
-/// as finished, or, when none does (a frame still running), the first line that can be an id.
-fn pushed_frame(output: &str, finished: &dyn Fn(&str) -> Option<Finished>) -> Option<String> {
-    let mut ids = output.lines().map(str::trim).filter(|l| is_frame_id(l));
-    let first = ids.clone().next()?;
-    Some(
-        ids.find(|id| finished(id).is_some())
-            .unwrap_or(first)
-            .to_string(),
-    )
+/// after the output of the commands before it otherwise (which may print ids too: `ctx frame plan
+/// … && ctx frame push …`), and Claude Code puts `Exit code N` first when a command of the call
+/// failed. So the frame is the line naming a frame ctx knows with the push's goal, or, when the
+/// goal is not plain text, the first line naming a frame ctx knows. None does when the push failed.
+fn pushed_frame(
+    output: &str,
+    goal: Option<&str>,
+    goal_of: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let mut known = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| is_frame_id(l))
+        .filter_map(|id| Some((id, goal_of(id)?)));
+    let frame = match goal {
+        Some(goal) => known.find(|(_, known)| known == goal),
+        None => known.next(),
+    };
+    frame.map(|(id, _)| id.to_string())
+}
+
+/// The goal of a `ctx frame push` (the words after `frame push`), when it is plain text: the word
+/// after `--`, else the first word that is neither an option nor an option's value.
+fn push_goal(rest: &[(String, bool)]) -> Option<String> {
+    const WITH_VALUE: [&str; 6] = [
+        "--parent",
+        "--id",
+        "--frame",
+        "--session",
+        "--span-message",
+        "--span-call",
+    ];
+    let mut words = rest.iter();
+    while let Some((word, plain)) = words.next() {
+        if *plain && matches!(word.as_str(), "&&" | "||" | ";" | "|") {
+            return None;
+        }
+        if WITH_VALUE.contains(&word.as_str()) {
+            words.next();
+            continue;
+        }
+        let (goal, plain) = match word.as_str() {
+            "--" => {
+                let (goal, plain) = words.next()?;
+                (goal, plain)
+            }
+            option if option.starts_with('-') => continue,
+            _ => (word, plain),
+        };
+        return plain.then(|| goal.clone());
+    }
+    None
+}
+
+/// Words back into a command's text, for reading the rest of a call again.
+fn rest_text(rest: &[(String, bool)]) -> String {
+    rest.iter()
+        .map(|(word, _)| format!("'{}'", word.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether `text` can be a frame id or a prefix of one.
@@ -557,8 +641,20 @@ mod tests {
         })
     }
 
+    /// The frames the tests' state holds, and their goals.
+    fn goal_of(frame: &str) -> Option<String> {
+        let goal = match frame {
+            "fr_x" => "Refunds",
+            "fr_y" => "Inner",
+            "fr_p" => "Planned",
+            "fr_else" => "Elsewhere",
+            _ => return None,
+        };
+        Some(goal.to_string())
+    }
+
     fn fold_lines(lines: &[String]) -> Result<Option<Folded>, String> {
-        fold(&(lines.join("\n") + "\n"), &finished)
+        fold(&(lines.join("\n") + "\n"), &goal_of, &finished)
     }
 
     #[test]
@@ -589,7 +685,7 @@ mod tests {
         // Lines ctx did not change stay byte for byte.
         assert!(folded.text.starts_with(&(session()[0].clone() + "\n")));
         // Folding again finds nothing more to fold.
-        assert!(fold(&folded.text, &finished).unwrap().is_none());
+        assert!(fold(&folded.text, &goal_of, &finished).unwrap().is_none());
     }
 
     /// `session()` with the push's call running `command` and answered with `output`.
@@ -662,6 +758,116 @@ mod tests {
         assert_eq!(folded.frames, ["fr_x"]);
         assert_eq!(uuids_left(&folded), ["a", "-", "f", "g", "h"]);
         assert!(!folded.text.contains("EARLIER_OUTPUT"));
+    }
+
+    #[test]
+    fn the_pushed_frame_is_the_one_with_the_pushs_goal_not_an_id_another_command_printed() {
+        // `ctx frame plan` before the push prints the planned frame's id first; that frame is
+        // finished too by the time the session ends.
+        let finished = |frame: &str| match frame {
+            "fr_p" => Some(Finished {
+                parent: Some("cc_s".into()),
+                text: "planned".into(),
+            }),
+            other => finished(other),
+        };
+        let lines = session_pushed_by(
+            "ctx frame plan 'Planned' && ctx frame push -- 'Refunds' && make",
+            "fr_p\nfr_x\nMAKE_OUTPUT\n",
+            false,
+        );
+        let folded = fold(&lines.join("\n"), &goal_of, &finished)
+            .unwrap()
+            .unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert!(folded.text.contains("Refunds done") && !folded.text.contains("planned"));
+        // A goal only a shell can read: the first line naming a finished frame.
+        let lines = session_pushed_by("ctx frame push -- \"$GOAL\"", "fr_x\n", false);
+        assert_eq!(
+            fold(&lines.join("\n"), &goal_of, &finished)
+                .unwrap()
+                .unwrap()
+                .frames,
+            ["fr_x"]
+        );
+    }
+
+    #[test]
+    fn a_refused_push_whose_call_printed_something_id_like_pushes_nothing() {
+        // Inside the frame, a push that failed after a command printing a word that could be an
+        // id: it made no frame, and the outer frame still folds.
+        let mut lines = session();
+        lines.splice(
+            5..5,
+            [
+                assistant_call(
+                    "i1",
+                    "e",
+                    "n1",
+                    "p2",
+                    "git rev-parse --short HEAD && ctx frame push -- 'Inner'",
+                ),
+                result(
+                    "i2",
+                    "i1",
+                    "p2",
+                    "Exit code 1\nabc1234\nerror: the parent is finished",
+                ),
+            ],
+        );
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert!(!folded.text.contains("abc1234"));
+    }
+
+    #[test]
+    fn a_pop_sharing_its_call_keeps_the_other_commands_output_after_the_summary() {
+        let mut lines = session();
+        lines[6] = assistant_call(
+            "f",
+            "e",
+            "m3",
+            "q1",
+            "ctx frame pop --summary 'Refunds done' && git status --short",
+        );
+        lines[7] = result("g", "f", "q1", "cc_s\n M src/refund.rs\n");
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        let answer: Value = serde_json::from_str(folded.text.lines().nth(3).unwrap()).unwrap();
+        assert_eq!(
+            answer["message"]["content"][0]["content"],
+            "Frame fr_x completed: Refunds done\n\n M src/refund.rs"
+        );
+        // A pop and a push in one call: refused whole, with why.
+        lines[6] = assistant_call(
+            "f",
+            "e",
+            "m3",
+            "q1",
+            "ctx frame pop --summary 'Refunds done' && ctx frame push -- 'Next' && make",
+        );
+        let why = fold_lines(&lines).err().unwrap();
+        assert!(why.contains("runs two frame commands"), "{why}");
+    }
+
+    #[test]
+    fn a_pushs_goal_is_read_past_its_options() {
+        let goal = |command: &str| {
+            let (push, rest) = frame_call(command).unwrap();
+            assert!(push);
+            push_goal(&rest)
+        };
+        assert_eq!(
+            goal("ctx frame push -- 'Build it' && make").as_deref(),
+            Some("Build it")
+        );
+        assert_eq!(goal("ctx frame push 'Build'").as_deref(), Some("Build"));
+        assert_eq!(
+            goal("ctx frame push --parent fr_a --session=cc_s \"Build\"").as_deref(),
+            Some("Build")
+        );
+        assert_eq!(goal("ctx frame push -- \"$GOAL\""), None);
+        assert_eq!(goal("ctx frame push --parent fr_a && make"), None);
     }
 
     #[test]
@@ -828,7 +1034,7 @@ mod tests {
             }),
             other => finished(other),
         };
-        let folded = fold(&(lines.join("\n") + "\n"), &finished)
+        let folded = fold(&(lines.join("\n") + "\n"), &goal_of, &finished)
             .unwrap()
             .unwrap();
         assert_eq!(folded.frames, ["fr_x"]);

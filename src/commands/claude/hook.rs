@@ -99,7 +99,7 @@ frame of its own as a fork: the Agent tool with subagent_type \"fork\" and run_i
 false (what /push does); only its report comes back, its outputs stay in the frame's log. A fork \
 cannot fork nor ask the user: for that, push the frame with Bash in the same call as its first \
 command, `ctx frame push -- '<goal>' && <first command>`, and later run \
-`ctx frame pop --summary '<what was achieved>'`.";
+`ctx frame pop --summary '<what was achieved>'` (never with a push in one call).";
 
 /// The session's frame context and the hint on fork frames, as the answer to `event`.
 fn session_context(event: &str, xml: &str) -> String {

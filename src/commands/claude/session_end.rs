@@ -37,6 +37,7 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
     let state = store.load()?;
     let cwd = input.get("cwd").and_then(Value::as_str);
     let root = transcript::root_if_ran_there(cwd, &ctx.project.root);
+    let goal_of = |id: &str| state.frame(id).map(|frame| frame.goal().to_string());
     let finished = |id: &str| -> Option<Finished> {
         Some(Finished {
             parent: state.frame(id)?.parent().map(str::to_string),
@@ -50,7 +51,7 @@ pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option
         projects,
         "Claude Code's projects folder",
         ctx.now,
-        |text| Ok(fold::fold(text, &finished)?.map(|folded| folded.text)),
+        |text| Ok(fold::fold(text, &goal_of, &finished)?.map(|folded| folded.text)),
     )?;
     Ok(None)
 }
