@@ -156,6 +156,21 @@ fn pushed_by(state: &State, session: &str, message: &str) -> Option<String> {
     })
 }
 
+/// The frames of `session` whose `flame_push` call is still in the request, holding their goal
+/// as it is now.
+fn pushes_in_view(state: &State, session: &str, folding: &fold::Folding<'_, '_>) -> Vec<String> {
+    state
+        .frames()
+        .filter(|frame| {
+            span::read(frame).ok().flatten().is_some_and(|span| {
+                span.session == session
+                    && folding.push_goal_in_view(&span.open) == Some(frame.goal())
+            })
+        })
+        .map(|frame| frame.id.to_string())
+        .collect()
+}
+
 fn folded(
     ctx: &Context,
     store: &Store,
@@ -179,10 +194,12 @@ fn folded(
     if let Some((at, after)) = folding.needs_context(&anchors) {
         let previous = folding.context_in_view(&anchors, at);
         let pushed = pushed_by(state, session, &after);
+        let in_view = pushes_in_view(state, session, &folding);
         let said = Said {
             folded: &folding.entries,
             previous: previous.as_deref(),
             pushed: pushed.as_deref(),
+            pushes_in_view: &in_view,
         };
         match session_frame_context(ctx, state, session, Some(&said)) {
             Ok(rendered) => {

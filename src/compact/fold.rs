@@ -248,6 +248,8 @@ pub struct Call {
     pub completed: bool,
     /// The `summary` argument the call was given (a `flame_pop`'s).
     pub summary: Option<String>,
+    /// The `goal` argument the call was given (a `flame_push`'s).
+    pub goal: Option<String>,
     pub start: Option<i64>,
     pub end: Option<i64>,
 }
@@ -336,9 +338,9 @@ fn view(raw: &str, role: &str) -> View {
                     fields[3].and_then(|s| pick(s.get(), &["status", "time", "input"]))
                 {
                     call.completed = string(state[0]).as_deref() == Some("completed");
-                    call.summary = state[2]
-                        .and_then(|i| pick(i.get(), &["summary"]))
-                        .and_then(|f| string(f[0]));
+                    let input = state[2].and_then(|i| pick(i.get(), &["summary", "goal"]));
+                    call.summary = input.as_ref().and_then(|f| string(f[0]));
+                    call.goal = input.as_ref().and_then(|f| string(f[1]));
                     if let Some(time) = state[1].and_then(|t| pick(t.get(), &["start", "end"])) {
                         call.start = number(time[0]);
                         call.end = number(time[1]);
@@ -940,6 +942,29 @@ impl<'l, 'a> Folding<'l, 'a> {
             return None;
         }
         Some((last, id.to_string()))
+    }
+
+    /// The goal a completed `flame_push` call still in the request was given, for the push at
+    /// `mark` (by its message id and call id): what the model reads of that frame without a
+    /// context. None when the push was no such call (a command's, a shell's) or folded away.
+    pub fn push_goal_in_view(&self, mark: &Mark) -> Option<&str> {
+        let message = mark.message.as_deref()?;
+        let at = self
+            .list
+            .messages()
+            .iter()
+            .position(|m| m.id() == message)?;
+        if self.edits.messages[at] == Edit::Drop {
+            return None;
+        }
+        let calls = &self.views[at].calls;
+        let call = match &mark.call {
+            Some(id) => calls.iter().find(|c| c.call.as_ref() == Some(id)),
+            None => calls.iter().find(|c| c.tool == "flame_push"),
+        }?;
+        (call.tool == "flame_push" && call.completed)
+            .then_some(call.goal.as_deref())
+            .flatten()
     }
 
     /// The text of the latest context in view before message `at` (what a new context is

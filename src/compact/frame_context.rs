@@ -58,11 +58,19 @@ pub struct Said<'a> {
     /// The frame the message before the context pushed: its `flame_push` call holds the goal
     /// and the call's output names the frame as the session's current one.
     pub pushed: Option<&'a str>,
+    /// Frames whose `flame_push` call is in the request with their goal as it is now: the call
+    /// holds the goal and its output names the frame.
+    pub pushes_in_view: &'a [String],
 }
 
 impl Said<'_> {
     fn folded(&self, frame: &Frame<'_>) -> bool {
         self.folded.iter().any(|id| id == frame.id)
+    }
+
+    /// Whether a push in the request already says `id`'s goal.
+    fn goal_said(&self, id: &str) -> bool {
+        self.pushed == Some(id) || self.pushes_in_view.iter().any(|f| f == id)
     }
 
     /// Whether the previous context showed `frame` as it is now: its element (as the current
@@ -361,7 +369,7 @@ pub fn render_in_request(
     said: &Said<'_>,
 ) -> Result<Option<Rendered>> {
     let rendered = render_with(state, current, settings, Some(said))?;
-    Ok((!(rendered.goal_only && said.pushed == Some(current))).then_some(rendered))
+    Ok((!(rendered.goal_only && said.goal_said(current))).then_some(rendered))
 }
 
 fn render_with(
@@ -450,7 +458,7 @@ impl<'s> Candidates<'s> {
         if let Some(said) = said {
             siblings.retain(|f| !said.folded(f));
             related.retain(|(f, _)| !said.folded(f));
-            chain.retain(|f| !said.shown_before(f));
+            chain.retain(|f| !said.shown_before(f) && !said.goal_said(f.id));
         }
         let planned = index
             .children(current)
@@ -532,7 +540,7 @@ fn try_render(
     };
     // The frame the message before pushed has its goal in that push's call.
     let goal_piece = match said {
-        Some(said) if said.pushed == Some(current) => String::new(),
+        Some(said) if said.goal_said(current) => String::new(),
         _ => element(4, "goal", &goal_text, goal_cut),
     };
     let goal_cost = est(&goal_piece);
@@ -918,7 +926,7 @@ mod tests {
         let said = Said {
             folded: &folded,
             previous: Some(previous),
-            pushed: None,
+            ..Said::default()
         };
         let out = render_in_request(&state, CURRENT, &Settings::default(), &said)
             .unwrap()
@@ -959,6 +967,39 @@ mod tests {
             render_in_request(&bare, "fr_a", &Settings::default(), &Said::default())
                 .unwrap()
                 .is_some_and(|r| !r.xml.contains("<metadata>"))
+        );
+    }
+
+    #[test]
+    fn in_a_request_the_goals_of_pushes_in_view_are_not_said_again() {
+        let state = spec_state();
+        let in_view = ["fr_432cf1xmwcej".to_string(), CURRENT.to_string()];
+        let said = Said {
+            pushes_in_view: &in_view,
+            ..Said::default()
+        };
+        let out = render_in_request(&state, CURRENT, &Settings::default(), &said)
+            .unwrap()
+            .unwrap();
+        // The parent and the current frame's goal are in their push calls; the root is not.
+        assert!(
+            !out.xml.contains("<frame id=\"fr_432cf1xmwcej\""),
+            "{}",
+            out.xml
+        );
+        assert!(!out.xml.contains("<goal>Handle refund events</goal>"));
+        assert!(out.xml.contains("<goal>Build the billing service</goal>"));
+        assert!(out.xml.contains("<artifacts>"));
+        // A frame with nothing but its goal, pushed earlier: nothing to say.
+        let bare = one_frame_state("Audit", &[], "");
+        let a = ["fr_a".to_string()];
+        let earlier = Said {
+            pushes_in_view: &a,
+            ..Said::default()
+        };
+        assert_eq!(
+            render_in_request(&bare, "fr_a", &Settings::default(), &earlier).unwrap(),
+            None
         );
     }
 

@@ -932,7 +932,8 @@ fn a_context_repeats_nothing_the_entries_or_the_context_before_it_said() {
             format!("Pushed frame {second}"),
         ]
     );
-    // What the frame gains later is said after the next boundary, and only that is new.
+    // What the frame gains later is said after the next boundary, and only that is new (its
+    // goal is in its push call, still in the request).
     env.ok(&["frame", "artifact", "--session", SESSION, "src/refund.rs"]);
     s.user("Go on");
     let said = said_by_ctx(&s.request());
@@ -940,13 +941,77 @@ fn a_context_repeats_nothing_the_entries_or_the_context_before_it_said() {
         said.last().unwrap(),
         &format!(
             "<flame-context session=\"{second}\">\n  <current-frame id=\"{second}\" \
-             status=\"in_progress\">\n    <goal>Handle refunds</goal>\n    \
-             <artifacts>src/refund.rs</artifacts>\n  </current-frame>\n</flame-context>"
+             status=\"in_progress\">\n    <artifacts>src/refund.rs</artifacts>\n  \
+             </current-frame>\n</flame-context>"
         )
     );
     // `ctx compact render` still gives the whole context, as flame.md has it.
     let full = env.ok(&["compact", "render", "--for", "frame", "--frame", &second]);
     assert!(full.contains("<metadata>") && full.contains("<completed-siblings count=\"1\">"));
+}
+
+/// The texts of the frame contexts in `list`, in order.
+fn contexts(list: &[Value]) -> Vec<String> {
+    said_by_ctx(list)
+        .into_iter()
+        .filter(|t| t.starts_with("<flame-context"))
+        .collect()
+}
+
+#[test]
+fn a_context_leaves_out_the_goals_of_pushes_still_in_the_request() {
+    let env = TestEnv::new();
+    let mut s = Session::new(&env, SESSION);
+    s.user("Work through the refund backlog");
+    // The session has no frame yet (the plugin makes it at the first tool call): no context.
+    assert_eq!(contexts(&s.request()), Vec::<String>::new());
+    env.ok(&["opencode", "frame", SESSION, "--title", "Refund backlog"]);
+    let outer = s.push("Item 4");
+    // The first context names the session's frame, which nothing in the request named.
+    let first = format!(
+        "<flame-context session=\"{outer}\">\n  <ancestors count=\"1\">\n    \
+         <frame id=\"{SESSION}\" status=\"in_progress\">\n      \
+         <goal>Refund backlog</goal>\n    </frame>\n  </ancestors>\n</flame-context>"
+    );
+    assert_eq!(contexts(&s.request()), std::slice::from_ref(&first));
+    s.tool("bash", json!({"command": "make"}), &big("OUTER"));
+    // A nested push: its parent's flame_push call, still in the request, holds the parent's goal
+    // and its output the parent's id; the session's frame was shown just above: nothing to say.
+    let inner = s.push("Item 4: the rounding detail");
+    assert_eq!(contexts(&s.request()), std::slice::from_ref(&first));
+    s.tool("bash", json!({"command": "check"}), &big("INNER"));
+    s.pop("Rounding is half-even", "completed");
+    // Back in the outer frame, whose push is in view: nothing to say either.
+    let sent = s.request();
+    assert_eq!(contexts(&sent), std::slice::from_ref(&first));
+    assert!(strings_of(&sent).contains(&format!("<flame-folded id=\"{inner}\"/>")));
+    // What the outer frame gains is said, but not its goal, which its push call holds.
+    env.ok(&["frame", "artifact", "--session", SESSION, "src/round.rs"]);
+    s.user("Go on");
+    assert_eq!(
+        contexts(&s.request()).last().unwrap(),
+        &format!(
+            "<flame-context session=\"{outer}\">\n  <current-frame id=\"{outer}\" \
+             status=\"in_progress\">\n    <artifacts>src/round.rs</artifacts>\n  \
+             </current-frame>\n</flame-context>"
+        )
+    );
+    // Popped back to the session's own frame, which nothing left in the request names: its
+    // context is sent, once.
+    s.pop("Item 4 done", "completed");
+    let sent = s.request();
+    let root = format!(
+        "<flame-context session=\"{SESSION}\">\n  <current-frame id=\"{SESSION}\" \
+         status=\"in_progress\">\n    <goal>Refund backlog</goal>\n  </current-frame>\n\
+         </flame-context>"
+    );
+    assert_eq!(contexts(&sent), std::slice::from_ref(&root));
+    assert!(strings_of(&sent).contains(&format!(
+        "<flame-folded id=\"{outer}\">\n<artifact>src/round.rs</artifact>\n</flame-folded>"
+    )));
+    // It shows the session's frame for the pushes after it: theirs say nothing more.
+    s.push("Item 5");
+    assert_eq!(contexts(&s.request()), std::slice::from_ref(&root));
 }
 
 /// The input and output of each `flame_pop` call in `list`, in order.

@@ -193,6 +193,9 @@ impl Shape for Pi {
                             summary: b[3]
                                 .and_then(|a| pick(a.get(), &["summary"]))
                                 .and_then(|f| string(f[0])),
+                            goal: b[3]
+                                .and_then(|a| pick(a.get(), &["goal"]))
+                                .and_then(|f| string(f[0])),
                             start: view.created,
                             ..Call::default()
                         });
