@@ -518,8 +518,8 @@ pub struct Saved {
 /// Saves an agent's hooks file `path` (written at `target`, where a link leads) after the merge:
 /// writes its new text, or, when `--remove` left it holding nothing at all, deletes it rather
 /// than leave `{}` behind (a symbolic link is written through as ever, never deleted with what
-/// it points to). Then the folders below `dir` that it and the `files` removed beside it leave
-/// empty go too ([`remove_emptied_folders`]).
+/// it points to); a file the merge left as it was is not touched. Then the folders below `dir`
+/// that it and the `files` removed beside it leave empty go too ([`remove_emptied_folders`]).
 pub fn save_settings(
     dir: &Path,
     path: &Path,
@@ -528,14 +528,13 @@ pub fn save_settings(
     files: &[Outcome],
     dry_run: bool,
 ) -> Result<Saved> {
-    let Some(text) = merged.text.as_deref() else {
-        return Ok(Saved::default());
-    };
-    let deleted = merged.emptied && target == path;
-    match (dry_run, deleted) {
-        (true, _) => {}
-        (false, true) => std::fs::remove_file(path).map_err(|e| Error::io(path, "remove", &e))?,
-        (false, false) => write_settings(target, text)?,
+    // A file without ctx's hooks (or no file at all) stays as it is, but the files removed
+    // beside it may still leave their folders empty, so those are looked at all the same.
+    let deleted = merged.text.is_some() && merged.emptied && target == path;
+    if !dry_run && deleted {
+        std::fs::remove_file(path).map_err(|e| Error::io(path, "remove", &e))?;
+    } else if let (false, Some(text)) = (dry_run, merged.text.as_deref()) {
+        write_settings(target, text)?;
     }
     let settings = deleted.then_some(path);
     let folders = remove_emptied_folders(dir, removed_paths(files).chain(settings), dry_run);

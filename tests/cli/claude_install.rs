@@ -305,6 +305,67 @@ fn remove_keeps_a_folder_with_the_users_files_and_a_settings_file_with_anything_
     assert_eq!(env.read(SETTINGS), "{}");
 }
 
+#[test]
+fn remove_takes_the_emptied_folders_when_the_settings_hold_no_hooks_of_ctxs() {
+    let env = TestEnv::new();
+    env.ok(&["claude", "install"]);
+    env.write(SETTINGS, MENTIONS_CTX);
+    let planned = env.snap(&["claude", "install", "--remove", "--dry-run"]);
+    assert_snapshot!(planned, @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: no hooks of ctx's
+    .claude/commands/push.md: would be removed
+    .claude/commands/pop.md: would be removed
+    .claude/commands/status.md: would be removed
+    .claude/commands/plan.md: would be removed
+    .claude/commands/frame.md: would be removed
+    .claude/agents/ctx-frame.md: would be removed
+    .claude/agents/: would be removed (left empty)
+    .claude/commands/: would be removed (left empty)
+    --- stderr
+    ");
+    assert!(env.path(".claude/agents/ctx-frame.md").is_file());
+    let out = env.ok(&["claude", "install", "--remove", "--dry-run", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["settings_changed"], false);
+    assert_eq!(
+        doc["folders_removed"],
+        serde_json::json!(
+            ["agents", "commands"].map(|f| { env.path(".claude").join(f).display().to_string() })
+        )
+    );
+    assert_eq!(
+        env.snap(&["claude", "install", "--remove"]),
+        planned.replace("would be removed", "removed")
+    );
+    assert_eq!(env.read(SETTINGS), MENTIONS_CTX);
+    assert!(!env.path(".claude/commands").exists() && !env.path(".claude/agents").exists());
+}
+
+#[test]
+fn remove_takes_the_emptied_folders_when_there_is_no_settings_file() {
+    let env = TestEnv::new();
+    env.ok(&["claude", "install"]);
+    std::fs::remove_file(env.path(SETTINGS)).unwrap();
+    assert_snapshot!(env.snap(&["claude", "install", "--remove"]), @r"
+    exit: 0
+    --- stdout
+    .claude/settings.json: no hooks of ctx's
+    .claude/commands/push.md: removed
+    .claude/commands/pop.md: removed
+    .claude/commands/status.md: removed
+    .claude/commands/plan.md: removed
+    .claude/commands/frame.md: removed
+    .claude/agents/ctx-frame.md: removed
+    .claude/agents/: removed (left empty)
+    .claude/commands/: removed (left empty)
+    .claude/: removed (left empty)
+    --- stderr
+    ");
+    assert!(!env.path(".claude").exists());
+}
+
 #[cfg(unix)]
 #[test]
 fn a_named_pipe_where_a_command_file_goes_is_refused_without_waiting() {
