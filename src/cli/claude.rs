@@ -22,12 +22,15 @@ folder above it, that points to nothing. A link to a file that exists is
 written through: the file it points to is rewritten, the link stays.
 
 --remove takes out exactly ctx's hook entries (and its slash commands and
-agent, unless you changed them): install then --remove gives your file back
-byte for byte. A settings file left holding nothing at all (an empty object,
-white space aside) is deleted rather than left as {}, unless it is a link; then
-each folder ctx's files were in, up to .claude/ (or the --global folder), goes
-when nothing else is in it. Nothing else is deleted. --dry-run prints what
-would change and writes nothing. Claude Code reads the hooks at its next start.")]
+agent, unless you changed them). Install then --remove gives your file back
+byte for byte, but for two things: an empty \"hooks\": {} or event list that
+ctx filled goes with ctx's entries, and a settings file left holding nothing at
+all (an empty object, white space aside: the one ctx's install created, or one
+that held only {} before) is deleted rather than left as {}, unless it is a
+link. Then each folder ctx's files were in, up to .claude/ (or the --global
+folder), goes when nothing else is in it. Nothing else is deleted. --dry-run
+prints what would change and writes nothing. Claude Code reads the hooks at its
+next start.")]
     Install {
         /// Install for every project: into ~/.claude/ (or $CLAUDE_CONFIG_DIR)
         #[arg(long)]

@@ -20,12 +20,14 @@ read-only file; a symbolic link, to the file or a folder above it, that points
 to nothing. A link to a file that exists is written through: the file it points
 to is rewritten, the link stays.
 
---remove takes out exactly ctx's hook entries: install then --remove gives your
-file back byte for byte (an empty \"hooks\": {} or event list that ctx filled and
-emptied again goes). A hooks.json left holding nothing at all (an empty object,
-white space aside) is deleted rather than left as {}, unless it is a link; then
-.codex/ (or $CODEX_HOME) goes when nothing else is in it. Nothing else is
-deleted. --dry-run prints what would change and writes nothing.
+--remove takes out exactly ctx's hook entries. Install then --remove gives your
+file back byte for byte, but for two things: an empty \"hooks\": {} or event
+list that ctx filled goes with ctx's entries, and a hooks.json left holding
+nothing at all (an empty object, white space aside: the one ctx's install
+created, or one that held only {} before) is deleted rather than left as {},
+unless it is a link. Then .codex/ (or $CODEX_HOME) goes when nothing else is in
+it. Nothing else is deleted. --dry-run prints what would change and writes
+nothing.
 The hooks run `ctx` from Codex's PATH (or $CTX_BIN); Codex reads them at its
 next start.")]
     Install {

@@ -135,6 +135,33 @@ fn remove_leaves_no_empty_file_nor_folder_behind() {
     assert_eq!(env.read(".codex/config.toml"), "model = \"o3\"\n");
 }
 
+/// The round trip's two exceptions, as the help states them: an empty `"hooks": {}` or event
+/// list ctx filled goes with ctx's entries, and a file left holding nothing at all is deleted,
+/// whoever wrote it.
+#[test]
+fn the_round_trip_drops_what_ctx_filled_and_emptied_and_a_file_left_empty() {
+    let env = TestEnv::new();
+    for (before, after) in [
+        ("{\"hooks\": {}, \"x\": 1}\n", Some("{\"x\": 1}\n")),
+        (
+            "{\"hooks\": {\"SessionStart\": [], \"Stop\": []}}\n",
+            Some("{\"hooks\": {\"Stop\": []}}\n"),
+        ),
+        (
+            "{\"hooks\": {\"Stop\": []}}\n",
+            Some("{\"hooks\": {\"Stop\": []}}\n"),
+        ),
+        ("{ }\n", None),
+        ("{\"hooks\": {}}\n", None),
+    ] {
+        env.write(HOOKS, before);
+        env.ok(&["codex", "install"]);
+        env.ok(&["codex", "install", "--remove"]);
+        let left = std::fs::read_to_string(env.path(HOOKS)).ok();
+        assert_eq!(left.as_deref(), after, "{before}");
+    }
+}
+
 #[test]
 fn global_installs_into_codex_home() {
     let env = TestEnv::new();
