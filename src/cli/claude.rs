@@ -28,15 +28,16 @@ ctx filled goes with ctx's entries, and a settings file left holding nothing at
 all (an empty object, white space aside: the one ctx's install created, or one
 that held only {} before) is deleted rather than left as {}, unless it is a
 link. Then each folder ctx's files were in, up to .claude/ (or the --global
-folder), goes when nothing else is in it. Nothing else is deleted. --dry-run
-prints what would change and writes nothing. Claude Code reads the hooks at its
+folder), goes when nothing else is in it. Nothing else is deleted, and --force
+is refused with --remove (a changed file is yours to delete). --dry-run prints
+what would change and writes nothing. Claude Code reads the hooks at its
 next start.")]
     Install {
         /// Install for every project: into ~/.claude/ (or $CLAUDE_CONFIG_DIR)
         #[arg(long)]
         global: bool,
         /// Take ctx's hooks and commands out instead
-        #[arg(long)]
+        #[arg(long, conflicts_with = "force")]
         remove: bool,
         /// Replace slash command files that were changed since ctx wrote them
         #[arg(long)]

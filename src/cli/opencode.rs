@@ -19,15 +19,16 @@ is left alone; one an earlier ctx wrote and nobody changed is updated; one that
 was changed (or is not ctx's) is kept, unless --force. --remove deletes them,
 unless they were changed, then plugin/, command/ and .opencode/ (or the user's
 OpenCode folder) when nothing else is in them (the frame tree in
-.opencode/flame/ keeps .opencode/); nothing else is deleted. Prints one line per
-file (and per folder removed); exit 1 when a file was kept. OpenCode loads the
-files at its next start.")]
+.opencode/flame/ keeps .opencode/); nothing else is deleted, and --force is
+refused with it (a changed file is yours to delete). Prints one line per file
+(and per folder removed); exit 1 when a file was kept. OpenCode loads the files
+at its next start.")]
     Install {
         /// Install for every project: into the user's OpenCode folder
         #[arg(long)]
         global: bool,
         /// Delete ctx's plugin and commands instead (unless they were changed)
-        #[arg(long)]
+        #[arg(long, conflicts_with = "force")]
         remove: bool,
         #[command(flatten)]
         options: InstallOptions,

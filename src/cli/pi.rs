@@ -28,16 +28,17 @@ The file carries a stamp line. A file that already holds what ctx would write
 is left alone; one an earlier ctx wrote and nobody changed is updated; one that
 was changed (or is not ctx's) is kept, unless --force. --remove deletes it,
 unless it was changed, then extensions/ and .pi/ (or pi's agent folder) when
-nothing else is in them; nothing else is deleted. Refused, with nothing
-written: a read-only file, a symbolic link that points to nothing. Prints one
-line per file (and per folder removed); exit 1 when a file was kept. pi loads
-the extension at its next start (or /reload).")]
+nothing else is in them; nothing else is deleted, and --force is refused with
+it (a changed file is yours to delete). Refused, with nothing written: a
+read-only file, a symbolic link that points to nothing. Prints one line per
+file (and per folder removed); exit 1 when a file was kept. pi loads the
+extension at its next start (or /reload).")]
     Install {
         /// Install for every project: into pi's agent folder
         #[arg(long)]
         global: bool,
         /// Delete ctx's extension instead (unless it was changed)
-        #[arg(long)]
+        #[arg(long, conflicts_with = "force")]
         remove: bool,
         #[command(flatten)]
         options: InstallOptions,

@@ -267,3 +267,29 @@ fn a_dry_run_says_what_would_be_written_and_writes_nothing() {
     assert!(!out.contains("written (dry run"), "{out}");
     assert!(!env.path(".opencode/plugin").exists());
 }
+
+#[test]
+fn remove_refuses_force_which_has_nothing_to_replace() {
+    let env = TestEnv::new();
+    env.ok(&["opencode", "install"]);
+    assert_snapshot!(env.snap(&["opencode", "install", "--remove", "--force"]), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: the argument '--remove' cannot be used with '--force'
+
+    Usage: ctx opencode install --remove
+
+    For more information, try '--help'.
+    ");
+    for agent in ["pi", "claude"] {
+        let out = env.run(&[agent, "install", "--force", "--remove", "--dry-run"]);
+        assert_eq!(out.status.code(), Some(2), "{}", env.render(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: the argument '--force' cannot be used with '--remove'\n"),
+            "{err}"
+        );
+    }
+    assert!(env.path(PLUGIN).is_file(), "nothing removed");
+}
