@@ -356,6 +356,27 @@ pub fn read_settings(path: &Path, target: &Path) -> Result<Option<String>> {
     }
 }
 
+/// Refuses when the settings file at `path` (read at `target`, where a link leads) no longer
+/// holds `read`, the text the merge started from (`None`: there was no file): another program
+/// wrote it meanwhile, and writing or deleting it now would lose that write. This narrows the
+/// window to the instant between this read and the rename or removal; only a lock every writer
+/// takes would close it, and the agents and editors that write these files take none.
+pub fn check_unchanged(path: &Path, target: &Path, read: Option<&str>) -> Result<()> {
+    let now = match std::fs::read(target) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(target, "read", &e)),
+    };
+    if now.as_deref() == read.map(str::as_bytes) {
+        return Ok(());
+    }
+    Err(Error::failure(format!(
+        "{}: changed by another program since ctx read it; ctx left it as it is now",
+        path.display()
+    ))
+    .with_hint("run the command again: it starts from the new text"))
+}
+
 /// Replaces the settings file `target` atomically, keeping its mode.
 pub fn write_settings(target: &Path, text: &str) -> Result<()> {
     let parent = target.parent().unwrap_or(Path::new("."));
@@ -515,8 +536,9 @@ pub struct Saved {
     pub folders: Vec<PathBuf>,
 }
 
-/// Saves an agent's hooks file `path` (written at `target`, where a link leads) after the merge:
-/// writes its new text, or, when `--remove` left it holding nothing at all, deletes it rather
+/// Saves an agent's hooks file `path` (written at `target`, where a link leads) after the merge
+/// of `read`, its text then (`None`: there was none), unless another program changed it since
+/// ([`check_unchanged`]): writes its new text, or, when `--remove` left it holding nothing at all, deletes it rather
 /// than leave `{}` behind (a symbolic link is written through as ever, never deleted with what
 /// it points to); a file the merge left as it was is not touched. Then the folders below `dir`
 /// that it and the `files` removed beside it leave empty go too ([`remove_emptied_folders`]).
@@ -524,6 +546,7 @@ pub fn save_settings(
     dir: &Path,
     path: &Path,
     target: &Path,
+    read: Option<&str>,
     merged: &crate::hooks::settings::Merged,
     files: &[Outcome],
     dry_run: bool,
@@ -532,8 +555,10 @@ pub fn save_settings(
     // beside it may still leave their folders empty, so those are looked at all the same.
     let deleted = merged.text.is_some() && merged.emptied && target == path;
     if !dry_run && deleted {
+        check_unchanged(path, target, read)?;
         std::fs::remove_file(path).map_err(|e| Error::io(path, "remove", &e))?;
     } else if let (false, Some(text)) = (dry_run, merged.text.as_deref()) {
+        check_unchanged(path, target, read)?;
         write_settings(target, text)?;
     }
     let settings = deleted.then_some(path);
@@ -670,6 +695,31 @@ mod tests {
             assert!(!is_untouched(&text.replacen('e', "E", 1)), "{}", file.path);
             assert!(!is_untouched(file.text), "{}: no stamp", file.path);
         }
+    }
+
+    #[test]
+    fn a_settings_file_written_since_it_was_read_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{}\n").unwrap();
+        assert!(check_unchanged(&path, &path, Some("{}\n")).is_ok());
+        std::fs::write(&path, "{\"model\": \"opus\"}\n").unwrap();
+        let err = check_unchanged(&path, &path, Some("{}\n")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: changed by another program since ctx read it; ctx left it as it is now",
+                path.display()
+            )
+        );
+        // Created meanwhile, or deleted meanwhile: changed too.
+        assert!(check_unchanged(&path, &path, None).is_err());
+        std::fs::remove_file(&path).unwrap();
+        assert!(check_unchanged(&path, &path, Some("{}\n")).is_err());
+        assert!(check_unchanged(&path, &path, None).is_ok());
+        // Compared byte for byte, whatever the bytes: no UTF-8 error hides a change.
+        std::fs::write(&path, b"\xff").unwrap();
+        assert!(check_unchanged(&path, &path, Some("{}")).is_err());
     }
 
     #[test]

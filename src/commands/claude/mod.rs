@@ -77,7 +77,15 @@ fn install_hooks(
     } else {
         install::install(&dir, install::CLAUDE_FILES, command, force, dry_run)?
     };
-    let saved = install::save_settings(&dir, &path, &target, &merged, &files, dry_run)?;
+    let saved = install::save_settings(
+        &dir,
+        &path,
+        &target,
+        existing.as_deref(),
+        &merged,
+        &files,
+        dry_run,
+    )?;
     let kept = files.iter().any(|o| o.action == Action::Kept);
     if ctx.out.json {
         let events = |changes: &[settings::Change]| -> Vec<String> {

@@ -54,7 +54,15 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
                 "remove the comments (Codex reads plain JSON), then install again",
             )
         })?;
-    let saved = install::save_settings(&dir, &path, &target, &merged, &[], dry_run)?;
+    let saved = install::save_settings(
+        &dir,
+        &path,
+        &target,
+        existing.as_deref(),
+        &merged,
+        &[],
+        dry_run,
+    )?;
     if ctx.out.json {
         let events = |changes: &[hook_settings::Change]| -> Vec<String> {
             changes.iter().map(|c| c.event.clone()).collect()
