@@ -7,8 +7,9 @@
 #   fork   ctx installed: each frame is a fork (the Agent tool with subagent_type "fork"), which runs the frame's
 #          commands and reports;
 #   bash   ctx installed: the model pushes a frame with `ctx frame push -- '<goal>' && <first command>` (one Bash
-#          call, as ctx's context tells it), runs the frame's other commands, pops it with a summary; when a process
-#          ends, ctx folds the transcript (SessionEnd) for the next --continue.
+#          call, as ctx's context tells it), runs the frame's other commands, pops it with a summary in the call of
+#          the command after the frame when one follows (`ctx frame pop --summary '…' && <next command>`, as the
+#          context tells it too); when a process ends, ctx folds the transcript (SessionEnd) for the next --continue.
 # Three workloads:
 #   small      one frame: two commands printing 20 000 characters each (`/push Run the build` for the fork), then
 #              a continuation that only answers;
@@ -71,7 +72,8 @@ def steps(way, prompt, frames, before, final):
     commands alone), then the final reply."""
     s, last = [], prompt
     for i, (name, directive, commands, marks, report) in enumerate(frames):
-        if before:
+        # The Bash way runs the command before a frame in the call of the pop before it.
+        if before and not (way == "bash" and i > 0):
             s.append({"when": last, "tool_calls": [call(before[i][0], "work")]})
             last = before[i][1]
         if way == "fork":
@@ -88,8 +90,14 @@ def steps(way, prompt, frames, before, final):
             s.append({"when": last, "reply": report})
             last = report
         elif way == "bash":
-            s.append({"when": last, "tool_calls": [call(f"ctx frame pop --summary '{report}'", "pop")]})
-            last = report
+            pop = f"ctx frame pop --summary '{report}'"
+            if before and i + 1 < len(frames):
+                # The pop in the call of the next command, as ctx's context tells the model.
+                s.append({"when": last, "tool_calls": [call(f"{pop} && {{ {before[i + 1][0]}; }}", "pop")]})
+                last = before[i + 1][1]
+            else:
+                s.append({"when": last, "tool_calls": [call(pop, "pop")]})
+                last = report
     s.append({"when": last, "reply": final})
     return s
 

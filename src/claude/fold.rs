@@ -116,16 +116,29 @@ pub fn fold(
             }
             continue;
         }
-        // A failed pop ends nothing; one folded before lost its push with its span.
-        if answer.error || answer.folded {
+        // One folded before lost its push with its span.
+        if answer.folded {
             continue;
+        }
+        // A pop that failed ends nothing, and the call is an error. So is a call whose later
+        // command failed (`ctx frame pop … && cargo test`), where the pop did end its frame: its
+        // output names the frame now current, as checked below. So what would refuse the fold
+        // for a call that did not fail only passes over one that did.
+        let failed = answer.error;
+        macro_rules! refuse {
+            ($($why:tt)*) => {{
+                if failed {
+                    continue;
+                }
+                return Err(format!($($why)*));
+            }};
         }
         if let Some(named) = &call.names {
             let Some(named) = named.as_deref() else {
-                return Err(format!(
+                refuse!(
                     "the pop at line {} names its frame by what only a shell can read",
                     call.line + 1
-                ));
+                )
             };
             // A pop names a frame by its id or a prefix of it; the innermost frame pushed here
             // that it names is the one it ends.
@@ -134,29 +147,29 @@ pub fn fold(
                 Some(at) if at + 1 == stack.len() => {}
                 Some(_) => {
                     let (inner_line, inner) = stack.last().expect("a frame above the named one");
-                    return Err(format!(
+                    refuse!(
                         "spans cross: the pop at line {} ends frame {named} while frame {inner}, \
                          pushed at line {}, runs",
                         call.line + 1,
                         inner_line + 1
-                    ));
+                    )
                 }
                 // A frame pushed elsewhere (another session, a person): it ends no span of
                 // this transcript, and is an ordinary call, folded with the span it is in.
                 None => continue,
             }
         }
-        let Some((push_line, frame)) = stack.pop() else {
-            return Err(format!(
+        let Some((push_line, frame)) = stack.last().cloned() else {
+            refuse!(
                 "the pop at line {} has no push in the transcript",
                 call.line + 1
-            ));
+            )
         };
         let Some(done) = finished(&frame) else {
-            return Err(format!(
+            refuse!(
                 "the pop at line {} ends frame {frame}, which ctx does not know as finished",
                 call.line + 1
-            ));
+            )
         };
         // The pop prints the frame now current on a line of its own, among what the other
         // commands of its call print.
@@ -165,12 +178,13 @@ pub fn fold(
             .as_deref()
             .and_then(|parent| answer.text.lines().position(|l| l.trim() == parent));
         if parent_line.is_none() {
-            return Err(format!(
+            refuse!(
                 "spans cross: the pop at line {} does not end frame {frame}, pushed at line {}",
                 call.line + 1,
                 push_line + 1
-            ));
+            )
         }
+        stack.pop();
         // What the call's other commands printed stays, after the summary: the model saw it.
         let others: Vec<&str> = answer
             .text
@@ -838,6 +852,34 @@ mod tests {
             answer["message"]["content"][0]["content"],
             "Frame fr_x completed: Refunds done\n\n M src/refund.rs"
         );
+        // The command after the pop failed: the call is an error, and the pop ended its frame
+        // all the same, as its output says.
+        let mut failed_after: Value = serde_json::from_str(&result(
+            "g",
+            "f",
+            "q1",
+            "Exit code 1\ncc_s\nfatal: not a git repository",
+        ))
+        .unwrap();
+        failed_after["message"]["content"][0]["is_error"] = Value::from(true);
+        lines[7] = line(failed_after);
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        let answer: Value = serde_json::from_str(folded.text.lines().nth(3).unwrap()).unwrap();
+        assert_eq!(
+            answer["message"]["content"][0]["content"],
+            "Frame fr_x completed: Refunds done\n\nExit code 1\nfatal: not a git repository"
+        );
+        // The pop itself failed: it ended nothing, and nothing folds.
+        let mut failed_pop: Value = serde_json::from_str(&result(
+            "g",
+            "f",
+            "q1",
+            "Exit code 1\nerror: no frame is running",
+        ))
+        .unwrap();
+        failed_pop["message"]["content"][0]["is_error"] = Value::from(true);
+        lines[7] = line(failed_pop);
+        assert!(fold_lines(&lines).unwrap().is_none());
         // A pop and a push in one call: refused whole, with why.
         lines[6] = assistant_call(
             "f",

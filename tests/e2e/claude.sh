@@ -449,16 +449,17 @@ totals() {
 }
 
 scenario_headless_continue() {
-  echo "scenario headless-continue: after a Bash push (in the call of the frame's first command) and pop, --continue sends the frame folded"
+  echo "scenario headless-continue: after a Bash push (in the call of the frame's first command) and pop (in the call of the next), --continue sends the frame folded"
   local project requests session
   project=$(new_project headless)
-  # The push shares its call with the frame's first command, as the session's context tells the
-  # model to: the fold takes that call out with the frame, the log keeps its output.
+  # The push shares its call with the frame's first command, and the pop with the command after
+  # the frame, as the session's context tells the model to: the fold takes the push's call out with
+  # the frame (the log keeps its output) and keeps what the command after the pop printed.
   cat >"$work/headless1.json" <<'EOF'
 [
  {"when": "List the refunds", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame push -- 'Refund work' && { head -c 20000 /dev/zero | tr '\\0' a; printf 'OUT_%s_END' A; }", "description": "push, a"}}]},
  {"when": "OUT_A_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' b; printf 'OUT_%s_END' B", "description": "b"}}]},
- {"when": "OUT_B_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'REFUNDS_LISTED: 2 lists'", "description": "pop"}}]},
+ {"when": "OUT_B_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "ctx frame pop --summary 'REFUNDS_LISTED: 2 lists' && printf 'AFTER_%s_END' POP", "description": "pop, then the next command"}}]},
  {"reply": "Done."}
 ]
 EOF
@@ -488,6 +489,7 @@ EOF
 r = requests[0]
 need('Go on' in r['all'], 'the continued request')
 need('REFUNDS_LISTED: 2 lists' in r['all'], 'carries the summary')
+need('AFTER_POP_END' in r['all'], 'and what the command in the pop\'s call printed')
 need('OUT_A_END' not in r['all'] and 'OUT_B_END' not in r['all'] and 'a' * 1000 not in r['all'], 'and none of the outputs')
 "
   grep -q '"is_error":false' "$work/headless2.out" || fail "the continued run ends normally: $(cat "$work/headless2.out")"

@@ -98,8 +98,9 @@ When a sub-goal takes many tool calls whose outputs you will not need afterwards
 frame of its own as a fork: the Agent tool with subagent_type \"fork\" and run_in_background \
 false (what /push does); only its report comes back, its outputs stay in the frame's log. A fork \
 cannot fork nor ask the user: for that, push the frame with Bash in the same call as its first \
-command, `ctx frame push -- '<goal>' && <first command>`, and later run \
-`ctx frame pop --summary '<what was achieved>'` (never with a push in one call).";
+command, `ctx frame push -- '<goal>' && <first command>`, and pop it in the call of the next \
+command after it, `ctx frame pop --summary '<what was achieved>' && <next command>` (alone when \
+nothing follows; never with a push in one call).";
 
 /// The session's frame context and the hint on fork frames, as the answer to `event`.
 fn session_context(event: &str, xml: &str) -> String {
