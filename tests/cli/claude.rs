@@ -269,7 +269,7 @@ fn a_prompt_gets_its_frame_and_the_context_only_when_it_changed() {
         <goal>Fix the login bug</goal>
       </current-frame>
     </flame-context>
-    When a sub-goal takes many tool calls whose outputs you will not need afterwards, give it a frame of its own as a fork: the Agent tool with subagent_type "fork" and run_in_background false (what /push does); only its report comes back, its outputs stay in the frame's log. A fork cannot fork nor ask the user: for that, push the frame with Bash in the same call as its first command, `ctx frame push -- '<goal>' && <first command>`, and pop it in the call of the next command after it, `ctx frame pop --summary '<what was achieved>' && <next command>` (alone when nothing follows; never with a push in one call).
+    When a sub-goal takes many tool calls whose outputs you will not need afterwards, give it a frame of its own as a fork: the Agent tool with subagent_type "fork" and run_in_background false (what /push does); only its report comes back, its outputs stay in the frame's log. A fork cannot fork nor ask the user: for that, use Bash, `ctx frame push -- '<goal>' && <first command>`, then `ctx frame pop --summary '<what was achieved>' && <next command>` (the pop alone when nothing follows, never with a push).
     "#);
     let prompt = event(json!({ "prompt": "go on" }));
     assert_eq!(hook(&env, "UserPromptSubmit", &prompt), "", "unchanged");
