@@ -20,15 +20,16 @@ pub fn opencode(
     } else {
         ctx.project.root.join(".opencode")
     };
-    let command = if global {
-        "ctx opencode install --global"
-    } else {
-        "ctx opencode install"
-    };
-    if remove {
-        return uninstall(ctx, &dir, install::OPENCODE_FILES, options);
-    }
-    run(ctx, &dir, install::OPENCODE_FILES, command, options)
+    let files = install::OPENCODE_FILES;
+    agent_files(
+        ctx,
+        &dir,
+        files,
+        "ctx opencode install",
+        global,
+        remove,
+        options,
+    )
 }
 
 pub fn pi(
@@ -42,15 +43,37 @@ pub fn pi(
     } else {
         ctx.project.root.join(".pi")
     };
-    let command = if global {
-        "ctx pi install --global"
-    } else {
-        "ctx pi install"
-    };
+    agent_files(
+        ctx,
+        &dir,
+        install::PI_FILES,
+        "ctx pi install",
+        global,
+        remove,
+        options,
+    )
+}
+
+/// Installs an agent's `files` into `dir`, stamped with the `command` that wrote them, or removes
+/// them (`remove`).
+fn agent_files(
+    ctx: &mut Context,
+    dir: &Path,
+    files: &[Embedded],
+    command: &str,
+    global: bool,
+    remove: bool,
+    options: &InstallOptions,
+) -> Result<ExitCode> {
     if remove {
-        return uninstall(ctx, &dir, install::PI_FILES, options);
+        return uninstall(ctx, dir, files, options);
     }
-    run(ctx, &dir, install::PI_FILES, command, options)
+    let command = if global {
+        format!("{command} --global")
+    } else {
+        command.to_string()
+    };
+    run(ctx, dir, files, &command, options)
 }
 
 /// `--remove`: deletes ctx's untouched files below `dir`, then the folders that leaves empty.

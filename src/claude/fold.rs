@@ -854,15 +854,12 @@ mod tests {
         );
         // The command after the pop failed: the call is an error, and the pop ended its frame
         // all the same, as its output says.
-        let mut failed_after: Value = serde_json::from_str(&result(
-            "g",
-            "f",
-            "q1",
-            "Exit code 1\ncc_s\nfatal: not a git repository",
-        ))
-        .unwrap();
-        failed_after["message"]["content"][0]["is_error"] = Value::from(true);
-        lines[7] = line(failed_after);
+        let failed = |text: &str| {
+            let mut answer: Value = serde_json::from_str(&result("g", "f", "q1", text)).unwrap();
+            answer["message"]["content"][0]["is_error"] = Value::from(true);
+            line(answer)
+        };
+        lines[7] = failed("Exit code 1\ncc_s\nfatal: not a git repository");
         let folded = fold_lines(&lines).unwrap().unwrap();
         let answer: Value = serde_json::from_str(folded.text.lines().nth(3).unwrap()).unwrap();
         assert_eq!(
@@ -870,15 +867,7 @@ mod tests {
             "Frame fr_x completed: Refunds done\n\nExit code 1\nfatal: not a git repository"
         );
         // The pop itself failed: it ended nothing, and nothing folds.
-        let mut failed_pop: Value = serde_json::from_str(&result(
-            "g",
-            "f",
-            "q1",
-            "Exit code 1\nerror: no frame is running",
-        ))
-        .unwrap();
-        failed_pop["message"]["content"][0]["is_error"] = Value::from(true);
-        lines[7] = line(failed_pop);
+        lines[7] = failed("Exit code 1\nerror: no frame is running");
         assert!(fold_lines(&lines).unwrap().is_none());
         // A pop and a push in one call: refused whole, with why.
         lines[6] = assistant_call(
