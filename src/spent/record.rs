@@ -151,9 +151,13 @@ pub struct Records {
     /// The sources read, for the report's header.
     pub sources: Vec<SourceInfo>,
     positions: std::collections::HashMap<String, usize>,
-    seen_calls: std::collections::HashSet<String>,
-    /// Calls left out since [`Records::take_repeated`] was last called, as read already.
+    /// Each call's key, with the source it was read from ([`Records::take_repeated`]).
+    seen_calls: std::collections::HashMap<String, u64>,
+    /// Calls left out since [`Records::take_repeated`] was last called, as an earlier source
+    /// held them already.
     repeated: u64,
+    /// How many times [`Records::take_repeated`] was called: the source being read.
+    source: u64,
 }
 
 /// A source that was read.
@@ -194,16 +198,24 @@ impl Records {
     /// another): OpenCode's message id, or Claude Code's message id and request id, as ccusage
     /// keys them. Returns whether it was added.
     pub fn add_call(&mut self, key: &str, call: Call) -> bool {
-        if !self.seen_calls.insert(key.to_string()) {
-            self.repeated += 1;
+        if let Some(&source) = self.seen_calls.get(key) {
+            // Within one source a repeat is how the agent writes (a resumed or forked Claude
+            // Code session, a transcript and the original ctx kept when it folded it); across
+            // sources it is worth a word.
+            if source != self.source {
+                self.repeated += 1;
+            }
             return false;
         }
+        self.seen_calls.insert(key.to_string(), self.source);
         self.calls.push(call);
         true
     }
 
-    /// How many calls were left out as repeated since the last call of this function.
+    /// How many calls were left out since the last call of this function because an earlier
+    /// source held them; what is read next is another source.
     pub fn take_repeated(&mut self) -> u64 {
+        self.source += 1;
         std::mem::take(&mut self.repeated)
     }
 

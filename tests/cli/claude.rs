@@ -1030,6 +1030,23 @@ fn a_claude_code_session_is_selected_by_its_own_id() {
     assert_eq!(doc["session"], "cca_a0f342ad186009990");
 }
 
+/// The original of a folded transcript, kept beside it, repeats its responses: within one source
+/// that is how the folder is written, and each is counted once without a word.
+#[test]
+fn a_kept_original_beside_its_folded_transcript_counts_once_and_quietly() {
+    let env = cost_fixture();
+    let file = env.home.join(
+        ".claude/projects/-tmp-tmp-8uZDqZg4O3-billing/18fc7f49-0da9-4ed1-8bd8-2f291c79f1e6.jsonl",
+    );
+    let once = spent_json(&env, &["--by", "session"]);
+    let kept = file.with_extension("").join("ctx-fold-1764230400000.jsonl");
+    std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+    std::fs::copy(&file, &kept).unwrap();
+    let with_kept = spent_json(&env, &["--by", "session"]);
+    assert_eq!(with_kept["total"], once["total"]);
+    assert_eq!(with_kept["problems"], json!([]));
+}
+
 /// A folder of transcripts and one of its files: each response counted once, by its message id
 /// and request id; a usage count that is not one is named.
 #[test]
