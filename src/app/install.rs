@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Context;
-use crate::cli::opencode::{HooksCommand, InstallOptions};
+use crate::cli::opencode::InstallOptions;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::install::{self, Action, Embedded, InstallDoc, InstalledFile, Outcome};
@@ -89,10 +89,10 @@ fn uninstall(
     report(ctx, dir, &outcomes, &folders, options, true)
 }
 
-pub fn hooks(ctx: &mut Context, command: HooksCommand) -> Result<ExitCode> {
-    let HooksCommand::Install { options } = command;
+/// ctx's git hooks, into the repository's hooks folder.
+pub fn git_hooks(ctx: &mut Context, options: &InstallOptions) -> Result<ExitCode> {
     let dir = git_hooks_dir(&ctx.project.root)?;
-    run(ctx, &dir, install::GIT_HOOKS, "ctx hooks install", &options)
+    run(ctx, &dir, install::GIT_HOOKS, "ctx hooks install", options)
 }
 
 fn run(

@@ -1,6 +1,7 @@
 //! The floor between the command adapters (`crate::commands`) and the cores: what more than one
 //! command runs, with the run's context (the project, the output, the clock). Adapters call down
-//! here and never each other; nothing here parses arguments or knows which command runs it.
+//! here and never each other; they hand down what they parsed, and nothing here dispatches on a
+//! command or reads the command line.
 
 pub mod fold;
 pub mod frame_context;

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use super::Context;
-use crate::cli::frame::SpanArgs;
 use crate::document::Version;
 use crate::error::{Error, Result};
 use crate::frame::doc::{FrameJson, PopDoc};
@@ -18,11 +17,6 @@ use crate::opencode::export::Export;
 
 /// Exports can be large; anything past this is not a session export.
 const MAX_EXPORT_BYTES: u64 = 1 << 30;
-
-/// Where in its session a change was made, as `--span-message`/`--span-call` say.
-pub(crate) fn span_mark(args: &SpanArgs, now: i64) -> span::Mark {
-    span::Mark::new(now, args.span_message.as_deref(), args.span_call.as_deref())
-}
 
 /// The summary and transcript of a pop, read before the lock is taken.
 pub(crate) struct PopInputs {
@@ -101,7 +95,7 @@ pub(crate) fn pop(
     inputs: PopInputs,
     force: bool,
     selector: &Selector,
-    at: &SpanArgs,
+    at: span::Mark,
 ) -> Result<(ops::PopPlan, State)> {
     let now = ctx.now;
     let config = ctx.project.config()?;
@@ -117,7 +111,7 @@ pub(crate) fn pop(
         let mut plan = ops::check_pop(state, &target, force)?;
         plan.invalidate_planned = inputs.invalidate_planned;
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now)?;
-        span::close(state, &target, selector.place(), span_mark(at, now));
+        span::close(state, &target, selector.place(), at.clone());
         store.write_log(
             &target,
             &log::render(state, &target, now, messages.as_ref()),

@@ -6,7 +6,6 @@
 
 use super::Context;
 use super::pop::{PopInputs, pop, print_pop_doc, read_transcript};
-use crate::cli::frame::SpanArgs;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc};
@@ -199,7 +198,7 @@ pub(crate) fn finish(
         inputs,
         true,
         &selector,
-        &SpanArgs::default(),
+        crate::frame::span::Mark::new(ctx.now, None, None),
     )?;
     if ctx.out.json {
         let current = ops::running_current(&state, Place::Shared)?;

@@ -1,13 +1,13 @@
 //! `ctx frame …`: the frame tree from the shell (flame.md §4–§8).
 
 use super::{Context, label, read_text, selector};
-use crate::app::pop::{PopInputs, pop, print_pop_doc, span_mark};
+use crate::app::pop::{PopInputs, pop, print_pop_doc};
 use crate::budget::bpe::Encoding;
 use crate::budget::tokenize::Method;
 use crate::cli::frame::{
     ActivateArgs, ArtifactArgs, CurrentArgs, DecisionArgs, EditArgs, FrameCommand, ImportArgs,
     InvalidateArgs, LogArgs, PlanArgs, PopArgs, PopStatus, PushArgs, ReopenArgs, ShowArgs,
-    StatusArg, TreeArgs, TreeFormat, WeightArg,
+    SpanArgs, StatusArg, TreeArgs, TreeFormat, WeightArg,
 };
 use crate::document::{FiguresDoc, Version};
 use crate::error::{Error, ExitCode, Result};
@@ -108,6 +108,11 @@ fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
 }
 
 /// Pops the target of `selector` (flame.md §6.2) and writes its log; the caller prints.
+/// Where in its session a change was made, as `--span-message`/`--span-call` say.
+fn span_mark(args: &SpanArgs, now: i64) -> span::Mark {
+    span::Mark::new(now, args.span_message.as_deref(), args.span_call.as_deref())
+}
+
 fn cmd_pop(ctx: &mut Context, store: &Store, args: PopArgs) -> Result<ExitCode> {
     let mut inputs = PopInputs::read(args.summary, args.summary_file, args.transcript)?;
     inputs.invalidate_planned = args.invalidate_planned;
@@ -117,9 +122,8 @@ fn cmd_pop(ctx: &mut Context, store: &Store, args: PopArgs) -> Result<ExitCode> 
         PopStatus::Blocked => Status::Blocked,
     };
     let selector = selector(&args.selector);
-    let (plan, state) = pop(
-        ctx, store, status, inputs, args.force, &selector, &args.span,
-    )?;
+    let at = span_mark(&args.span, ctx.now);
+    let (plan, state) = pop(ctx, store, status, inputs, args.force, &selector, at)?;
     print_pop(ctx, store, &plan, &state, &selector)
 }
 

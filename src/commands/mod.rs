@@ -7,12 +7,12 @@ pub mod compact;
 pub mod config;
 pub mod frame;
 pub mod generate;
+pub mod git_hooks;
 pub mod opencode;
 pub mod pi;
 pub mod swarm;
 
 pub use crate::app::Context;
-use crate::app::install;
 use crate::cli::{Cli, Command, Deferred};
 use crate::error::{ExitCode, Result};
 use crate::output::Output;
@@ -122,7 +122,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Claude(Deferred(command)) => claude::run(&mut ctx, command),
         Command::Pi(Deferred(command)) => pi::run(&mut ctx, command),
         Command::Codex(Deferred(command)) => codex::run(&mut ctx, command),
-        Command::Hooks(Deferred(command)) => install::hooks(&mut ctx, command),
+        Command::Hooks(Deferred(command)) => git_hooks::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")
         }
