@@ -11,7 +11,7 @@ use crate::cli::compact::{
 };
 use crate::cli::frame::FrameSelector;
 use crate::compact::doc::{CompactingOutput, SystemOutput};
-use crate::compact::frame_context::{self};
+use crate::compact::frame_context;
 use crate::compact::inject::{self, Position};
 use crate::compact::notice;
 use crate::error::{Error, ExitCode, Result};
