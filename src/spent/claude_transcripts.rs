@@ -11,34 +11,13 @@
 //! forked session repeats earlier lines). Claude Code records no cost: calls are priced from the
 //! models.dev cache like any call without a recorded cost.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
 use super::price::PriceList;
 use super::record::{Call, Records, Session, Tokens};
 use crate::claude::{ids, transcript};
-use crate::error::Result;
-
-/// Transcripts larger than this are not read (a session of a few hundred MB is already rare).
-const MAX_TRANSCRIPT: u64 = 1 << 30;
-
-/// Reads `files`, the transcripts found at `path`, into `records`.
-pub(super) fn read_files(
-    path: &Path,
-    files: Vec<PathBuf>,
-    prices: &PriceList,
-    records: &mut Records,
-) -> Result<()> {
-    super::jsonl::read_files(
-        "claude-transcripts",
-        MAX_TRANSCRIPT,
-        path,
-        files,
-        records,
-        |file, lines, records| read_lines(file, lines, prices, records),
-    )
-}
 
 /// The session a transcript's lines belong to (its frame-style id, its parent, a title), and the
 /// subagent's type (`general-purpose`, `Explore`, …; the main conversation's is not named).
@@ -97,7 +76,8 @@ fn first_prompt(lines: &[Value]) -> Option<String> {
     })
 }
 
-fn read_lines(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
+/// Reads one transcript's `lines` (of `file`) into `records`.
+pub(super) fn read_lines(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
     let responses = transcript::responses(lines);
     if responses.is_empty() {
         return;

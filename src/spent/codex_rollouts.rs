@@ -19,13 +19,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::jsonl::{self, count};
+use super::jsonl::count;
 use super::price::PriceList;
 use super::record::{Call, Records, Session, Tokens};
-use crate::error::Result;
-
-/// Rollout files larger than this are not read.
-const MAX_ROLLOUT: u64 = 1 << 30;
 
 /// What ctx puts before a Codex thread id to name its session and frame.
 pub const SESSION_PREFIX: &str = "cx_";
@@ -36,23 +32,6 @@ pub fn home() -> Option<PathBuf> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| crate::project::home_dir().map(|h| h.join(".codex")))
-}
-
-/// Reads Codex's rollout files `files`, found at `path`, into `records`.
-pub(super) fn read_files(
-    path: &Path,
-    files: Vec<PathBuf>,
-    prices: &PriceList,
-    records: &mut Records,
-) -> Result<()> {
-    jsonl::read_files(
-        "codex-sessions",
-        MAX_ROLLOUT,
-        path,
-        files,
-        records,
-        |file, lines, records| read_rollout(file, lines, prices, records),
-    )
 }
 
 fn kind(record: &Value) -> (&str, &str) {

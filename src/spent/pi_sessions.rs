@@ -15,13 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::jsonl::{self, count};
+use super::jsonl::count;
 use super::price::PriceList;
 use super::record::{Call, MAX_CALL_COST, Records, Session, Tokens};
-use crate::error::Result;
-
-/// Session files larger than this are not read.
-const MAX_SESSION_FILE: u64 = 1 << 30;
 
 /// What ctx puts before a pi session id to name its session and frame.
 pub const SESSION_PREFIX: &str = "pi_";
@@ -45,23 +41,6 @@ pub fn project_sessions_dir(project: &Path) -> Option<PathBuf> {
         crate::pi::agent_dir()?
             .join("sessions")
             .join(format!("--{name}--")),
-    )
-}
-
-/// Reads pi's session files `files`, found at `path`, into `records`.
-pub(super) fn read_files(
-    path: &Path,
-    files: Vec<PathBuf>,
-    prices: &PriceList,
-    records: &mut Records,
-) -> Result<()> {
-    jsonl::read_files(
-        "pi-sessions",
-        MAX_SESSION_FILE,
-        path,
-        files,
-        records,
-        |file, lines, records| read_session(file, lines, prices, records),
     )
 }
 

@@ -5,9 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::price::PriceList;
 use super::record::Records;
-use super::{claude_transcripts, codex_rollouts, pi_sessions};
+use super::{claude_transcripts, codex_rollouts, jsonl, pi_sessions};
 use crate::error::{Error, Result};
 
 /// How deep below a given folder session files are looked for: Claude Code's
@@ -18,12 +20,29 @@ const MAX_DEPTH: usize = 4;
 /// is long, but its `"type":"session_meta"` comes first.
 const HEAD: usize = 4096;
 
+/// Session files larger than this are not read (a session of a few hundred MB is already rare).
+const MAX_SESSION_FILE: u64 = 1 << 30;
+
 /// The agent that wrote a session file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Agent {
     Claude,
     Pi,
     Codex,
+}
+
+/// How one session file's lines are read into the records.
+type Reader = fn(&Path, &[Value], &PriceList, &mut Records);
+
+impl Agent {
+    /// The source its files are, and the reader of one of them.
+    fn source(self) -> (&'static str, Reader) {
+        match self {
+            Agent::Claude => ("claude-transcripts", claude_transcripts::read_lines),
+            Agent::Pi => ("pi-sessions", pi_sessions::read_session),
+            Agent::Codex => ("codex-sessions", codex_rollouts::read_rollout),
+        }
+    }
 }
 
 /// The agent whose file `head` (its first bytes) begins: pi's header line
@@ -121,11 +140,15 @@ fn read_files(
         if files.is_empty() {
             continue;
         }
-        match agent {
-            Agent::Claude => claude_transcripts::read_files(path, files, prices, records)?,
-            Agent::Pi => pi_sessions::read_files(path, files, prices, records)?,
-            Agent::Codex => codex_rollouts::read_files(path, files, prices, records)?,
-        }
+        let (kind, read) = agent.source();
+        jsonl::read_files(
+            kind,
+            MAX_SESSION_FILE,
+            path,
+            files,
+            records,
+            |file, lines, records| read(file, lines, prices, records),
+        )?;
     }
     Ok(())
 }
