@@ -54,41 +54,24 @@ fn default_sources(ctx: &Context) -> DefaultSources {
         )),
         Err(e) => Some(e.to_string()),
     };
-    let claude = match crate::claude::projects_dir(&ctx.project.root) {
-        Some(dir) if dir.is_dir() => {
-            found.push(dir);
-            None
-        }
-        Some(dir) => Some(format!(
-            "Claude Code's transcripts of this project, {}, do not exist",
-            dir.display()
-        )),
-        None => Some(
-            "Claude Code's folder is unknown: neither CLAUDE_CONFIG_DIR nor HOME is set"
-                .to_string(),
-        ),
-    };
-    let pi = match crate::spent::pi_sessions::project_sessions_dir(&ctx.project.root) {
-        Some(dir) if dir.is_dir() => {
-            found.push(dir);
-            None
-        }
-        Some(dir) => Some(format!(
-            "pi's sessions of this project, {}, do not exist",
-            dir.display()
-        )),
-        None => {
-            Some("pi's folder is unknown: neither PI_CODING_AGENT_DIR nor HOME is set".to_string())
-        }
-    };
-    let codex = match crate::spent::codex_rollouts::home().map(|h| h.join("sessions")) {
-        Some(dir) if dir.is_dir() => {
-            found.push(dir);
-            None
-        }
-        Some(dir) => Some(format!("Codex's sessions, {}, do not exist", dir.display())),
-        None => Some("Codex's folder is unknown: neither CODEX_HOME nor HOME is set".to_string()),
-    };
+    let claude = folder(
+        &mut found,
+        crate::claude::projects_dir(&ctx.project.root),
+        "Claude Code's transcripts of this project",
+        "Claude Code's folder is unknown: neither CLAUDE_CONFIG_DIR nor HOME is set",
+    );
+    let pi = folder(
+        &mut found,
+        crate::spent::pi_sessions::project_sessions_dir(&ctx.project.root),
+        "pi's sessions of this project",
+        "pi's folder is unknown: neither PI_CODING_AGENT_DIR nor HOME is set",
+    );
+    let codex = folder(
+        &mut found,
+        crate::spent::codex_rollouts::home().map(|h| h.join("sessions")),
+        "Codex's sessions",
+        "Codex's folder is unknown: neither CODEX_HOME nor HOME is set",
+    );
     DefaultSources {
         found,
         looked_for: [opencode, claude, pi, codex]
@@ -96,6 +79,24 @@ fn default_sources(ctx: &Context) -> DefaultSources {
             .flatten()
             .collect::<Vec<_>>()
             .join("; "),
+    }
+}
+
+/// An agent's folder of session files, `dir`: added to `found` when it is one; else why not:
+/// `what` does not exist there, or (no `dir`) `unknown`.
+fn folder(
+    found: &mut Vec<std::path::PathBuf>,
+    dir: Option<std::path::PathBuf>,
+    what: &str,
+    unknown: &str,
+) -> Option<String> {
+    match dir {
+        Some(dir) if dir.is_dir() => {
+            found.push(dir);
+            None
+        }
+        Some(dir) => Some(format!("{what}, {}, do not exist", dir.display())),
+        None => Some(unknown.to_string()),
     }
 }
 
