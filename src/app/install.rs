@@ -1,5 +1,6 @@
 //! `ctx opencode install`, `ctx pi install` and `ctx hooks install`: the files built into ctx,
-//! written where OpenCode, pi and git look for them (and, `--remove`, taken out again).
+//! written where OpenCode, pi and git look for them (and, `--remove`, taken out again); and
+//! `ctx claude install` and `ctx codex install`: ctx's hooks merged into the agent's hooks file.
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +8,93 @@ use super::Context;
 use crate::cli::opencode::InstallOptions;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
-use crate::install::{self, Action, Embedded, InstallDoc, InstalledFile, Outcome};
+use crate::hooks::settings::{self as hook_settings, HookSet, Merged};
+use crate::install::{self, Action, Embedded, InstallDoc, InstalledFile, Outcome, Saved};
+
+/// An agent's hooks file (Claude Code's `settings.json`, Codex's `hooks.json`) and what an install
+/// writes beside it.
+pub struct AgentHooks<'a> {
+    /// The agent's folder, the file's and the `files`' base.
+    pub dir: PathBuf,
+    pub path: PathBuf,
+    pub hooks: &'static HookSet,
+    /// What to do when the file has comments, which the agent does not read.
+    pub comments_hint: &'a str,
+    /// The files written beside the hooks file (Claude Code's slash commands), stamped with
+    /// `command`.
+    pub files: &'a [Embedded],
+    pub command: &'a str,
+}
+
+/// What an agent's hooks install did: the merge, the files beside it, and the save.
+pub struct HooksInstalled {
+    pub merged: Merged,
+    pub files: Vec<Outcome>,
+    pub saved: Saved,
+}
+
+/// Merges ctx's hooks into (`remove`: out of) the agent's hooks file and installs (removes) the
+/// files beside it; with `dry_run` only says what it would do. A file that cannot be merged
+/// changes nothing.
+pub fn agent_hooks(
+    agent: &AgentHooks,
+    remove: bool,
+    force: bool,
+    dry_run: bool,
+) -> Result<HooksInstalled> {
+    let path = &agent.path;
+    let target = install::settings_target(path)?;
+    let existing = install::read_settings(path, &target)?;
+    let merged = hook_settings::merge(agent.hooks, existing.as_deref(), remove)
+        .map_err(|refusal| refusal.into_error(path, agent.comments_hint))?;
+    // The files first: a refusal there leaves the hooks file untouched too.
+    let files = if remove {
+        install::uninstall(&agent.dir, agent.files, dry_run)?
+    } else {
+        install::install(&agent.dir, agent.files, agent.command, force, dry_run)?
+    };
+    let saved = install::save_settings(
+        &agent.dir,
+        path,
+        &target,
+        existing.as_deref(),
+        &merged,
+        &files,
+        dry_run,
+    )?;
+    Ok(HooksInstalled {
+        merged,
+        files,
+        saved,
+    })
+}
+
+/// The lines a hooks install prints: the hooks file's change (its entries naming `label`, the
+/// command they run), one line per file beside it, then the folders `--remove` left empty.
+pub fn print_agent_hooks(
+    ctx: &mut Context,
+    path: &Path,
+    installed: &HooksInstalled,
+    label: &str,
+    remove: bool,
+    dry_run: bool,
+) -> Result<()> {
+    let base = std::env::current_dir().unwrap_or_default();
+    let saved = &installed.saved;
+    let merged = &installed.merged;
+    for line in hook_settings::report(path, &base, merged, remove, dry_run, saved.deleted, label) {
+        ctx.out.line(&line)?;
+    }
+    for outcome in &installed.files {
+        ctx.out
+            .line(&install::report_line(outcome, &base, dry_run))?;
+    }
+    for folder in &saved.folders {
+        ctx.out
+            .line(&install::folder_line(folder, &base, dry_run))?;
+    }
+    Ok(())
+}
 
 pub fn opencode(
     ctx: &mut Context,
@@ -122,7 +209,7 @@ fn report(
             dir: dir.display().to_string(),
             dry_run: options.dry_run,
             files: outcomes.iter().map(file_doc).collect(),
-            folders_removed: folders.iter().map(|f| f.display().to_string()).collect(),
+            folders_removed: paths(folders),
         })?;
     } else {
         let base = std::env::current_dir().unwrap_or_default();
@@ -150,7 +237,12 @@ fn report(
     Ok(ExitCode::Success)
 }
 
-fn file_doc(outcome: &Outcome) -> InstalledFile {
+/// The paths as the JSON documents show them.
+pub fn paths(paths: &[PathBuf]) -> Vec<String> {
+    paths.iter().map(|p| p.display().to_string()).collect()
+}
+
+pub fn file_doc(outcome: &Outcome) -> InstalledFile {
     InstalledFile {
         path: outcome.path.display().to_string(),
         action: outcome.action,

@@ -68,6 +68,11 @@ pub struct Change {
     pub command: String,
 }
 
+/// The events of `changes`, in order, as the install documents list them.
+pub fn events(changes: &[Change]) -> Vec<String> {
+    changes.iter().map(|c| c.event.clone()).collect()
+}
+
 /// A settings file after the merge: its new text (`None` when nothing changes) and what changed.
 #[derive(Debug, Default)]
 pub struct Merged {

@@ -8,9 +8,10 @@
 mod hook;
 mod session_end;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::Context;
+use crate::app::install::{self as app_install, AgentHooks};
 use crate::claude::settings;
 use crate::cli::claude::ClaudeCommand;
 use crate::error::{Error, ExitCode, Result};
@@ -56,72 +57,40 @@ fn install_hooks(
     } else {
         ctx.project.root.join(".claude")
     };
-    let path = dir.join("settings.json");
-    let target = install::settings_target(&path)?;
-    let existing = install::read_settings(&path, &target)?;
-    let merged = settings::merge(existing.as_deref(), remove).map_err(|refusal| {
-        refusal.into_error(
-            &path,
-            "remove the comments (Claude Code reads plain JSON), or add the hooks by hand: \
-             `ctx claude install --dry-run` shows them",
-        )
-    })?;
     let command = match (global, remove) {
         (false, false) => "ctx claude install",
         (true, false) => "ctx claude install --global",
         (_, true) => "ctx claude install --remove",
     };
-    // The slash commands first: a refusal there leaves the settings untouched too.
-    let files = if remove {
-        install::uninstall(&dir, install::CLAUDE_FILES, dry_run)?
-    } else {
-        install::install(&dir, install::CLAUDE_FILES, command, force, dry_run)?
+    let agent = AgentHooks {
+        path: dir.join("settings.json"),
+        dir,
+        hooks: &settings::HOOKS,
+        comments_hint: "remove the comments (Claude Code reads plain JSON), or add the hooks by \
+                        hand: `ctx claude install --dry-run` shows them",
+        files: install::CLAUDE_FILES,
+        command,
     };
-    let saved = install::save_settings(
-        &dir,
-        &path,
-        &target,
-        existing.as_deref(),
-        &merged,
-        &files,
-        dry_run,
-    )?;
-    let kept = files.iter().any(|o| o.action == Action::Kept);
+    let installed = app_install::agent_hooks(&agent, remove, force, dry_run)?;
+    let path = &agent.path;
     if ctx.out.json {
-        let events = |changes: &[settings::Change]| -> Vec<String> {
-            changes.iter().map(|c| c.event.clone()).collect()
-        };
+        let merged = &installed.merged;
         ctx.out.json_doc(&install::ClaudeInstallDoc {
             version: crate::document::Version,
             settings: path.display().to_string(),
             dry_run,
             remove,
             settings_changed: merged.text.is_some(),
-            settings_removed: saved.deleted,
-            added: events(&merged.added),
-            removed: events(&merged.removed),
-            files: files
-                .iter()
-                .map(|o| install::InstalledFile {
-                    path: o.path.display().to_string(),
-                    action: o.action,
-                })
-                .collect(),
-            folders_removed: saved
-                .folders
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect(),
+            settings_removed: installed.saved.deleted,
+            added: hook_settings::events(&merged.added),
+            removed: hook_settings::events(&merged.removed),
+            files: installed.files.iter().map(app_install::file_doc).collect(),
+            folders_removed: app_install::paths(&installed.saved.folders),
         })?;
     } else {
-        report_install(ctx, &path, &merged, &files, remove, saved.deleted, dry_run)?;
-        let base = std::env::current_dir().unwrap_or_default();
-        for folder in &saved.folders {
-            ctx.out
-                .line(&install::folder_line(folder, &base, dry_run))?;
-        }
+        app_install::print_agent_hooks(ctx, path, &installed, "ctx claude hook", remove, dry_run)?;
     }
-    if kept {
+    if installed.files.iter().any(|o| o.action == Action::Kept) {
         return Err(Error::failure(
             "some slash commands were changed since ctx wrote them and were kept",
         )
@@ -132,26 +101,4 @@ fn install_hooks(
         }));
     }
     Ok(ExitCode::Success)
-}
-
-/// The lines `ctx claude install` prints: the settings file's change, then one per command file.
-fn report_install(
-    ctx: &mut Context,
-    path: &Path,
-    merged: &settings::Merged,
-    files: &[install::Outcome],
-    remove: bool,
-    deleted: bool,
-    dry_run: bool,
-) -> Result<()> {
-    let base = std::env::current_dir().unwrap_or_default();
-    let label = "ctx claude hook";
-    for line in hook_settings::report(path, &base, merged, remove, dry_run, deleted, label) {
-        ctx.out.line(&line)?;
-    }
-    for outcome in files {
-        ctx.out
-            .line(&install::report_line(outcome, &base, dry_run))?;
-    }
-    Ok(())
 }

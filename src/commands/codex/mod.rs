@@ -10,6 +10,7 @@ mod hook;
 use std::path::PathBuf;
 
 use super::Context;
+use crate::app::install::{self as app_install, AgentHooks};
 use crate::cli::codex::CodexCommand;
 use crate::codex::hooks;
 use crate::error::{Error, ExitCode, Result};
@@ -44,55 +45,31 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
     } else {
         ctx.project.root.join(".codex")
     };
-    let path = dir.join("hooks.json");
-    let target = install::settings_target(&path)?;
-    let existing = install::read_settings(&path, &target)?;
-    let merged =
-        hook_settings::merge(&hooks::HOOKS, existing.as_deref(), remove).map_err(|refusal| {
-            refusal.into_error(
-                &path,
-                "remove the comments (Codex reads plain JSON), then install again",
-            )
-        })?;
-    let saved = install::save_settings(
-        &dir,
-        &path,
-        &target,
-        existing.as_deref(),
-        &merged,
-        &[],
-        dry_run,
-    )?;
-    if ctx.out.json {
-        let events = |changes: &[hook_settings::Change]| -> Vec<String> {
-            changes.iter().map(|c| c.event.clone()).collect()
-        };
-        ctx.out.json_doc(&install::CodexInstallDoc {
-            version: crate::document::Version,
-            hooks: path.display().to_string(),
-            dry_run,
-            remove,
-            hooks_changed: merged.text.is_some(),
-            hooks_removed: saved.deleted,
-            added: events(&merged.added),
-            removed: events(&merged.removed),
-            folders_removed: saved
-                .folders
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect(),
-        })?;
+    let agent = AgentHooks {
+        path: dir.join("hooks.json"),
+        dir,
+        hooks: &hooks::HOOKS,
+        comments_hint: "remove the comments (Codex reads plain JSON), then install again",
+        files: &[],
+        command: "ctx codex install",
+    };
+    let installed = app_install::agent_hooks(&agent, remove, false, dry_run)?;
+    let path = &agent.path;
+    if !ctx.out.json {
+        app_install::print_agent_hooks(ctx, path, &installed, "ctx codex hook", remove, dry_run)?;
         return Ok(ExitCode::Success);
     }
-    let base = std::env::current_dir().unwrap_or_default();
-    let label = "ctx codex hook";
-    let lines = hook_settings::report(&path, &base, &merged, remove, dry_run, saved.deleted, label);
-    for line in lines {
-        ctx.out.line(&line)?;
-    }
-    for folder in &saved.folders {
-        ctx.out
-            .line(&install::folder_line(folder, &base, dry_run))?;
-    }
+    let merged = &installed.merged;
+    ctx.out.json_doc(&install::CodexInstallDoc {
+        version: crate::document::Version,
+        hooks: path.display().to_string(),
+        dry_run,
+        remove,
+        hooks_changed: merged.text.is_some(),
+        hooks_removed: installed.saved.deleted,
+        added: hook_settings::events(&merged.added),
+        removed: hook_settings::events(&merged.removed),
+        folders_removed: app_install::paths(&installed.saved.folders),
+    })?;
     Ok(ExitCode::Success)
 }
