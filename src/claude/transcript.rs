@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::hooks::export_message;
 use crate::opencode::export::Export;
 
 /// The lines of a transcript that are JSON objects, and how many lines were not.
@@ -226,16 +227,7 @@ pub fn export_of(records: &[Value], id: &str, title: &str, final_reply: Option<&
             continue;
         }
         last_response = response.map(str::to_string);
-        let mut info = Map::new();
-        info.insert("role".into(), Value::from(role));
-        if let Some(ms) = record
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(crate::time::parse_rfc3339_utc)
-        {
-            info.insert("time".into(), json!({ "created": ms }));
-        }
-        messages.push(json!({ "info": info, "parts": parts }));
+        messages.push(export_message(role, record, parts));
     }
     Export::of_conversation(id, title, "Claude Code", messages, final_reply)
 }

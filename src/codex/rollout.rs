@@ -7,8 +7,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use crate::hooks::export_message;
 use crate::opencode::export::Export;
 
 /// The records of a rollout; lines that are not JSON objects are skipped.
@@ -104,16 +105,7 @@ pub fn to_export(records: &[Value], id: &str, title: &str, final_reply: Option<&
             parts.push(part);
             continue;
         }
-        let mut info = Map::new();
-        info.insert("role".into(), Value::from(role));
-        if let Some(ms) = record
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(crate::time::parse_rfc3339_utc)
-        {
-            info.insert("time".into(), json!({ "created": ms }));
-        }
-        messages.push(json!({ "info": info, "parts": [part] }));
+        messages.push(export_message(role, record, vec![part]));
     }
     Export::of_conversation(id, title, "Codex", messages, final_reply)
 }

@@ -2,6 +2,8 @@
 //! adapters and the hook core (`app::hooks`): their ids as frame ids, ctx's entries in their
 //! hooks files ([`settings`]), and the rewrite of a folded transcript ([`transcript`]).
 
+use serde_json::{Map, Value, json};
+
 use crate::frame::id::validate_id;
 
 pub mod settings;
@@ -17,6 +19,21 @@ pub fn framed(prefix: &str, id: &str) -> Option<String> {
     validate_id(&framed).ok().map(|()| framed)
 }
 
+/// One message of the OpenCode-shaped export an agent's transcript (or rollout) record becomes:
+/// its `role`, its `parts`, and its creation time when the record has an RFC 3339 `timestamp`.
+pub fn export_message(role: &str, record: &Value, parts: Vec<Value>) -> Value {
+    let mut info = Map::new();
+    info.insert("role".into(), Value::from(role));
+    if let Some(ms) = record
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(crate::time::parse_rfc3339_utc)
+    {
+        info.insert("time".into(), json!({ "created": ms }));
+    }
+    json!({ "info": info, "parts": parts })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -27,5 +44,23 @@ mod tests {
         assert_eq!(framed("cx_", ""), None);
         assert_eq!(framed("cx_", "../x"), None);
         assert_eq!(framed("cx_", &"a".repeat(126)), None);
+    }
+
+    #[test]
+    fn an_export_message_has_its_records_time_when_it_has_one() {
+        let record = json!({ "timestamp": "2026-01-02T03:04:05.678Z" });
+        let parts = vec![json!({ "type": "text", "text": "hi" })];
+        assert_eq!(
+            export_message("user", &record, parts.clone()),
+            json!({
+                "info": { "role": "user", "time": { "created": 1_767_323_045_678_i64 } },
+                "parts": parts,
+            })
+        );
+        let untimed = json!({ "timestamp": "yesterday" });
+        assert_eq!(
+            export_message("assistant", &untimed, Vec::new()),
+            json!({ "info": { "role": "assistant" }, "parts": [] })
+        );
     }
 }
