@@ -4,7 +4,7 @@
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, hook_log_lines};
 
 const SETTINGS: &str = ".claude/settings.json";
 const SESSION: &str = "d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
@@ -216,19 +216,7 @@ fn hook(env: &TestEnv, event: &str, input: &Value) -> String {
 }
 
 fn hook_raw(env: &TestEnv, event: &str, input: &[u8]) -> String {
-    let out = env.run_stdin(&["claude", "hook", event], input);
-    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
-    assert!(out.stderr.is_empty(), "{}", env.render(&out));
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// The hook log's lines without their time stamps.
-fn log_lines(path: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
-        .collect()
+    env.hook("claude", event, input)
 }
 
 fn event(fields: Value) -> Value {
@@ -543,7 +531,7 @@ fn bad_input_is_a_log_line_and_a_silent_exit_0() {
         json!({ "agent_id": "a9", "agent_type": "general-purpose", "last_assistant_message": "x" }),
     );
     assert_eq!(hook(&env, "SubagentStop", &stop), "");
-    assert_snapshot!(log_lines(&log).join("\n"), @r#"
+    assert_snapshot!(hook_log_lines(&log).join("\n"), @r#"
     UserPromptSubmit: the event's JSON is not valid JSON: EOF while parsing a string at line 1 column 20
     UserPromptSubmit: the event's JSON is not valid JSON: expected ident at line 1 column 2
     UserPromptSubmit: the event's JSON is not an object
@@ -569,7 +557,7 @@ fn a_broken_state_file_is_left_alone_and_logged_beside_it() {
         env.read(".opencode/flame/state.json"),
         "{\"version\": 1, \"frames\": "
     );
-    let lines = log_lines(&env.path(".opencode/flame/claude-hooks.log"));
+    let lines = hook_log_lines(&env.path(".opencode/flame/claude-hooks.log"));
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].starts_with(&format!("UserPromptSubmit session {SESSION}: "))
@@ -936,7 +924,7 @@ fn claude_config_dir_is_claude_codes_folder_for_install_hooks_and_cost() {
     let out = run(&["claude", "hook", "UserPromptSubmit"], b"not json");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
-        log_lines(&config.join("ctx-hooks.log")),
+        hook_log_lines(&config.join("ctx-hooks.log")),
         ["UserPromptSubmit: the event's JSON is not valid JSON: expected ident at line 1 column 2"]
     );
     // budget spent reads the project's transcripts below it.

@@ -5,7 +5,7 @@
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, hook_log_lines};
 
 const SESSION: &str = "01a21b53-5da8-7ef0-95e9-bcc9ecf19422";
 const FRAME: &str = "cx_01a21b53-5da8-7ef0-95e9-bcc9ecf19422";
@@ -17,19 +17,7 @@ fn hook(env: &TestEnv, event: &str, input: &Value) -> String {
 }
 
 fn hook_raw(env: &TestEnv, event: &str, input: &[u8]) -> String {
-    let out = env.run_stdin(&["codex", "hook", event], input);
-    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
-    assert!(out.stderr.is_empty(), "{}", env.render(&out));
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// The hook log's lines without their time stamps.
-fn log_lines(path: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
-        .collect()
+    env.hook("codex", event, input)
 }
 
 /// An event as Codex sends it: the fields every event has, and `fields`.
@@ -290,7 +278,7 @@ fn bad_input_is_a_log_line_and_a_silent_exit_0() {
         json!({ "agent_id": "a9", "agent_type": "default", "last_assistant_message": "x" }),
     );
     assert_eq!(hook(&env, "SubagentStop", &stop), "");
-    assert_snapshot!(log_lines(&log).join("\n"), @r#"
+    assert_snapshot!(hook_log_lines(&log).join("\n"), @r#"
     UserPromptSubmit: the event's JSON is not valid JSON: EOF while parsing a string at line 1 column 20
     UserPromptSubmit: the event's JSON is not an object
     UserPromptSubmit: the event has no "session_id"
@@ -314,7 +302,7 @@ fn a_broken_state_file_is_left_alone_and_logged_beside_it() {
         env.read(".opencode/flame/state.json"),
         "{\"version\": 1, \"frames\": "
     );
-    let lines = log_lines(&env.path(".opencode/flame/codex-hooks.log"));
+    let lines = hook_log_lines(&env.path(".opencode/flame/codex-hooks.log"));
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].starts_with(&format!("UserPromptSubmit session {SESSION}: "))
@@ -418,7 +406,7 @@ fn session_end_folds_the_rollout_for_a_resume_and_keeps_the_original() {
     let end = event("SessionEnd", json!({ "transcript_path": elsewhere }));
     assert_eq!(hook(&env, "SessionEnd", &end), "");
     assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), text);
-    let lines = log_lines(&env.path(".opencode/flame/codex-hooks.log"));
+    let lines = hook_log_lines(&env.path(".opencode/flame/codex-hooks.log"));
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].ends_with("left as it is: it is not below Codex's sessions folder"),

@@ -116,6 +116,24 @@ impl TestEnv {
     pub fn temp(&self) -> &Path {
         self.dir.path()
     }
+
+    /// Runs `ctx AGENT hook EVENT` with `input` on stdin; returns stdout after checking that the
+    /// call exited 0 and printed nothing on stderr, whatever happened.
+    pub fn hook(&self, agent: &str, event: &str, input: &[u8]) -> String {
+        let out = self.run_stdin(&[agent, "hook", event], input);
+        assert_eq!(out.status.code(), Some(0), "{}", self.render(&out));
+        assert!(out.stderr.is_empty(), "{}", self.render(&out));
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+/// The lines of an agent's hook log (`ctx-hooks.log`) without their time stamps.
+pub fn hook_log_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
+        .collect()
 }
 
 /// A project holding flame.md §3.3's example state.

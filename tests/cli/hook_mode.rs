@@ -8,21 +8,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, hook_log_lines};
 
 const SESSION: &str = "11111111-0000-0000-0000-000000000000";
 /// What a hook is given time for here: far above what any call should take, so that a hook that
 /// hangs fails the test instead of stalling it (never a measure of speed).
 const HANG: Duration = Duration::from_secs(60);
-
-/// The hook log's lines without their time stamps.
-fn log_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
-        .collect()
-}
 
 /// `ctx claude hook EVENT` run in `dir`, with `input`: exit 0, nothing on stderr; its stdout.
 fn claude_hook(env: &TestEnv, dir: &Path, event: &str, input: &Value) -> String {
@@ -56,7 +47,7 @@ fn hooks_start_no_frame_state_in_the_home_folder() {
     assert_eq!(claude_hook(&env, home, "UserPromptSubmit", &prompt()), "");
     assert!(!home.join(".opencode/flame").exists(), "state in $HOME");
     assert_eq!(
-        log_lines(&home.join(".claude/ctx-hooks.log")),
+        hook_log_lines(&home.join(".claude/ctx-hooks.log")),
         [format!(
             "UserPromptSubmit session {SESSION}: stayed out of the home folder {}: a hook starts \
              no frame state (.opencode/flame/) there; to keep frames there, set \
@@ -226,7 +217,7 @@ fn a_hook_gives_up_on_a_held_lock_well_inside_its_timeout_and_logs_it() {
         ""
     );
     assert_eq!(
-        log_lines(&env.path(".opencode/flame/claude-hooks.log")),
+        hook_log_lines(&env.path(".opencode/flame/claude-hooks.log")),
         [format!(
             "UserPromptSubmit session {SESSION}: {root}/.opencode/flame/state.json is locked by \
              another ctx process (hint: waited 3 s for the lock on \
@@ -303,7 +294,7 @@ fn pipes_named_by_hook_input_never_stall_a_hook() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
-    let lines = log_lines(&env.path(".opencode/flame/claude-hooks.log"));
+    let lines = hook_log_lines(&env.path(".opencode/flame/claude-hooks.log"));
     assert_eq!(
         lines.last().map(String::as_str),
         Some(
