@@ -675,16 +675,12 @@ mod tests {
     fn a_span_becomes_the_pop_answered_with_the_summary() {
         let folded = fold_lines(&session()).unwrap().unwrap();
         assert_eq!(folded.frames, ["fr_x"]);
+        assert_eq!(uuids_left(&folded), ["a", "-", "f", "g", "h"]);
         let records: Vec<Value> = folded
             .text
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        let uuids: Vec<&str> = records
-            .iter()
-            .map(|r| r.get("uuid").and_then(Value::as_str).unwrap_or("-"))
-            .collect();
-        assert_eq!(uuids, ["a", "-", "f", "g", "h"]);
         assert_eq!(
             records[2]["parentUuid"], "a",
             "the pop's call follows the push's parent"
