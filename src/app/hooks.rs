@@ -470,8 +470,8 @@ impl<'a> Hook<'a> {
         Ok(xml)
     }
 
-    /// Whether subagent frame `frame` is still to be popped: `Ok(false)` when it has finished,
-    /// an error when it has no frame (its start was not seen).
+    /// Whether subagent frame `frame` is still to be popped: `Some(false)` when it has finished,
+    /// `None` when it has no frame (its start was not seen).
     pub fn agent_running(&self, frame: &str) -> Result<Option<bool>> {
         Ok(self
             .store
