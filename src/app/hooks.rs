@@ -23,7 +23,7 @@ use crate::frame::log;
 use crate::frame::ops::{self, Correction, Place};
 use crate::frame::state::{SCHEMA_VERSION, State, Status};
 use crate::frame::store::Store;
-use crate::hooks::framed;
+use crate::hooks::{framed, transcript};
 use crate::json::{Json, Object};
 use crate::opencode::export::Export;
 use crate::project::Project;
@@ -542,6 +542,45 @@ impl<'a> Hook<'a> {
                     .any(|(k, v)| k == "claudeToolUseId" && v.as_str() == Some(call))
             })
             .map(|f| f.id.to_string()))
+    }
+
+    /// SessionEnd: folds the session's transcript (`transcript_path`, below the agent's `folder`,
+    /// `folder_name` to people) when the agent's fold `setting` is on, so that the next process
+    /// that resumes the session sends each popped frame as its folded text
+    /// ([`transcript::fold_at_end`]). `fold` turns the transcript's text into the folded text,
+    /// given the state and each finished frame's folded text ([`transcript::folded_text`], its
+    /// log named from the project's root when the session ran there).
+    pub fn fold_at_end(
+        &self,
+        setting: &crate::settings::Def,
+        noun: &str,
+        folder: Option<PathBuf>,
+        folder_name: &str,
+        fold: impl FnOnce(
+            &str,
+            &State,
+            &dyn Fn(&str) -> Option<String>,
+        ) -> std::result::Result<Option<String>, String>,
+    ) -> Result<()> {
+        let config = self.ctx.project.config()?;
+        let on = crate::settings::resolve(config, setting, None, None)?;
+        if on.text() != "on" {
+            return Ok(());
+        }
+        let Some(path) = self.field("transcript_path") else {
+            return Ok(());
+        };
+        let state = self.store.load()?;
+        let root = transcript::root_if_ran_there(self.field("cwd"), &self.ctx.project.root);
+        let folded_text = |id: &str| transcript::folded_text(&self.store, &state, id, root);
+        transcript::fold_at_end(
+            Path::new(path),
+            noun,
+            folder,
+            folder_name,
+            self.ctx.now,
+            |text| fold(text, &state, &folded_text),
+        )
     }
 
     /// A compaction's summary on the session's current frame.

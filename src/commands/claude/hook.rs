@@ -84,7 +84,7 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
             }
             Ok(None)
         }
-        "SessionEnd" => super::session_end::fold(&hook.ctx, &hook.store, hook.input),
+        "SessionEnd" => super::session_end::fold(hook),
         // A newer Claude Code's event, or one hooked by hand: nothing to do.
         _ => Ok(None),
     }

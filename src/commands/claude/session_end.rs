@@ -11,47 +11,27 @@
 //! responses folded away. Whatever ctx does not know leaves the transcript as it is, with the
 //! reason in the hook log.
 
-use std::path::Path;
-
-use serde_json::Value;
-
+use crate::app::hooks::Hook;
 use crate::claude::fold::{self, Finished};
-use crate::commands::Context;
 use crate::error::Result;
-use crate::frame::store::Store;
-use crate::hooks::transcript;
 
-pub(super) fn fold(ctx: &Context, store: &Store, input: &Value) -> Result<Option<String>> {
-    let config = ctx.project.config()?;
-    let on = crate::settings::resolve(config, &crate::settings::CLAUDE_FOLD, None, None)?;
-    if on.text() != "on" {
-        return Ok(None);
-    }
-    let Some(path) = input
-        .get("transcript_path")
-        .and_then(Value::as_str)
-        .filter(|p| !p.trim().is_empty())
-    else {
-        return Ok(None);
-    };
-    let state = store.load()?;
-    let cwd = input.get("cwd").and_then(Value::as_str);
-    let root = transcript::root_if_ran_there(cwd, &ctx.project.root);
-    let goal_of = |id: &str| state.frame(id).map(|frame| frame.goal().to_string());
-    let finished = |id: &str| -> Option<Finished> {
-        Some(Finished {
-            parent: state.frame(id)?.parent().map(str::to_string),
-            text: transcript::folded_text(store, &state, id, root)?,
-        })
-    };
+pub(super) fn fold(hook: &Hook) -> Result<Option<String>> {
     let projects = crate::claude::config_dir().map(|dir| dir.join("projects"));
-    transcript::fold_at_end(
-        Path::new(path),
+    hook.fold_at_end(
+        &crate::settings::CLAUDE_FOLD,
         "transcript",
         projects,
         "Claude Code's projects folder",
-        ctx.now,
-        |text| Ok(fold::fold(text, &goal_of, &finished)?.map(|folded| folded.text)),
+        |text, state, folded_text| {
+            let goal_of = |id: &str| state.frame(id).map(|frame| frame.goal().to_string());
+            let finished = |id: &str| -> Option<Finished> {
+                Some(Finished {
+                    parent: state.frame(id)?.parent().map(str::to_string),
+                    text: folded_text(id)?,
+                })
+            };
+            Ok(fold::fold(text, &goal_of, &finished)?.map(|folded| folded.text))
+        },
     )?;
     Ok(None)
 }

@@ -21,7 +21,6 @@ use crate::app::hooks::{self, Harness, Hook, additional_context, field};
 use crate::codex::{THREAD_PREFIX, fold, rollout};
 use crate::error::{Error, Result};
 use crate::frame::store;
-use crate::hooks::transcript;
 use crate::json::{Json, Object};
 use crate::project::Project;
 
@@ -223,26 +222,16 @@ fn read_rollout(path: &str) -> Vec<Value> {
 /// sessions does not look); whatever ctx does not know leaves it as it is, with the reason in the
 /// hook log.
 fn session_end(hook: &mut Hook) -> Result<Option<String>> {
-    let config = hook.ctx.project.config()?;
-    let on = crate::settings::resolve(config, &crate::settings::CODEX_FOLD, None, None)?;
-    if on.text() != "on" || hook.field("agent_id").is_some() {
+    if hook.field("agent_id").is_some() {
         return Ok(None);
     }
-    let Some(path) = hook.field("transcript_path") else {
-        return Ok(None);
-    };
-    let state = hook.store.load()?;
-    let store = &hook.store;
-    let root = transcript::root_if_ran_there(hook.field("cwd"), &hook.ctx.project.root);
-    let folded_text = |id: &str| transcript::folded_text(store, &state, id, root);
     let sessions = crate::codex::home_dir().map(|dir| dir.join("sessions"));
-    transcript::fold_at_end(
-        Path::new(path),
+    hook.fold_at_end(
+        &crate::settings::CODEX_FOLD,
         "rollout",
         sessions,
         "Codex's sessions folder",
-        hook.ctx.now,
-        |text| Ok(fold::fold(text, &folded_text)?.map(|folded| folded.text)),
+        |text, _, folded_text| Ok(fold::fold(text, folded_text)?.map(|folded| folded.text)),
     )?;
     Ok(None)
 }
