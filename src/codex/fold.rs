@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::rollout::item;
 use crate::hooks::transcript::Folded;
 
 /// A shell call of the rollout: its record's line, its output's line and what it ran.
@@ -21,11 +22,6 @@ struct Call {
     line: usize,
     output: Option<(usize, String)>,
     command: String,
-}
-
-/// A `response_item` record's payload.
-fn item(record: &Value) -> Option<&Value> {
-    (record.get("type")?.as_str()? == "response_item").then(|| record.get("payload"))?
 }
 
 /// The command a shell call ran (`exec_command`'s `cmd`, a `shell` call's `command`).

@@ -21,8 +21,8 @@ pub fn parse(text: &str) -> Vec<Value> {
         .collect()
 }
 
-/// The payload of a `response_item` record.
-fn item(record: &Value) -> Option<&Value> {
+/// The payload of a `response_item` record (what Codex sends to the model).
+pub(super) fn item(record: &Value) -> Option<&Value> {
     (record.get("type")?.as_str()? == "response_item").then(|| record.get("payload"))?
 }
 
