@@ -69,11 +69,11 @@ it; people do not need to.
                     (<rollout>/ctx-fold-<ms>.jsonl)
 
 Codex cannot fold a popped frame out of a running conversation: no hook removes
-earlier messages; only a resumed session is sent folded. Whatever goes wrong (bad JSON, a broken state file, an unknown
-event) exits 0 with nothing on stdout and one line in
-.opencode/flame/codex-hooks.log (or ctx-hooks.log in $CODEX_HOME, default
-~/.codex, when there is no project folder to write in): a hook that fails must
-never stop Codex.")]
+earlier messages; only a resumed session is sent folded. Whatever goes wrong
+(bad JSON, a broken state file, an unknown event) exits 0 with nothing on
+stdout and one line in .opencode/flame/codex-hooks.log (or ctx-hooks.log in
+$CODEX_HOME, default ~/.codex, when there is no project folder to write in): a
+hook that fails must never stop Codex.")]
     Hook {
         /// The hook event's name, as Codex spells it (SessionStart, UserPromptSubmit, …)
         event: String,
