@@ -7,8 +7,7 @@
 //! never replaced or removed. The file is edited in place ([`crate::json_edit`]): every byte outside
 //! the entries ctx adds or takes out stays as the user wrote it (layout, escapes, key order).
 
-use crate::hooks::settings::{self as hook_settings, HookSet};
-pub use crate::hooks::settings::{Change, Merged, Refusal};
+use crate::hooks::settings::{self as hook_settings, HookSet, Merged, Refusal};
 use crate::json::Json;
 
 /// The events ctx hooks, with the tool matcher of the tool events.
