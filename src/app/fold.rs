@@ -76,11 +76,7 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
             keep_user,
         )?
     } else {
-        inject::write_edited(
-            &parsed.list,
-            &inject::Edits::new(parsed.list.messages().len()),
-            0,
-        )
+        inject::write_unchanged(&parsed.list)
     };
     out.push('\n');
     ctx.out.write(&out)?;
@@ -118,11 +114,7 @@ fn unfolded(ctx: &Context, state: &State, list: &MessageList<'_>, session: &str)
             &mut IdMinter::new(),
             ctx.now,
         ),
-        _ => Ok(inject::write_edited(
-            list,
-            &inject::Edits::new(list.messages().len()),
-            0,
-        )),
+        _ => Ok(inject::write_unchanged(list)),
     }
 }
 

@@ -604,6 +604,12 @@ fn write_list(
     write_edited(list, &edits, added)
 }
 
+/// The document as read: the top-level members and every message byte for byte, for a request
+/// that ctx passes on without a change.
+pub fn write_unchanged(list: &MessageList<'_>) -> String {
+    write_list(list, None, None, 0)
+}
+
 /// What becomes of one message of a list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Edit {
