@@ -14,7 +14,6 @@ use crate::frame::store::Store;
 use crate::settings;
 
 pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
-    let store = ctx.store()?;
     match command {
         OpencodeCommand::Install {
             global,
@@ -27,7 +26,7 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             parent_session,
         } => session_frame(
             ctx,
-            &store,
+            &ctx.store()?,
             &session,
             title.as_deref(),
             parent_session.as_deref(),
@@ -39,13 +38,13 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             transcript,
         } => session::finish(
             ctx,
-            &store,
+            &ctx.store()?,
             &session,
             status_for(&state),
             summary,
             transcript,
         ),
-        OpencodeCommand::Deleted { session } => deleted(ctx, &store, &session),
+        OpencodeCommand::Deleted { session } => deleted(ctx, &ctx.store()?, &session),
         OpencodeCommand::Messages {
             session,
             budget_warning,
