@@ -19,6 +19,7 @@
 //! new synthetic message). OpenCode's shape ([`OpenCode`]) is here; pi's is in [`pi`].
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use serde::Deserialize;
 use serde::de::DeserializeSeed;
@@ -894,6 +895,21 @@ fn put_entry(
     }
 }
 
+/// Message `at` as the fold edits it: the copy in `replaced`, parsed from the list the first time
+/// it is needed, so that edits of one message by several pops add up; `None` when it is no JSON.
+fn editable<'r>(
+    list: &MessageList<'_>,
+    at: usize,
+    replaced: &'r mut HashMap<usize, Value>,
+) -> Option<&'r mut Value> {
+    match replaced.entry(at) {
+        Entry::Occupied(edited) => Some(edited.into_mut()),
+        Entry::Vacant(unedited) => serde_json::from_str(list.messages()[at].raw())
+            .ok()
+            .map(|value| unedited.insert(value)),
+    }
+}
+
 /// OpenCode's [`Shape::set_output`]: the call's part holds its output in `state.output`.
 fn set_part_output(
     list: &MessageList<'_>,
@@ -903,14 +919,7 @@ fn set_part_output(
     Output { entry, keep_input }: Output<'_>,
     replaced: &mut HashMap<usize, Value>,
 ) -> bool {
-    let message = &list.messages()[at];
-    if !replaced.contains_key(&at)
-        && let Ok(value) = serde_json::from_str(message.raw())
-    {
-        replaced.insert(at, value);
-    }
-    let state = replaced
-        .get_mut(&at)
+    let state = editable(list, at, replaced)
         .and_then(|m| m.get_mut("parts"))
         .and_then(|p| p.get_mut(call))
         .and_then(|p| p.get_mut("state"))

@@ -17,7 +17,7 @@ use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::{Call, Output, Shape, View, is_own_text};
+use super::{Call, Output, Shape, View, editable, is_own_text};
 use crate::compact::inject::{MessageList, Pick, parse_list_with};
 use crate::error::Result;
 
@@ -256,20 +256,14 @@ impl Shape for Pi {
         result["content"] = json!([{ "type": "text", "text": entry }]);
         replaced.insert(output, result);
         // The summary a flame_pop call was given is in the entry: not sent twice.
-        if made.tool.starts_with("flame_") && !keep_input {
-            if !replaced.contains_key(&at)
-                && let Ok(value) = serde_json::from_str(messages[at].raw())
-            {
-                replaced.insert(at, value);
-            }
-            if let Some(block) = replaced
-                .get_mut(&at)
+        if made.tool.starts_with("flame_")
+            && !keep_input
+            && let Some(block) = editable(list, at, replaced)
                 .and_then(|m| m.get_mut("content"))
                 .and_then(|c| c.get_mut(call))
                 .and_then(Value::as_object_mut)
-            {
-                block.insert("arguments".into(), json!({}));
-            }
+        {
+            block.insert("arguments".into(), json!({}));
         }
         true
     }
