@@ -32,11 +32,7 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
         folded(ctx, &store, &state, &OpenCode, &list, session, keep_user)?
     } else {
         let out = unfolded(ctx, &state, &list, session)?;
-        if state.frame(session).is_some()
-            && read_session(ctx, &store, session)?.is_none_or(|doc| doc.records_request(ctx.now))
-        {
-            record(ctx, &store, session, None)?;
-        }
+        record_unfolded(ctx, &store, &state, session)?;
         out
     };
     if budget_warning && let Some(line) = swarm_budget_line(ctx, &out)? {
@@ -52,7 +48,8 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
 
 /// `ctx pi messages`: pi's message list with the session's popped frames folded. A message ctx
 /// does not know passes unchanged, with a warning; with `pi.fold = off` the list passes
-/// unchanged (the frame context comes with pi's own before_agent_start message).
+/// unchanged (the frame context comes with pi's own before_agent_start message), and the model
+/// call is recorded all the same.
 pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
     let input = read_stdin().map_err(from_stdin)?;
@@ -63,9 +60,9 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
     // pi's own settings: a person may fold in one agent and not in the other.
     let (fold_on, keep_user) =
         fold_settings(ctx, &settings::PI_FOLD, &settings::PI_FOLD_USER_MESSAGES)?;
+    let store = ctx.store()?;
+    let state = ctx.read_state(&store)?;
     let mut out = if fold_on {
-        let store = ctx.store()?;
-        let state = ctx.read_state(&store)?;
         folded(
             ctx,
             &store,
@@ -76,6 +73,7 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
             keep_user,
         )?
     } else {
+        record_unfolded(ctx, &store, &state, session)?;
         inject::write_unchanged(&parsed.list)
     };
     out.push('\n');
@@ -100,6 +98,18 @@ fn fold_settings(
     let fold_on = settings::resolve(config, fold, None, None)?.text() == "on";
     let keep_user = settings::resolve(config, user_messages, None, None)?.text() == "keep";
     Ok((fold_on, keep_user))
+}
+
+/// With folding off, records the model call of a session that has a frame, as folding does:
+/// what the model is sent is the agent's setting, but a quiet subagent is told by this record
+/// (`frame.stale_after`) whatever it says.
+fn record_unfolded(ctx: &Context, store: &Store, state: &State, session: &str) -> Result<()> {
+    if state.frame(session).is_some()
+        && read_session(ctx, store, session)?.is_none_or(|doc| doc.records_request(ctx.now))
+    {
+        record(ctx, store, session, None)?;
+    }
+    Ok(())
 }
 
 /// `opencode.fold = off`: the frame context at the end of the last user message, re-rendered for

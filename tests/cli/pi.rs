@@ -761,3 +761,29 @@ fn pis_settings_are_listed_and_checked() {
         env.render(&out)
     );
 }
+
+#[test]
+fn a_request_records_the_sessions_model_call_with_folding_on_or_off() {
+    // The record is what marks a quiet pi subagent's frame stale (frame.stale_after): pi.fold
+    // decides what the model is sent, not whether the call is seen.
+    let file = format!(".opencode/flame/sessions/{SESSION}.json");
+    for setting in ["on", "off"] {
+        let env = TestEnv::new();
+        env.write(
+            ".opencode/ctx.toml",
+            format!("[pi]\nfold = \"{setting}\"\n"),
+        );
+        let list = popped_session(&env);
+        let before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
+        messages(&env, &list);
+        let doc: Value = serde_json::from_str(&env.read(&file)).unwrap();
+        let seen = doc["lastRequest"].as_i64();
+        assert!(
+            seen.is_some_and(|t| t >= before),
+            "pi.fold = {setting}: {doc}"
+        );
+    }
+}
