@@ -88,6 +88,8 @@ pub(crate) fn read_transcript(path: &Path) -> Result<Export> {
     })
 }
 
+/// Pops the target of `selector` with `status` (flame.md §6.2), closes its span at `at` and
+/// writes its log, reporting the plan's warnings; the caller prints.
 pub(crate) fn pop(
     ctx: &mut Context,
     store: &Store,

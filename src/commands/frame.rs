@@ -107,12 +107,12 @@ fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// Pops the target of `selector` (flame.md §6.2) and writes its log; the caller prints.
 /// Where in its session a change was made, as `--span-message`/`--span-call` say.
 fn span_mark(args: &SpanArgs, now: i64) -> span::Mark {
     span::Mark::new(now, args.span_message.as_deref(), args.span_call.as_deref())
 }
 
+/// Pops the target of `selector` (flame.md §6.2) and writes its log, then prints.
 fn cmd_pop(ctx: &mut Context, store: &Store, args: PopArgs) -> Result<ExitCode> {
     let mut inputs = PopInputs::read(args.summary, args.summary_file, args.transcript)?;
     inputs.invalidate_planned = args.invalidate_planned;
@@ -280,8 +280,8 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
 
 /// When the sessions of running frames with a parent (a subagent's own frame, a frame a session
 /// pushed), and the sessions they run under, last called the model, by session id, and how long
-/// one may go without (`frame.stale_after`, in milliseconds). The setting is read only when there is such a record: a tree with none needs
-/// no settings file.
+/// one may go without (`frame.stale_after`, in milliseconds). The setting is read only when
+/// there is such a record: a tree with none needs no settings file.
 fn quiet_sessions(
     ctx: &Context,
     store: &Store,
