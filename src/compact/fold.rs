@@ -1080,8 +1080,9 @@ mod tests {
             .collect()
     }
 
-    /// A frame of session `s` popped with `entry`, pushed at mark `open` and popped at `close`.
-    fn popped(id: &str, open: Mark, close: Mark, entry: &str) -> Popped {
+    /// A frame of session `s` popped with `entry`, pushed at mark `open` and popped at `close`
+    /// (folding reads no session: the caller picks a session's frames).
+    pub(super) fn popped(id: &str, open: Mark, close: Mark, entry: &str) -> Popped {
         Popped {
             id: id.into(),
             span: Span {
@@ -1272,15 +1273,13 @@ mod tests {
             let popped: Vec<Popped> = spans
                 .iter()
                 .enumerate()
-                .map(|(n, &(open, close, a, b))| Popped {
-                    id: format!("fr_{n}"),
-                    span: Span {
-                        session: "s".into(),
-                        open: mark(open.min(roles.len() - 1), a),
-                        close: Some(mark(close.min(roles.len() - 1), b)),
-                    },
-                    entry: format!("ENTRY {n}"),
-                    by_call: None,
+                .map(|(n, &(open, close, a, b))| {
+                    popped(
+                        &format!("fr_{n}"),
+                        mark(open.min(roles.len() - 1), a),
+                        mark(close.min(roles.len() - 1), b),
+                        &format!("ENTRY {n}"),
+                    )
                 })
                 .collect();
             let folding = fold(&parsed, &popped, keep_user);

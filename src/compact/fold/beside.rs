@@ -8,9 +8,10 @@ use std::collections::{HashMap, HashSet};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+use super::tests::popped;
 use super::{Anchor, ByCall, Popped, fold};
 use crate::compact::inject::parse_messages;
-use crate::frame::span::{Mark, Span};
+use crate::frame::span::Mark;
 
 /// What another plugin does to one message of the list.
 #[derive(Debug, Clone)]
@@ -160,18 +161,17 @@ fn session(
         .iter()
         .enumerate()
         .map(|(k, &(open, close))| Popped {
-            id: format!("fr_{k}"),
-            span: Span {
-                session: "s".into(),
-                open: mark(open),
-                close: Some(mark(close)),
-            },
-            entry: format!("<flame-folded id=\"fr_{k}\">\n</flame-folded>"),
             // Every other frame as popped by its call, whose summary the entry then leaves out.
             by_call: (k % 2 == 0).then(|| ByCall {
                 summary: format!("summary {close}"),
                 entry: format!("<flame-folded id=\"fr_{k}\"/>"),
             }),
+            ..popped(
+                &format!("fr_{k}"),
+                mark(open),
+                mark(close),
+                &format!("<flame-folded id=\"fr_{k}\">\n</flame-folded>"),
+            )
         })
         .collect();
     let anchors = anchored

@@ -303,8 +303,9 @@ impl Shape for Pi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compact::fold::tests::popped as popped_at;
     use crate::compact::fold::{Popped, fold_with};
-    use crate::frame::span::{Mark, Span};
+    use crate::frame::span::Mark;
 
     /// prompt, push (call c1), bash (c2) with a big output, pop (c3), answer.
     fn session() -> String {
@@ -327,17 +328,14 @@ mod tests {
         .to_string()
     }
 
+    /// The frame [`session`] pushes with its `flame_push` call c1 and pops with `flame_pop` c3.
     fn popped() -> Popped {
-        Popped {
-            id: "fr_a".into(),
-            span: Span {
-                session: "pi_s".into(),
-                open: Mark::new(110, None, Some("c1")),
-                close: Some(Mark::new(130, None, Some("c3"))),
-            },
-            entry: "ENTRY".into(),
-            by_call: None,
-        }
+        popped_at(
+            "fr_a",
+            Mark::new(110, None, Some("c1")),
+            Mark::new(130, None, Some("c3")),
+            "ENTRY",
+        )
     }
 
     #[test]
@@ -445,16 +443,12 @@ mod tests {
         ]})
         .to_string();
         let parsed = parse(&text).unwrap();
-        let popped = Popped {
-            id: "fr_a".into(),
-            span: Span {
-                session: "pi_s".into(),
-                open: Mark::new(105, None, None),
-                close: Some(Mark::new(135, None, None)),
-            },
-            entry: "ENTRY".into(),
-            by_call: None,
-        };
+        let popped = popped_at(
+            "fr_a",
+            Mark::new(105, None, None),
+            Mark::new(135, None, None),
+            "ENTRY",
+        );
         let folding = fold_with(&Pi, &parsed.list, std::slice::from_ref(&popped), false);
         assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
         let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
@@ -495,16 +489,12 @@ mod tests {
             .replace("flame_push", "bash")
             .replace("flame_pop", "bash");
         let parsed = parse(&text).unwrap();
-        let popped = Popped {
-            id: "fr_a".into(),
-            span: Span {
-                session: "pi_s".into(),
-                open: Mark::new(110, None, None),
-                close: Some(Mark::new(131, None, None)),
-            },
-            entry: "ENTRY".into(),
-            by_call: None,
-        };
+        let popped = popped_at(
+            "fr_a",
+            Mark::new(110, None, None),
+            Mark::new(131, None, None),
+            "ENTRY",
+        );
         let folding = fold_with(&Pi, &parsed.list, &[popped], false);
         assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
         let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
@@ -598,15 +588,8 @@ mod tests {
             let popped: Vec<Popped> = spans
                 .iter()
                 .enumerate()
-                .map(|(n, &(open, close, a, b))| Popped {
-                    id: format!("fr_{n}"),
-                    span: Span {
-                        session: "pi_s".into(),
-                        open: mark(open, a),
-                        close: Some(mark(close, b)),
-                    },
-                    entry: format!("ENTRY {n}"),
-                    by_call: None,
+                .map(|(n, &(open, close, a, b))| {
+                    popped_at(&format!("fr_{n}"), mark(open, a), mark(close, b), &format!("ENTRY {n}"))
                 })
                 .collect();
             let folding = fold_with(&Pi, &parsed.list, &popped, keep_user);
