@@ -204,15 +204,17 @@ pub fn tree_text(state: &State, options: &TreeOptions<'_>) -> String {
     // One line each, saying what ended above the frame (`ctx frame invalidate` ends it).
     for (pos, why) in stale {
         match why {
-            Why::ParentEnded(parent) => {
-                let parent_status = state.frame_at(parent).status();
+            stale::Stale::ParentEnded(parent) => {
+                // A parent is a frame of the state, so it has a position and an abbreviation.
+                let named = state.position(parent.id).map_or(parent.id, |at| abbrev[at]);
                 out.push_str(&format!(
-                    "{} is stale: its parent {} is {parent_status}\n",
-                    abbrev[pos], abbrev[parent]
+                    "{} is stale: its parent {named} is {}\n",
+                    abbrev[pos],
+                    parent.status()
                 ));
             }
             // Short enough for 80 columns with a session id's abbreviation.
-            Why::Quiet(at) => out.push_str(&format!(
+            stale::Stale::Quiet(at) => out.push_str(&format!(
                 "{} is stale: no model call since {} UTC\n",
                 abbrev[pos],
                 crate::time::human_utc(at)
@@ -244,15 +246,8 @@ struct TreePrinter<'s, 'o> {
     flattened: bool,
     /// With `--status`, which frames are drawn, by position.
     keep: Option<Vec<bool>>,
-    /// The stale frames drawn, and why, by position ([`stale::stale`]).
-    stale: Vec<(usize, Why)>,
-}
-
-/// Why a frame drawn is stale ([`stale::Stale`], its parent by position).
-#[derive(Clone, Copy)]
-enum Why {
-    ParentEnded(usize),
-    Quiet(i64),
+    /// The stale frames drawn, by position, and why ([`stale::stale`]).
+    stale: Vec<(usize, stale::Stale<'s>)>,
 }
 
 /// With `statuses`, the frames to draw by position: those of the statuses and their ancestors.
@@ -338,11 +333,7 @@ impl TreePrinter<'_, '_> {
         } else {
             ""
         };
-        let stale = match stale::stale(self.state, &frame, self.options.quiet) {
-            Some(stale::Stale::ParentEnded(p)) => self.state.position(p.id).map(Why::ParentEnded),
-            Some(stale::Stale::Quiet(at)) => Some(Why::Quiet(at)),
-            None => None,
-        };
+        let stale = stale::stale(self.state, &frame, self.options.quiet);
         if let Some(why) = stale {
             self.stale.push((pos, why));
         }
