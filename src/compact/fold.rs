@@ -221,11 +221,7 @@ fn entry_with(frame: &Frame<'_>, with_summary: bool) -> String {
 
 /// Whether a popped frame folds: it ended, and its span was closed by the session itself.
 pub fn folds(frame: &Frame<'_>, span: &Span) -> bool {
-    span.close.is_some()
-        && matches!(
-            frame.status(),
-            Status::Completed | Status::Failed | Status::Blocked | Status::Invalidated
-        )
+    span.close.is_some() && frame.status().has_ended()
 }
 
 /// A recorded context: the synthetic message sent after message `after` (none when the context

@@ -226,26 +226,6 @@ fn set_current(state: &mut State, place: Place, id: &str) {
     }
 }
 
-/// The parent that has ended under a running frame, which makes the frame stale: no session will
-/// pop it any more. It happens when a parent is popped with `--force` (as `ctx opencode finish`
-/// pops a subagent's session when it ends) while a task it launched in the background still runs.
-/// A blocked parent counts: it waits, and the child's result has nowhere to go until it resumes.
-/// The frame's own clock is no sign: nothing updates a frame while its session works.
-pub fn stale_under<'s>(
-    state: &'s State,
-    frame: &super::state::Frame<'_>,
-) -> Option<super::state::Frame<'s>> {
-    if frame.status() != Status::InProgress {
-        return None;
-    }
-    let parent = state.frame(frame.parent()?)?;
-    matches!(
-        parent.status(),
-        Status::Completed | Status::Failed | Status::Blocked | Status::Invalidated
-    )
-    .then_some(parent)
-}
-
 /// Whether `id` is `ancestor` or one of its descendants.
 fn is_within(state: &State, id: &str, ancestor: &str) -> bool {
     let mut at = Some(id);

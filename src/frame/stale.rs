@@ -1,7 +1,6 @@
 //! Stale frames: running, but nothing will pop them. Their parent ended ([`stale_under`]), or
 //! their session, a subagent's, stopped calling the model without ever going idle.
 
-use super::ops::stale_under;
 use super::state::{Frame, State, Status};
 
 /// Why a running frame is stale.
@@ -54,6 +53,19 @@ pub fn stale<'s>(
             && session_of(&child) != session
     });
     (!waits_for_a_subagent).then_some(Stale::Quiet(at))
+}
+
+/// The parent that has ended under a running frame, which makes the frame stale: no session will
+/// pop it any more. It happens when a parent is popped with `--force` (as `ctx opencode finish`
+/// pops a subagent's session when it ends) while a task it launched in the background still runs.
+/// A blocked parent counts: it waits, and the child's result has nowhere to go until it resumes.
+/// The frame's own clock is no sign: nothing updates a frame while its session works.
+fn stale_under<'s>(state: &'s State, frame: &Frame<'_>) -> Option<Frame<'s>> {
+    if frame.status() != Status::InProgress {
+        return None;
+    }
+    let parent = state.frame(frame.parent()?)?;
+    parent.status().has_ended().then_some(parent)
 }
 
 /// Whether `session` is a subagent's: its own frame is a child of a frame of another session,

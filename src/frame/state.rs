@@ -65,6 +65,15 @@ impl Status {
         Status::ALL.into_iter().find(|s| s.as_str() == text)
     }
 
+    /// Ended by a pop or an invalidation: `completed`, `failed`, `blocked` or `invalidated` (a
+    /// blocked frame may be resumed, but nothing runs in it until then).
+    pub fn has_ended(self) -> bool {
+        matches!(
+            self,
+            Status::Completed | Status::Failed | Status::Blocked | Status::Invalidated
+        )
+    }
+
     /// `completed`, `failed` or `invalidated`.
     pub fn is_finished(self) -> bool {
         matches!(
