@@ -79,11 +79,10 @@ pub(crate) fn session_frame_context(
 }
 
 /// opencode-swarm's context-budget warning for a message list (swarm.md §11), or `None` when it
-/// would give none or gives it itself (OpenCode loads it here): budget disabled, no last user message with a text part, an agent other than
-/// architect, or usage under the warn share.
+/// would give none or gives it itself (OpenCode loads it here): budget disabled, no last user
+/// message with a text part, an agent other than architect, or usage under the warn share.
 pub(crate) fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
     use crate::budget::{session, tokenize::Method, verdict};
-    use crate::settings;
     let swarm = ctx.swarm_config().context_budget;
     let export = crate::opencode::export::Export::parse_export_or_list(list, true)
         .map_err(|why| Error::failure(format!("<stdin>: {why}")))?;

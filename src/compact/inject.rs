@@ -332,8 +332,9 @@ fn parse_top<'a>(input: &'a str, list: &str, hint: &str) -> Result<(Top<'a>, Vec
     }
 }
 
-/// A message list of another agent's shape (pi's), `list`: the top level checked as for OpenCode's, each
-/// message read by `info`, which gives what [`Message::id`] and [`Message::role`] answer.
+/// A message list of another agent's shape (pi's), `list`: the top level checked as for
+/// OpenCode's, each message read by `info`, which gives what [`Message::id`] and
+/// [`Message::role`] answer.
 pub(crate) fn parse_list_with<'a>(
     input: &'a str,
     list: &str,
