@@ -104,6 +104,30 @@ impl Container {
         })
     }
 
+    /// The first key that appears twice in this container or in any container within it, with
+    /// where: the path to the object that holds it (`"a"[0]`, empty for this container itself).
+    /// Readers differ on which of two keys counts (ctx's reader takes the first, Claude Code and
+    /// Codex the last), so an edit of anything in such a file could edit what the agent never reads.
+    pub fn duplicate_key_within(&self, text: &str) -> Option<(String, String)> {
+        if let Some(key) = self.duplicate_key() {
+            return Some((String::new(), key.to_string()));
+        }
+        for (n, item) in self.items.iter().enumerate() {
+            let Some(inner) = Container::read(text, item.value.start) else {
+                continue;
+            };
+            if let Some((path, key)) = inner.duplicate_key_within(text) {
+                let mut at = String::new();
+                match &item.key {
+                    Some(key) => json::write_string(&mut at, key),
+                    None => at = format!("[{n}]"),
+                }
+                return Some((at + &path, key));
+            }
+        }
+        None
+    }
+
     /// The container's new text (from its opening to its closing bracket): each item kept,
     /// changed or dropped as `keep` says (one entry per item), then `added` appended, each a key
     /// (for objects) and a value, laid out as the container's items are.
@@ -161,6 +185,9 @@ impl Container {
 
 /// How a container lays out its items, learned from the text, for the items ctx adds.
 struct Layout {
+    /// The document's line break: `\r\n` in a file written with them, so that the lines ctx adds
+    /// end as the user's do.
+    newline: &'static str,
     /// Multi-line: each item on its own line at `indent`, nested levels one `unit` deeper.
     multiline: bool,
     indent: String,
@@ -191,6 +218,7 @@ impl Layout {
                 .unwrap_or_else(|| format!("{line_indent}{unit}")),
             _ => format!("{line_indent}{unit}"),
         };
+        let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
         let (doc_colon, doc_comma) = punctuation(text);
         let colon = match container.items.first() {
             Some(item) if item.key.is_some() => {
@@ -201,7 +229,7 @@ impl Layout {
             _ => doc_colon.clone(),
         };
         let separator = if multiline {
-            format!(",\n{indent}")
+            format!(",{newline}{indent}")
         } else {
             match container.items.get(1) {
                 Some(second) => text[container.items[0].value.end..second.start].to_string(),
@@ -209,11 +237,15 @@ impl Layout {
             }
         };
         let (first, last) = if multiline {
-            (format!("\n{indent}"), format!("\n{line_indent}"))
+            (
+                format!("{newline}{indent}"),
+                format!("{newline}{line_indent}"),
+            )
         } else {
             (String::new(), String::new())
         };
         Layout {
+            newline,
             multiline,
             indent,
             unit,
@@ -238,7 +270,7 @@ impl Layout {
         let mut out = String::with_capacity(pretty.len() * 2);
         for (n, line) in pretty.split('\n').enumerate() {
             if n > 0 {
-                out.push('\n');
+                out.push_str(self.newline);
                 out.push_str(&self.indent);
                 let body = line.trim_start_matches(' ');
                 let depth = (line.len() - body.len()) / 2;

@@ -156,3 +156,101 @@ proptest! {
         let _ = merge(Some(&text), true);
     }
 }
+
+/// `value` as compact JSON text, with the `target`-th object below the top-level "hooks" (counted
+/// in document order, from 0) given one key twice: `key` if it is one of that object's keys,
+/// else a key of its own.
+fn with_duplicate(value: &Value, target: usize, key: &str) -> (String, bool) {
+    fn write(
+        value: &Value,
+        out: &mut String,
+        below_hooks: bool,
+        seen: &mut usize,
+        target: usize,
+        key: &str,
+    ) -> bool {
+        let mut placed = false;
+        match value {
+            Value::Object(map) => {
+                out.push('{');
+                let mine = below_hooks && {
+                    let n = *seen;
+                    *seen += 1;
+                    n == target
+                };
+                let mut first = true;
+                if mine {
+                    let twice = if map.contains_key(key) { key } else { "twice" };
+                    out.push_str(&format!("{}:1,", serde_json::to_string(twice).unwrap()));
+                    if !map.contains_key(twice) {
+                        out.push_str(&format!("{}:2", serde_json::to_string(twice).unwrap()));
+                        first = false;
+                    }
+                    placed = true;
+                }
+                for (k, v) in map {
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    out.push_str(&serde_json::to_string(k).unwrap());
+                    out.push(':');
+                    placed |= write(v, out, below_hooks, seen, target, key);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (n, v) in items.iter().enumerate() {
+                    if n > 0 {
+                        out.push(',');
+                    }
+                    placed |= write(v, out, below_hooks, seen, target, key);
+                }
+                out.push(']');
+            }
+            leaf => out.push_str(&leaf.to_string()),
+        }
+        placed
+    }
+    let mut out = String::new();
+    let mut seen = 0;
+    let placed = match value {
+        // The root's own members: "hooks" starts the counted part.
+        Value::Object(map) => {
+            out.push('{');
+            let mut placed = false;
+            for (n, (k, v)) in map.iter().enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(k).unwrap());
+                out.push(':');
+                placed |= write(v, &mut out, k == "hooks", &mut seen, target, key);
+            }
+            out.push('}');
+            placed
+        }
+        _ => unreachable!("settings are an object"),
+    };
+    (out, placed)
+}
+
+proptest! {
+    /// A key twice at any depth of "hooks" (a group with "hooks" twice, a hook with "command"
+    /// twice, an event twice): ctx's reader and the agent's would see different hooks, so the
+    /// file is refused whole, for an install and for `--remove` alike.
+    #[test]
+    fn a_key_twice_anywhere_in_hooks_is_refused(
+        user in arb_settings(),
+        target in 0usize..12,
+        key in prop::sample::select(vec!["hooks", "command", "matcher", "type", "Stop"]),
+    ) {
+        let (text, placed) = with_duplicate(&user, target, key);
+        prop_assume!(placed);
+        let installed = merge(Some(&text), false);
+        prop_assert!(installed.is_err(), "install refused:\n{text}");
+        prop_assert!(installed.unwrap_err().0.contains("twice"));
+        prop_assert!(merge(Some(&text), true).is_err(), "remove refused:\n{text}");
+    }
+}

@@ -240,9 +240,13 @@ pub fn merge(set: &HookSet, existing: Option<&str>, remove: bool) -> Result<Merg
     let hooks = match (&hooks_item, parsed.get("hooks")) {
         (Some(item), Some(Json::Object(_))) => {
             let hooks = Container::read(body, item.value.start).expect("an object");
-            if let Some(key) = hooks.duplicate_key() {
+            // At any depth: ctx reads the first of two keys, the agents the last, so a group
+            // with "hooks" twice would have ctx drop the list the agent never runs and keep, or
+            // drop, the one it does.
+            if let Some((path, key)) = hooks.duplicate_key_within(body) {
                 return Err(Refusal(format!(
-                    "its \"hooks\" has the key \"{key}\" twice, and readers differ on which one counts"
+                    "its \"hooks\"{path} has the key \"{key}\" twice, and readers differ on which \
+                     one counts"
                 )));
             }
             Some(hooks)

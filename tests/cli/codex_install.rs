@@ -271,3 +271,49 @@ fn a_read_only_hooks_file_is_refused_and_left_alone() {
     ");
     assert_eq!(env.read(HOOKS), USERS);
 }
+
+/// A hook group with the key "hooks" twice: ctx's reader would take the first list and Codex runs
+/// the last, so an install that dropped the group for the first list's ctx command would drop the
+/// user's working hook with it, and `--remove` would then delete `.codex/`. Refused, untouched.
+#[test]
+fn a_group_with_hooks_twice_is_refused_and_the_users_hook_kept() {
+    let env = TestEnv::new();
+    env.ok(&["codex", "install"]);
+    let installed: serde_json::Value = serde_json::from_str(&env.read(HOOKS)).unwrap();
+    let ctxs = &installed["hooks"]["SessionEnd"][0]["hooks"][0]["command"];
+    assert!(ctxs.is_string(), "{installed}");
+    let doubled = format!(
+        "{{\"hooks\": {{\"SessionEnd\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": {ctxs}}}], \
+         \"hooks\": [{{\"type\": \"command\", \"command\": \"./backup.sh\"}}]}}]}}}}\n"
+    );
+    env.write(HOOKS, &doubled);
+    for args in [&["codex", "install"][..], &["codex", "install", "--remove"]] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(
+                "its \"hooks\"\"SessionEnd\"[0] has the key \"hooks\" twice, and readers differ"
+            ),
+            "{stderr}"
+        );
+        assert_eq!(env.read(HOOKS), doubled, "untouched: {args:?}");
+    }
+}
+
+/// A hooks file written with CRLF line ends gets ctx's entries with CRLF too.
+#[test]
+fn a_crlf_file_gets_crlf_lines_and_remove_gives_it_back() {
+    let env = TestEnv::new();
+    let users = USERS.replace('\n', "\r\n");
+    env.write(HOOKS, &users);
+    env.ok(&["codex", "install"]);
+    let installed = env.read(HOOKS);
+    let bare_lf = installed
+        .match_indices('\n')
+        .filter(|(at, _)| !installed[..*at].ends_with('\r'))
+        .count();
+    assert_eq!(bare_lf, 0, "every line ends in CRLF:\n{installed:?}");
+    env.ok(&["codex", "install", "--remove"]);
+    assert_eq!(env.read(HOOKS), users, "byte for byte");
+}
