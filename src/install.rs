@@ -255,6 +255,32 @@ pub struct Outcome {
     pub action: Action,
 }
 
+/// How long an install waits for another ctx install into the same folder to finish.
+const FOLDER_LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The lock of an install into the folder `dir` (held until dropped), with the temp files that
+/// killed installs left there swept: for each of `files` (paths below or beside `dir`), the
+/// temp files of its name in its folder. Every ctx install writes only while holding this lock,
+/// so a temp file found under it is a dead writer's: left, it could be a readable copy of a
+/// private file, and it would keep `--remove` from removing a folder it emptied. No lock where
+/// `dir` does not exist yet: nothing was written there, so there is nothing to sweep.
+pub fn lock_and_sweep<'p>(
+    dir: &Path,
+    files: impl IntoIterator<Item = &'p Path>,
+) -> Result<Option<std::fs::File>> {
+    let Some(lock) = store::lock_folder(dir, FOLDER_LOCK_TIMEOUT)? else {
+        return Ok(None);
+    };
+    for file in files {
+        if let (Some(folder), Some(name)) =
+            (file.parent(), file.file_name().and_then(|n| n.to_str()))
+        {
+            store::remove_dead_temps_of(folder, name);
+        }
+    }
+    Ok(Some(lock))
+}
+
 /// Refuses a destination that a dangling symbolic link would send elsewhere: writing
 /// `.claude/settings.json` through a link to `../../x/s.json` would create folders and a file
 /// wherever the link says, and a cloned repository can ship such a link. The path itself and

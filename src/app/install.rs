@@ -44,6 +44,15 @@ pub fn agent_hooks(
 ) -> Result<HooksInstalled> {
     let path = &agent.path;
     let target = install::settings_target(path)?;
+    let beside = paths_below(&agent.dir, agent.files);
+    let _lock = locked(
+        &agent.dir,
+        dry_run,
+        beside
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([target.as_path()]),
+    )?;
     let existing = install::read_settings(path, &target)?;
     let merged = hook_settings::merge(agent.hooks, existing.as_deref(), remove)
         .map_err(|refusal| refusal.into_error(path, agent.comments_hint))?;
@@ -163,6 +172,24 @@ fn agent_files(
     run(ctx, dir, files, &command, options)
 }
 
+/// The install lock of `dir` with dead writers' temp files of `files` swept
+/// ([`install::lock_and_sweep`]); none for a `--dry-run`, which writes nothing.
+fn locked<'p>(
+    dir: &Path,
+    dry_run: bool,
+    files: impl IntoIterator<Item = &'p Path>,
+) -> Result<Option<std::fs::File>> {
+    if dry_run {
+        return Ok(None);
+    }
+    install::lock_and_sweep(dir, files)
+}
+
+/// The paths of `files` below `dir`.
+fn paths_below(dir: &Path, files: &[Embedded]) -> Vec<PathBuf> {
+    files.iter().map(|f| dir.join(f.path)).collect()
+}
+
 /// `--remove`: deletes ctx's untouched files below `dir`, then the folders that leaves empty.
 fn uninstall(
     ctx: &mut Context,
@@ -170,6 +197,8 @@ fn uninstall(
     files: &[Embedded],
     options: &InstallOptions,
 ) -> Result<ExitCode> {
+    let paths = paths_below(dir, files);
+    let _lock = locked(dir, options.dry_run, paths.iter().map(PathBuf::as_path))?;
     let outcomes = install::uninstall(dir, files, options.dry_run)?;
     let folders =
         install::remove_emptied_folders(dir, install::removed_paths(&outcomes), options.dry_run);
@@ -189,6 +218,8 @@ fn run(
     command: &str,
     options: &InstallOptions,
 ) -> Result<ExitCode> {
+    let paths = paths_below(dir, files);
+    let _lock = locked(dir, options.dry_run, paths.iter().map(PathBuf::as_path))?;
     let outcomes = install::install(dir, files, command, options.force, options.dry_run)?;
     report(ctx, dir, &outcomes, &[], options, false)
 }

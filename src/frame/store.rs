@@ -789,10 +789,13 @@ fn write_and_rename(
     let result = (|| -> io::Result<()> {
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
+        // Created with the target's mode from the start: a private file (a 0600 settings file)
+        // must never have a copy others can read, not even until the chmod below, which a kill
+        // may never reach.
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o644);
+            options.mode(mode.unwrap_or(0o644));
         }
         let file = options.open(&temp)?;
         let mut out = BufWriter::with_capacity(WRITE_BUFFER, &file);
@@ -846,6 +849,60 @@ pub fn remove_dead_writers_temps(dir: &Path, prefix: &str) {
         if file_name.starts_with(prefix) && file_name.ends_with(".tmp") {
             let _ = fs::remove_file(entry.path());
         }
+    }
+}
+
+/// Whether `name` is one of the temp files [`write_atomically`] makes for a file named `target`:
+/// `.<target>.<16 hex digits>.tmp`, and nothing a person would name so.
+pub fn is_atomic_temp_of(name: &str, target: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|rest| rest.strip_prefix(target))
+        .and_then(|rest| rest.strip_prefix('.'))
+        .and_then(|rest| rest.strip_suffix(".tmp"))
+        .is_some_and(|random| random.len() == 16 && random.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Removes what killed writers of the file `target` in `dir` left behind: its temp files of
+/// [`write_atomically`]'s naming ([`is_atomic_temp_of`]). The caller holds a lock that every
+/// writer of `target` by ctx takes, so none of them belongs to a writer still at work.
+pub fn remove_dead_temps_of(dir: &Path, target: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| is_atomic_temp_of(name, target))
+        {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// A lock on the folder `dir` itself (`flock` on the folder: no file is added to it), held until
+/// it is dropped, taken within `timeout`. `Ok(None)` where the folder cannot be opened or the file
+/// system does not lock (ctx then goes on as before, with the race the lock would close).
+pub fn lock_folder(dir: &Path, timeout: Duration) -> Result<Option<File>> {
+    let Ok(file) = File::open(dir) else {
+        return Ok(None);
+    };
+    let waited = match file.try_lock() {
+        Ok(()) => return Ok(Some(file)),
+        Err(fs::TryLockError::WouldBlock) => wait_for_lock(file, timeout),
+        Err(fs::TryLockError::Error(_)) => return Ok(None),
+    };
+    match waited {
+        Ok(file) => Ok(Some(file)),
+        Err(None) => Err(Error::failure(format!(
+            "{} is locked by another ctx process",
+            dir.display()
+        ))
+        .with_hint(format!(
+            "waited {} s for it; run the command again once the other one is done",
+            timeout.as_secs()
+        ))),
+        Err(Some(_)) => Ok(None),
     }
 }
 
@@ -957,6 +1014,38 @@ mod tests {
                 .len(),
             100_000
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_temp_file_has_the_targets_mode_from_its_creation() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("settings.json");
+        let mut seen = Vec::new();
+        write_atomically(dir.path(), &target, Some(0o600), "settings.json", |out| {
+            // Before the first byte: what a kill at this instant would leave.
+            for entry in fs::read_dir(dir.path()).unwrap().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                assert!(is_atomic_temp_of(&name, "settings.json"), "{name}");
+                seen.push(entry.metadata().unwrap().permissions().mode() & 0o777);
+            }
+            out.write_all(b"{}")
+        })
+        .unwrap();
+        assert_eq!(seen, [0o600]);
+        assert!(!is_atomic_temp_of(
+            ".settings.json.mine.tmp",
+            "settings.json"
+        ));
+        assert!(!is_atomic_temp_of(
+            ".settings.json.0123456789abcdeg.tmp",
+            "settings.json"
+        ));
+        assert!(!is_atomic_temp_of(
+            ".other.json.0123456789abcdef.tmp",
+            "settings.json"
+        ));
     }
 
     #[test]
