@@ -342,8 +342,10 @@ pub fn settings_target(path: &Path) -> Result<PathBuf> {
     check_destination(path)?;
     let target = match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
-            let target = std::fs::read_link(path).map_err(|e| Error::io(path, "read", &e))?;
-            let target = path.parent().unwrap_or(Path::new(".")).join(target);
+            // The end of the whole chain (a link to a link to the file): writing at the first
+            // link's target would replace the middle link with a file, and the real file would
+            // never change. The link was checked to lead to something that exists.
+            let target = std::fs::canonicalize(path).map_err(|e| Error::io(path, "read", &e))?;
             match std::fs::metadata(&target) {
                 Ok(meta) if !meta.is_file() => {
                     return Err(Error::failure(format!(

@@ -381,3 +381,38 @@ fn a_named_pipe_where_a_command_file_goes_is_refused_without_waiting() {
     assert!(env.render(&out).contains("push.md: is not a regular file"));
     assert!(!env.path(SETTINGS).exists());
 }
+
+/// A settings file that is a link to a link to the real file: the real file gets ctx's hooks, and
+/// both links stay links, through install and `--remove`.
+#[cfg(unix)]
+#[test]
+fn a_chain_of_links_is_followed_to_its_end_and_every_link_stays() {
+    let env = TestEnv::new();
+    env.write("dotfiles/claude/settings.json", MENTIONS_CTX);
+    std::fs::create_dir_all(env.path(".claude")).unwrap();
+    std::os::unix::fs::symlink(
+        env.path("dotfiles/claude/settings.json"),
+        env.path("dotfiles/current.json"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../dotfiles/current.json", env.path(SETTINGS)).unwrap();
+    env.ok(&["claude", "install"]);
+    let is_link = |p: &str| {
+        std::fs::symlink_metadata(env.path(p))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    };
+    assert!(
+        is_link(SETTINGS) && is_link("dotfiles/current.json"),
+        "links kept"
+    );
+    assert!(
+        env.read("dotfiles/claude/settings.json")
+            .contains("ctx claude hook"),
+        "the real file has ctx's hooks"
+    );
+    env.ok(&["claude", "install", "--remove"]);
+    assert!(is_link(SETTINGS) && is_link("dotfiles/current.json"));
+    assert_eq!(env.read("dotfiles/claude/settings.json"), MENTIONS_CTX);
+}
