@@ -111,6 +111,14 @@ impl Transcript {
         if !unchanged_since(path, &self.before) {
             return Err(CHANGED.into());
         }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        // What a fold killed before its rename left (agents kill a hook at their time limit):
+        // under the lock, it is no live fold's.
+        remove_dead_fold(dir, &name, &session_dir, &self.before, &self.bytes);
         // The original is kept as a second name of the same file where the file system allows
         // it: a line the agent writes to it at any instant, even past the last check, is kept
         // with it.
@@ -118,12 +126,7 @@ impl Transcript {
         fs::hard_link(path, &kept)
             .or_else(|_| write_new(&kept, &self.bytes))
             .map_err(|e| format!("cannot keep the original: {e}"))?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let temp = dir.join(format!(".{name}.ctx-fold.tmp"));
+        let temp = dir.join(format!(".{name}.ctx-fold.{}.tmp", random_suffix()?));
         write_new(&temp, folded.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", temp.display()))?;
         // A line appended since it was read would be lost by the rename.
@@ -145,6 +148,55 @@ impl Transcript {
                 }
             },
         )
+    }
+}
+
+/// A random name part, so that no file left by a killed fold can stand in the next one's way.
+fn random_suffix() -> Result<String, String> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| format!("cannot read the system's random source: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Removes what a fold of the transcript `name` in `dir` that was killed before its rename left
+/// behind: its temp file (`.<name>.ctx-fold[.<random>].tmp`, the name without the random part
+/// being an earlier ctx's) and the original it kept in `session_dir` — a `ctx-fold-<ms>.jsonl`
+/// that is still the transcript itself (the same file, or a copy of the same bytes where the file
+/// system has no links), which a fold that went through would have replaced. The caller holds
+/// the fold lock, which every fold takes before it writes either.
+fn remove_dead_fold(dir: &Path, name: &str, session_dir: &Path, current: &Metadata, bytes: &[u8]) {
+    let prefix = format!(".{name}.ctx-fold.");
+    if let Ok(entries) = fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let file_name = file_name.to_string_lossy();
+            if file_name.starts_with(&prefix) && file_name.ends_with(".tmp") {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+    let Ok(entries) = fs::read_dir(session_dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let file_name = file_name.to_string_lossy();
+        if !(file_name.starts_with("ctx-fold-") && file_name.ends_with(".jsonl")) {
+            continue;
+        }
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        // Where a file's identity cannot be read, only the same bytes tell.
+        let linked = cfg!(unix) && same_file(&meta, current);
+        let stale = meta.is_file()
+            && (linked
+                || (meta.len() == current.len()
+                    && fs::read(entry.path()).is_ok_and(|kept| kept == bytes)));
+        if stale {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 

@@ -44,7 +44,7 @@ fn result(uuid: &str, parent: &str, id: &str, text: &str, time: &str) -> String 
 
 /// A session whose model pushed a frame through Bash, ran a command with a large output and
 /// popped it, as Claude Code writes it; the frames in state.json as ctx made them.
-fn session(env: &TestEnv) -> (std::path::PathBuf, String) {
+pub(crate) fn session(env: &TestEnv) -> (std::path::PathBuf, String) {
     session_with(env, SESSION)
 }
 
@@ -94,7 +94,7 @@ fn session_with(env: &TestEnv, id: &str) -> (std::path::PathBuf, String) {
     (transcript, frame)
 }
 
-fn end(env: &TestEnv, transcript: &std::path::Path, extra_env: &[(&str, &str)]) {
+pub(crate) fn end(env: &TestEnv, transcript: &std::path::Path, extra_env: &[(&str, &str)]) {
     hook(
         env,
         "SessionEnd",
@@ -105,7 +105,7 @@ fn end(env: &TestEnv, transcript: &std::path::Path, extra_env: &[(&str, &str)]) 
 }
 
 /// The folded pop's result: what `--continue` sends in place of the frame's span.
-fn folded_result(transcript: &std::path::Path) -> Value {
+pub(crate) fn folded_result(transcript: &std::path::Path) -> Value {
     std::fs::read_to_string(transcript)
         .unwrap()
         .lines()

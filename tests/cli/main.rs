@@ -27,6 +27,7 @@ mod hooks;
 mod hostile;
 mod imports;
 mod install;
+mod killed;
 mod limits;
 mod lock;
 mod paths;
