@@ -372,7 +372,7 @@ pub fn settings_target(path: &Path) -> Result<PathBuf> {
 /// The text of the settings file at `path` (read at `target`, where a link leads), `None` when
 /// there is none yet; a file that is not UTF-8 is refused.
 pub fn read_settings(path: &Path, target: &Path) -> Result<Option<String>> {
-    match std::fs::read(target) {
+    match read_settings_bytes(target) {
         Ok(bytes) => Ok(Some(String::from_utf8(bytes).map_err(|_| {
             Error::failure(format!(
                 "{}: not UTF-8 text; nothing was changed",
@@ -380,8 +380,23 @@ pub fn read_settings(path: &Path, target: &Path) -> Result<Option<String>> {
             ))
         })?)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => Err(Error::failure(format!(
+            "{}: larger than {} MiB, more than any agent's settings; nothing was changed",
+            path.display(),
+            MAX_SETTINGS >> 20
+        ))),
         Err(e) => Err(Error::io(target, "read", &e)),
     }
+}
+
+/// An agent's settings or hooks file larger than this is refused unread: the agents' own are a
+/// few kilobytes.
+const MAX_SETTINGS: u64 = 16 << 20;
+
+/// The bytes of a settings file: a regular file of at most [`MAX_SETTINGS`] bytes, refused
+/// (`FileTooLarge`) without reading it whole.
+fn read_settings_bytes(target: &Path) -> std::io::Result<Vec<u8>> {
+    store::read_regular_capped(target, MAX_SETTINGS)
 }
 
 /// Refuses when the settings file at `path` (read at `target`, where a link leads) no longer
@@ -390,7 +405,7 @@ pub fn read_settings(path: &Path, target: &Path) -> Result<Option<String>> {
 /// window to the instant between this read and the rename or removal; only a lock every writer
 /// takes would close it, and the agents and editors that write these files take none.
 pub fn check_unchanged(path: &Path, target: &Path, read: Option<&str>) -> Result<()> {
-    let now = match std::fs::read(target) {
+    let now = match read_settings_bytes(target) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io(target, "read", &e)),

@@ -82,6 +82,8 @@ pub struct Merged {
     /// `--remove` took out ctx's hooks and left the file holding nothing at all (an empty
     /// object, white space aside): the file goes rather than stay behind as `{}`.
     pub emptied: bool,
+    /// There was no file at all.
+    pub absent: bool,
 }
 
 /// Checks a settings file's text (without its byte order mark): a JSON object, or refused. JSON
@@ -219,7 +221,10 @@ fn without_ctx(
 /// file's text, `None` when there is none. Only ctx's entries change; the rest of the text stays
 /// byte for byte.
 pub fn merge(set: &HookSet, existing: Option<&str>, remove: bool) -> Result<Merged, Refusal> {
-    let mut merged = Merged::default();
+    let mut merged = Merged {
+        absent: existing.is_none(),
+        ..Merged::default()
+    };
     let bom = existing.is_some_and(|e| e.starts_with('\u{feff}'));
     let body = existing.map_or("", |e| e.strip_prefix('\u{feff}').unwrap_or(e));
     if body.trim().is_empty() {
@@ -409,7 +414,9 @@ pub fn report(
         .display()
         .to_string();
     if merged.text.is_none() {
-        let what = if remove {
+        let what = if remove && merged.absent {
+            "not there"
+        } else if remove {
             "no hooks of ctx's"
         } else {
             "ctx's hooks are up to date"

@@ -351,7 +351,7 @@ fn remove_takes_the_emptied_folders_when_there_is_no_settings_file() {
     assert_snapshot!(env.snap(&["claude", "install", "--remove"]), @r"
     exit: 0
     --- stdout
-    .claude/settings.json: no hooks of ctx's
+    .claude/settings.json: not there
     .claude/commands/push.md: removed
     .claude/commands/pop.md: removed
     .claude/commands/status.md: removed
@@ -415,4 +415,38 @@ fn a_chain_of_links_is_followed_to_its_end_and_every_link_stays() {
     env.ok(&["claude", "install", "--remove"]);
     assert!(is_link(SETTINGS) && is_link("dotfiles/current.json"));
     assert_eq!(env.read("dotfiles/claude/settings.json"), MENTIONS_CTX);
+}
+
+/// A settings file of 4 GiB (sparse: no disk used) is refused without being read.
+#[test]
+fn a_huge_settings_file_is_refused_unread() {
+    let env = TestEnv::new();
+    env.write(SETTINGS, "{}");
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(env.path(SETTINGS))
+        .unwrap();
+    file.set_len(4 << 30).unwrap();
+    for args in [
+        &["claude", "install"][..],
+        &["claude", "install", "--remove"],
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).lines().next(),
+            Some(
+                format!(
+                    "error: {}: larger than 16 MiB, more than any agent's settings; nothing was \
+                     changed",
+                    env.path(SETTINGS).display()
+                )
+                .as_str()
+            )
+        );
+    }
+    assert_eq!(
+        std::fs::metadata(env.path(SETTINGS)).unwrap().len(),
+        4 << 30
+    );
 }
