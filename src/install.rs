@@ -423,7 +423,7 @@ pub fn check_unchanged(path: &Path, target: &Path, read: Option<&str>) -> Result
 /// Replaces the settings file `target` atomically, keeping its mode.
 pub fn write_settings(target: &Path, text: &str) -> Result<()> {
     let parent = target.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
+    create_folders(parent)?;
     let name = target
         .file_name()
         .and_then(|n| n.to_str())
@@ -529,7 +529,7 @@ pub fn removed_paths(outcomes: &[Outcome]) -> impl Iterator<Item = &Path> {
 /// Removes the folders `--remove` left empty, deepest first, and returns them: each folder that
 /// held one of the `removed` files (deleted already, or, with `dry_run`, to be deleted), from
 /// the file's own up to `dir` (the folder the install wrote into, which it may have created)
-/// and never above it, when nothing else is in it. With `dry_run`, only says which would go. A
+/// and never above it, when nothing else is in it and an install made it ([`was_made`]). With `dry_run`, only says which would go. A
 /// symbolic link to a folder is never a folder to remove.
 pub fn remove_emptied_folders<'p>(
     dir: &Path,
@@ -562,7 +562,11 @@ pub fn remove_emptied_folders<'p>(
             .iter()
             .all(|e| e.as_ref().is_ok_and(|e| gone.contains(&e.path())));
         // `remove_dir` removes only an empty folder: a file that came meanwhile keeps it.
-        if is_folder && empty && (dry_run || std::fs::remove_dir(&folder).is_ok()) {
+        if is_folder
+            && empty
+            && was_made(&folder)
+            && (dry_run || std::fs::remove_dir(&folder).is_ok())
+        {
             gone.insert(folder.clone());
             emptied.push(folder);
         }
@@ -611,7 +615,7 @@ pub fn save_settings(
 
 fn write(path: &Path, text: &str, executable: bool) -> Result<()> {
     let parent = path.parent().expect("installed files are below a folder");
-    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, "create the directory", &e))?;
+    create_folders(parent)?;
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -620,6 +624,102 @@ fn write(path: &Path, text: &str, executable: bool) -> Result<()> {
     store::write_atomically(parent, path, mode, name, |out| {
         out.write_all(text.as_bytes())
     })
+}
+
+/// Creates `folder` and the folders above it that are missing, each marked as made by ctx
+/// ([`mark_made`]), so that `--remove` takes out only folders ctx made, never one that was there
+/// before (pi's `~/.pi/agent/`, an empty `.claude/`).
+fn create_folders(folder: &Path) -> Result<()> {
+    let missing: Vec<&Path> = folder
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .take_while(|a| std::fs::symlink_metadata(a).is_err())
+        .collect();
+    std::fs::create_dir_all(folder).map_err(|e| Error::io(folder, "create the directory", &e))?;
+    for made in missing {
+        mark_made(made);
+    }
+    Ok(())
+}
+
+/// The extended attribute that says ctx made a folder. A folder carries it, not a file beside
+/// it, so that nothing is added that an agent would list, and a copy of the folder by other means
+/// does not claim it.
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+const MADE_BY_CTX: &std::ffi::CStr = c"user.ctx.made";
+
+/// Marks `folder` as made by ctx. Where the file system keeps no extended attributes, nothing is
+/// marked and `--remove` leaves the folder: keeping a folder ctx made costs an empty folder,
+/// removing one it did not could cost the user's.
+fn mark_made(folder: &Path) {
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    if let Some(path) = c_path(folder) {
+        let value = b"1";
+        // SAFETY: both names are NUL-terminated C strings that outlive the call, and the value
+        // is a live buffer of the length given.
+        #[cfg(target_os = "linux")]
+        let _ = unsafe {
+            libc::lsetxattr(
+                path.as_ptr(),
+                MADE_BY_CTX.as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+                0,
+            )
+        };
+        #[cfg(target_os = "macos")]
+        let _ = unsafe {
+            libc::setxattr(
+                path.as_ptr(),
+                MADE_BY_CTX.as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+                0,
+                libc::XATTR_NOFOLLOW,
+            )
+        };
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    let _ = folder;
+}
+
+/// Whether `folder` carries ctx's mark ([`mark_made`]).
+pub fn was_made(folder: &Path) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    if let Some(path) = c_path(folder) {
+        let mut value = [0u8; 4];
+        // SAFETY: as in `mark_made`; the buffer is live and its length is given.
+        #[cfg(target_os = "linux")]
+        let len = unsafe {
+            libc::lgetxattr(
+                path.as_ptr(),
+                MADE_BY_CTX.as_ptr(),
+                value.as_mut_ptr().cast(),
+                value.len(),
+            )
+        };
+        #[cfg(target_os = "macos")]
+        let len = unsafe {
+            libc::getxattr(
+                path.as_ptr(),
+                MADE_BY_CTX.as_ptr(),
+                value.as_mut_ptr().cast(),
+                value.len(),
+                0,
+                libc::XATTR_NOFOLLOW,
+            )
+        };
+        return len == 1 && value[0] == b'1';
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    let _ = folder;
+    false
+}
+
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+fn c_path(path: &Path) -> Option<std::ffi::CString> {
+    use std::os::unix::ffi::OsStrExt as _;
+    std::ffi::CString::new(path.as_os_str().as_bytes()).ok()
 }
 
 /// The one-line report of an outcome, with `path` shown relative to `base` where it is below it.

@@ -28,7 +28,9 @@ ctx filled goes with ctx's entries, and a settings file left holding nothing at
 all (an empty object, white space aside: the one ctx's install created, or one
 that held only {} before) is deleted rather than left as {}, unless it is a
 link. Then each folder ctx's files were in, up to .claude/ (or the --global
-folder), goes when nothing else is in it. Nothing else is deleted, and --force
+folder), goes when nothing else is in it and ctx's install made it (an
+extended attribute on the folder says so; a folder that was there before stays).
+Nothing else is deleted, and --force
 is refused with --remove (a changed file is yours to delete). --dry-run prints
 what would change and writes nothing. Claude Code reads the hooks at its
 next start.")]

@@ -26,7 +26,8 @@ list that ctx filled goes with ctx's entries, and a hooks.json left holding
 nothing at all (an empty object, white space aside: the one ctx's install
 created, or one that held only {} before) is deleted rather than left as {},
 unless it is a link. Then .codex/ (or $CODEX_HOME) goes when nothing else is in
-it. Nothing else is deleted. --dry-run prints what would change and writes
+it and ctx's install made it (a folder that was there before stays). Nothing
+else is deleted. --dry-run prints what would change and writes
 nothing.
 The hooks run `ctx` from Codex's PATH (or $CTX_BIN); Codex reads them at its
 next start.")]

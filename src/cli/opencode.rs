@@ -18,7 +18,8 @@ Each file carries a stamp line. A file that already holds what ctx would write
 is left alone; one an earlier ctx wrote and nobody changed is updated; one that
 was changed (or is not ctx's) is kept, unless --force. --remove deletes them,
 unless they were changed, then plugin/, command/ and .opencode/ (or the user's
-OpenCode folder) when nothing else is in them (the frame tree in
+OpenCode folder) when nothing else is in them and ctx's install made them (a
+folder that was there before stays; the frame tree in
 .opencode/flame/ keeps .opencode/); nothing else is deleted, and --force is
 refused with it (a changed file is yours to delete). Prints one line per file
 (and per folder removed); exit 1 when a file was kept. OpenCode loads the files

@@ -28,7 +28,8 @@ The file carries a stamp line. A file that already holds what ctx would write
 is left alone; one an earlier ctx wrote and nobody changed is updated; one that
 was changed (or is not ctx's) is kept, unless --force. --remove deletes it,
 unless it was changed, then extensions/ and .pi/ (or pi's agent folder) when
-nothing else is in them; nothing else is deleted, and --force is refused with
+nothing else is in them and ctx's install made them (a folder that was there
+before stays); nothing else is deleted, and --force is refused with
 it (a changed file is yours to delete). Refused, with nothing written: a
 read-only file, a symbolic link that points to nothing. Prints one line per
 file (and per folder removed); exit 1 when a file was kept. pi loads the

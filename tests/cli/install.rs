@@ -293,3 +293,27 @@ fn remove_refuses_force_which_has_nothing_to_replace() {
     }
     assert!(env.path(PLUGIN).is_file(), "nothing removed");
 }
+
+/// `--remove` takes out only the folders ctx's install made: pi's own agent folder and an empty
+/// `.claude/` that were there before stay, the ones the install made go.
+#[test]
+fn remove_keeps_the_folders_that_were_there_before() {
+    let env = TestEnv::new();
+    let agent = env.home.join(".pi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::create_dir_all(env.path(".claude")).unwrap();
+    env.ok(&["pi", "install", "--global"]);
+    env.ok(&["claude", "install"]);
+    let out = env.ok(&["pi", "install", "--global", "--remove"]);
+    assert!(out.contains("extensions/: removed (left empty)"), "{out}");
+    assert!(!out.contains(".pi/agent/: removed"), "{out}");
+    assert!(agent.is_dir() && !agent.join("extensions").exists());
+    let out = env.ok(&["claude", "install", "--remove"]);
+    assert!(
+        out.contains(".claude/commands/: removed (left empty)"),
+        "{out}"
+    );
+    assert!(!out.contains(".claude/: removed"), "{out}");
+    assert!(env.path(".claude").is_dir(), "the user's .claude/ stays");
+    assert_eq!(std::fs::read_dir(env.path(".claude")).unwrap().count(), 0);
+}

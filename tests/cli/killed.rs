@@ -70,8 +70,10 @@ fn an_install_sweeps_the_temp_files_killed_installs_left_and_remove_still_emptie
     std::fs::write(&dead, "partial").unwrap();
     env.ok(&["claude", "install", "--remove"]);
     assert_eq!(env.read(SETTINGS), SECRET, "byte for byte");
-    std::fs::remove_file(env.path(SETTINGS)).unwrap();
+    // A .claude/ that ctx's install made goes with --remove, a dead temp in it or not.
+    let env = TestEnv::new();
     env.ok(&["claude", "install"]);
+    let dead = env.path(".claude/.settings.json.0123456789abcdef.tmp");
     std::fs::write(&dead, "partial").unwrap();
     env.ok(&["claude", "install", "--remove"]);
     assert!(
