@@ -9,12 +9,14 @@ pub mod transcript;
 
 use std::path::PathBuf;
 
-/// Claude Code's own folder, as Claude Code finds it: `$CLAUDE_CONFIG_DIR` when set (and not
-/// empty), else `~/.claude`. Its user settings, its transcripts (`projects/`) and the hooks'
-/// fallback log live there; `None` when neither the variable nor an absolute `$HOME` is set.
+/// Claude Code's own folder, as Claude Code finds it: `$CLAUDE_CONFIG_DIR` when set, else
+/// `~/.claude`. Its user settings, its transcripts (`projects/`) and the hooks' fallback log live
+/// there; `None` when neither the variable nor an absolute `$HOME` is set. Taken as Claude Code
+/// 2.1.328 takes it (read from its code, and seen): a `~` is not the home folder but a folder of
+/// that name, a relative path is relative to the working folder, and an empty value is the
+/// working folder itself.
 pub fn config_dir() -> Option<PathBuf> {
     std::env::var_os("CLAUDE_CONFIG_DIR")
-        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| crate::project::home_dir().map(|h| h.join(".claude")))
 }

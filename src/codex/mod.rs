@@ -18,10 +18,20 @@ pub const THREAD_PREFIX: &str = crate::frame::ops::CODEX_THREAD_PREFIX;
 
 /// Codex's own folder, as Codex finds it: `$CODEX_HOME` when set (and not empty), else
 /// `~/.codex`. Its user `hooks.json`, its rollouts (`sessions/`) and the hooks' fallback log live
-/// there; `None` when neither the variable nor an absolute `$HOME` is set.
+/// there; `None` when neither the variable nor an absolute `$HOME` is set. Taken as Codex 0.171.0
+/// takes it (read from its code, and seen): a `~` is not the home folder but a folder of that
+/// name, and a relative path is relative to the working folder; Codex refuses one that does not
+/// exist ([`missing_home`]).
 pub fn home_dir() -> Option<PathBuf> {
     std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| crate::project::home_dir().map(|h| h.join(".codex")))
+}
+
+/// `$CODEX_HOME` when it is set and names no folder: Codex then stops with "CODEX_HOME points to
+/// …, but that path does not exist" (or that it is not a folder), so ctx installs nothing there.
+pub fn missing_home() -> Option<PathBuf> {
+    let set = PathBuf::from(std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty())?);
+    (!set.is_dir()).then_some(set)
 }

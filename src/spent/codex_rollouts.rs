@@ -26,12 +26,9 @@ use super::record::{Call, Records, Session, Tokens};
 /// What ctx puts before a Codex thread id to name its session and frame.
 pub const SESSION_PREFIX: &str = "cx_";
 
-/// Codex's home: `$CODEX_HOME`, else `~/.codex`.
+/// Codex's home, as Codex finds it ([`crate::codex::home_dir`]).
 pub fn home() -> Option<PathBuf> {
-    std::env::var_os("CODEX_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| crate::project::home_dir().map(|h| h.join(".codex")))
+    crate::codex::home_dir()
 }
 
 fn kind(record: &Value) -> (&str, &str) {

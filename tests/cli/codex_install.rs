@@ -166,6 +166,7 @@ fn the_round_trip_drops_what_ctx_filled_and_emptied_and_a_file_left_empty() {
 fn global_installs_into_codex_home() {
     let env = TestEnv::new();
     let codex_home = env.temp().join("codex-home");
+    std::fs::create_dir_all(&codex_home).unwrap();
     let out = env
         .ctx()
         .env("CODEX_HOME", &codex_home)

@@ -101,3 +101,58 @@ fn a_dumb_terminal_gets_no_colour() {
         json!({ "value": "never", "source": "env", "detail": "TERM=dumb" })
     );
 }
+
+/// Each agent's folder variable read as that agent reads it (each seen in the real agent):
+/// Claude Code and Codex take a `~` as a folder of that name below the working folder, pi as the
+/// home folder; an empty `CLAUDE_CONFIG_DIR` is the working folder, an empty `CODEX_HOME` unset.
+#[test]
+fn agent_folder_variables_are_read_as_each_agent_reads_them() {
+    let env = TestEnv::new();
+    let global = |var: &str, value: &str, agent: &str| {
+        env.ctx()
+            .env(var, value)
+            .args([agent, "install", "--global"])
+            .output()
+            .unwrap()
+    };
+    assert!(
+        global("CLAUDE_CONFIG_DIR", "~/cc", "claude")
+            .status
+            .success()
+    );
+    assert!(
+        env.path("~/cc/settings.json").is_file(),
+        "Claude Code: ./~/cc"
+    );
+    assert!(!env.home.join("cc").exists());
+    assert!(global("CLAUDE_CONFIG_DIR", "", "claude").status.success());
+    assert!(
+        env.path("settings.json").is_file(),
+        "Claude Code: the working folder"
+    );
+
+    // Codex refuses a CODEX_HOME that is not a folder, and so does ctx.
+    let out = global("CODEX_HOME", "~/cx", "codex");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().next(),
+        Some(
+            "error: CODEX_HOME points to ~/cx, which is not a folder; Codex refuses such a \
+             CODEX_HOME, so ctx installs nothing there"
+        )
+    );
+    std::fs::create_dir_all(env.path("~/cx")).unwrap();
+    assert!(global("CODEX_HOME", "~/cx", "codex").status.success());
+    assert!(env.path("~/cx/hooks.json").is_file(), "Codex: ./~/cx");
+    assert!(global("CODEX_HOME", "", "codex").status.success());
+    assert!(
+        env.home.join(".codex/hooks.json").is_file(),
+        "Codex: ~/.codex"
+    );
+
+    assert!(global("PI_CODING_AGENT_DIR", "~/pi", "pi").status.success());
+    assert!(
+        env.home.join("pi/extensions/ctx.ts").is_file(),
+        "pi: $HOME/pi"
+    );
+}

@@ -34,6 +34,14 @@ pub fn run(ctx: &mut Context, command: CodexCommand) -> Result<ExitCode> {
 }
 
 fn user_codex_dir() -> Result<PathBuf> {
+    if let Some(missing) = crate::codex::missing_home() {
+        return Err(Error::failure(format!(
+            "CODEX_HOME points to {}, which is not a folder; Codex refuses such a CODEX_HOME, so \
+             ctx installs nothing there",
+            missing.display()
+        ))
+        .with_hint("create the folder (mkdir -p), or set CODEX_HOME to Codex's folder"));
+    }
     crate::codex::home_dir().ok_or_else(|| {
         Error::failure("neither CODEX_HOME nor HOME is set: there is no ~/.codex/ to install into")
     })
