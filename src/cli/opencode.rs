@@ -39,7 +39,8 @@ at its next start.")]
     #[command(long_about = "\
 Print the frame of an OpenCode session (the frame whose id is the session id),
 creating it when missing, as an in_progress frame whose goal is the session's
-title.
+title; for a child session titled '<description> (@<agent> subagent)', as a
+task's, the description alone.
 
 A child session (--parent-session, e.g. a subagent of OpenCode's task tool)
 becomes a child of its parent session's current frame, when the setting

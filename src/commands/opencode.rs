@@ -77,16 +77,30 @@ fn subagent_frames(ctx: &Context) -> Result<SubagentFrames> {
 /// left out, because a frame created late would miss the subagent's first request, which is the
 /// one that needs the frame's context.
 fn is_task_subagent(title: &str) -> bool {
-    let Some(rest) = title.trim_end().strip_suffix(" subagent)") else {
-        return false;
-    };
-    rest.rfind("(@")
-        .is_some_and(|at| !rest[at + 2..].trim().is_empty())
+    task_description(title).is_some()
 }
 
-/// The goal of a new OpenCode session's frame: its title, or `OpenCode session <id>`.
-fn goal(title: Option<&str>, session: &str) -> String {
-    session::goal_from_title(title, || format!("OpenCode session {session}"))
+/// The `<description>` of a title `<description> (@<agent> subagent)`, as OpenCode's task tool and
+/// oh-my-opencode's title the sessions they start; `None` for any other title.
+fn task_description(title: &str) -> Option<&str> {
+    let rest = title.trim_end().strip_suffix(" subagent)")?;
+    let at = rest.rfind("(@")?;
+    (!rest[at + 2..].trim().is_empty()).then(|| rest[..at].trim_end())
+}
+
+/// The goal of a new OpenCode session's frame: its title, or `OpenCode session <id>`. A child
+/// session titled as a task's (`<description> (@<agent> subagent)`) is the task's description:
+/// the frame's place under its parent already says it is a subagent's, and the agent's name
+/// (oh-my-opencode's "Metis - Plan Consultant") would otherwise outweigh the goal in every
+/// notice and tree line.
+fn goal(title: Option<&str>, session: &str, child: bool) -> String {
+    let described = title
+        .filter(|_| child)
+        .and_then(task_description)
+        .filter(|d| !d.is_empty());
+    session::goal_from_title(described.or(title), || {
+        format!("OpenCode session {session}")
+    })
 }
 
 /// Whether a child session gets a frame of its own, as `opencode.subagent_frames` says.
@@ -114,7 +128,7 @@ fn session_frame(
         ctx,
         store,
         session,
-        || goal(title, session),
+        || goal(title, session, parent_session.is_some()),
         child,
         "ctx opencode frame",
     )
@@ -200,9 +214,33 @@ mod tests {
 
     #[test]
     fn untitled_sessions_are_named_by_their_id() {
-        assert_eq!(goal(Some(" \n "), "ses_1"), "OpenCode session ses_1");
-        assert_eq!(goal(None, "ses_1"), "OpenCode session ses_1");
-        assert_eq!(goal(Some("Audit\nrefunds"), "ses_1"), "Audit refunds");
+        assert_eq!(goal(Some(" \n "), "ses_1", false), "OpenCode session ses_1");
+        assert_eq!(goal(None, "ses_1", true), "OpenCode session ses_1");
+        assert_eq!(
+            goal(Some("Audit\nrefunds"), "ses_1", false),
+            "Audit refunds"
+        );
+    }
+
+    #[test]
+    fn a_task_child_is_its_description() {
+        let goal = |title: &str, child: bool| goal(Some(title), "ses_1", child);
+        assert_eq!(
+            goal("Audit refunds (@general subagent)", true),
+            "Audit refunds"
+        );
+        assert_eq!(
+            goal("Review the plan (@Metis - Plan Consultant subagent)", true),
+            "Review the plan"
+        );
+        assert_eq!(goal("Side chat", true), "Side chat");
+        // Nothing but the agent: the title is all there is to say.
+        assert_eq!(goal("(@general subagent)", true), "(@general subagent)");
+        // A root session is not a task's child, whatever its title.
+        assert_eq!(
+            goal("Audit refunds (@general subagent)", false),
+            "Audit refunds (@general subagent)"
+        );
     }
 
     #[test]

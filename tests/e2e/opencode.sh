@@ -239,8 +239,8 @@ need('<flame-context session=\"$child\">' in sub['last_user'], 'the subagent see
 need('<frame id=\"$parent\" status=\"in_progress\">' in sub['last_user'], 'with the parent frame among its ancestors')
 after = first(lambda r: 'finished with status completed' in r['last_user'], 'the notice in the parent')
 import re
-visible = re.search(r'Frame (ses_\\w+) completed: Audit refunds \\(@general subagent\\)', after['last_user'])
-need(visible and '$child'.startswith(visible.group(1)), 'the visible line names the child by its short id')
+visible = re.search(r'Frame (ses_\\w+) completed: Audit refunds(?! \\()', after['last_user'])
+need(visible and '$child'.startswith(visible.group(1)), 'the visible line names the child by its short id and its goal, the task\'s description')
 need('Summary: Refund audit: 3 issues found.' in after['last_user'], 'the hint')
 need('<flame-context session=\"$parent\">' in after['texts'], 'the parent still sees its own frame (an unchanged context is not repeated)')
 "
