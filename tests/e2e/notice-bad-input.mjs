@@ -1,8 +1,10 @@
 // ctx's OpenCode plugin against a stand-in OpenCode client, for what a real OpenCode cannot be
 // made to do on cue: a parent whose last agent or model OpenCode no longer knows, a parent that
 // refuses the notice, a parent deleted while its child ran, an OpenCode config that is not
-// JSON, and a task launched in the background (oh-my-opencode's `run_in_background`, whose call
-// returns at launch with the child's id in its metadata). Each case runs a subagent's end (`tool.execute.after` of a task call) through the plugin
+// JSON, a task launched in the background (oh-my-opencode's `run_in_background`, whose call
+// returns at launch with the child's id in its metadata), and a task whose result carries no
+// task state (oh-my-opencode's synchronous "Task completed in …"), with its child idle or still
+// busy. Each case runs a subagent's end (`tool.execute.after` of a task call) through the plugin
 // with the real ctx (CTX_BIN) in a fresh project, and checks what the plugin sent and logged.
 //
 //   node notice-bad-input.mjs PLUGIN.js WORKDIR      (ctx on PATH or in CTX_BIN)
@@ -25,7 +27,8 @@ function fail(what, detail) {
 }
 
 // One OpenCode as the plugin sees it: `options` say what it knows and how it answers.
-function stand_in({ messages, agents = ["build", "auditor"], models = ["mock-1"], refuse = () => undefined }) {
+// `statuses`: what OpenCode's session status says (session id -> {type}); an idle session is absent.
+function stand_in({ messages, agents = ["build", "auditor"], models = ["mock-1"], refuse = () => undefined, statuses = {} }) {
   const sent = [];
   const logged = [];
   const client = {
@@ -45,6 +48,7 @@ function stand_in({ messages, agents = ["build", "auditor"], models = ["mock-1"]
         if (path.id === PARENT) return messages === undefined ? { error: { name: "NotFoundError" } } : { data: messages };
         return { data: [{ info: { role: "assistant", time: { created: 1 } }, parts: [{ type: "text", text: "3 issues found." }] }] };
       },
+      status: async () => ({ data: statuses }),
       prompt: async ({ path, body }) => {
         sent.push({ to: path.id, body });
         const error = refuse(body);
@@ -170,6 +174,46 @@ async function subagentEnds(name, openCode, config) {
     fail("the child's own end pops its frame with its answer", frame);
   if (openCode.sent.length !== 1 || !openCode.sent[0].body.parts?.[1]?.text?.includes("3 issues found."))
     fail("the parent is told then, with the answer", openCode.sent);
+}
+
+// 7. A synchronous task whose result is no <task state=…> (oh-my-opencode's "Task completed in
+//    …", run_in_background false): its child is done once the call returns, idle as OpenCode
+//    says. Its frame is popped with the answer and the parent told, whatever idle events came
+//    before. The same result while OpenCode says the child is still busy is a launch: the frame
+//    runs on until the child's own end.
+for (const [name, statuses, ends] of [
+  ["sync", {}, true],
+  ["sync-busy", { [CHILD]: { type: "busy" } }, false],
+]) {
+  const openCode = stand_in({ messages: [userTurn("build", "mock-1")], statuses });
+  const dir = join(work, name);
+  mkdirSync(join(dir, ".opencode"), { recursive: true });
+  const run = (...args) => execFileSync(ctx, ["-C", dir, ...args], { encoding: "utf8" });
+  run("opencode", "frame", PARENT, "--title", "Build billing");
+  run("opencode", "frame", CHILD, "--title", "Audit refunds (@Metis - Plan Consultant subagent)", `--parent-session=${PARENT}`);
+  const hooks = await CtxPlugin({ client: openCode.client, directory: dir });
+  const args = { description: "Audit refunds", subagent_type: "metis", run_in_background: false };
+  await hooks["tool.execute.before"]({ tool: "task", sessionID: PARENT, callID: "s1" }, { args });
+  await hooks.event({ event: { type: "session.created", properties: { info: { id: CHILD, parentID: PARENT, title: "Audit refunds (@Metis - Plan Consultant subagent)" } } } });
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: CHILD } } });
+  await hooks["tool.execute.after"](
+    { tool: "task", sessionID: PARENT, callID: "s1", args },
+    {
+      title: "Audit refunds",
+      metadata: { sessionId: CHILD, sync: true, run_in_background: false },
+      output: `Task completed in 1s.\n\nAgent: Metis - Plan Consultant\n\n---\n\n3 issues found.\n\n<task_metadata>\nsession_id: ${CHILD}\n</task_metadata>`,
+    },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const frame = JSON.parse(run("frame", "show", CHILD, "--json")).frame;
+  if (ends) {
+    if (frame.status !== "completed" || frame.summary !== "3 issues found.") fail("a synchronous task's frame ends with its answer", frame);
+    if (openCode.sent.length !== 1 || !openCode.sent[0].body.parts?.[1]?.text?.includes("3 issues found."))
+      fail("the parent is told, with the answer", openCode.sent);
+  } else {
+    if (frame.status !== "in_progress") fail("a child still busy when its call returns runs on", frame);
+    if (openCode.sent.length !== 0) fail("no notice while the child works", openCode.sent);
+  }
 }
 
 console.log("ok");

@@ -895,6 +895,45 @@ need(requests.index(notice) > requests.index(sub), 'and comes after it')
 "
 }
 
+scenario_omo_sync() {
+  echo "scenario omo_sync: beside oh-my-opencode 4.19.4, a synchronous task's frame ends with its child's answer and the parent is told"
+  local project requests omo=oh-my-opencode@4.19.4
+  project=$(new_project omo-sync)
+  mock_config "$project" "\"plugin\": [\"$omo\"]"
+  # oh-my-opencode's own task tool with run_in_background false waits for its child (here its
+  # agent "Metis - Plan Consultant") and returns "Task completed in …" with the child's answer:
+  # no <task state=…> result. The parent answers that slowly, so that ctx's notice, sent 200 ms
+  # after the child's frame ends, finds the session still busy.
+  cat >"$work/omo-sync.json" <<'EOF'
+[
+ {"tools": true, "when": "Consult on the plan", "tool_calls": [{"name": "task", "arguments": {"description": "Review the plan", "prompt": "CONSULT_IN_SYNC", "subagent_type": "metis", "run_in_background": false, "load_skills": []}}]},
+ {"tools": true, "when": "CONSULT_IN_SYNC", "reply": "SYNC_ANSWER: the plan misses refunds."},
+ {"tools": true, "when": "Task completed in", "delay": 2, "reply": "The consult is back."},
+ {"tools": true, "when": "finished with status completed", "reply": "Noted the notice."},
+ {"tools": true, "reply": "Noted."}
+]
+EOF
+  with_npm_plugin omo-sync "$omo"
+  requests=$(OMO_DISABLE_POSTHOG=1 MOCK_STRICT=1 run omo-sync "$project" "$work/omo-sync.json" -- run "Consult on the plan")
+  keep_npm_plugin omo-sync "$omo"
+  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "omo_sync: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  local child
+  child=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  [[ $child == ses_* ]] || fail "omo_sync: the child is a frame ($child)"
+  [[ $(frame_json "$project" "$child" | field 'd["frame"]["status"], d["frame"]["summary"]') == "('completed', 'SYNC_ANSWER: the plan misses refunds.')" ]] \
+    || fail "omo_sync: the child's frame ends with its own answer: $(frame_json "$project" "$child")"
+  [[ $(frame_json "$project" "$child" | field 'd["frame"]["goal"]') == "Review the plan" ]] \
+    || fail "omo_sync: the child's goal is the task's description: $(frame_json "$project" "$child" | field 'd["frame"]["goal"]')"
+  check "$requests" "omo_sync" "
+sub = first(lambda r: 'CONSULT_IN_SYNC' in r['last_user'], 'the child\'s request')
+need('<flame-context session=\"$child\">' in sub['texts'], 'the child sees its own frame')
+done = first(lambda r: 'Task completed in' in r['all'] and 'Metis - Plan Consultant' in r['all'], 'oh-my-opencode\'s synchronous result in the parent')
+notice = first(lambda r: 'finished with status completed' in r['last_user'], 'ctx\'s notice in the parent')
+need('SYNC_ANSWER: the plan misses refunds.' in notice['last_user'], 'the notice carries the child\'s answer')
+need(requests.index(notice) > requests.index(done), 'and comes after the task\'s result')
+"
+}
+
 scenario_together() {
   echo "scenario together: oh-my-opencode, DCP and opencode-swarm loaded at once beside ctx; a frame still folds"
   local project requests frame
@@ -939,7 +978,7 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo together swarm_architect)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -256,6 +256,18 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
   // is no task result (a background launch's "started" message, say).
   const taskState = (output) => /<task\b[^>]*\bstate="([^"]*)"/.exec(String(output ?? ""))?.[1];
 
+  // Whether OpenCode says the session is at work (busy, or waiting to retry); undefined when it
+  // cannot say. A task result with no state comes both from a launch whose child works on and
+  // from a call that waited for its child (oh-my-opencode's synchronous "Task completed in …"):
+  // only the child's status tells them apart, and an idle event seen earlier proves nothing, as
+  // a child goes idle between its turns too.
+  const atWork = async (id) => {
+    const statuses = (await client.session.status?.().catch(() => undefined))?.data;
+    if (!statuses || typeof statuses !== "object") return undefined;
+    const type = statuses[id]?.type;
+    return type === "busy" || type === "retry";
+  };
+
   const errorState = (error) => {
     const name = error?.name ?? "";
     return /Abort/i.test(name) ? "aborted" : "error";
@@ -602,13 +614,15 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
       const child = output?.metadata?.sessionId;
       if (!child) return;
       const state = taskState(output.output);
-      if (backgroundCalls.delete(input.callID) || state === undefined) {
+      const declared = backgroundCalls.delete(input.callID);
+      if (declared || (state === undefined && (await atWork(child)) !== false)) {
         // Launched, not done: its frame runs until the child's own end.
         backgroundChildren.set(child, input.sessionID);
         await sessionInfo(child);
         return;
       }
-      await finishChild(child, state, input.sessionID);
+      // A result with no state whose child is idle: the call waited for it, which then answered.
+      await finishChild(child, state ?? "completed", input.sessionID);
     },
 
     event: async ({ event }) => {
