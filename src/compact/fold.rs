@@ -378,17 +378,33 @@ struct Found {
     call: Option<usize>,
 }
 
+/// A mark's call id is held by more than one call, and the mark's time does not tell which one
+/// made the change.
+#[derive(Debug)]
+struct Repeats {
+    call: String,
+}
+
 /// Finds the message (and call) of a push or pop: by its message id (and its call in it), else, for
 /// a mark without a message id, by its call id, else the tool call that was running at the mark's
 /// time (a `ctx frame …` run through the bash tool). A call id alone is not trusted when the mark
 /// names its message: some providers number calls per response (`call_0`), and a message that is
 /// gone (compacted) must not be found again through another message's call of the same id.
 /// A push or pop made by a slash command is the user message at or after the mark that names the
-/// frame (the command's result, which OpenCode stores as that message).
-fn locate(list: &MessageList<'_>, views: &[View], mark: &Mark, frame: &str) -> Option<Found> {
+/// frame (the command's result, which OpenCode stores as that message). A call id is looked for
+/// from message `from` on (a pop's, after its push).
+fn locate(
+    list: &MessageList<'_>,
+    views: &[View],
+    mark: &Mark,
+    frame: &str,
+    from: usize,
+) -> Result<Option<Found>, Repeats> {
     let messages = list.messages();
     if let Some(message) = &mark.message {
-        let i = messages.iter().position(|m| m.id() == message)?;
+        let Some(i) = messages.iter().position(|m| m.id() == message) else {
+            return Ok(None);
+        };
         let by_id = mark.call.as_ref().and_then(|call| {
             views[i]
                 .calls
@@ -398,30 +414,25 @@ fn locate(list: &MessageList<'_>, views: &[View], mark: &Mark, frame: &str) -> O
         let call = by_id
             .or_else(|| views[i].calls.iter().find(|c| c.tool.starts_with("flame_")))
             .map(|c| c.index);
-        return Some(Found { message: i, call });
+        return Ok(Some(Found { message: i, call }));
     }
-    if let Some(call) = &mark.call {
-        for (i, view) in views.iter().enumerate() {
-            if let Some(c) = view.calls.iter().find(|c| c.call.as_deref() == Some(call)) {
-                return Some(Found {
-                    message: i,
-                    call: Some(c.index),
-                });
-            }
-        }
+    if let Some(call) = &mark.call
+        && let Some(found) = by_call_id(views, call, mark.at, from)?
+    {
+        return Ok(Some(found));
     }
     for (i, view) in views.iter().enumerate() {
         let during = view.calls.iter().find(
             |c| matches!((c.start, c.end), (Some(s), Some(e)) if s <= mark.at && mark.at <= e),
         );
         if let Some(c) = during {
-            return Some(Found {
+            return Ok(Some(Found {
                 message: i,
                 call: Some(c.index),
-            });
+            }));
         }
     }
-    views.iter().enumerate().find_map(|(i, view)| {
+    Ok(views.iter().enumerate().find_map(|(i, view)| {
         (messages[i].role() == "user"
             && !view.own
             && view.created.is_some_and(|t| t >= mark.at)
@@ -430,7 +441,41 @@ fn locate(list: &MessageList<'_>, views: &[View], mark: &Mark, frame: &str) -> O
             message: i,
             call: None,
         })
-    })
+    }))
+}
+
+/// The call with id `call` in the messages from `from` on. Some OpenAI-compatible servers number
+/// each response's calls from `call_0`, so an id can name a call of every turn: then the one
+/// that was running at `at` is the mark's (ctx ran inside it: after its message was written,
+/// before its output), and when none was, the mark's call is not among the messages. When more
+/// than one may have been running (a call without a time, two calls of one id in one response),
+/// the id cannot say where the span lies.
+fn by_call_id(views: &[View], call: &str, at: i64, from: usize) -> Result<Option<Found>, Repeats> {
+    let held: Vec<(usize, &Call)> = views
+        .iter()
+        .enumerate()
+        .skip(from)
+        .flat_map(|(i, view)| view.calls.iter().map(move |c| (i, c)))
+        .filter(|(_, c)| c.call.as_deref() == Some(call))
+        .collect();
+    let found = |&(message, c): &(usize, &Call)| Found {
+        message,
+        call: Some(c.index),
+    };
+    if let [one] = held.as_slice() {
+        return Ok(Some(found(one)));
+    }
+    // A call with no output yet runs on; one with no start could have run at any time.
+    let mut running = held.iter().filter(|(_, c)| {
+        c.start.is_none_or(|start| start <= at) && c.end.is_none_or(|end| at <= end)
+    });
+    match (running.next(), running.next()) {
+        (None, _) => Ok(None),
+        (Some(one), None) => Ok(Some(found(one))),
+        (Some(_), Some(_)) => Err(Repeats {
+            call: call.to_string(),
+        }),
+    }
 }
 
 /// The first message written at or after `at`: where a push made between two turns begins.
@@ -515,12 +560,33 @@ pub fn fold_with<'l, 'a>(
     for (n, frame) in popped.iter().enumerate() {
         let close_mark = frame.span.close.as_ref().expect("only closed spans fold");
         let by_time = shape.marks_by_time();
-        let open = locate(list, &views, &frame.span.open, &frame.id).or_else(|| {
-            by_time
-                .then(|| after_time(&views, frame.span.open.at))
-                .flatten()
-        });
-        let mut close = locate(list, &views, close_mark, &frame.id);
+        let repeats = |end: &str, Repeats { call }| {
+            format!(
+                "frame {}: its {end}'s call id {} repeats among the messages, and its time does \
+                 not tell which call it is; not folded",
+                frame.id,
+                Value::String(call)
+            )
+        };
+        let open = match locate(list, &views, &frame.span.open, &frame.id, 0) {
+            Ok(open) => open.or_else(|| {
+                by_time
+                    .then(|| after_time(&views, frame.span.open.at))
+                    .flatten()
+            }),
+            Err(r) => {
+                warnings.push(repeats("push", r));
+                continue;
+            }
+        };
+        let from = open.map_or(0, |o| o.message);
+        let mut close = match locate(list, &views, close_mark, &frame.id, from) {
+            Ok(close) => close,
+            Err(r) => {
+                warnings.push(repeats("pop", r));
+                continue;
+            }
+        };
         let timed = close.is_none() && by_time;
         if timed {
             close = before_time(&views, close_mark.at);

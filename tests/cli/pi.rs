@@ -199,6 +199,47 @@ impl PiSession {
         );
     }
 
+    /// A time after every earlier one, on the clock ctx stamps its marks with.
+    fn stamp(&mut self) -> i64 {
+        loop {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis() as i64;
+            if now > self.clock {
+                self.clock = now;
+                return now;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// One assistant message calling `tool` (call id `call`), whose run is `ctx ARGS` (as ctx's
+    /// extension runs a `flame_push` or `flame_pop`), and its result `output`, stamped as pi
+    /// stamps them: the message when the response began, the result when the call returned.
+    fn call_running(
+        &mut self,
+        env: &TestEnv,
+        call: &str,
+        tool: &str,
+        arguments: Value,
+        output: &str,
+        args: &[&str],
+    ) -> String {
+        let at = self.stamp();
+        let out = env.ok(args);
+        let done = self.stamp();
+        self.messages.push(json!({"role": "assistant", "content": [
+            {"type": "toolCall", "id": call, "name": tool, "arguments": arguments}],
+            "api": "openai-completions", "provider": "mock", "model": "mock-1",
+            "stopReason": "toolUse", "timestamp": at}));
+        self.messages.push(
+            json!({"role": "toolResult", "toolCallId": call, "toolName": tool,
+            "content": [{"type": "text", "text": output}], "isError": false, "timestamp": done}),
+        );
+        out
+    }
+
     fn list(&self) -> String {
         json!({ "messages": self.messages }).to_string()
     }
@@ -786,4 +827,135 @@ fn a_request_records_the_sessions_model_call_with_folding_on_or_off() {
             "pi.fold = {setting}: {doc}"
         );
     }
+}
+
+/// A session that ran `ls` (call `ids[0]`), pushed a frame (`ids[1]`), read a large file
+/// (`ids[2]`) and popped the frame (`ids[3]`), each push and pop run by ctx as ctx's extension
+/// runs them; and the frame's id.
+fn session_with_call_ids(env: &TestEnv, ids: [&str; 4]) -> (PiSession, String) {
+    session_frame(env, SESSION, "Audit the refunds");
+    let mut session = PiSession::new("Audit the refunds");
+    session.call(ids[0], "bash", json!({"command": "ls"}), "EARLY");
+    let pushed = session.call_running(
+        env,
+        ids[1],
+        "flame_push",
+        json!({"goal": "Audit"}),
+        "Pushed",
+        &[
+            "frame",
+            "push",
+            "--session",
+            SESSION,
+            "--span-call",
+            ids[1],
+            "--json",
+            "--",
+            "Audit",
+        ],
+    );
+    session.call(
+        ids[2],
+        "bash",
+        json!({"command": "cat a"}),
+        &"AAA ".repeat(500),
+    );
+    session.call_running(
+        env,
+        ids[3],
+        "flame_pop",
+        json!({"summary": "Done"}),
+        "Popped",
+        &[
+            "frame",
+            "pop",
+            "--session",
+            SESSION,
+            "--span-call",
+            ids[3],
+            "--summary",
+            "Done",
+        ],
+    );
+    let frame = serde_json::from_str::<Value>(&pushed).unwrap()["frame"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (session, frame)
+}
+
+#[test]
+fn call_ids_that_repeat_across_turns_fold_the_frame_and_nothing_before_its_push() {
+    // Some OpenAI-compatible servers number each response's calls from call_0: every id
+    // repeats, or only the push's repeats an earlier call's.
+    for ids in [
+        ["call_0", "call_0", "call_0", "call_0"],
+        ["call_7", "call_7", "call_8", "call_9"],
+    ] {
+        let env = TestEnv::new();
+        let (session, frame) = session_with_call_ids(&env, ids);
+        let (doc, stderr) = messages(&env, &session.list());
+        assert_eq!(stderr, "", "{ids:?}");
+        let sent: Vec<String> = doc["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| match m["role"].as_str().unwrap() {
+                "assistant" => format!("call {}", m["content"][0]["name"].as_str().unwrap()),
+                "toolResult" => format!("result {}", m["content"][0]["text"].as_str().unwrap()),
+                "custom" => format!("custom {}", &m["content"].as_str().unwrap()[..14]),
+                role => format!("{role} {}", m["content"].as_str().unwrap()),
+            })
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                "user Audit the refunds".to_string(),
+                "call bash".to_string(),
+                "result EARLY".to_string(),
+                "call flame_pop".to_string(),
+                format!("result <flame-folded id=\"{frame}\"/>"),
+                "custom <flame-context".to_string(),
+            ],
+            "{ids:?}"
+        );
+    }
+}
+
+#[test]
+fn a_repeated_call_id_the_time_cannot_tell_apart_leaves_the_frame_unfolded_with_a_warning() {
+    let env = TestEnv::new();
+    let (mut session, frame) =
+        session_with_call_ids(&env, ["call_0", "call_0", "call_1", "call_2"]);
+    // The earlier call_0 and its result have no time: it may have been the push as well.
+    for m in 1..=2 {
+        session.messages[m]
+            .as_object_mut()
+            .unwrap()
+            .remove("timestamp");
+    }
+    let (doc, stderr) = messages(&env, &session.list());
+    assert_eq!(
+        stderr,
+        format!(
+            "warning: frame {frame}: its push's call id \"call_0\" repeats among the messages, \
+             and its time does not tell which call it is; not folded\n"
+        )
+    );
+    // Every message goes as pi made it; ctx adds only its context.
+    let given: Value = serde_json::from_str(&session.list()).unwrap();
+    let kept: Vec<&Value> = doc["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["customType"] != "ctx")
+        .collect();
+    assert_eq!(
+        kept,
+        given["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect::<Vec<_>>()
+    );
 }

@@ -610,6 +610,238 @@ mod tests {
         }
     }
 
+    /// A prompt at 100, then one turn per `(call id, tool, output)`: an assistant message at
+    /// 110, 120, … calling it, and its result 2 ms later (the call ran from 10 n to 10 n + 2).
+    fn turns(calls: &[(&str, &str, &str)]) -> String {
+        let mut messages =
+            vec![json!({"role": "user", "content": "Audit refunds", "timestamp": 100})];
+        for (n, (id, tool, output)) in calls.iter().enumerate() {
+            let at = 110 + 10 * n as i64;
+            messages.push(
+                json!({"role": "assistant", "content": [{"type": "toolCall", "id": id,
+                "name": tool, "arguments": {}}], "timestamp": at}),
+            );
+            messages.push(
+                json!({"role": "toolResult", "toolCallId": id, "toolName": tool,
+                "content": [{"type": "text", "text": output}], "isError": false,
+                "timestamp": at + 2}),
+            );
+        }
+        json!({ "messages": messages }).to_string()
+    }
+
+    /// What is sent of `text` with `popped` folded: the messages, and the warnings.
+    fn sent(text: &str, popped: &[Popped]) -> (Vec<Value>, Vec<String>) {
+        let parsed = parse(text).unwrap();
+        let folding = fold_with(&Pi, &parsed.list, popped, false);
+        let warnings = folding.warnings.clone();
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        (out["messages"].as_array().unwrap().clone(), warnings)
+    }
+
+    /// Each message as its role and the tool it calls or the text it holds.
+    fn outline(messages: &[Value]) -> Vec<String> {
+        messages
+            .iter()
+            .map(|m| match m["role"].as_str().unwrap() {
+                "assistant" => format!("call {}", m["content"][0]["name"].as_str().unwrap()),
+                "toolResult" => format!("result {}", m["content"][0]["text"].as_str().unwrap()),
+                role => format!("{role} {}", m["content"].as_str().unwrap()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn call_ids_that_repeat_every_turn_fold_the_frame_between_its_push_and_pop() {
+        // Some OpenAI-compatible servers number each response's calls from call_0: the push
+        // (running at 121) and the pop (at 141) are the call_0 that was running then.
+        let text = turns(&[
+            ("call_0", "bash", "EARLY"),
+            ("call_0", "flame_push", "Pushed"),
+            ("call_0", "bash", "BIG"),
+            ("call_0", "flame_pop", "Popped"),
+        ]);
+        let popped = popped_at(
+            "fr_a",
+            Mark::new(121, None, Some("call_0")),
+            Mark::new(141, None, Some("call_0")),
+            "ENTRY",
+        );
+        let (messages, warnings) = sent(&text, &[popped]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            outline(&messages),
+            [
+                "user Audit refunds",
+                "call bash",
+                "result EARLY",
+                "call flame_pop",
+                "result ENTRY"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_push_whose_call_id_repeats_an_earlier_call_folds_nothing_before_it() {
+        let text = turns(&[
+            ("call_7", "bash", "EARLY"),
+            ("call_7", "flame_push", "Pushed"),
+            ("call_8", "bash", "BIG"),
+            ("call_9", "flame_pop", "Popped"),
+        ]);
+        let popped = popped_at(
+            "fr_a",
+            Mark::new(121, None, Some("call_7")),
+            Mark::new(141, None, Some("call_9")),
+            "ENTRY",
+        );
+        let (messages, warnings) = sent(&text, &[popped]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            outline(&messages),
+            [
+                "user Audit refunds",
+                "call bash",
+                "result EARLY",
+                "call flame_pop",
+                "result ENTRY"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_repeated_call_id_the_time_cannot_tell_apart_is_not_folded_and_says_why() {
+        let text = turns(&[
+            ("call_0", "bash", "EARLY"),
+            ("call_0", "flame_push", "Pushed"),
+            ("call_1", "bash", "BIG"),
+            ("call_2", "flame_pop", "Popped"),
+        ]);
+        let mut doc: Value = serde_json::from_str(&text).unwrap();
+        // The earlier call_0 and its result have no time (another extension's, say): it may
+        // have been running at the push as well as the push's own call.
+        for m in 1..=2 {
+            doc["messages"][m]
+                .as_object_mut()
+                .unwrap()
+                .remove("timestamp");
+        }
+        let untimed = doc.to_string();
+        // Or two calls of one response share an id, both running at the mark: the message at
+        // `at` gets a second call with its first call's id, and a result for it.
+        let twice = |at: usize| {
+            let mut doc: Value = serde_json::from_str(&text).unwrap();
+            let messages = doc["messages"].as_array_mut().unwrap();
+            let call = messages[at]["content"][0].clone();
+            messages[at]["content"].as_array_mut().unwrap().push(call);
+            let mut result = messages[at + 1].clone();
+            result["timestamp"] = json!(result["timestamp"].as_i64().unwrap() + 1);
+            messages.insert(at + 2, result);
+            doc.to_string()
+        };
+        let popped = popped_at(
+            "fr_a",
+            Mark::new(121, None, Some("call_0")),
+            Mark::new(141, None, Some("call_2")),
+            "ENTRY",
+        );
+        let why = |end: &str, call: &str| {
+            format!(
+                "frame fr_a: its {end}'s call id \"{call}\" repeats among the messages, and its \
+                 time does not tell which call it is; not folded"
+            )
+        };
+        for (text, warning) in [
+            (untimed, why("push", "call_0")),
+            (twice(3), why("push", "call_0")),
+            (twice(7), why("pop", "call_2")),
+        ] {
+            let (messages, warnings) = sent(&text, std::slice::from_ref(&popped));
+            assert_eq!(warnings, [warning]);
+            let given: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(messages, given["messages"].as_array().unwrap().clone());
+        }
+    }
+
+    #[test]
+    fn a_repeated_call_id_none_of_whose_calls_ran_at_the_push_is_a_push_out_of_view() {
+        // pi's compaction took the push's turn away; two later calls reuse its id. Neither is
+        // the push: the frame folds as one whose push is gone, by its time.
+        let text = turns(&[
+            ("call_0", "bash", "BIG 1"),
+            ("call_0", "bash", "BIG 2"),
+            ("call_1", "flame_pop", "Popped"),
+        ]);
+        let popped = popped_at(
+            "fr_a",
+            Mark::new(105, None, Some("call_0")),
+            Mark::new(131, None, Some("call_1")),
+            "ENTRY",
+        );
+        let (messages, warnings) = sent(&text, &[popped]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            outline(&messages),
+            ["user Audit refunds", "call flame_pop", "result ENTRY"]
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever the numbering of the call ids (repeating across turns or not), a frame pushed
+        /// and popped by calls folds, with no warning, and nothing written before its push's
+        /// message is left out.
+        #[test]
+        fn repeated_call_ids_never_fold_what_came_before_the_push(
+            turns in proptest::collection::vec(proptest::option::of((1u8..3, 0u8..3)), 2..16),
+            ends in (0usize..16, 0usize..16),
+        ) {
+            // Each turn: a prompt (None) or an assistant message with k calls numbered from
+            // `base` (ids repeat across turns, never within one message), 10 ms apart.
+            let calling: Vec<usize> = (0..turns.len()).filter(|&t| turns[t].is_some()).collect();
+            proptest::prop_assume!(calling.len() >= 2);
+            let (a, b) = (ends.0 % calling.len(), ends.1 % calling.len());
+            proptest::prop_assume!(a != b);
+            let (push, pop) = (calling[a.min(b)], calling[a.max(b)]);
+            let mut messages = Vec::new();
+            let mut first = Vec::new();
+            for (t, turn) in turns.iter().enumerate() {
+                let at = 100 + 10 * t as i64;
+                let Some((k, base)) = turn else {
+                    messages.push(json!({"role": "user", "content": format!("p{t}"), "timestamp": at}));
+                    first.push(None);
+                    continue;
+                };
+                let id = |n: u8| format!("call_{}", base + n);
+                let tool = |n: u8| match (n, t) {
+                    (0, t) if t == push => "flame_push",
+                    (0, t) if t == pop => "flame_pop",
+                    _ => "bash",
+                };
+                let calls: Vec<Value> = (0..*k)
+                    .map(|n| json!({"type": "toolCall", "id": id(n), "name": tool(n), "arguments": {}}))
+                    .collect();
+                messages.push(json!({"role": "assistant", "content": calls, "timestamp": at}));
+                for n in 0..*k {
+                    messages.push(json!({"role": "toolResult", "toolCallId": id(n),
+                        "toolName": tool(n), "content": [{"type": "text", "text": format!("out {t} {n}")}],
+                        "isError": false, "timestamp": at + 1 + i64::from(n)}));
+                }
+                first.push(Some(id(0)));
+            }
+            let text = json!({ "messages": messages }).to_string();
+            // ctx runs while the call runs: after its message was written, before its result.
+            let mark = |t: usize| Mark::new(100 + 10 * t as i64 + 1, None, first[t].as_deref());
+            let popped = popped_at("fr_a", mark(push), mark(pop), "ENTRY");
+            let (out, warnings) = sent(&text, &[popped]);
+            proptest::prop_assert!(warnings.is_empty(), "{:?}", warnings);
+            proptest::prop_assert!(out.iter().any(|m| m["content"][0]["text"] == "ENTRY"));
+            let pushed_at = 100 + 10 * push as i64;
+            for m in messages.iter().filter(|m| m["timestamp"].as_i64().unwrap() < pushed_at) {
+                proptest::prop_assert!(out.contains(m), "{} was folded", m);
+            }
+        }
+    }
+
     #[test]
     fn messages_of_one_millisecond_get_ids_of_their_own() {
         let text = r#"{"messages":[{"role":"user","content":"a","timestamp":1},{"role":"user","content":"b","timestamp":1}]}"#;
