@@ -3,9 +3,9 @@
 //! call is one short-lived `ctx <agent> hook EVENT` process with the event's JSON on stdin. What
 //! the events mean for frames lives here once: the session's frame and its context text, a
 //! subagent's frame pushed at its start and popped at its stop with its last message as the
-//! summary and its transcript as the log, the calls that start subagents, what a compaction
-//! keeps, and the log line that replaces every failure. The adapters map their agent's event
-//! names, fields and answer shapes onto it.
+//! summary and its transcript as the log, the calls that start subagents (`agent_calls`), what
+//! a compaction keeps, and the log line that replaces every failure or records a guess. The
+//! adapters map their agent's event names, fields and answer shapes onto it.
 //!
 //! A hook never fails: whatever goes wrong is one line in the hook log and exit 0, because a
 //! failing hook would block or disturb the agent's action.
@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::Context;
+use super::agent_calls::{AgentCall, CallMeta, Queue};
 use crate::claude::log as claude_log;
 use crate::compact::frame_context;
 use crate::error::{Error, Result};
@@ -32,10 +33,6 @@ use crate::project::Project;
 pub const MAX_HOOK_INPUT: u64 = 16 << 20;
 /// A log grown past this is moved to `<name>.old` before the next line.
 const MAX_LOG_BYTES: u64 = 1 << 20;
-/// Subagent calls remembered per session until their subagent starts.
-const MAX_PENDING_CALLS: usize = 32;
-/// How long a subagent call waits for an earlier call of its type to be claimed by its subagent.
-const CALL_WAIT: std::time::Duration = std::time::Duration::from_secs(4);
 
 /// What differs between the agents the core serves, beyond their events.
 #[derive(Debug)]
@@ -68,6 +65,7 @@ pub fn run(
         .take(MAX_HOOK_INPUT + 1)
         .read_to_end(&mut input);
     let root_for_log = root.as_ref().ok().cloned();
+    let mut notes = Vec::new();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
         || -> Result<Option<String>> {
             read.map_err(|e| Error::io(Path::new("<stdin>"), "read", &e))?;
@@ -81,7 +79,9 @@ pub fn run(
                 return Err(Error::failure("the event's JSON is not an object"));
             }
             let mut hook = Hook::new(harness, root, &value)?;
-            answer(&mut hook, event)
+            let answered = answer(&mut hook, event);
+            notes = std::mem::take(&mut hook.notes);
+            answered
         },
     ));
     let (answer, problem) = match outcome {
@@ -97,17 +97,19 @@ pub fn run(
             (None, Some(format!("ctx failed (a bug): {what}")))
         }
     };
-    if let Some(problem) = problem {
+    if problem.is_some() || !notes.is_empty() {
         let session = serde_json::from_slice::<Value>(&input)
             .ok()
             .and_then(|v| v.get("session_id")?.as_str().map(str::to_string));
-        log_problem(
-            harness,
-            root_for_log.as_deref(),
-            event,
-            session.as_deref(),
-            &problem,
-        );
+        for line in notes.iter().chain(&problem) {
+            log_line(
+                harness,
+                root_for_log.as_deref(),
+                event,
+                session.as_deref(),
+                line,
+            );
+        }
     }
     if let Some(answer) = answer {
         let mut stdout = std::io::stdout().lock();
@@ -130,12 +132,12 @@ fn with_hints(err: &Error) -> String {
 /// Appends one line to the hook log: `.opencode/flame/<log_name>` where the project has a frame
 /// folder, else `<user_log_name>` in the agent's own folder. A log that cannot be written is
 /// given up on: there is nowhere left to say so that the agent would not mistake for an answer.
-fn log_problem(
+fn log_line(
     harness: &Harness,
     root: Option<&Path>,
     event: &str,
     session: Option<&str>,
-    problem: &str,
+    text: &str,
 ) {
     let flame = root.map(|r| r.join(".opencode").join("flame"));
     let path = match flame.filter(|d| d.is_dir()) {
@@ -152,7 +154,7 @@ fn log_problem(
         "{} {event}{}: {}\n",
         crate::time::rfc3339_ms(crate::time::now_ms()),
         session.map(|s| format!(" session {s}")).unwrap_or_default(),
-        problem.replace('\n', " ")
+        text.replace('\n', " ")
     );
     if line.len() > 4096 {
         let mut cut = 4000;
@@ -209,22 +211,9 @@ pub struct Hook<'a> {
     pub input: &'a Value,
     /// The session's frame id (`<session_prefix><session id>`).
     pub session: String,
-}
-
-/// A subagent call, as the tool call that started it (or the agent's own record of it) told it.
-pub struct AgentCall {
-    pub description: String,
-    pub tool_use_id: Option<String>,
-    /// The subagent that made the call, when a subagent started another.
-    pub caller: Option<String>,
-}
-
-/// What the agent itself recorded of the call that started a subagent (Claude Code's
-/// `.meta.json`), which names the call better than the order of the calls does.
-#[derive(Debug, Default)]
-pub struct CallMeta {
-    pub description: Option<String>,
-    pub tool_use_id: Option<String>,
+    /// Lines for the hook log that are no failure (a guess, a call dropped), written when the
+    /// call has answered.
+    notes: Vec<String>,
 }
 
 impl<'a> Hook<'a> {
@@ -250,6 +239,7 @@ impl<'a> Hook<'a> {
             store,
             input,
             session,
+            notes: Vec::new(),
         })
     }
 
@@ -365,49 +355,40 @@ impl<'a> Hook<'a> {
         ))
     }
 
-    /// Remembers a subagent call (`toolUseId`, `description`, `agentType`, maybe
-    /// `callerAgentId`) until its subagent starts.
-    pub fn note_call(&mut self, entry: Object, agent_type: &str) -> Result<()> {
+    /// Remembers a subagent call until its subagent starts. It never waits for an earlier call
+    /// to be claimed: a starting subagent tells its call from the others as well as it can
+    /// ([`Queue::take`]), and says so in the hook log when it had to guess.
+    pub fn note_call(&mut self, call: &AgentCall) -> Result<()> {
         let session = self.session.clone();
-        // SubagentStart names only the new agent's id: with two calls of one type waiting, a
-        // starting subagent could not tell which is its own. So a call waits here, before its
-        // subagent can start, until no other call of its type waits to be claimed; one still
-        // waiting after CALL_WAIT never started (denied, say) and is dropped.
-        let deadline = std::time::Instant::now() + CALL_WAIT;
-        loop {
-            let expired = std::time::Instant::now() >= deadline;
-            let free = expired
-                || !waiting_call_of_type(&record_of(&self.store.load()?, &session)?, agent_type);
-            if free {
-                let (recorded, _) = self.store.update(self.ctx.now, |state| {
-                    let mut record = record_of(state, &session)?;
-                    let mut calls = match record.remove("agentCalls") {
-                        Some(Json::Array(calls)) => calls,
-                        _ => Vec::new(),
-                    };
-                    let same_type =
-                        |c: &Json| call_text(c, "agentType").as_deref() == Some(agent_type);
-                    if calls.iter().any(same_type) {
-                        if !expired {
-                            // Another call came first, between the read and the lock.
-                            return Ok((false, false));
-                        }
-                        calls.retain(|c| !same_type(c));
-                    }
-                    calls.push(Json::Object(entry.clone()));
-                    if calls.len() > MAX_PENDING_CALLS {
-                        calls.drain(..calls.len() - MAX_PENDING_CALLS);
-                    }
-                    record.insert("agentCalls", Json::Array(calls));
-                    state.set_claude_session(&session, record);
-                    Ok((true, true))
-                })?;
-                if recorded {
-                    return Ok(());
-                }
+        let now = self.ctx.now;
+        let (notes, _) = self.store.update(now, |state| {
+            let mut record = record_of(state, &session)?;
+            let mut queue = Queue::take_from(&mut record);
+            let mut notes = queue.drop_stale(now);
+            notes.extend(queue.push(call, now));
+            queue.put_into(&mut record);
+            state.set_claude_session(&session, record);
+            Ok((notes, true))
+        })?;
+        self.notes.extend(notes);
+        Ok(())
+    }
+
+    /// Forgets the call `tool_use_id` when it still waits for its subagent: it ended (failed,
+    /// denied) before one started, and must not be taken by a later subagent of its type.
+    pub fn forget_call(&mut self, tool_use_id: &str) -> Result<()> {
+        let session = self.session.clone();
+        self.store.update(self.ctx.now, |state| {
+            let mut record = record_of(state, &session)?;
+            let mut queue = Queue::take_from(&mut record);
+            if !queue.forget(tool_use_id) {
+                return Ok(((), false));
             }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+            queue.put_into(&mut record);
+            state.set_claude_session(&session, record);
+            Ok(((), true))
+        })?;
+        Ok(())
     }
 
     /// A subagent's start: its frame `frame`, a running child of the current frame of its caller
@@ -425,12 +406,16 @@ impl<'a> Hook<'a> {
         let agent_prefix = self.harness.agent_prefix;
         let name = self.harness.name;
         let now = self.ctx.now;
-        let (xml, _) = self.store.update(now, |state| {
+        let ((xml, notes), _) = self.store.update(now, |state| {
             if state.frame(&session).is_none() {
                 push_session_frame(state, &session, &fallback_goal, now)?;
             }
             let mut record = record_of(state, &session)?;
-            let call = take_call(&mut record, meta, agent_type);
+            let mut queue = Queue::take_from(&mut record);
+            let mut notes = queue.drop_stale(now);
+            let (call, guess) = queue.take(meta, frame, agent_type);
+            notes.extend(guess);
+            queue.put_into(&mut record);
             state.set_claude_session(&session, record);
             if state.frame(frame).is_none() {
                 let goal = call
@@ -465,8 +450,9 @@ impl<'a> Hook<'a> {
                 }
             }
             let xml = frame_context::render(state, frame, &settings)?.xml;
-            Ok((xml, true))
+            Ok(((xml, notes), true))
         })?;
+        self.notes.extend(notes);
         Ok(xml)
     }
 
@@ -641,61 +627,4 @@ fn transcript_changed(record: &Object, transcript: Option<&str>) -> bool {
             .and_then(Json::as_str)
             != Some(path)
     })
-}
-
-/// A text field of a remembered call.
-fn call_text(call: &Json, key: &str) -> Option<String> {
-    call.as_object()?.get(key)?.as_str().map(str::to_string)
-}
-
-/// Whether the record holds a call of `agent_type` that no subagent has claimed yet.
-fn waiting_call_of_type(record: &Object, agent_type: &str) -> bool {
-    match record.get("agentCalls") {
-        Some(Json::Array(calls)) => calls
-            .iter()
-            .any(|c| call_text(c, "agentType").as_deref() == Some(agent_type)),
-        _ => false,
-    }
-}
-
-/// The call that started a subagent: the one `meta` names, else the remembered call of its
-/// agent type (there is at most one: see [`Hook::note_call`]), else the oldest. The call is
-/// taken out of the record.
-fn take_call(record: &mut Object, meta: Option<&CallMeta>, agent_type: &str) -> Option<AgentCall> {
-    let mut calls = match record.remove("agentCalls") {
-        Some(Json::Array(calls)) => calls,
-        _ => Vec::new(),
-    };
-    let meta_id = meta.and_then(|m| m.tool_use_id.as_deref());
-    let meta_description = meta
-        .and_then(|m| m.description.as_deref())
-        .filter(|d| !d.trim().is_empty());
-    let at = match meta_id {
-        Some(id) => calls
-            .iter()
-            .position(|c| call_text(c, "toolUseId").as_deref() == Some(id)),
-        None => calls
-            .iter()
-            .position(|c| call_text(c, "agentType").as_deref() == Some(agent_type))
-            .or(if calls.is_empty() { None } else { Some(0) }),
-    };
-    let taken = at.map(|at| calls.remove(at));
-    if !calls.is_empty() {
-        record.insert("agentCalls", Json::Array(calls));
-    }
-    match (meta_description, taken) {
-        (Some(description), taken) => Some(AgentCall {
-            description: description.to_string(),
-            tool_use_id: meta_id
-                .map(str::to_string)
-                .or_else(|| taken.as_ref().and_then(|c| call_text(c, "toolUseId"))),
-            caller: taken.as_ref().and_then(|c| call_text(c, "callerAgentId")),
-        }),
-        (None, Some(call)) => Some(AgentCall {
-            description: call_text(&call, "description")?,
-            tool_use_id: call_text(&call, "toolUseId"),
-            caller: call_text(&call, "callerAgentId"),
-        }),
-        (None, None) => None,
-    }
 }

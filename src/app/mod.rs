@@ -3,6 +3,7 @@
 //! here and never each other; they hand down what they parsed, and nothing here dispatches on a
 //! command or reads the command line.
 
+pub mod agent_calls;
 pub mod fold;
 pub mod frame_context;
 pub mod hooks;

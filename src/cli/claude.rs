@@ -67,7 +67,8 @@ that call it; people do not need to.
   SubagentStop      pops it: completed, with the subagent's last message as
                     summary and its transcript in the log
   PostToolUseFailure  (Agent) pops the subagent's frame as failed, or blocked
-                    when it was interrupted
+                    when it was interrupted; forgets a call whose subagent
+                    never started
   PreCompact        prints the frame context and what the summary must keep
   PostCompact       records the compaction summary on the current frame
   UserPromptExpansion  notes the goal typed after /frame, ctx's forked command,
@@ -80,7 +81,8 @@ that call it; people do not need to.
 Whatever goes wrong (bad JSON, a broken state file, an unknown event) exits 0
 with nothing on stdout and one line in .opencode/flame/claude-hooks.log (or
 ctx-hooks.log in $CLAUDE_CONFIG_DIR, default ~/.claude, when there is no project
-folder to write in): a hook that fails must never stop Claude Code.")]
+folder to write in): a hook that fails must never stop Claude Code. The same log
+says when a subagent's Agent call had to be guessed among several waiting.")]
     Hook {
         /// The hook event's name, as Claude Code spells it (SessionStart, UserPromptSubmit, …)
         event: String,

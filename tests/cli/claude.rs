@@ -299,6 +299,72 @@ fn session_start_names_the_session_for_the_models_bash_commands_once() {
     );
 }
 
+/// The PreToolUse event of an `Agent` call.
+fn agent_call(id: &str, description: &str, agent_type: &str) -> Value {
+    event(json!({
+        "tool_name": "Agent", "tool_use_id": id,
+        "tool_input": { "description": description, "prompt": "p", "subagent_type": agent_type },
+    }))
+}
+
+/// The SubagentStart event of agent `agent`, in the session whose transcript is `transcript`
+/// (its `.meta.json`, when a test writes one, is below it).
+fn agent_start(agent: &str, agent_type: &str, transcript: &std::path::Path) -> Value {
+    event(json!({
+        "agent_id": agent, "agent_type": agent_type,
+        "transcript_path": transcript.to_str().unwrap(),
+    }))
+}
+
+/// The `.meta.json` Claude Code writes beside subagent `agent`'s transcript.
+fn write_agent_meta(transcript: &std::path::Path, agent: &str, call: &str, description: &str) {
+    let agents = transcript.with_extension("").join("subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    let meta =
+        json!({ "agentType": "general-purpose", "description": description, "toolUseId": call });
+    std::fs::write(
+        agents.join(format!("agent-{agent}.meta.json")),
+        meta.to_string(),
+    )
+    .unwrap();
+}
+
+/// `(id, goal, parent)` of frame `id`.
+fn goal_and_parent(env: &TestEnv, id: &str) -> (String, String) {
+    let frame: Value = serde_json::from_str(&env.ok(&["--json", "frame", "show", id])).unwrap();
+    (
+        frame["frame"]["goal"].as_str().unwrap().to_string(),
+        frame["frame"]["parent"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+/// The `toolUseId`s of the session's Agent calls still waiting for their subagents.
+fn waiting_calls(env: &TestEnv) -> Vec<String> {
+    let state: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+    state["claudeSessions"][FRAME]["agentCalls"]
+        .as_array()
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|c| c["toolUseId"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Rewrites the state's waiting calls with `edit`, as an earlier process would have left them.
+fn edit_waiting_calls(env: &TestEnv, edit: impl FnOnce(&mut Vec<Value>)) {
+    let mut state: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+    let calls = state["claudeSessions"][FRAME]["agentCalls"]
+        .as_array_mut()
+        .unwrap();
+    edit(calls);
+    env.write(
+        ".opencode/flame/state.json",
+        serde_json::to_string_pretty(&state).unwrap(),
+    );
+}
+
 #[test]
 fn subagents_are_child_frames_paired_with_their_agent_call() {
     let env = TestEnv::new();
@@ -307,52 +373,24 @@ fn subagents_are_child_frames_paired_with_their_agent_call() {
         "UserPromptSubmit",
         &event(json!({ "prompt": "Audit" })),
     );
-    let call = |id: &str, description: &str| {
-        event(json!({
-            "tool_name": "Agent", "tool_use_id": id,
-            "tool_input": { "description": description, "prompt": "p", "subagent_type": "general-purpose" },
-        }))
-    };
     let transcript = env.temp().join(format!("{SESSION}.jsonl"));
     let agents = env.temp().join(SESSION).join("subagents");
     std::fs::create_dir_all(&agents).unwrap();
-    let start = |agent: &str| {
-        event(json!({
-            "agent_id": agent, "agent_type": "general-purpose",
-            "transcript_path": transcript.to_str().unwrap(),
-        }))
-    };
-    // Two calls side by side. SubagentStart names only the agent's id (its .meta.json comes
-    // later), so the second call waits in PreToolUse until the first one's subagent has claimed
-    // it: each subagent then finds exactly its own call.
+    let call = |id, description| agent_call(id, description, "general-purpose");
+    let start = |agent| agent_start(agent, "general-purpose", &transcript);
     assert_eq!(
         hook(&env, "PreToolUse", &call("toolu_1", "Audit refunds")),
         ""
     );
-    let mut second_call = env
-        .std_command()
-        .args(["claude", "hook", "PreToolUse"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write as _;
-        let mut stdin = second_call.stdin.take().unwrap();
-        stdin
-            .write_all(call("toolu_2", "Check invoices").to_string().as_bytes())
-            .unwrap();
-    }
     let first = context_of(&hook(&env, "SubagentStart", &start("a1")));
     assert!(
         first.contains(r#"<flame-context session="cca_a1">"#),
         "{first}"
     );
     assert!(first.contains("<goal>Audit refunds</goal>"), "{first}");
-    let out = second_call.wait_with_output().unwrap();
     assert_eq!(
-        (out.status.code(), out.stdout.as_slice()),
-        (Some(0), &b""[..])
+        hook(&env, "PreToolUse", &call("toolu_2", "Check invoices")),
+        ""
     );
     let second = context_of(&hook(&env, "SubagentStart", &start("a2")));
     assert!(second.contains("<goal>Check invoices</goal>"), "{second}");
@@ -402,33 +440,192 @@ fn subagents_are_child_frames_paired_with_their_agent_call() {
 }
 
 #[test]
-fn an_agent_call_whose_subagent_never_started_gives_way_to_the_next() {
+fn parallel_subagents_of_one_type_each_take_the_call_their_meta_file_names() {
     let env = TestEnv::new();
-    let call = |id: &str, description: &str| {
-        event(json!({
-            "tool_name": "Agent", "tool_use_id": id,
-            "tool_input": { "description": description, "prompt": "p", "subagent_type": "general-purpose" },
-        }))
-    };
-    // The first call is never started (a permission denied it, say): the second waits for it
-    // a bounded time, then takes its place.
-    assert_eq!(
-        hook(&env, "PreToolUse", &call("toolu_1", "Denied work")),
-        ""
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Audit" })),
     );
-    assert_eq!(
-        hook(&env, "PreToolUse", &call("toolu_2", "Check invoices")),
-        ""
+    let transcript = env.temp().join(format!("{SESSION}.jsonl"));
+    // A subagent starts three more side by side: each call's PreToolUse comes before any of
+    // their subagents starts, and they start in another order than their calls.
+    hook(
+        &env,
+        "PreToolUse",
+        &agent_call("toolu_0", "Audit billing", "general-purpose"),
     );
-    let start = event(json!({ "agent_id": "a2", "agent_type": "general-purpose" }));
-    let context = context_of(&hook(&env, "SubagentStart", &start));
+    hook(
+        &env,
+        "SubagentStart",
+        &agent_start("a0", "general-purpose", &transcript),
+    );
+    let calls = [
+        ("toolu_1", "a1", "Audit refunds"),
+        ("toolu_2", "a2", "Check invoices"),
+        ("toolu_3", "a3", "Read the ledger"),
+    ];
+    for (call, _, description) in calls {
+        let mut pre = agent_call(call, description, "general-purpose");
+        pre["agent_id"] = json!("a0");
+        assert_eq!(hook(&env, "PreToolUse", &pre), "");
+    }
+    for (call, agent, description) in calls {
+        write_agent_meta(&transcript, agent, call, description);
+    }
+    for agent in ["a3", "a1", "a2"] {
+        hook(
+            &env,
+            "SubagentStart",
+            &agent_start(agent, "general-purpose", &transcript),
+        );
+    }
+    for (_, agent, description) in calls {
+        assert_eq!(
+            goal_and_parent(&env, &format!("cca_{agent}")),
+            (description.to_string(), "cca_a0".to_string()),
+            "{agent}"
+        );
+    }
+    assert_eq!(waiting_calls(&env), Vec::<String>::new());
+    assert!(!env.path(".opencode/flame/claude-hooks.log").exists());
+}
+
+#[test]
+fn parallel_subagents_without_meta_files_take_their_calls_in_order_and_the_guess_is_logged() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event(json!({ "prompt": "Audit" })),
+    );
+    let transcript = env.temp().join(format!("{SESSION}.jsonl"));
+    let calls = [
+        ("toolu_1", "a1", "Audit refunds"),
+        ("toolu_2", "a2", "Check invoices"),
+        ("toolu_3", "a3", "Read the ledger"),
+    ];
+    // Each PreToolUse notes its call at once, though calls of its type wait.
+    for (call, _, description) in calls {
+        assert_eq!(
+            hook(
+                &env,
+                "PreToolUse",
+                &agent_call(call, description, "general-purpose")
+            ),
+            ""
+        );
+    }
+    assert_eq!(waiting_calls(&env), ["toolu_1", "toolu_2", "toolu_3"]);
+    for (_, agent, _) in calls {
+        hook(
+            &env,
+            "SubagentStart",
+            &agent_start(agent, "general-purpose", &transcript),
+        );
+    }
+    for (_, agent, description) in calls {
+        assert_eq!(
+            goal_and_parent(&env, &format!("cca_{agent}")),
+            (description.to_string(), FRAME.to_string()),
+            "{agent}"
+        );
+    }
+    assert_snapshot!(hook_log_lines(&env.path(".opencode/flame/claude-hooks.log")).join("\n"), @r#"
+    SubagentStart session d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b: guessed that subagent cca_a1 (general-purpose) is call toolu_1 "Audit refunds": the oldest of the 3 calls of its type waiting, and no event names its own
+    SubagentStart session d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b: guessed that subagent cca_a2 (general-purpose) is call toolu_2 "Check invoices": the oldest of the 2 calls of its type waiting, and no event names its own
+    "#);
+}
+
+#[test]
+fn an_agent_call_that_failed_before_its_subagent_started_is_forgotten() {
+    let env = TestEnv::new();
+    let transcript = env.temp().join(format!("{SESSION}.jsonl"));
+    // A permission denied the first call: it fails, and no subagent starts for it.
+    hook(
+        &env,
+        "PreToolUse",
+        &agent_call("toolu_1", "Denied work", "general-purpose"),
+    );
+    let failure = event(json!({
+        "tool_name": "Agent", "tool_use_id": "toolu_1", "error": "Permission denied", "is_interrupt": false,
+    }));
+    assert_eq!(hook(&env, "PostToolUseFailure", &failure), "");
+    assert_eq!(waiting_calls(&env), Vec::<String>::new());
+    hook(
+        &env,
+        "PreToolUse",
+        &agent_call("toolu_2", "Check invoices", "general-purpose"),
+    );
+    let context = context_of(&hook(
+        &env,
+        "SubagentStart",
+        &agent_start("a2", "general-purpose", &transcript),
+    ));
     assert!(context.contains("<goal>Check invoices</goal>"), "{context}");
-    let state: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
-    assert_eq!(
-        state["claudeSessions"][FRAME].get("agentCalls"),
-        None,
-        "no call is left waiting: {state:#}"
+    assert!(!env.path(".opencode/flame/claude-hooks.log").exists());
+}
+
+#[test]
+fn an_agent_call_whose_subagent_never_started_is_dropped_when_old_and_logged() {
+    let env = TestEnv::new();
+    let transcript = env.temp().join(format!("{SESSION}.jsonl"));
+    // A call no event ever ended, noted an hour ago.
+    hook(
+        &env,
+        "PreToolUse",
+        &agent_call("toolu_1", "Denied work", "general-purpose"),
     );
+    edit_waiting_calls(&env, |calls| {
+        let at = calls[0]["at"]
+            .as_i64()
+            .expect("a call notes when it was made");
+        calls[0]["at"] = json!(at - 3_600_000);
+    });
+    hook(
+        &env,
+        "PreToolUse",
+        &agent_call("toolu_2", "Check invoices", "general-purpose"),
+    );
+    assert_eq!(waiting_calls(&env), ["toolu_2"]);
+    let context = context_of(&hook(
+        &env,
+        "SubagentStart",
+        &agent_start("a2", "general-purpose", &transcript),
+    ));
+    assert!(context.contains("<goal>Check invoices</goal>"), "{context}");
+    assert_snapshot!(hook_log_lines(&env.path(".opencode/flame/claude-hooks.log")).join("\n"), @r#"PreToolUse session d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b: dropped call toolu_1 "Denied work" (general-purpose): no subagent started for it within 10 min"#);
+}
+
+#[test]
+fn waiting_agent_calls_are_bounded_the_oldest_dropped_and_logged() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "PreToolUse",
+        &agent_call("toolu_0", "Work 0", "general-purpose"),
+    );
+    // As many calls as are kept wait already.
+    edit_waiting_calls(&env, |calls| {
+        let first = calls[0].clone();
+        for n in 1..64 {
+            let mut call = first.clone();
+            call["toolUseId"] = json!(format!("toolu_{n}"));
+            call["description"] = json!(format!("Work {n}"));
+            calls.push(call);
+        }
+    });
+    hook(
+        &env,
+        "PreToolUse",
+        &agent_call("toolu_64", "Work 64", "Explore"),
+    );
+    let waiting = waiting_calls(&env);
+    assert_eq!(
+        (waiting.len(), waiting[0].as_str(), waiting[63].as_str()),
+        (64, "toolu_1", "toolu_64")
+    );
+    assert_snapshot!(hook_log_lines(&env.path(".opencode/flame/claude-hooks.log")).join("\n"), @r#"PreToolUse session d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b: dropped call toolu_0 "Work 0" (general-purpose): more than 64 calls wait for their subagents"#);
 }
 
 #[test]

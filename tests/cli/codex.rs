@@ -217,6 +217,48 @@ fn a_spawned_subagent_is_a_child_frame_with_its_own_context_completed_with_its_l
 }
 
 #[test]
+fn parallel_spawned_subagents_take_their_calls_in_order_and_the_guess_is_logged() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event("UserPromptSubmit", json!({ "prompt": "Fix the parser" })),
+    );
+    let threads = [
+        (
+            "call_1_0",
+            "01a21b53-6000-7000-8000-000000000001",
+            "Count the files",
+        ),
+        (
+            "call_1_1",
+            "01a21b53-6000-7000-8000-000000000002",
+            "Read the README",
+        ),
+    ];
+    // Both calls are noted at once, though the first still waits for its subagent.
+    for (call, _, task) in threads {
+        let pre = event(
+            "PreToolUse",
+            json!({ "tool_name": "spawn_agent", "tool_input": { "message": task }, "tool_use_id": call }),
+        );
+        assert_eq!(hook(&env, "PreToolUse", &pre), "");
+    }
+    for (_, thread, _) in threads {
+        let start = event(
+            "SubagentStart",
+            json!({ "agent_id": thread, "agent_type": "default" }),
+        );
+        hook(&env, "SubagentStart", &start);
+    }
+    for (_, thread, task) in threads {
+        let frame = frame_json(&env, &format!("cx_{thread}"));
+        assert_eq!(frame["frame"]["goal"], task, "{frame}");
+    }
+    assert_snapshot!(hook_log_lines(&env.path(".opencode/flame/codex-hooks.log")).join("\n"), @r#"SubagentStart session 01a21b53-5da8-7ef0-95e9-bcc9ecf19422: guessed that subagent cx_01a21b53-6000-7000-8000-000000000001 (default) is call call_1_0 "Count the files": the oldest of the 2 calls of its type waiting, and no event names its own"#);
+}
+
+#[test]
 fn post_compact_records_the_rollouts_summary_and_adds_the_context_again() {
     let env = TestEnv::new();
     let prompt = event("UserPromptSubmit", json!({ "prompt": "Fix the parser" }));

@@ -9,19 +9,20 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::app::hooks::{self, CallMeta, Harness, Hook, additional_context, field};
+use crate::app::agent_calls::{AgentCall, CallMeta};
+use crate::app::hooks::{self, Harness, Hook, additional_context, field};
 use crate::claude::{ids, log as claude_log, transcript};
 use crate::error::{Error, Result};
 use crate::frame::state::Status;
 use crate::frame::store;
-use crate::json::{Json, Object};
 use crate::project::Project;
 
 /// Subagent transcripts larger than this are left out of the log.
 const MAX_TRANSCRIPT: u64 = claude_log::MAX_TRANSCRIPT;
-/// The log of hook failures, below `.opencode/flame/`.
+/// The hook log (failures, and subagents matched to their calls by a guess), below
+/// `.opencode/flame/`.
 pub const HOOK_LOG: &str = "claude-hooks.log";
-/// The log of hook failures below `~/.claude/`, where there is no frame folder.
+/// The hook log below `~/.claude/`, where there is no frame folder.
 pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
 /// ctx's forked slash command (`commands/frame.md`) and the agent it runs (`agents/ctx-frame.md`).
 const FORKED_COMMAND: &str = "frame";
@@ -194,7 +195,8 @@ fn subagent_bash(hook: &mut Hook) -> Result<Option<String>> {
     Ok(Some(text))
 }
 
-/// PreToolUse of `Agent`: remembers the call's description until its subagent starts.
+/// PreToolUse of `Agent`: remembers the call's description until its subagent starts, at once,
+/// however many calls wait.
 fn agent_call(hook: &mut Hook) -> Result<Option<String>> {
     if hook.field("tool_name") != Some("Agent") {
         return Ok(None);
@@ -206,15 +208,13 @@ fn agent_call(hook: &mut Hook) -> Result<Option<String>> {
         return Ok(None);
     };
     let agent_type = field(tool_input, "subagent_type").unwrap_or("general-purpose");
-    let mut entry = Object::new();
-    entry.insert("toolUseId", Json::str(call));
-    entry.insert("description", Json::str(description));
-    entry.insert("agentType", Json::str(agent_type));
-    // A subagent starting a subagent: the new frame goes below the caller's.
-    if let Some(caller) = hook.field("agent_id") {
-        entry.insert("callerAgentId", Json::str(caller));
-    }
-    hook.note_call(entry, agent_type)?;
+    hook.note_call(&AgentCall {
+        description: description.to_string(),
+        tool_use_id: Some(call.to_string()),
+        agent_type: agent_type.to_string(),
+        // A subagent starting a subagent: the new frame goes below the caller's.
+        caller: hook.field("agent_id").map(str::to_string),
+    })?;
     Ok(None)
 }
 
@@ -230,10 +230,12 @@ fn command_expansion(hook: &mut Hook) -> Result<Option<String>> {
     else {
         return Ok(None);
     };
-    let mut entry = Object::new();
-    entry.insert("description", Json::str(goal.trim()));
-    entry.insert("agentType", Json::str(FORKED_AGENT));
-    hook.note_call(entry, FORKED_AGENT)?;
+    hook.note_call(&AgentCall {
+        description: goal.trim().to_string(),
+        tool_use_id: None,
+        agent_type: FORKED_AGENT.to_string(),
+        caller: None,
+    })?;
     Ok(None)
 }
 
@@ -305,7 +307,8 @@ fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
     Ok(None)
 }
 
-/// PostToolUseFailure of `Agent`: the subagent the call started ended badly.
+/// PostToolUseFailure of `Agent`: the subagent the call started ended badly, or none started
+/// (the call was denied, say) and the call no longer waits for one.
 fn agent_failure(hook: &mut Hook) -> Result<Option<String>> {
     if hook.field("tool_name") != Some("Agent") {
         return Ok(None);
@@ -313,6 +316,7 @@ fn agent_failure(hook: &mut Hook) -> Result<Option<String>> {
     let Some(call) = hook.field("tool_use_id") else {
         return Ok(None);
     };
+    hook.forget_call(call)?;
     let interrupted = hook
         .input
         .get("is_interrupt")

@@ -17,16 +17,17 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::app::agent_calls::AgentCall;
 use crate::app::hooks::{self, Harness, Hook, additional_context, field};
 use crate::codex::{THREAD_PREFIX, fold, rollout};
 use crate::error::{Error, Result};
 use crate::frame::store;
-use crate::json::{Json, Object};
 use crate::project::Project;
 
-/// The log of hook failures, below `.opencode/flame/`.
+/// The hook log (failures, and subagents matched to their calls by a guess), below
+/// `.opencode/flame/`.
 pub const HOOK_LOG: &str = "codex-hooks.log";
-/// The log of hook failures in Codex's folder, where there is no frame folder.
+/// The hook log in Codex's folder, where there is no frame folder.
 pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
 /// Rollouts larger than this are left out of a subagent's log.
 const MAX_ROLLOUT: u64 = 256 << 20;
@@ -131,17 +132,13 @@ fn spawn_call(hook: &mut Hook) -> Result<Option<String>> {
         return Ok(None);
     };
     let agent_type = field(tool_input, "agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
-    let mut entry = Object::new();
-    if let Some(call) = hook.field("tool_use_id") {
-        entry.insert("toolUseId", Json::str(call));
-    }
-    entry.insert("description", Json::str(goal.trim()));
-    entry.insert("agentType", Json::str(agent_type));
-    // A subagent starting a subagent: the new frame goes below the caller's.
-    if let Some(caller) = hook.field("agent_id") {
-        entry.insert("callerAgentId", Json::str(caller));
-    }
-    hook.note_call(entry, agent_type)?;
+    hook.note_call(&AgentCall {
+        description: goal.trim().to_string(),
+        tool_use_id: hook.field("tool_use_id").map(str::to_string),
+        agent_type: agent_type.to_string(),
+        // A subagent starting a subagent: the new frame goes below the caller's.
+        caller: hook.field("agent_id").map(str::to_string),
+    })?;
     Ok(None)
 }
 
