@@ -119,11 +119,17 @@ pub fn ctxkit_manifest() -> String {
     engines.insert("node", Json::str(">=18"));
     object.insert("engines", Json::Object(engines));
     // The flame_* tools are defined with OpenCode's plugin kit (`tool`, its zod schemas), which
-    // OpenCode does not hand to an npm plugin: npm installs it beside ctxkit, as for other
-    // OpenCode plugins.
+    // OpenCode does not hand to an npm plugin. The peer is optional: `npm i -g ctxkit` for the
+    // command alone must not pull in the kit (29 packages, 64 MB, and an engine warning on older
+    // Node), while OpenCode, which installs a plugin by name, installs the kit beside it.
     let mut peers = Object::new();
     peers.insert("@opencode-ai/plugin", Json::str(">=1"));
     object.insert("peerDependencies", Json::Object(peers));
+    let mut optional_peer = Object::new();
+    optional_peer.insert("optional", Json::Bool(true));
+    let mut peers_meta = Object::new();
+    peers_meta.insert("@opencode-ai/plugin", Json::Object(optional_peer));
+    object.insert("peerDependenciesMeta", Json::Object(peers_meta));
     let mut optional = Object::new();
     for platform in PLATFORMS {
         optional.insert(

@@ -59,8 +59,11 @@ if [[ ! -x $verdaccio_home/node_modules/.bin/verdaccio ]]; then
 EOF
   (cd "$verdaccio_home" && npm install --no-audit --no-fund --silent >&2)
 fi
-# ctx's packages live only here; anything else (OpenCode's own packages) comes through from npm's
-# registry, so the names published here are never looked up there.
+# ctx's packages live only here; anything else (OpenCode's own packages) comes through from the
+# registry this machine's npm is set up with, so the names published here are never looked up
+# there.
+upstream=$(npm config get registry)
+[[ $upstream == http* ]] || fail "npm config get registry gave '$upstream', not an address"
 cat >"$work/verdaccio.yaml" <<EOF
 storage: $work/registry
 max_body_size: 200mb
@@ -70,7 +73,7 @@ auth:
     max_users: -1
 uplinks:
   npmjs:
-    url: https://registry.npmjs.org/
+    url: $upstream
 packages:
   'ctxkit':
     access: \$all
@@ -127,6 +130,9 @@ scenario_cli() {
   HOME=$home PATH=$base_path npm i -g --prefix "$prefix" --silent "ctxkit@$version" >/dev/null || fail "npm i -g ctxkit"
   [[ -n $(find "$prefix/lib/node_modules" -path '*/@ctxkit/linux-x64/bin/ctx' -perm -u+x) ]] || fail "npm i -g: no @ctxkit/linux-x64"
   [[ $(HOME=$home PATH=$prefix/bin:$base_path ctx --version) == "ctx $version ("* ]] || fail "ctx --version after npm i -g"
+  # OpenCode's plugin kit is an optional peer: the command alone does not pull it in.
+  [[ -z $(find "$prefix/lib/node_modules" -path '*/@opencode-ai/plugin/package.json') ]] \
+    || fail "npm i -g ctxkit installed @opencode-ai/plugin, an optional peer"
   # `ctx` on PATH is the binary itself, not the Node script that starts it (install.js).
   [[ $(head -c4 "$(readlink -f "$prefix/bin/ctx")" | od -An -c | tr -d ' ') == '177ELF' ]] \
     || fail "npm i -g: ctx on PATH is not the binary: $(readlink -f "$prefix/bin/ctx")"
@@ -235,7 +241,7 @@ scenario_opencode() {
   echo "scenario opencode: \"plugin\": [\"ctxkit@$version\"] is all OpenCode needs; push and pop with no ctx on PATH"
   local home project requests
   home=$(clean_home opencode)
-  # OpenCode itself is installed (once) from npm's own registry.
+  # OpenCode itself is installed (once) from the registry this machine's npm uses.
   CTX_OPENCODE_HOME=${CTX_OPENCODE_HOME:-$HOME/.cache/ctx-opencode}
   export CTX_OPENCODE_HOME
   project=$(plugin_project opencode)

@@ -27,7 +27,10 @@
 // at most 3 s for the state's lock and starts no frame state in the home folder or /.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const TIMEOUT_MS = Number(process.env.CTX_TIMEOUT_MS) || 10000;
 // How long after a subagent ends its parent is told (Flame's design: let the task's own result land first).
@@ -36,6 +39,26 @@ const NOTICE_DELAY_MS = 200;
 const PREVIEW_CHARS = 2000;
 
 // `ctxBin`: the binary the npm package ctxkit hands over (its own); else CTX_BIN, else ctx on PATH.
+// OpenCode's plugin kit (`tool`, with its zod schemas), which the flame_* tools are defined with.
+// Found where this file is (a project's .opencode/node_modules, or beside the npm package when npm
+// installed it), else in the folders OpenCode installs it into for its own plugins: the project's
+// .opencode/ and the user's OpenCode folder. The npm package names it as an optional peer, so that
+// `npm i -g ctxkit` for the command alone does not pull it in; OpenCode, which loads the package by
+// name, keeps its own copy in its config folder.
+const pluginKit = async (directory) => {
+  try {
+    return (await import("@opencode-ai/plugin")).tool;
+  } catch {}
+  const config = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  for (const dir of [join(directory ?? ".", ".opencode"), join(config, "opencode")]) {
+    try {
+      const found = createRequire(join(dir, "package.json")).resolve("@opencode-ai/plugin");
+      return (await import(pathToFileURL(found).href)).tool;
+    } catch {}
+  }
+  return undefined;
+};
+
 export const CtxPlugin = async ({ client, directory, ctxBin }) => {
   const bin = ctxBin || process.env.CTX_BIN || "ctx";
   const logged = new Set();
@@ -345,9 +368,8 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
   const toolsOn = (await run(["config", "opencode.tools"])).stdout.trim() !== "off";
   let tool;
   if (toolsOn) {
-    try {
-      ({ tool } = await import("@opencode-ai/plugin"));
-    } catch {
+    tool = await pluginKit(directory);
+    if (!tool) {
       log("the flame_* tools are off: @opencode-ai/plugin cannot be loaded from .opencode/node_modules");
     }
   }
