@@ -24,6 +24,8 @@ use crate::frame::log;
 use crate::frame::ops::{self, Correction, Place};
 use crate::frame::state::{SCHEMA_VERSION, State, Status};
 use crate::frame::store::Store;
+use crate::hooks::frame_calls::Finished;
+use crate::hooks::transcript::Folded;
 use crate::hooks::{framed, transcript};
 use crate::json::{Json, Object};
 use crate::opencode::export::Export;
@@ -533,9 +535,10 @@ impl<'a> Hook<'a> {
     /// SessionEnd: folds the session's transcript (`transcript_path`, below the agent's `folder`,
     /// `folder_name` to people) when the agent's fold `setting` is on, so that the next process
     /// that resumes the session sends each popped frame as its folded text
-    /// ([`transcript::fold_at_end`]). `fold` turns the transcript's text into the folded text,
-    /// given the state and each finished frame's folded text ([`transcript::folded_text`], its
-    /// log named from the project's root when the session ran there).
+    /// ([`transcript::fold_at_end`]). `fold` folds the transcript's text, given what the state
+    /// knows of the frames: each one's goal, and each finished one's parent and folded text
+    /// ([`transcript::folded_text`], its log named from the project's root when the session ran
+    /// there). Each frame it leaves unfolded is a line of the hook log.
     pub fn fold_at_end(
         &self,
         setting: &crate::settings::Def,
@@ -544,9 +547,9 @@ impl<'a> Hook<'a> {
         folder_name: &str,
         fold: impl FnOnce(
             &str,
-            &State,
             &dyn Fn(&str) -> Option<String>,
-        ) -> std::result::Result<Option<String>, String>,
+            &dyn Fn(&str) -> Option<Finished>,
+        ) -> std::result::Result<Folded, String>,
     ) -> Result<()> {
         let config = self.ctx.project.config()?;
         let on = crate::settings::resolve(config, setting, None, None)?;
@@ -558,14 +561,30 @@ impl<'a> Hook<'a> {
         };
         let state = self.store.load()?;
         let root = transcript::root_if_ran_there(self.field("cwd"), &self.ctx.project.root);
-        let folded_text = |id: &str| transcript::folded_text(&self.store, &state, id, root);
+        let goal_of = |id: &str| state.frame(id).map(|frame| frame.goal().to_string());
+        let finished = |id: &str| {
+            Some(Finished {
+                parent: state.frame(id)?.parent().map(str::to_string),
+                text: transcript::folded_text(&self.store, &state, id, root)?,
+            })
+        };
+        let session = self.session_id().to_string();
         transcript::fold_at_end(
             Path::new(path),
             noun,
             folder,
             folder_name,
             self.ctx.now,
-            |text| fold(text, &state, &folded_text),
+            |text| fold(text, &goal_of, &finished),
+            |why| {
+                log_problem(
+                    self.harness,
+                    Some(&self.ctx.project.root),
+                    "SessionEnd",
+                    Some(&session),
+                    why,
+                )
+            },
         )
     }
 

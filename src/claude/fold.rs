@@ -7,71 +7,43 @@
 //! parent (`parentUuid`), so the conversation stays one linked chain, and every tool_use is still
 //! answered by its tool_result. Lines without a `uuid` (Claude Code's bookkeeping) stay.
 //!
-//! A pop that names its frame (`--frame ID`) ends that frame: the span's own is its end as any
-//! pop's; one pushed elsewhere (another session, a person) ends no span here and is an ordinary
-//! call, folded with the span it sits in; an outer frame's, while an inner one runs, crosses.
+//! Pushes and pops are the Bash calls that run `ctx frame push` and `ctx frame pop`
+//! ([`frame_calls`](crate::hooks::frame_calls) says exactly which commands those are), paired as
+//! a stack. A pop ends the frame on top only when its output shows it did (it names the frame's
+//! parent as the frame now current, or with `--json` its document names the frame): one that
+//! does not (it ended a frame ctx did not see pushed) leaves the stack as it is. A pop that names
+//! its frame (`--frame ID`) ends that frame: one pushed elsewhere (another session, a person)
+//! ends no span here and is an ordinary call, folded with the span it sits in; an outer frame's,
+//! while an inner one runs, crosses.
 //!
 //! A folded result is marked (`ctxFolded`: the frame id), so that a later fold of the same
-//! transcript knows that pop's push is already gone. Anything ctx does not know (a line that is
-//! not JSON, a version other than 2.x, a pop without its push, spans that cross, a pop naming
-//! its frame by what ctx cannot read (a variable), a compaction
-//! inside a span, a call that shares its message with other calls) leaves the transcript as it
-//! is: the fold is refused whole, with the reason.
+//! transcript knows that pop's push is already gone. What ctx cannot fold safely is left as it
+//! is, with the reason: the whole transcript for what concerns all of it (a line that is not
+//! JSON, a version other than 2.x, a frame call without a `uuid`); otherwise only the frame
+//! concerned (a pop without its push, spans that cross, a pop naming its frame by what ctx
+//! cannot read (a variable), a compaction inside a span, a call that shares its message with
+//! other calls, a call that runs two frame commands), while the others fold.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
+use crate::hooks::frame_calls::{self, Span};
 use crate::hooks::transcript::Folded;
+
+pub use crate::hooks::frame_calls::Finished;
 
 /// The key ctx adds to a tool_result line it rewrote.
 pub const FOLDED_KEY: &str = "ctxFolded";
 
-/// What ctx knows of a frame the transcript pushed and popped.
-pub struct Finished {
-    /// The frame's parent: what the pop printed as the frame now current.
-    pub parent: Option<String>,
-    /// The pop's result as the model will see it: the summary and the log path.
-    pub text: String,
-}
-
-/// One Bash call of the conversation that runs `ctx frame push` or `ctx frame pop`.
-struct Call {
-    line: usize,
-    id: String,
-    push: bool,
-    /// A push's goal, when the command gives it as plain text.
-    goal: Option<String>,
-    /// A pop's `--frame` argument: `Some(None)` when ctx cannot read it.
-    names: Option<Option<String>>,
-}
-
-/// A push's span: the push's call, the pop's call and its result (line numbers), the frame.
-struct Span {
-    push: usize,
-    pop: usize,
-    answer: usize,
-    frame: String,
-    /// What the pop's call printed besides the frame now current (its other commands' output).
-    others: Option<String>,
-}
-
-/// A tool call's result line.
-struct Answer {
-    line: usize,
-    text: String,
-    error: bool,
-    folded: bool,
-}
-
 /// Folds `text`, a transcript, with `goal_of` telling which frames ctx knows (and their goals)
-/// and `finished` which of them ended (and how). `Ok(None)` when there is nothing to fold;
-/// `Err(reason)` when the transcript is left as it is.
+/// and `finished` which of them ended (and how). `Err(reason)` when the whole transcript is left
+/// as it is; otherwise what folded, and why each frame that did not fold was left.
 pub fn fold(
     text: &str,
     goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
-) -> Result<Option<Folded>, String> {
+) -> Result<Folded, String> {
     let raw: Vec<&str> = text.lines().collect();
     let mut records: Vec<Option<Value>> = Vec::with_capacity(raw.len());
     for (n, line) in raw.iter().enumerate() {
@@ -99,169 +71,52 @@ pub fn fold(
             ));
         }
     }
-    let (calls, answers, tools_of_message) = calls_and_answers(&records)?;
-    // Pair pushes with pops, as a stack: what a pop ends is the last push not yet ended.
-    let mut stack: Vec<(usize, String)> = Vec::new();
-    let mut spans: Vec<Span> = Vec::new();
-    for call in &calls {
-        let Some(answer) = answers.get(&call.id) else {
-            continue;
-        };
-        if call.push {
-            // A push may share its call with other commands (`ctx frame push -- 'Build' &&
-            // cargo build`), whose failure makes the whole call an error: what tells is the
-            // frame's id in the output.
-            if let Some(frame) = pushed_frame(&answer.text, call.goal.as_deref(), goal_of) {
-                stack.push((call.line, frame));
-            }
-            continue;
+    let (calls, tools_of_message) = calls_and_answers(&records)?;
+    let (spans, mut refusals) = frame_calls::pair(&calls, goal_of, finished);
+    // A span ctx could fold on its own may still not fold safely where it lies.
+    let mut foldable: Vec<Span> = Vec::new();
+    for span in spans {
+        match span_problem(&records, &tools_of_message, &span) {
+            Some(why) => refusals.push(frame_calls::Refusal {
+                frame: Some(span.frame),
+                line: span.push,
+                why,
+            }),
+            None => foldable.push(span),
         }
-        // One folded before lost its push with its span.
-        if answer.folded {
-            continue;
-        }
-        // A pop that failed ends nothing, and the call is an error. So is a call whose later
-        // command failed (`ctx frame pop … && cargo test`), where the pop did end its frame: its
-        // output names the frame now current, as checked below. So what would refuse the fold
-        // for a call that did not fail only passes over one that did.
-        let failed = answer.error;
-        macro_rules! refuse {
-            ($($why:tt)*) => {{
-                if failed {
-                    continue;
-                }
-                return Err(format!($($why)*));
-            }};
-        }
-        if let Some(named) = &call.names {
-            let Some(named) = named.as_deref() else {
-                refuse!(
-                    "the pop at line {} names its frame by what only a shell can read",
-                    call.line + 1
-                )
-            };
-            // A pop names a frame by its id or a prefix of it; the innermost frame pushed here
-            // that it names is the one it ends.
-            let names = |frame: &str| frame.starts_with(named);
-            match stack.iter().rposition(|(_, frame)| names(frame)) {
-                Some(at) if at + 1 == stack.len() => {}
-                Some(_) => {
-                    let (inner_line, inner) = stack.last().expect("a frame above the named one");
-                    refuse!(
-                        "spans cross: the pop at line {} ends frame {named} while frame {inner}, \
-                         pushed at line {}, runs",
-                        call.line + 1,
-                        inner_line + 1
-                    )
-                }
-                // A frame pushed elsewhere (another session, a person): it ends no span of
-                // this transcript, and is an ordinary call, folded with the span it is in.
-                None => continue,
-            }
-        }
-        let Some((push_line, frame)) = stack.last().cloned() else {
-            refuse!(
-                "the pop at line {} has no push in the transcript",
-                call.line + 1
-            )
-        };
-        let Some(done) = finished(&frame) else {
-            refuse!(
-                "the pop at line {} ends frame {frame}, which ctx does not know as finished",
-                call.line + 1
-            )
-        };
-        // The pop prints the frame now current on a line of its own, among what the other
-        // commands of its call print.
-        let parent_line = done
-            .parent
-            .as_deref()
-            .and_then(|parent| answer.text.lines().position(|l| l.trim() == parent));
-        if parent_line.is_none() {
-            refuse!(
-                "spans cross: the pop at line {} does not end frame {frame}, pushed at line {}",
-                call.line + 1,
-                push_line + 1
-            )
-        }
-        stack.pop();
-        // What the call's other commands printed stays, after the summary: the model saw it.
-        let others: Vec<&str> = answer
-            .text
-            .lines()
-            .enumerate()
-            .filter(|(n, _)| Some(*n) != parent_line)
-            .map(|(_, l)| l)
-            .collect();
-        let others = others.join("\n");
-        spans.push(Span {
-            push: push_line,
-            pop: call.line,
-            answer: answer.line,
-            frame,
-            others: (!others.trim().is_empty()).then_some(others),
-        });
     }
-    // Only the outermost spans are folded: an inner one goes with its outer one.
-    let outer: Vec<&Span> = spans
-        .iter()
-        .filter(|s| !spans.iter().any(|o| o.push < s.push && s.pop < o.pop))
-        .collect();
+    let outer = frame_calls::outermost(&foldable);
+    let refused = frame_calls::refused(&refusals, &foldable, &outer);
     if outer.is_empty() {
-        return Ok(None);
+        return Ok(Folded {
+            text: None,
+            frames: Vec::new(),
+            refused,
+        });
     }
     let mut removed: HashSet<usize> = HashSet::new();
     let mut rewritten: HashMap<usize, Value> = HashMap::new();
     let mut frames = Vec::new();
     for span in &outer {
         let (push_line, pop_line, answer_line, frame) =
-            (&span.push, &span.pop, &span.answer, &span.frame);
-        for n in [*push_line, *pop_line] {
-            let message = message_id(records[n].as_ref()).unwrap_or_default();
-            if tools_of_message.get(&message).copied().unwrap_or(0) > 1 {
-                return Err(format!(
-                    "the call at line {} shares its message with other tool calls",
-                    n + 1
-                ));
-            }
-        }
-        let answer = records[*answer_line]
-            .as_ref()
-            .expect("an answer is a record");
-        let only_this = answer
-            .pointer("/message/content")
-            .and_then(Value::as_array)
-            .is_some_and(|blocks| blocks.len() == 1);
-        if !only_this {
-            return Err(format!(
-                "the pop's result at line {} shares its message with other results",
-                answer_line + 1
-            ));
-        }
-        for (n, record) in records.iter().enumerate().take(*pop_line).skip(*push_line) {
-            let Some(record) = record.as_ref() else {
-                continue;
-            };
-            if is_compaction(record) {
-                return Err(format!(
-                    "the span of frame {frame} (lines {}–{}) holds a compaction",
-                    push_line + 1,
-                    pop_line + 1
-                ));
-            }
-            if record.get("uuid").is_some() {
+            (span.push, span.pop, span.answer, &span.frame);
+        for (n, record) in records.iter().enumerate().take(pop_line).skip(push_line) {
+            if record.as_ref().is_some_and(|r| r.get("uuid").is_some()) {
                 removed.insert(n);
             }
         }
-        let push_parent = records[*push_line]
+        let push_parent = records[push_line]
             .as_ref()
             .and_then(|r| r.get("parentUuid"))
             .cloned()
             .unwrap_or(Value::Null);
-        let mut pop = records[*pop_line].clone().expect("a call is a record");
+        let mut pop = records[pop_line].clone().expect("a call is a record");
         pop["parentUuid"] = push_parent;
-        rewritten.insert(*pop_line, pop);
-        let done = finished(frame).expect("checked above");
+        rewritten.insert(pop_line, pop);
+        let done = finished(frame).expect("a span's frame is finished");
+        let answer = records[answer_line]
+            .as_ref()
+            .expect("an answer is a record");
         let call_id = answers_call(answer).unwrap_or_default();
         let content = match &span.others {
             Some(others) => format!("{}\n\n{others}", done.text),
@@ -277,7 +132,7 @@ pub fn fold(
             object.remove("toolUseResult");
             object.insert(FOLDED_KEY.to_string(), Value::from(frame.as_str()));
         }
-        rewritten.insert(*answer_line, result);
+        rewritten.insert(answer_line, result);
         frames.push(frame.clone());
     }
     // Lines left whose parent was taken out are chained to its nearest ancestor that stays.
@@ -316,7 +171,51 @@ pub fn fold(
         }
         out.push('\n');
     }
-    Ok(Some(Folded { text: out, frames }))
+    Ok(Folded {
+        text: Some(out),
+        frames,
+        refused,
+    })
+}
+
+/// Why `span` cannot be folded where it lies, if it cannot: a line of a message it would split,
+/// or a compaction inside it.
+fn span_problem(
+    records: &[Option<Value>],
+    tools_of_message: &HashMap<String, usize>,
+    span: &Span,
+) -> Option<String> {
+    for n in [span.push, span.pop] {
+        let message = message_id(records[n].as_ref()).unwrap_or_default();
+        if tools_of_message.get(&message).copied().unwrap_or(0) > 1 {
+            return Some(format!(
+                "the call at line {} shares its message with other tool calls",
+                n + 1
+            ));
+        }
+    }
+    let only_this = records[span.answer]
+        .as_ref()
+        .and_then(|answer| answer.pointer("/message/content"))
+        .and_then(Value::as_array)
+        .is_some_and(|blocks| blocks.len() == 1);
+    if !only_this {
+        return Some(format!(
+            "the pop's result at line {} shares its message with other results",
+            span.answer + 1
+        ));
+    }
+    let compaction = records[span.push..span.pop]
+        .iter()
+        .flatten()
+        .any(is_compaction);
+    compaction.then(|| {
+        format!(
+            "its span (lines {}–{}) holds a compaction",
+            span.push + 1,
+            span.pop + 1
+        )
+    })
 }
 
 /// Points `record`'s `parentUuid` past the lines taken out; whether it changed.
@@ -356,11 +255,11 @@ fn answers_call(record: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
-type Found = (Vec<Call>, HashMap<String, Answer>, HashMap<String, usize>);
-
-/// The Bash calls that push or pop a frame, in order; every tool result by the call it answers;
-/// how many tool calls each assistant message holds.
-fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
+/// The Bash calls that push or pop a frame, in order, with their results; how many tool calls
+/// each assistant message holds.
+fn calls_and_answers(
+    records: &[Option<Value>],
+) -> Result<(Vec<frame_calls::Call>, HashMap<String, usize>), String> {
     let mut calls = Vec::new();
     let mut answers = HashMap::new();
     let mut tools_of_message: HashMap<String, usize> = HashMap::new();
@@ -389,30 +288,17 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
                     ) else {
                         continue;
                     };
-                    if let Some((push, rest)) = frame_call(command) {
-                        if frame_call(&rest_text(&rest)).is_some() {
-                            return Err(format!(
-                                "the call at line {} runs two frame commands; ctx folds a call \
-                                 that pushes or pops one frame",
-                                n + 1
-                            ));
-                        }
-                        let goal = push.then(|| push_goal(&rest)).flatten();
-                        let names = if push { None } else { pop_names(rest) };
-                        if record.get("uuid").is_none() {
-                            return Err(format!(
-                                "line {} has no uuid, a shape ctx does not know",
-                                n + 1
-                            ));
-                        }
-                        calls.push(Call {
-                            line: n,
-                            id: id.to_string(),
-                            push,
-                            goal,
-                            names,
-                        });
+                    let commands = frame_calls::frame_commands(command);
+                    if commands.is_empty() {
+                        continue;
                     }
+                    if record.get("uuid").is_none() {
+                        return Err(format!(
+                            "line {} has no uuid, a shape ctx does not know",
+                            n + 1
+                        ));
+                    }
+                    calls.push((n, id.to_string(), commands));
                 }
             }
             Some("user") => {
@@ -425,10 +311,10 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
                     };
                     answers.insert(
                         id.to_string(),
-                        Answer {
+                        frame_calls::Answer {
                             line: n,
                             text: result_text(block.get("content")),
-                            error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+                            failed: block.get("is_error").and_then(Value::as_bool) == Some(true),
                             folded: record.get(FOLDED_KEY).is_some(),
                         },
                     );
@@ -437,155 +323,21 @@ fn calls_and_answers(records: &[Option<Value>]) -> Result<Found, String> {
             _ => {}
         }
     }
-    Ok((calls, answers, tools_of_message))
+    let calls = calls
+        .into_iter()
+        .map(|(line, id, commands)| frame_calls::Call {
+            line,
+            commands,
+            answer: answers.remove(&id),
+        })
+        .collect();
+    Ok((calls, tools_of_message))
 }
 
-/// Whether `command` runs `… frame pop`, read as shell words: a summary or an `echo` that says
-/// "frame pop" is text.
+/// Whether `command` runs `ctx frame pop` ([`frame_calls`] says what counts): a summary or an
+/// `echo` that says "frame pop" is text.
 pub fn pops_a_frame(command: &str) -> bool {
-    frame_call(command).is_some_and(|(push, _)| !push)
-}
-
-/// Whether `command` runs `… frame push` (true) or `… frame pop` (false), read as shell words (so
-/// a summary that says "frame push" is text), and the words after it.
-fn frame_call(command: &str) -> Option<(bool, Vec<(String, bool)>)> {
-    let mut words = shell_words(command);
-    let at = words.windows(2).position(|pair| {
-        pair[0].0 == "frame" && pair[0].1 && matches!(pair[1].0.as_str(), "push" | "pop")
-    })?;
-    let push = words[at + 1].0 == "push";
-    Some((push, words.split_off(at + 2)))
-}
-
-/// The `--frame` argument of a `ctx frame pop` command (the words after `frame pop`): `Some(None)` when it is not a value ctx
-/// can read without running a shell (a variable, a substitution).
-fn pop_names(rest: Vec<(String, bool)>) -> Option<Option<String>> {
-    let mut words = rest.into_iter();
-    while let Some((word, plain)) = words.next() {
-        let value = if let Some(value) = word.strip_prefix("--frame=") {
-            Some((value.to_string(), plain))
-        } else if word == "--frame" {
-            Some(words.next().unwrap_or_default())
-        } else {
-            None
-        };
-        if let Some((value, plain)) = value {
-            return Some(plain.then_some(value).filter(|v| is_frame_id(v)));
-        }
-        // The command's end: what follows is another command's.
-        if plain && matches!(word.as_str(), "&&" | "||" | ";" | "|") {
-            break;
-        }
-    }
-    None
-}
-
-/// `text` split into shell words, their quotes taken off, each with whether it is plain text (no
-/// `$` or backquote outside single quotes, which only a shell could expand).
-fn shell_words(text: &str) -> Vec<(String, bool)> {
-    let mut words = Vec::new();
-    let (mut word, mut plain, mut started) = (String::new(), true, false);
-    let mut quote: Option<char> = None;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('\''), c) => word.push(c),
-            (_, '$' | '`') => {
-                plain = false;
-                word.push(c);
-            }
-            (Some(_), '\\') | (None, '\\') => word.extend(chars.next()),
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                started = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if started || !word.is_empty() {
-                    words.push((std::mem::take(&mut word), plain));
-                }
-                (plain, started) = (true, false);
-            }
-            (None, c) => word.push(c),
-        }
-    }
-    if started || !word.is_empty() {
-        words.push((word, plain));
-    }
-    words
-}
-
-/// The frame a push's call made, read from the call's output. What `ctx frame push` prints is the
-/// id on a line of its own: the output's first line when the push is the call's first command,
-/// after the output of the commands before it otherwise (which may print ids too: `ctx frame plan
-/// … && ctx frame push …`), and Claude Code puts `Exit code N` first when a command of the call
-/// failed. So the frame is the line naming a frame ctx knows with the push's goal, or, when the
-/// goal is not plain text, the first line naming a frame ctx knows. None does when the push failed.
-fn pushed_frame(
-    output: &str,
-    goal: Option<&str>,
-    goal_of: &dyn Fn(&str) -> Option<String>,
-) -> Option<String> {
-    let mut known = output
-        .lines()
-        .map(str::trim)
-        .filter(|l| is_frame_id(l))
-        .filter_map(|id| Some((id, goal_of(id)?)));
-    let frame = match goal {
-        Some(goal) => known.find(|(_, known)| known == goal),
-        None => known.next(),
-    };
-    frame.map(|(id, _)| id.to_string())
-}
-
-/// The goal of a `ctx frame push` (the words after `frame push`), when it is plain text: the word
-/// after `--`, else the first word that is neither an option nor an option's value.
-fn push_goal(rest: &[(String, bool)]) -> Option<String> {
-    const WITH_VALUE: [&str; 6] = [
-        "--parent",
-        "--id",
-        "--frame",
-        "--session",
-        "--span-message",
-        "--span-call",
-    ];
-    let mut words = rest.iter();
-    while let Some((word, plain)) = words.next() {
-        if *plain && matches!(word.as_str(), "&&" | "||" | ";" | "|") {
-            return None;
-        }
-        if WITH_VALUE.contains(&word.as_str()) {
-            words.next();
-            continue;
-        }
-        let (goal, plain) = match word.as_str() {
-            "--" => {
-                let (goal, plain) = words.next()?;
-                (goal, plain)
-            }
-            option if option.starts_with('-') => continue,
-            _ => (word, plain),
-        };
-        return plain.then(|| goal.clone());
-    }
-    None
-}
-
-/// Words back into a command's text, for reading the rest of a call again.
-fn rest_text(rest: &[(String, bool)]) -> String {
-    rest.iter()
-        .map(|(word, _)| format!("'{}'", word.replace('\'', "'\\''")))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Whether `text` can be a frame id or a prefix of one.
-fn is_frame_id(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    frame_calls::frame_commands(command).iter().any(|c| !c.push)
 }
 
 fn result_text(content: Option<&Value>) -> String {
@@ -667,8 +419,33 @@ mod tests {
         Some(goal.to_string())
     }
 
-    fn fold_lines(lines: &[String]) -> Result<Option<Folded>, String> {
+    /// A fold that rewrote the transcript: its text, the frames folded and those refused.
+    struct Done {
+        text: String,
+        frames: Vec<String>,
+        refused: Vec<String>,
+    }
+
+    /// `Some` when the fold rewrote the transcript.
+    fn done(folded: Folded) -> Option<Done> {
+        Some(Done {
+            text: folded.text?,
+            frames: folded.frames,
+            refused: folded.refused,
+        })
+    }
+
+    fn fold_lines(lines: &[String]) -> Result<Option<Done>, String> {
+        refusals_and_fold(lines).map(done)
+    }
+
+    fn refusals_and_fold(lines: &[String]) -> Result<Folded, String> {
         fold(&(lines.join("\n") + "\n"), &goal_of, &finished)
+    }
+
+    /// Why the frames of `lines` that did not fold were refused.
+    fn refused(lines: &[String]) -> Vec<String> {
+        refusals_and_fold(lines).unwrap().refused
     }
 
     #[test]
@@ -695,7 +472,12 @@ mod tests {
         // Lines ctx did not change stay byte for byte.
         assert!(folded.text.starts_with(&(session()[0].clone() + "\n")));
         // Folding again finds nothing more to fold.
-        assert!(fold(&folded.text, &goal_of, &finished).unwrap().is_none());
+        assert!(
+            fold(&folded.text, &goal_of, &finished)
+                .map(done)
+                .unwrap()
+                .is_none()
+        );
     }
 
     /// `session()` with the push's call running `command` and answered with `output`.
@@ -708,7 +490,7 @@ mod tests {
         lines
     }
 
-    fn uuids_left(folded: &Folded) -> Vec<String> {
+    fn uuids_left(folded: &Done) -> Vec<String> {
         folded
             .text
             .lines()
@@ -745,12 +527,14 @@ mod tests {
         assert_eq!(uuids_left(&folded), ["a", "-", "f", "g", "h"]);
         assert!(!folded.text.contains("FIRST_OUTPUT"));
         // A push that failed pushed nothing: its pop has no push.
-        let refused = session_pushed_by(
+        let failed_push = session_pushed_by(
             "ctx frame push -- 'Refunds' && cargo test",
             "Exit code 1\nerror: no frame folder",
             true,
         );
-        assert!(fold_lines(&refused).err().unwrap().contains("has no push"));
+        assert!(fold_lines(&failed_push).unwrap().is_none());
+        let why = refused(&failed_push);
+        assert!(why.len() == 1 && why[0].contains("has no push"), "{why:?}");
     }
 
     #[test]
@@ -787,6 +571,7 @@ mod tests {
             false,
         );
         let folded = fold(&lines.join("\n"), &goal_of, &finished)
+            .map(done)
             .unwrap()
             .unwrap();
         assert_eq!(folded.frames, ["fr_x"]);
@@ -795,6 +580,7 @@ mod tests {
         let lines = session_pushed_by("ctx frame push -- \"$GOAL\"", "fr_x\n", false);
         assert_eq!(
             fold(&lines.join("\n"), &goal_of, &finished)
+                .map(done)
                 .unwrap()
                 .unwrap()
                 .frames,
@@ -865,7 +651,7 @@ mod tests {
         // The pop itself failed: it ended nothing, and nothing folds.
         lines[7] = failed("Exit code 1\nerror: no frame is running");
         assert!(fold_lines(&lines).unwrap().is_none());
-        // A pop and a push in one call: refused whole, with why.
+        // A pop and a push in one call: that frame is refused, with why.
         lines[6] = assistant_call(
             "f",
             "e",
@@ -873,67 +659,201 @@ mod tests {
             "q1",
             "ctx frame pop --summary 'Refunds done' && ctx frame push -- 'Next' && make",
         );
-        let why = fold_lines(&lines).err().unwrap();
-        assert!(why.contains("runs two frame commands"), "{why}");
+        lines[7] = result("g", "f", "q1", "cc_s\n");
+        assert!(fold_lines(&lines).unwrap().is_none());
+        let why = refused(&lines);
+        assert_eq!(
+            why,
+            [
+                "frame fr_x, pushed at line 2, left unfolded: the call at line 7 runs two frame \
+              commands; ctx folds a call that pushes or pops one frame"
+            ]
+        );
     }
 
     #[test]
-    fn a_pushs_goal_is_read_past_its_options() {
-        let goal = |command: &str| {
-            let (push, rest) = frame_call(command).unwrap();
-            assert!(push);
-            push_goal(&rest)
-        };
-        assert_eq!(
-            goal("ctx frame push -- 'Build it' && make").as_deref(),
-            Some("Build it")
-        );
-        assert_eq!(goal("ctx frame push 'Build'").as_deref(), Some("Build"));
-        assert_eq!(
-            goal("ctx frame push --parent fr_a --session=cc_s \"Build\"").as_deref(),
-            Some("Build")
-        );
-        assert_eq!(goal("ctx frame push -- \"$GOAL\""), None);
-        assert_eq!(goal("ctx frame push --parent fr_a && make"), None);
-    }
-
-    #[test]
-    fn what_ctx_does_not_know_is_refused_whole() {
+    fn what_concerns_the_whole_transcript_refuses_it_whole() {
         let mut bad = session();
         bad.insert(3, "{\"type\":\"assis".into());
         assert_eq!(
             fold_lines(&bad).err().unwrap(),
             "line 4 is not a JSON object"
         );
-        let no_push: Vec<String> = session()
-            .into_iter()
-            .enumerate()
-            .filter(|(n, _)| !matches!(n, 1 | 2))
-            .map(|(_, l)| l)
-            .collect();
-        assert!(fold_lines(&no_push).err().unwrap().contains("has no push"));
         let newer: Vec<String> = session()
             .into_iter()
             .map(|l| l.replace("2.1.328", "3.0.0"))
             .collect();
         assert!(fold_lines(&newer).err().unwrap().contains("version"));
-        let mut compacted = session();
+    }
+
+    /// `session()`, then a second frame, fr_z, pushed, worked in and popped (lines 10 to 15).
+    fn two_frames() -> Vec<String> {
+        let mut lines = session();
+        lines.extend([
+            assistant_call("z1", "h", "zm1", "zp", "ctx frame push -- 'Second'"),
+            result("z2", "z1", "zp", "fr_z\n"),
+            assistant_call("z3", "z2", "zm2", "zt", "printf SECOND"),
+            result("z4", "z3", "zt", "SECOND_OUTPUT"),
+            assistant_call(
+                "z5",
+                "z4",
+                "zm3",
+                "zq",
+                "ctx frame pop --summary 'Second done'",
+            ),
+            result("z6", "z5", "zq", "cc_s\n"),
+        ]);
+        lines
+    }
+
+    /// Folds `lines` knowing fr_z as finished too: the frames folded and the refusals.
+    fn fold_two(lines: &[String]) -> (Vec<String>, Vec<String>, String) {
+        let finished = |frame: &str| match frame {
+            "fr_z" => Some(Finished {
+                parent: Some("cc_s".into()),
+                text: "Second folded".into(),
+            }),
+            other => finished(other),
+        };
+        let goal_of = |frame: &str| match frame {
+            "fr_z" => Some("Second".to_string()),
+            other => goal_of(other),
+        };
+        let folded = fold(&(lines.join("\n") + "\n"), &goal_of, &finished).unwrap();
+        (
+            folded.frames,
+            folded.refused,
+            folded.text.unwrap_or_default(),
+        )
+    }
+
+    #[test]
+    fn a_frame_that_cannot_fold_is_refused_alone_and_the_others_fold() {
+        let (frames, refused, _) = fold_two(&two_frames());
+        assert_eq!(
+            (frames, refused),
+            (
+                vec!["fr_z".to_string(), "fr_x".to_string()]
+                    .into_iter()
+                    .rev()
+                    .collect(),
+                vec![]
+            )
+        );
+        let check = |lines: &[String], why: &str| {
+            let (frames, refused, text) = fold_two(lines);
+            assert_eq!(frames, ["fr_z"], "{why}: {refused:?}");
+            assert!(
+                !text.contains("SECOND_OUTPUT") && text.contains("Second folded"),
+                "{why}"
+            );
+            assert!(text.contains("BIG_OUTPUT"), "{why}: fr_x stays");
+            assert_eq!(refused.len(), 1, "{why}: {refused:?}");
+            assert!(refused[0].contains(why), "{why}: {refused:?}");
+        };
+        let no_push: Vec<String> = two_frames()
+            .into_iter()
+            .enumerate()
+            .filter(|(n, _)| !matches!(n, 1 | 2))
+            .map(|(_, l)| l)
+            .collect();
+        check(
+            &no_push,
+            "the pop at line 5 has no push in the transcript; left as it is",
+        );
+        let mut compacted = two_frames();
         compacted.insert(
             4,
             line(json!({ "type": "system", "subtype": "compact_boundary", "uuid": "k", "parentUuid": "d" })),
         );
-        assert!(fold_lines(&compacted).err().unwrap().contains("compaction"));
-        let mut crossing = session();
-        crossing[7] = result("g", "f", "q1", "fr_other\n");
-        assert!(fold_lines(&crossing).err().unwrap().contains("cross"));
-        let mut shared = session();
-        shared.insert(2, assistant_call("b2", "b", "m1", "p2", "ls"));
-        assert!(
-            fold_lines(&shared)
-                .err()
-                .unwrap()
-                .contains("shares its message")
+        check(
+            &compacted,
+            "frame fr_x, pushed at line 2, left unfolded: its span (lines 2–8) holds a compaction",
         );
+        let mut not_shown = two_frames();
+        not_shown[7] = result("g", "f", "q1", "fr_other\n");
+        check(
+            &not_shown,
+            "frame fr_x, pushed at line 2, left unfolded: the pop at line 7 does not show it ended \
+             it: its output does not name its parent cc_s as the frame now current",
+        );
+        let mut shared = two_frames();
+        shared.insert(2, assistant_call("b2", "b", "m1", "p2", "ls"));
+        check(
+            &shared,
+            "the call at line 2 shares its message with other tool calls",
+        );
+        let mut variable = two_frames();
+        variable[6] = assistant_call("f", "e", "m3", "q1", "ctx frame pop --frame \"$F\"");
+        check(&variable, "names its frame by what only a shell can read");
+        let mut two_commands = two_frames();
+        two_commands[6] = assistant_call(
+            "f",
+            "e",
+            "m3",
+            "q1",
+            "ctx frame pop --summary 'Refunds done' && ctx frame push -- 'Next'",
+        );
+        check(&two_commands, "runs two frame commands");
+        // A frame refused inside a frame that folds goes with it, and is not reported.
+        let mut inner = two_frames();
+        inner.splice(
+            11..11,
+            [
+                assistant_call("y1", "z2", "ym1", "yq", "ctx frame pop --frame \"$F\""),
+                result("y2", "y1", "yq", "fr_z\n"),
+            ],
+        );
+        let (frames, refused, _) = fold_two(&inner);
+        assert_eq!(frames, ["fr_x", "fr_z"]);
+        assert!(refused.is_empty(), "{refused:?}");
+    }
+
+    #[test]
+    fn a_push_ended_by_a_separator_or_a_parenthesis_keeps_its_goal() {
+        for push in [
+            "ctx frame push -- 'Refunds'; cargo test",
+            "ctx frame push -- 'Refunds'&&cargo test",
+            "(ctx frame push -- 'Refunds')",
+            "ctx frame push -- 'Refunds'|tee /dev/null",
+        ] {
+            let lines = session_pushed_by(push, "fr_x\n", false);
+            let folded = fold_lines(&lines).unwrap();
+            assert_eq!(
+                folded.map(|f| f.frames),
+                Some(vec!["fr_x".to_string()]),
+                "{push}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_json_pop_and_text_that_says_frame_pop_are_read_for_what_they_are() {
+        // `--json` before `frame`: the pop prints its document, which names the frame popped.
+        let mut lines = session();
+        lines[6] = assistant_call(
+            "f",
+            "e",
+            "m3",
+            "q1",
+            "ctx --json frame pop --summary 'Refunds done'",
+        );
+        lines[7] = result(
+            "g",
+            "f",
+            "q1",
+            r#"{"version":1,"frame":{"id":"fr_x","parent":"cc_s","status":"completed"},"current":"cc_s"}"#,
+        );
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert!(!folded.text.contains("\\\"current\\\""), "{}", folded.text);
+        // `echo` of words that say "frame pop" pops nothing: it is work inside the frame.
+        let mut lines = session();
+        lines[3] = assistant_call("d", "c", "m2", "t1", "echo frame pop is next");
+        lines[4] = result("e", "d", "t1", "frame pop is next");
+        let folded = fold_lines(&lines).unwrap().unwrap();
+        assert_eq!(folded.frames, ["fr_x"]);
+        assert!(folded.refused.is_empty());
     }
 
     #[test]
@@ -1006,13 +926,18 @@ mod tests {
             "q1",
             "ctx frame pop --force --frame fr_x --summary 'Refunds done'",
         );
-        let why = fold_lines(&lines).err().unwrap();
-        assert!(why.contains("spans cross") && why.contains("fr_y"), "{why}");
+        assert!(fold_lines(&lines).unwrap().is_none());
+        let why = refused(&lines);
+        assert!(
+            why.len() == 1 && why[0].contains("spans cross") && why[0].contains("fr_y"),
+            "{why:?}"
+        );
         // A frame ctx cannot read from the command: left alone.
         let mut lines = session();
         lines[6] = assistant_call("f", "e", "m3", "q1", "ctx frame pop --frame \"$F\"");
-        let why = fold_lines(&lines).err().unwrap();
-        assert!(why.contains("what only a shell can read"), "{why}");
+        assert!(fold_lines(&lines).unwrap().is_none());
+        let why = refused(&lines);
+        assert!(why[0].contains("what only a shell can read"), "{why:?}");
         // `--frame` inside a quoted summary is the summary's text.
         let mut lines = session();
         lines[6] = assistant_call(
@@ -1062,6 +987,7 @@ mod tests {
             other => finished(other),
         };
         let folded = fold(&(lines.join("\n") + "\n"), &goal_of, &finished)
+            .map(done)
             .unwrap()
             .unwrap();
         assert_eq!(folded.frames, ["fr_x"]);

@@ -4,25 +4,24 @@
 //! rollout holds, observed with 0.171.0) sends the frame folded. Pure: text in, text out.
 //!
 //! A frame's span runs from the `function_call` record of its push to the `function_call_output`
-//! of its pop. Pushes and pops pair up as a stack, in the order the rollout holds them; a call
-//! counts only when its output says it exited with code 0, and a push's frame id is the last line
-//! of its output (what `ctx frame push` prints). In a span, only the `response_item` records (what
-//! Codex sends to the model) go; Codex's own records (events, token counts, turn contexts) stay.
-//! Whatever would leave a call without its output, or an output without its call, is refused.
+//! of its pop. The pushes and pops are read and paired as Claude Code's fold pairs them
+//! ([`frame_calls`]): the frame a push made is the id in its output with the push's goal, and a
+//! pop ends the frame on top only when its output shows it did, even when a later command of its
+//! call failed. An output without Codex's `Process exited with code N` header (one a fold already
+//! replaced) is passed over. What the other commands of the pop's call printed stays in its
+//! output, after the summary. In a span, only the `response_item` records (what Codex sends to
+//! the model) go; Codex's own records (events, token counts, turn contexts) stay. A frame whose
+//! fold would leave a call without its output, or an output without its call, stays unfolded,
+//! with why, and so does each frame ctx cannot pair safely; a rollout that is not JSON is left
+//! whole.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::rollout::item;
+use crate::hooks::frame_calls::{self, Finished, Span};
 use crate::hooks::transcript::Folded;
-
-/// A shell call of the rollout: its record's line, its output's line and what it ran.
-struct Call {
-    line: usize,
-    output: Option<(usize, String)>,
-    command: String,
-}
 
 /// The command a shell call ran (`exec_command`'s `cmd`, a `shell` call's `command`).
 fn command_of(payload: &Value) -> Option<String> {
@@ -40,41 +39,30 @@ fn command_of(payload: &Value) -> Option<String> {
     }
 }
 
-/// What a call printed, when it exited with code 0 (Codex's output: a header, then `Output:`).
-fn success_output(output: &str) -> Option<&str> {
-    if !output.contains("Process exited with code 0\n") {
-        return None;
-    }
-    Some(output.split_once("Output:\n").map_or("", |(_, rest)| rest))
+/// A call's exit code and what it printed (Codex's output: a header, then `Output:`); `None`
+/// when the output has no such header.
+fn exit_and_output(output: &str) -> Option<(i64, &str)> {
+    let code = output
+        .lines()
+        .find_map(|l| l.strip_prefix("Process exited with code "))?
+        .trim()
+        .parse()
+        .ok()?;
+    Some((
+        code,
+        output.split_once("Output:\n").map_or("", |(_, rest)| rest),
+    ))
 }
 
-/// The two ctx commands a fold pairs, with a session of their own.
-#[derive(PartialEq)]
-enum Frame {
-    Push,
-    Pop,
-}
-
-fn frame_command(command: &str) -> Option<Frame> {
-    if !command.contains("--session") {
-        return None;
-    }
-    match (
-        command.contains("frame push"),
-        command.contains("frame pop"),
-    ) {
-        (true, false) => Some(Frame::Push),
-        (false, true) => Some(Frame::Pop),
-        // Both in one call: its work is not between them.
-        _ => None,
-    }
-}
-
-/// The rollout `text` folded: each span of a frame that `folded(id)` names (a finished frame)
-/// and that lies in no other folded span becomes its pop call and an output holding
-/// `folded(id)`. `Ok(None)` when there is nothing to fold; an error says why the rollout is left
-/// as it is.
-pub fn fold(text: &str, folded: &dyn Fn(&str) -> Option<String>) -> Result<Option<Folded>, String> {
+/// The rollout `text` folded: each span of a frame ctx knows as finished (`finished`, the frames'
+/// goals by `goal_of`) that lies in no other folded span becomes its pop call and an output
+/// holding the frame's folded text, then what the call's other commands printed. An error says
+/// why the whole rollout is left as it is.
+pub fn fold(
+    text: &str,
+    goal_of: &dyn Fn(&str) -> Option<String>,
+    finished: &dyn Fn(&str) -> Option<Finished>,
+) -> Result<Folded, String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut records: Vec<Option<Value>> = Vec::with_capacity(lines.len());
     for (n, line) in lines.iter().enumerate() {
@@ -86,88 +74,98 @@ pub fn fold(text: &str, folded: &dyn Fn(&str) -> Option<String>) -> Result<Optio
             serde_json::from_str(line).map_err(|e| format!("line {} is not JSON ({e})", n + 1))?;
         records.push(Some(record));
     }
-    let mut calls: Vec<Call> = Vec::new();
-    let mut by_id: HashMap<String, usize> = HashMap::new();
+    let mut calls: Vec<(usize, String, Vec<frame_calls::FrameCommand>)> = Vec::new();
+    let mut outputs: HashMap<String, frame_calls::Answer> = HashMap::new();
     for (n, record) in records.iter().enumerate() {
         let Some(payload) = record.as_ref().and_then(item) else {
             continue;
         };
-        let call_id = payload.get("call_id").and_then(Value::as_str);
+        let Some(call_id) = payload.get("call_id").and_then(Value::as_str) else {
+            continue;
+        };
         match payload.get("type").and_then(Value::as_str) {
             Some("function_call") => {
-                if let (Some(id), Some(command)) = (call_id, command_of(payload)) {
-                    by_id.insert(id.to_string(), calls.len());
-                    calls.push(Call {
-                        line: n,
-                        output: None,
-                        command,
-                    });
+                let commands = command_of(payload)
+                    .map(|c| frame_calls::frame_commands(&c))
+                    .unwrap_or_default();
+                if !commands.is_empty() {
+                    calls.push((n, call_id.to_string(), commands));
                 }
             }
             Some("function_call_output") => {
                 let output = payload.get("output").and_then(Value::as_str).unwrap_or("");
-                if let Some(&at) = call_id.and_then(|id| by_id.get(id)) {
-                    calls[at].output = Some((n, output.to_string()));
-                }
+                let (failed, printed, folded) = match exit_and_output(output) {
+                    Some((code, printed)) => (code != 0, printed, false),
+                    None => (true, "", true),
+                };
+                outputs.insert(
+                    call_id.to_string(),
+                    frame_calls::Answer {
+                        line: n,
+                        text: printed.to_string(),
+                        failed,
+                        folded,
+                    },
+                );
             }
             _ => {}
         }
     }
-    // Spans (push line, pop call line, pop output line, frame id), as the stack pairs them.
-    let mut open: Vec<(usize, String)> = Vec::new();
-    let mut spans: Vec<(usize, usize, usize, String)> = Vec::new();
-    for call in &calls {
-        let Some((output_line, output)) = &call.output else {
-            continue;
-        };
-        let Some(printed) = success_output(output) else {
-            continue;
-        };
-        match frame_command(&call.command) {
-            Some(Frame::Push) => {
-                let id = printed.lines().rev().find(|l| !l.trim().is_empty());
-                if let Some(id) = id.map(str::trim).filter(|id| {
-                    !id.is_empty()
-                        && id
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-                }) {
-                    open.push((call.line, id.to_string()));
-                }
-            }
-            Some(Frame::Pop) => {
-                if let Some((start, id)) = open.pop() {
-                    spans.push((start, call.line, *output_line, id));
-                }
-            }
-            None => {}
+    let calls: Vec<frame_calls::Call> = calls
+        .into_iter()
+        .map(|(line, id, commands)| frame_calls::Call {
+            line,
+            commands,
+            answer: outputs.remove(&id),
+        })
+        .collect();
+    let (spans, mut refusals) = frame_calls::pair(&calls, goal_of, finished);
+    let mut foldable: Vec<Span> = Vec::new();
+    for span in spans {
+        if pairs_within(&records, &span) {
+            foldable.push(span);
+        } else {
+            refusals.push(frame_calls::Refusal {
+                frame: Some(span.frame),
+                line: span.push,
+                why: "folding it would leave a call without its output".into(),
+            });
         }
     }
-    spans.sort_by_key(|s| s.0);
+    let outer = frame_calls::outermost(&foldable);
+    let refused = frame_calls::refused(&refusals, &foldable, &outer);
     let mut dropped: HashSet<usize> = HashSet::new();
     let mut replaced: HashMap<usize, String> = HashMap::new();
     let mut frames = Vec::new();
-    let mut covered_until: Option<usize> = None;
-    for (start, pop_call, pop_output, id) in spans {
-        if covered_until.is_some_and(|end| start <= end) {
-            continue;
-        }
-        let Some(text) = folded(&id) else { continue };
-        let span = records.iter().enumerate().take(pop_output + 1).skip(start);
-        for (n, record) in span {
-            if n != pop_call && record.as_ref().and_then(item).is_some() {
-                dropped.insert(n);
-            }
-        }
-        dropped.remove(&pop_output);
-        replaced.insert(pop_output, text);
-        frames.push(id);
-        covered_until = Some(pop_output);
+    for span in &outer {
+        dropped.extend(dropped_by(&records, span));
+        let done = finished(&span.frame).expect("a span's frame is finished");
+        let exit = records[span.answer]
+            .as_ref()
+            .and_then(|r| r.pointer("/payload/output")?.as_str())
+            .and_then(exit_and_output)
+            .map_or(0, |(code, _)| code);
+        // The model saw the other commands' output, and their failure.
+        let failure = (exit != 0).then(|| format!("Process exited with code {exit}"));
+        let after: Vec<&str> = failure
+            .iter()
+            .map(String::as_str)
+            .chain(span.others.as_deref())
+            .collect();
+        let text = match after.is_empty() {
+            true => done.text,
+            false => format!("{}\n\n{}", done.text, after.join("\n")),
+        };
+        replaced.insert(span.answer, text);
+        frames.push(span.frame.clone());
     }
     if frames.is_empty() {
-        return Ok(None);
+        return Ok(Folded {
+            text: None,
+            frames,
+            refused,
+        });
     }
-    check_pairs(&records, &dropped)?;
     let mut out = String::with_capacity(text.len());
     for (n, line) in lines.iter().enumerate() {
         if dropped.contains(&n) {
@@ -183,15 +181,39 @@ pub fn fold(text: &str, folded: &dyn Fn(&str) -> Option<String>) -> Result<Optio
             _ => out.push_str(line),
         }
     }
-    Ok(Some(Folded { text: out, frames }))
+    Ok(Folded {
+        text: Some(out),
+        frames,
+        refused,
+    })
 }
 
-/// Refuses a fold that would leave a call without its output or an output without its call.
-fn check_pairs(records: &[Option<Value>], dropped: &HashSet<usize>) -> Result<(), String> {
+/// The lines a span's fold takes out: its response items, but for the pop's call and output.
+fn dropped_by(records: &[Option<Value>], span: &Span) -> Vec<usize> {
+    (span.push..=span.answer)
+        .filter(|&n| n != span.pop && n != span.answer)
+        .filter(|&n| records[n].as_ref().and_then(item).is_some())
+        .collect()
+}
+
+/// Whether the calls and outputs a span's fold takes out answer each other, so that none is
+/// left without the other.
+fn pairs_within(records: &[Option<Value>], span: &Span) -> bool {
+    let dropped: HashSet<usize> = dropped_by(records, span).into_iter().collect();
+    let (calls, outputs) = call_ids(records, |n| dropped.contains(&n));
+    calls == outputs
+}
+
+/// The `call_id`s of the `function_call` and `function_call_output` records on the lines `keep`
+/// takes.
+fn call_ids(
+    records: &[Option<Value>],
+    keep: impl Fn(usize) -> bool,
+) -> (HashSet<&str>, HashSet<&str>) {
     let mut calls = HashSet::new();
     let mut outputs = HashSet::new();
     for (n, record) in records.iter().enumerate() {
-        if dropped.contains(&n) {
+        if !keep(n) {
             continue;
         }
         let Some(payload) = record.as_ref().and_then(item) else {
@@ -208,11 +230,7 @@ fn check_pairs(records: &[Option<Value>], dropped: &HashSet<usize>) -> Result<()
             _ => {}
         }
     }
-    if calls == outputs {
-        Ok(())
-    } else {
-        Err("folding would leave a call without its output".into())
-    }
+    (calls, outputs)
 }
 
 #[cfg(test)]
@@ -246,6 +264,34 @@ mod tests {
 
     const PUSH: &str = r#"ctx frame push --session "cx_$CODEX_THREAD_ID" -- 'Refunds'"#;
     const POP: &str = r#"ctx frame pop --session "cx_$CODEX_THREAD_ID" --summary done"#;
+    /// The thread's frame: every frame's parent but `fr_inner`'s, which is `fr_outer`.
+    const THREAD: &str = "cx_t1";
+
+    fn goal_of(frame: &str) -> Option<String> {
+        frame.starts_with("fr_").then(|| "Refunds".to_string())
+    }
+
+    fn parent_of(frame: &str) -> String {
+        match frame {
+            "fr_inner" => "fr_outer".into(),
+            _ => THREAD.into(),
+        }
+    }
+
+    /// Folds `text` with the frames `done` names finished, each folded to `F <id>`.
+    fn fold_with(text: &str, done: &dyn Fn(&str) -> bool) -> Result<Folded, String> {
+        fold(text, &goal_of, &|id| {
+            done(id).then(|| Finished {
+                parent: Some(parent_of(id)),
+                text: format!("F {id}"),
+            })
+        })
+    }
+
+    /// The folded text, when the fold rewrote the rollout.
+    fn folded_text(text: &str, done: &dyn Fn(&str) -> bool) -> Option<String> {
+        fold_with(text, done).unwrap().text
+    }
 
     #[test]
     fn a_popped_frames_span_becomes_its_pop_and_summary() {
@@ -257,19 +303,18 @@ mod tests {
             call("c2", "printf BULKY_OUTPUT"),
             output("c2", 0, "BULKY_OUTPUT"),
             call("c3", POP),
-            output("c3", 0, ""),
+            output("c3", 0, "cx_t1\n"),
             call("c4", "echo after"),
             output("c4", 0, "after"),
         ]);
-        let folded = fold(&text, &|id| (id == "fr_abc").then(|| "FOLDED".to_string()))
-            .unwrap()
-            .unwrap();
+        let folded = fold_with(&text, &|id| id == "fr_abc").unwrap();
         assert_eq!(folded.frames, ["fr_abc"]);
+        let folded = Done::of(folded);
         assert!(!folded.text.contains("BULKY_OUTPUT"), "{}", folded.text);
         assert!(!folded.text.contains("'Refunds'"), "the push goes too");
         assert!(folded.text.contains("frame pop --session"), "the pop stays");
         assert!(
-            folded.text.contains("\"output\":\"FOLDED\""),
+            folded.text.contains("\"output\":\"F fr_abc\""),
             "{}",
             folded.text
         );
@@ -285,6 +330,19 @@ mod tests {
         );
     }
 
+    /// A fold that rewrote the rollout.
+    struct Done {
+        text: String,
+    }
+
+    impl Done {
+        fn of(folded: Folded) -> Done {
+            Done {
+                text: folded.text.expect("the rollout folded"),
+            }
+        }
+    }
+
     #[test]
     fn unfinished_failed_and_nested_frames_fold_as_they_should() {
         // The outer frame folds, with the inner one inside it.
@@ -294,40 +352,149 @@ mod tests {
             call("c2", PUSH),
             output("c2", 0, "fr_inner\n"),
             call("c3", POP),
-            output("c3", 0, ""),
+            output("c3", 0, "fr_outer\n"),
             call("c4", POP),
-            output("c4", 0, ""),
+            output("c4", 0, "cx_t1\n"),
         ]);
-        let folded = fold(&nested, &|id| Some(format!("F {id}")))
-            .unwrap()
-            .unwrap();
+        let folded = fold_with(&nested, &|_| true).unwrap();
         assert_eq!(folded.frames, ["fr_outer"]);
-        assert_eq!(folded.text.matches("function_call\"").count(), 1);
+        assert_eq!(folded.text.unwrap().matches("function_call\"").count(), 1);
         // Only the inner one finished: it alone folds.
-        let folded = fold(&nested, &|id| (id == "fr_inner").then(|| "F".to_string()))
-            .unwrap()
-            .unwrap();
+        let folded = fold_with(&nested, &|id| id == "fr_inner").unwrap();
         assert_eq!(folded.frames, ["fr_inner"]);
         // Nothing finished, or a push that failed: nothing to fold.
-        assert!(fold(&nested, &|_| None).unwrap().is_none());
+        assert!(folded_text(&nested, &|_| false).is_none());
         let failed = rollout(&[
             call("c1", PUSH),
             output("c1", 1, "error: no\n"),
             call("c2", POP),
-            output("c2", 0, ""),
+            output("c2", 0, "cx_t1\n"),
         ]);
-        assert!(fold(&failed, &|_| Some("F".into())).unwrap().is_none());
+        assert!(folded_text(&failed, &|_| true).is_none());
         // A call left open across the pop is refused rather than unpaired.
         let open = rollout(&[
             call("c1", PUSH),
             output("c1", 0, "fr_a\n"),
             call("c2", "sleep 100"),
             call("c3", POP),
-            output("c3", 0, ""),
+            output("c3", 0, "cx_t1\n"),
             output("c2", 0, ""),
         ]);
-        assert!(fold(&open, &|_| Some("F".into())).is_err());
-        assert!(fold("not json\n", &|_| None).is_err());
+        let folded = fold_with(&open, &|_| true).unwrap();
+        assert!(folded.text.is_none());
+        assert_eq!(
+            folded.refused,
+            [
+                "frame fr_a, pushed at line 2, left unfolded: folding it would leave a call without \
+              its output"
+            ]
+        );
+        assert!(fold_with("not json\n", &|_| true).is_err());
+    }
+
+    #[test]
+    fn a_pop_sharing_its_call_keeps_the_other_commands_output_after_the_summary() {
+        let text = rollout(&[
+            call("c1", PUSH),
+            output("c1", 0, "fr_abc\n"),
+            call("c2", "printf BULKY_OUTPUT"),
+            output("c2", 0, "BULKY_OUTPUT"),
+            call("c3", &format!("{POP} && printf AFTER_POP")),
+            output("c3", 0, "cx_t1\nAFTER_POP"),
+        ]);
+        let folded = Done::of(fold_with(&text, &|_| true).unwrap());
+        assert!(!folded.text.contains("BULKY_OUTPUT"));
+        assert!(
+            folded.text.contains(r#""output":"F fr_abc\n\nAFTER_POP""#),
+            "{}",
+            folded.text
+        );
+        // The command after the pop failed: the pop ended its frame all the same, and the model
+        // saw the failure.
+        let text = rollout(&[
+            call("c1", PUSH),
+            output("c1", 0, "fr_abc\n"),
+            call("c3", &format!("{POP} && git status")),
+            output("c3", 128, "cx_t1\nfatal: not a git repository"),
+        ]);
+        let folded = Done::of(fold_with(&text, &|_| true).unwrap());
+        assert!(
+            folded.text.contains(
+                r#""output":"F fr_abc\n\nProcess exited with code 128\nfatal: not a git repository""#
+            ),
+            "{}",
+            folded.text
+        );
+    }
+
+    #[test]
+    fn a_push_sharing_its_call_is_found_by_its_goal_not_the_last_line() {
+        let text = rollout(&[
+            call("c1", &format!("{PUSH} && printf INSIDE")),
+            output("c1", 0, "fr_abc\nINSIDE"),
+            call("c2", POP),
+            output("c2", 0, "cx_t1\n"),
+        ]);
+        let folded = fold_with(&text, &|_| true).unwrap();
+        assert_eq!(folded.frames, ["fr_abc"]);
+        assert!(!Done::of(folded).text.contains("INSIDE"));
+        // A frame command split by a separator or a parenthesis is read whole.
+        let text = rollout(&[
+            call(
+                "c1",
+                "(ctx frame push --session \"cx_$CODEX_THREAD_ID\" -- 'Refunds');make",
+            ),
+            output("c1", 2, "fr_abc\nmake: *** No targets.  Stop."),
+            call("c2", POP),
+            output("c2", 0, "cx_t1\n"),
+        ]);
+        assert_eq!(fold_with(&text, &|_| true).unwrap().frames, ["fr_abc"]);
+    }
+
+    #[test]
+    fn every_frame_left_unfolded_says_why() {
+        // A push whose output names no frame: its pop has no push.
+        let text = rollout(&[
+            call("c1", PUSH),
+            output("c1", 0, "INSIDE\n"),
+            call("c2", POP),
+            output("c2", 0, "cx_t1\n"),
+        ]);
+        let folded = fold_with(&text, &|_| true).unwrap();
+        assert!(folded.text.is_none());
+        assert_eq!(
+            folded.refused,
+            ["the pop at line 4 has no push in the transcript; left as it is"]
+        );
+        // A pop whose output does not show it ended the frame, and a later one that does.
+        let text = rollout(&[
+            call("c1", PUSH),
+            output("c1", 0, "fr_abc\n"),
+            call("c2", POP),
+            output("c2", 0, "fr_other\n"),
+        ]);
+        let folded = fold_with(&text, &|_| true).unwrap();
+        assert_eq!(
+            folded.refused,
+            [
+                "frame fr_abc, pushed at line 2, left unfolded: the pop at line 4 does not show it \
+              ended it: its output does not name its parent cx_t1 as the frame now current"
+            ]
+        );
+        // A fold's own output, read again, is passed over.
+        let text = rollout(&[
+            call("c1", PUSH),
+            output("c1", 0, "fr_abc\n"),
+            call("c2", POP),
+            output("c2", 0, "cx_t1\n"),
+        ]);
+        let once = folded_text(&text, &|_| true).unwrap();
+        let again = fold_with(&once, &|_| true).unwrap();
+        assert!(
+            again.text.is_none() && again.refused.is_empty(),
+            "{:?}",
+            again.refused
+        );
     }
 
     use proptest::prelude::*;
@@ -339,7 +506,7 @@ mod tests {
         let code = if ok { 0 } else { 1 };
         match kind % 4 {
             0 => vec![call(&id, PUSH), output(&id, code, &format!("fr_{n}\n"))],
-            1 => vec![call(&id, POP), output(&id, code, "")],
+            1 => vec![call(&id, POP), output(&id, code, "cx_t1\n")],
             2 => vec![call(&id, "echo WORK"), output(&id, code, "WORK")],
             _ => vec![
                 r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count"}}"#
@@ -371,11 +538,13 @@ mod tests {
                 }
             }
             let text = rollout(&parts);
-            let Ok(Some(folded)) = fold(&text, &|id| Some(format!("F {id}"))) else {
+            let Some(folded) = folded_text(&text, &|_| true) else {
                 return Ok(());
             };
+            let folded = Done { text: folded };
             let records = parse_records(&folded.text);
-            check_pairs(&records, &HashSet::new()).unwrap();
+            let (calls, outputs) = call_ids(&records, |_| true);
+            prop_assert_eq!(calls, outputs);
             let kept = |t: &str| t.lines().filter(|l| l.contains("token_count")).count();
             prop_assert_eq!(kept(&text), kept(&folded.text));
             // The folded text's lines, other than the replaced outputs, appear in the original in

@@ -1,11 +1,13 @@
 //! What the agents that call ctx through hooks (Claude Code, Codex) share below their command
 //! adapters and the hook core (`app::hooks`): their ids as frame ids, ctx's entries in their
-//! hooks files ([`settings`]), and the rewrite of a folded transcript ([`transcript`]).
+//! hooks files ([`settings`]), the frame commands of their shell calls ([`frame_calls`]), which
+//! both transcript folds pair, and the rewrite of a folded transcript ([`transcript`]).
 
 use serde_json::{Map, Value, json};
 
 use crate::frame::id::validate_id;
 
+pub mod frame_calls;
 pub mod settings;
 pub mod transcript;
 

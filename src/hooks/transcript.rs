@@ -22,12 +22,17 @@ pub const MAX_FOLD: u64 = 64 << 20;
 /// Why a transcript that changed since it was read is left as it is.
 const CHANGED: &str = "it changed since ctx read it (still being written to, or folded meanwhile)";
 
-/// A transcript (or rollout) after the fold: its new text and the frames folded, in order
-/// (outermost spans only).
-#[derive(Debug)]
+/// What a fold of a transcript (or rollout) made of it: its new text when a frame folded, the
+/// frames folded, in order (outermost spans only), and why each frame it pushed and popped that
+/// stays unfolded does: a frame ctx cannot fold safely is left as it is, and the others still
+/// fold.
+#[derive(Debug, Default)]
 pub struct Folded {
-    pub text: String,
+    /// `None`: nothing folded, the transcript stays as it is.
+    pub text: Option<String>,
     pub frames: Vec<String>,
+    /// One sentence per frame left unfolded, for the hook log.
+    pub refused: Vec<String>,
 }
 
 /// A transcript read for folding, still open: after the rename, the open file is the original,
@@ -226,25 +231,32 @@ fn move_late_lines(original: &File, read: u64, path: &Path) -> Option<String> {
 /// Folds the transcript at `path`, one of the agent's (`noun`: "transcript", "rollout"), at its
 /// session's end: it must lie below `folder` (the agent's own folder, `folder_name` to people),
 /// `fold` turns its text into the folded text (`None`: nothing to fold; `Err`: why it is left as
-/// it is), and the folded text takes its place ([`Transcript::rewrite`]). The error is the hook
-/// log's line: why the transcript was left as it is, or that lines written meanwhile were moved.
+/// it is), and the folded text takes its place ([`Transcript::rewrite`]). `note` gets a hook log
+/// line for each frame the fold left unfolded, the others folding all the same; the error is the
+/// hook log's line: why the whole transcript was left as it is, or that lines written meanwhile
+/// were moved.
 pub fn fold_at_end(
     path: &Path,
     noun: &str,
     folder: Option<PathBuf>,
     folder_name: &str,
     now: i64,
-    fold: impl FnOnce(&str) -> Result<Option<String>, String>,
+    fold: impl FnOnce(&str) -> Result<Folded, String>,
+    mut note: impl FnMut(&str),
 ) -> crate::error::Result<()> {
     let refuse = |why: String| {
         crate::error::Error::failure(format!("{noun} {} left as it is: {why}", path.display()))
     };
     let inside = |path: &Path| folder.as_deref().is_some_and(|folder| below(path, folder));
     let transcript = Transcript::open(path, inside, folder_name).map_err(refuse)?;
-    let Some(folded) = fold(transcript.text().map_err(refuse)?).map_err(refuse)? else {
+    let folded = fold(transcript.text().map_err(refuse)?).map_err(refuse)?;
+    for why in &folded.refused {
+        note(&format!("{noun} {}: {why}", path.display()));
+    }
+    let Some(text) = folded.text else {
         return Ok(());
     };
-    match transcript.rewrite(&folded, now).map_err(refuse)? {
+    match transcript.rewrite(&text, now).map_err(refuse)? {
         Rewritten::Done => Ok(()),
         Rewritten::WithLateLines(why) => Err(crate::error::Error::failure(format!(
             "{noun} {} folded; {why}",

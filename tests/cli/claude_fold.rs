@@ -531,3 +531,186 @@ fn lines_appended_while_the_session_ends_are_never_lost() {
         assert_eq!(kept_originals(&transcript).len(), 1);
     }
 }
+
+/// A transcript of two frames, pushed and popped through Bash with `first` and `second` as their
+/// push and pop commands (`{}` is where the pop's output goes when a command names it), and a
+/// command in each that prints a large output; the frames in state.json as ctx made them.
+fn two_frames(
+    env: &TestEnv,
+    first: (&str, &str),
+    second: (&str, &str),
+) -> (std::path::PathBuf, [String; 2]) {
+    let dir = env.home.join(".claude/projects/-x-billing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join(format!("{SESSION}.jsonl"));
+    hook(
+        env,
+        "UserPromptSubmit",
+        &json!({ "session_id": SESSION, "prompt": "Refunds", "transcript_path": transcript }),
+        &[],
+    );
+    let frames = ["Refund work", "Invoice work"].map(|goal| {
+        let push = env
+            .ctx()
+            .env("CTX_SESSION", FRAME)
+            .args(["frame", "push", "--", goal])
+            .output()
+            .unwrap();
+        env.ctx()
+            .env("CTX_SESSION", FRAME)
+            .args(["frame", "pop", "--summary", "done"])
+            .assert()
+            .success();
+        String::from_utf8(push.stdout).unwrap().trim().to_string()
+    });
+    let t = |s: u32| format!("2026-11-25T10:00:{s:02}.000Z");
+    let mut lines = vec![
+        json!({ "type": "user", "uuid": "a", "parentUuid": null, "sessionId": SESSION, "version": "2.1.328",
+                "timestamp": t(0), "message": { "role": "user", "content": "Refunds" } })
+        .to_string(),
+    ];
+    let mut parent = "a".to_string();
+    for (n, ((push, pop), frame)) in [first, second].into_iter().zip(&frames).enumerate() {
+        let at = 10 * n as u32;
+        let u = |k: usize| format!("u{n}{k}");
+        let pop_output = pop
+            .split_once(" #=> ")
+            .map_or(format!("{FRAME}\n"), |(_, out)| {
+                out.replace("{frame}", frame)
+            });
+        let pop = pop.split_once(" #=> ").map_or(pop, |(pop, _)| pop);
+        lines.extend([
+            call(
+                &u(1),
+                &parent,
+                &format!("m{n}1"),
+                &format!("p{n}"),
+                push,
+                &t(at + 1),
+            ),
+            result(
+                &u(2),
+                &u(1),
+                &format!("p{n}"),
+                &format!("{frame}\n"),
+                &t(at + 2),
+            ),
+            call(
+                &u(3),
+                &u(2),
+                &format!("m{n}2"),
+                &format!("t{n}"),
+                "cat big.txt",
+                &t(at + 3),
+            ),
+            result(
+                &u(4),
+                &u(3),
+                &format!("t{n}"),
+                &format!("BIG_OUTPUT_{n}"),
+                &t(at + 4),
+            ),
+            call(
+                &u(5),
+                &u(4),
+                &format!("m{n}3"),
+                &format!("q{n}"),
+                pop,
+                &t(at + 5),
+            ),
+            result(&u(6), &u(5), &format!("q{n}"), &pop_output, &t(at + 6)),
+        ]);
+        parent = u(6);
+    }
+    std::fs::write(&transcript, lines.join("\n") + "\n").unwrap();
+    (transcript, frames)
+}
+
+#[test]
+fn a_frame_that_cannot_fold_is_a_log_line_and_the_others_still_fold() {
+    let env = TestEnv::new();
+    let (transcript, frames) = two_frames(
+        &env,
+        // Its pop names its frame by a variable: only that frame is left as it is.
+        (
+            "ctx frame push -- 'Refund work'",
+            "ctx frame pop --frame \"$F\" --summary done",
+        ),
+        (
+            "ctx frame push -- 'Invoice work'",
+            "ctx frame pop --summary done",
+        ),
+    );
+    end(&env, &transcript, &[]);
+    let folded = std::fs::read_to_string(&transcript).unwrap();
+    assert!(folded.contains("BIG_OUTPUT_0"), "the first frame stays");
+    assert!(
+        !folded.contains("BIG_OUTPUT_1"),
+        "the second folds: {folded}"
+    );
+    assert_eq!(kept_originals(&transcript).len(), 1);
+    let log = crate::common::hook_log_lines(&env.path(".opencode/flame/claude-hooks.log"));
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].ends_with(&format!(
+            "{SESSION}.jsonl: frame {}, pushed at line 2, left unfolded: the pop at line 6 names \
+             its frame by what only a shell can read",
+            frames[0]
+        )),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_push_ended_by_a_separator_or_a_parenthesis_folds() {
+    for (first, second) in [
+        (
+            "ctx frame push -- 'Refund work'; ls",
+            "(ctx frame push -- 'Invoice work')",
+        ),
+        (
+            "ctx frame push -- 'Refund work'&&ls",
+            "ctx frame push -- 'Invoice work'|cat",
+        ),
+    ] {
+        let env = TestEnv::new();
+        let (transcript, _) = two_frames(
+            &env,
+            (first, "ctx frame pop --summary done"),
+            (second, "ctx frame pop --summary done"),
+        );
+        end(&env, &transcript, &[]);
+        let folded = std::fs::read_to_string(&transcript).unwrap();
+        assert!(
+            !folded.contains("BIG_OUTPUT_0") && !folded.contains("BIG_OUTPUT_1"),
+            "{first} / {second}: {folded}"
+        );
+        assert!(!env.path(".opencode/flame/claude-hooks.log").exists());
+    }
+}
+
+#[test]
+fn a_json_pop_and_an_echo_of_frame_pop_are_read_for_what_they_are() {
+    let env = TestEnv::new();
+    let doc = r#"{"version":1,"frame":{"id":"{frame}","status":"completed"},"current":"cc_x"}"#;
+    let (transcript, _) = two_frames(
+        &env,
+        (
+            "ctx frame push -- 'Refund work'",
+            &format!("ctx --json frame pop --summary done #=> {doc}"),
+        ),
+        (
+            "ctx frame push -- 'Invoice work'",
+            &format!(
+                "echo frame pop is next && ctx frame pop --summary done #=> frame pop is next\n{FRAME}"
+            ),
+        ),
+    );
+    end(&env, &transcript, &[]);
+    let folded = std::fs::read_to_string(&transcript).unwrap();
+    assert!(
+        !folded.contains("BIG_OUTPUT_0") && !folded.contains("BIG_OUTPUT_1"),
+        "{folded}"
+    );
+    assert!(!env.path(".opencode/flame/claude-hooks.log").exists());
+}

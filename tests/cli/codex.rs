@@ -401,7 +401,7 @@ fn session_end_folds_the_rollout_for_a_resume_and_keeps_the_original() {
         shell_call("c2", "cat src/tokens.rs"),
         shell_output("c2", "BULKY_SOURCE_TEXT"),
         shell_call("c3", pop),
-        shell_output("c3", ""),
+        shell_output("c3", &format!("{FRAME}\n")),
     ]
     .concat();
     let dir = env.home.join(".codex/sessions/2026/11/27");
@@ -452,6 +452,124 @@ fn session_end_folds_the_rollout_for_a_resume_and_keeps_the_original() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].ends_with("left as it is: it is not below Codex's sessions folder"),
+        "{lines:?}"
+    );
+}
+
+/// A rollout of Codex's sessions folder holding `records` after its first line, and the
+/// SessionEnd event that folds it.
+fn rollout_of(env: &TestEnv, records: &[String]) -> (std::path::PathBuf, Value) {
+    let dir = env.home.join(".codex/sessions/2026/11/28");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rollout = dir.join("rollout-2026-11-28T04-46-18-t2.jsonl");
+    let first =
+        r#"{"timestamp":"2026-11-28T04:46:18.064Z","type":"session_meta","payload":{"id":"t2"}}"#;
+    std::fs::write(&rollout, format!("{first}\n{}", records.concat())).unwrap();
+    let end = event(
+        "SessionEnd",
+        json!({ "transcript_path": rollout, "reason": "other" }),
+    );
+    (rollout, end)
+}
+
+/// A frame of the thread, pushed and popped with `ctx`: its id.
+fn pushed_and_popped(env: &TestEnv, goal: &str) -> String {
+    let id = env.ok(&["frame", "push", "--session", FRAME, "--", goal]);
+    env.ok(&["frame", "pop", "--session", FRAME, "--summary", "done"]);
+    id.trim().to_string()
+}
+
+#[test]
+fn the_other_commands_of_a_push_or_pop_call_keep_their_output_and_the_frame_folds() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event("UserPromptSubmit", json!({ "prompt": "Refunds" })),
+    );
+    let id = pushed_and_popped(&env, "Refunds");
+    let session = "--session \"cx_$CODEX_THREAD_ID\"";
+    let (rollout, end) = rollout_of(
+        &env,
+        &[
+            shell_call(
+                "c1",
+                &format!("ctx frame push {session} -- 'Refunds' && printf INSIDE_PUSH"),
+            ),
+            shell_output("c1", &format!("{id}\nINSIDE_PUSH")),
+            shell_call("c2", "cat refunds.csv"),
+            shell_output("c2", "BULKY_CSV"),
+            shell_call(
+                "c3",
+                &format!("ctx frame pop {session} --summary done && printf AFTER_POP"),
+            ),
+            shell_output("c3", &format!("{FRAME}\nAFTER_POP")),
+        ],
+    );
+    assert_eq!(hook(&env, "SessionEnd", &end), "");
+    let folded = std::fs::read_to_string(&rollout).unwrap();
+    assert!(
+        !folded.contains("BULKY_CSV") && !folded.contains("INSIDE_PUSH"),
+        "{folded}"
+    );
+    let output = folded
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find_map(|r| Some(r["payload"]["output"].as_str()?.to_string()))
+        .unwrap();
+    assert!(
+        output.starts_with(&format!("[ctx] Frame {id} (Refunds) completed, folded;")),
+        "{output}"
+    );
+    assert!(output.ends_with("Summary: done\n\nAFTER_POP"), "{output}");
+    assert!(!env.path(".opencode/flame/codex-hooks.log").exists());
+}
+
+#[test]
+fn a_frame_the_fold_leaves_alone_is_a_log_line_and_the_others_fold() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event("UserPromptSubmit", json!({ "prompt": "Refunds" })),
+    );
+    let first = pushed_and_popped(&env, "Refunds");
+    let second = pushed_and_popped(&env, "Invoices");
+    let session = "--session \"cx_$CODEX_THREAD_ID\"";
+    let push = |goal: &str| format!("ctx frame push {session} -- '{goal}'");
+    let pop = format!("ctx frame pop {session} --summary done");
+    let (rollout, end) = rollout_of(
+        &env,
+        &[
+            shell_call("c1", &push("Refunds")),
+            shell_output("c1", &format!("{first}\n")),
+            shell_call("c2", "sleep 100"),
+            shell_call("c3", &pop),
+            shell_output("c3", &format!("{FRAME}\n")),
+            // Its output comes after the pop: the first frame cannot fold without unpairing it.
+            shell_output("c2", "LATE"),
+            shell_call("c4", &push("Invoices")),
+            shell_output("c4", &format!("{second}\n")),
+            shell_call("c5", "cat invoices.csv"),
+            shell_output("c5", "BULKY_INVOICES"),
+            shell_call("c6", &pop),
+            shell_output("c6", &format!("{FRAME}\n")),
+        ],
+    );
+    assert_eq!(hook(&env, "SessionEnd", &end), "");
+    let folded = std::fs::read_to_string(&rollout).unwrap();
+    assert!(!folded.contains("BULKY_INVOICES"), "{folded}");
+    assert!(
+        folded.contains("sleep 100") && folded.contains("LATE"),
+        "{folded}"
+    );
+    let lines = hook_log_lines(&env.path(".opencode/flame/codex-hooks.log"));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].ends_with(&format!(
+            "rollout-2026-11-28T04-46-18-t2.jsonl: frame {first}, pushed at line 2, left \
+             unfolded: folding it would leave a call without its output"
+        )),
         "{lines:?}"
     );
 }

@@ -8,11 +8,11 @@
 //! was is kept beside it (`crate::hooks::transcript`), in the session's folder, where Claude
 //! Code's session list does not look and where `ctx budget spent` and ccusage, which read every
 //! transcript below the project's folder and count a response once by its id, still find the
-//! responses folded away. Whatever ctx does not know leaves the transcript as it is, with the
-//! reason in the hook log.
+//! responses folded away. A frame ctx cannot fold safely stays as it is, and so does the whole
+//! transcript when ctx does not know its shape; each with the reason in the hook log.
 
 use crate::app::hooks::Hook;
-use crate::claude::fold::{self, Finished};
+use crate::claude::fold;
 use crate::error::Result;
 
 pub(super) fn fold(hook: &Hook) -> Result<Option<String>> {
@@ -22,16 +22,7 @@ pub(super) fn fold(hook: &Hook) -> Result<Option<String>> {
         "transcript",
         projects,
         "Claude Code's projects folder",
-        |text, state, folded_text| {
-            let goal_of = |id: &str| state.frame(id).map(|frame| frame.goal().to_string());
-            let finished = |id: &str| -> Option<Finished> {
-                Some(Finished {
-                    parent: state.frame(id)?.parent().map(str::to_string),
-                    text: folded_text(id)?,
-                })
-            };
-            Ok(fold::fold(text, &goal_of, &finished)?.map(|folded| folded.text))
-        },
+        fold::fold,
     )?;
     Ok(None)
 }

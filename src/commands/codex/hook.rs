@@ -216,8 +216,8 @@ fn read_rollout(path: &str) -> Vec<Value> {
 /// SessionEnd: folds the thread's rollout (`crate::codex::fold`), so that `codex exec resume`
 /// sends each frame the model pushed and popped in its shell as its summary and log path. The
 /// rollout as it was is kept beside it (`<rollout>/ctx-fold-<ms>.jsonl`, where Codex's list of
-/// sessions does not look); whatever ctx does not know leaves it as it is, with the reason in the
-/// hook log.
+/// sessions does not look); a frame ctx cannot fold safely, or a rollout whose shape it does not
+/// know, is left as it is, with the reason in the hook log.
 fn session_end(hook: &mut Hook) -> Result<Option<String>> {
     if hook.field("agent_id").is_some() {
         return Ok(None);
@@ -228,7 +228,7 @@ fn session_end(hook: &mut Hook) -> Result<Option<String>> {
         "rollout",
         sessions,
         "Codex's sessions folder",
-        |text, _, folded_text| Ok(fold::fold(text, folded_text)?.map(|folded| folded.text)),
+        fold::fold,
     )?;
     Ok(None)
 }
