@@ -540,7 +540,7 @@ impl<'a> Hook<'a> {
     /// ([`transcript::folded_text`], its log named from the project's root when the session ran
     /// there). Each frame it leaves unfolded is a line of the hook log.
     pub fn fold_at_end(
-        &self,
+        &mut self,
         setting: &crate::settings::Def,
         noun: &str,
         folder: Option<PathBuf>,
@@ -568,24 +568,18 @@ impl<'a> Hook<'a> {
                 text: transcript::folded_text(&self.store, &state, id, root)?,
             })
         };
-        let session = self.session_id().to_string();
-        transcript::fold_at_end(
+        let mut refused = Vec::new();
+        let folded = transcript::fold_at_end(
             Path::new(path),
             noun,
             folder,
             folder_name,
             self.ctx.now,
             |text| fold(text, &goal_of, &finished),
-            |why| {
-                log_problem(
-                    self.harness,
-                    Some(&self.ctx.project.root),
-                    "SessionEnd",
-                    Some(&session),
-                    why,
-                )
-            },
-        )
+            |why| refused.push(why.to_string()),
+        );
+        self.notes.extend(refused);
+        folded
     }
 
     /// A compaction's summary on the session's current frame.

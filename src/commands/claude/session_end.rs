@@ -15,7 +15,7 @@ use crate::app::hooks::Hook;
 use crate::claude::fold;
 use crate::error::Result;
 
-pub(super) fn fold(hook: &Hook) -> Result<Option<String>> {
+pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
     let projects = crate::claude::config_dir().map(|dir| dir.join("projects"));
     hook.fold_at_end(
         &crate::settings::CLAUDE_FOLD,
