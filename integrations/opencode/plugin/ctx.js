@@ -26,8 +26,7 @@
 // (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook mode, which waits
 // at most 3 s for the state's lock and starts no frame state in the home folder or /.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -49,11 +48,16 @@ const pluginKit = async (directory) => {
   try {
     return (await import("@opencode-ai/plugin")).tool;
   } catch {}
+  // The kit's package exports an ES module only, which require.resolve cannot find: its entry
+  // is read from its own package.json in the node_modules OpenCode fills.
   const config = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
   for (const dir of [join(directory ?? ".", ".opencode"), join(config, "opencode")]) {
     try {
-      const found = createRequire(join(dir, "package.json")).resolve("@opencode-ai/plugin");
-      return (await import(pathToFileURL(found).href)).tool;
+      const kit = join(dir, "node_modules", "@opencode-ai", "plugin");
+      const manifest = JSON.parse(readFileSync(join(kit, "package.json"), "utf8"));
+      const entry = manifest.exports?.["."]?.import ?? manifest.module ?? manifest.main;
+      if (typeof entry !== "string") continue;
+      return (await import(pathToFileURL(join(kit, entry)).href)).tool;
     } catch {}
   }
   return undefined;
