@@ -311,6 +311,17 @@ pub const FRAME_STALE_AFTER: Def = Def {
             marked stale (0: never)",
 };
 
+pub const FRAME_AUTO: Def = Def {
+    key: "frame.auto",
+    env: "CTX_FRAME_AUTO",
+    kind: Kind::Choice(&["off", "turns", "todos", "all"]),
+    default: "\"off\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "which frames ctx opens by itself, without the model: turns (one per person's \
+            prompt, in Claude Code and Codex), todos (none yet), all (both), off",
+};
+
 pub const HOOKS_STATE_IN_HOME: Def = Def {
     key: "hooks.state_in_home",
     env: "CTX_HOOKS_STATE_IN_HOME",
@@ -344,6 +355,7 @@ pub const ALL: &[&Def] = &[
     &FRAME_CONTEXT_TOKENIZER,
     &FRAME_LOG_OUTPUT_MAX,
     &FRAME_STALE_AFTER,
+    &FRAME_AUTO,
     &BUDGET_MODEL,
     &BUDGET_TOKENIZER,
     &BUDGET_LIMIT,

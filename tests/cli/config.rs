@@ -22,6 +22,7 @@ fn defaults_when_nothing_is_configured() {
     frame.context.tokenizer = "flame"     # default
     frame.log.output_max = 262144         # default
     frame.stale_after = 60                # default
+    frame.auto = "off"                    # default
     budget.model = ""                     # default
     budget.tokenizer = "auto"             # default
     budget.limit = 0                      # default
@@ -93,6 +94,32 @@ fn env_beats_project_beats_user_beats_flame_beats_default() {
 }
 
 #[test]
+fn frame_auto_is_off_by_default_and_takes_its_four_values_from_files_and_env() {
+    let env = TestEnv::new();
+    assert_eq!(env.ok(&["config", "frame.auto"]), "off\n");
+    env.write(".opencode/ctx.toml", "[frame]\nauto = \"turns\"\n");
+    assert_eq!(env.ok(&["config", "frame.auto"]), "turns\n");
+    for value in ["off", "turns", "todos", "all"] {
+        let out = env
+            .ctx()
+            .args(["config", "frame.auto"])
+            .env("CTX_FRAME_AUTO", value)
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{value}\n"));
+    }
+    env.write(".opencode/ctx.toml", "[frame]\nauto = \"on\"\n");
+    let out = env.run(&["config", "frame.auto"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("frame.auto must be one of off, turns, todos, all"),
+        "{}",
+        env.render(&out)
+    );
+}
+
+#[test]
 fn one_key_prints_its_bare_value() {
     let env = TestEnv::new();
     env.write(
@@ -155,6 +182,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     frame.context.tokenizer = "flame"     # default
     frame.log.output_max = 262144         # default
     frame.stale_after = 60                # default
+    frame.auto = "off"                    # default
     budget.model = ""                     # default
     budget.tokenizer = "auto"             # default
     budget.limit = 0                      # default
