@@ -22,7 +22,7 @@ use crate::compact::frame_context;
 use crate::error::{Error, Result};
 use crate::frame::log;
 use crate::frame::ops::{self, Correction, Place};
-use crate::frame::state::{SCHEMA_VERSION, State, Status};
+use crate::frame::state::{AUTO_KEY, AUTO_TURN, FrameKey, SCHEMA_VERSION, State, Status};
 use crate::frame::store::Store;
 use crate::hooks::frame_calls::Finished;
 use crate::hooks::transcript::Folded;
@@ -582,6 +582,188 @@ impl<'a> Hook<'a> {
         folded
     }
 
+    /// Whether `frame.auto` asks for turn frames (`turns` or `all`).
+    pub fn turns_on(&self) -> Result<bool> {
+        let config = self.ctx.project.config()?;
+        let auto = crate::settings::resolve(config, &crate::settings::FRAME_AUTO, None, None)?;
+        Ok(matches!(auto.text(), "turns" | "all"))
+    }
+
+    /// A person's prompt (`frame.auto` on): opens a turn frame under the session's own frame,
+    /// its goal the prompt's first line, `turn` the agent's id of the turn (Claude Code's
+    /// `prompt_id`, Codex's `turn_id`), which its Stop names. Call it after the session's context
+    /// is made: that context is the session frame's, so turn frames do not change it.
+    ///
+    /// A turn still on top of the session here had no Stop: its process was killed, or another
+    /// process continues the session at the same time. It is closed (its own Stop, if it comes,
+    /// gives it its answer) and logged. A turn left open below a frame the model pushed in it
+    /// goes on: the prompt continues inside the model's frame, and no turn opens under it, so
+    /// that the model can still pop it.
+    pub fn turn_start(&mut self, turn: Option<&str>) -> Result<()> {
+        let prompt = self.field("prompt").unwrap_or("");
+        if self.field("agent_id").is_some() || is_notification(prompt) {
+            return Ok(());
+        }
+        let first_line = prompt.lines().find(|l| !l.trim().is_empty());
+        let goal =
+            super::session::goal_from_title(first_line, || format!("{} turn", self.harness.name));
+        let session = self.session.clone();
+        let now = self.ctx.now;
+        let store = &self.store;
+        let (notes, _) = store.update(now, |state| {
+            let mut notes = Vec::new();
+            if state.frame(&session).is_none() {
+                return Ok((notes, false));
+            }
+            let mut closed = false;
+            while let Some(open) = open_turn_on_top(state, &session)? {
+                closed = true;
+                let kept = state.frame(&open).and_then(|f| f.summary()).is_some();
+                if !kept {
+                    notes.push(format!(
+                        "turn {open} had no Stop before the next prompt (its process was \
+                         killed, or another process continues the session): closed"
+                    ));
+                }
+                close_turn(
+                    store,
+                    state,
+                    &open,
+                    (!kept).then_some(NO_STOP_BEFORE_PROMPT),
+                    now,
+                )?;
+            }
+            let current = ops::session_current(state, &session)?;
+            if current.as_deref().is_some_and(|c| c != session) {
+                return Ok((notes, closed));
+            }
+            // A session whose own frame someone popped gets no turn frames under it.
+            if state.frame(&session).map(|f| f.status()) != Some(Status::InProgress) {
+                return Ok((notes, closed));
+            }
+            let id = ops::push(
+                state,
+                &goal,
+                Some(&session),
+                None,
+                Place::Session(&session),
+                now,
+            )?;
+            state.set_field(&id, AUTO_KEY, Json::str(AUTO_TURN));
+            if let Some(turn) = turn {
+                state.set_field(&id, TURN_ID_KEY, Json::str(turn));
+            }
+            Ok((notes, true))
+        })?;
+        self.notes.extend(notes);
+        Ok(())
+    }
+
+    /// The turn frame a Stop would close, with its creation time: `turn` names it, else it is
+    /// the session's open turn. Read without the lock, so that the adapter can read the turn's
+    /// span of the transcript for its log before [`Hook::turn_stop`] takes it.
+    pub fn turn_of_stop(&self, turn: Option<&str>) -> Result<Option<(String, i64)>> {
+        let state = self.store.load()?;
+        let id = match named_turn(&state, turn) {
+            Some(id) => Some(id),
+            None => open_turn_around(&state, &self.session)?,
+        };
+        Ok(id.and_then(|id| {
+            let created = state.frame(&id)?.created_at();
+            Some((id, created))
+        }))
+    }
+
+    /// A turn's Stop: closes the turn frame `turn` names (else the session's open turn)
+    /// completed, `answer` (the turn's last assistant message) its summary and `export` its log.
+    /// A turn with a frame of the model's still running on it stays open with the answer as its
+    /// summary so far; a turn a later prompt or the end of its process closed already gets the
+    /// answer in place of what was said for it then.
+    pub fn turn_stop(
+        &mut self,
+        turn: Option<&str>,
+        answer: Option<&str>,
+        export: Option<&Export>,
+    ) -> Result<()> {
+        if self.field("agent_id").is_some() {
+            return Ok(());
+        }
+        let session = self.session.clone();
+        let now = self.ctx.now;
+        let store = &self.store;
+        let messages = match export {
+            Some(export) => Some(log::Messages::of(export, self.output_max()?)),
+            None => None,
+        };
+        let answer = answer.filter(|a| !a.trim().is_empty());
+        store.update(now, |state| {
+            let named = named_turn(state, turn);
+            let Some(id) = named.or(open_turn_around(state, &session)?) else {
+                return Ok(((), false));
+            };
+            let frame = state.frame(&id).expect("found above");
+            if frame.status().is_finished() {
+                let said_for_it = frame
+                    .summary()
+                    .is_some_and(|s| s == NO_STOP_BEFORE_PROMPT || s == NO_STOP_AT_END);
+                let Some(answer) = answer.filter(|_| said_for_it) else {
+                    return Ok(((), false));
+                };
+                state.set_field(&id, FrameKey::Summary.name(), Json::str(answer));
+                store.write_log(&id, &log::render(state, &id, now, messages.as_ref()))?;
+                return Ok(((), true));
+            }
+            if ops::session_current(state, &session)?.as_deref() != Some(id.as_str()) {
+                let Some(answer) = answer else {
+                    return Ok(((), false));
+                };
+                state.set_field(&id, FrameKey::Summary.name(), Json::str(answer));
+                return Ok(((), true));
+            }
+            let plan = ops::check_pop(state, &id, true)?;
+            ops::apply_pop(state, &plan, Status::Completed, answer, now)?;
+            store.write_log(&id, &log::render(state, &id, now, messages.as_ref()))?;
+            Ok(((), true))
+        })?;
+        Ok(())
+    }
+
+    /// The end of the session's process: closes the turn it ended with, when that turn is on
+    /// top of the session and its Stop was not seen.
+    pub fn turns_end(&mut self) -> Result<()> {
+        if self.field("agent_id").is_some() {
+            return Ok(());
+        }
+        let session = self.session.clone();
+        let now = self.ctx.now;
+        let store = &self.store;
+        let (notes, _) = store.update(now, |state| {
+            let mut notes = Vec::new();
+            let mut closed = false;
+            while let Some(open) = open_turn_on_top(state, &session)? {
+                closed = true;
+                let kept = state.frame(&open).and_then(|f| f.summary()).is_some();
+                if !kept {
+                    notes.push(format!(
+                        "turn {open} had no Stop before its process ended: closed"
+                    ));
+                }
+                close_turn(store, state, &open, (!kept).then_some(NO_STOP_AT_END), now)?;
+            }
+            Ok((notes, closed))
+        })?;
+        self.notes.extend(notes);
+        Ok(())
+    }
+
+    fn output_max(&self) -> Result<usize> {
+        let config = self.ctx.project.config()?;
+        Ok(
+            crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
+                .count() as usize,
+        )
+    }
+
     /// A compaction's summary on the session's current frame.
     pub fn compaction_summary(&mut self, summary: &str) -> Result<()> {
         let session = self.session.clone();
@@ -600,6 +782,76 @@ impl<'a> Hook<'a> {
         })?;
         Ok(())
     }
+}
+
+/// The key of a turn frame that holds the agent's id of its turn (Claude Code's `prompt_id`,
+/// Codex's `turn_id`), by which its Stop finds it.
+const TURN_ID_KEY: &str = "turnId";
+/// The summary of a turn closed by the next prompt before its Stop was seen.
+const NO_STOP_BEFORE_PROMPT: &str = "(no Stop was seen for this turn before the next prompt)";
+/// The summary of a turn closed by the end of its process before its Stop was seen.
+const NO_STOP_AT_END: &str = "(the process ended before the turn's Stop)";
+
+/// Whether a prompt is an agent's notice rather than a person's: Claude Code hands a background
+/// subagent's result back as a prompt of its own (`<task-notification>`), and Codex a
+/// subagent's as `<subagent_notification>`.
+fn is_notification(prompt: &str) -> bool {
+    let start = prompt.trim_start();
+    start.starts_with("<task-notification>") || start.starts_with("<subagent_notification>")
+}
+
+/// The turn frame whose agent's turn id is `turn`.
+fn named_turn(state: &State, turn: Option<&str>) -> Option<String> {
+    let turn = turn?;
+    state
+        .frames()
+        .find(|f| {
+            f.auto() == Some(AUTO_TURN) && f.field(TURN_ID_KEY).and_then(Json::as_str) == Some(turn)
+        })
+        .map(|f| f.id.to_string())
+}
+
+/// The session's current frame when it is a running turn frame.
+fn open_turn_on_top(state: &State, session: &str) -> Result<Option<String>> {
+    Ok(ops::session_current(state, session)?.filter(|id| {
+        state
+            .frame(id)
+            .is_some_and(|f| f.auto() == Some(AUTO_TURN) && !f.status().is_finished())
+    }))
+}
+
+/// The running turn frame that the session's current frame is, or runs in.
+fn open_turn_around(state: &State, session: &str) -> Result<Option<String>> {
+    let mut at = ops::session_current(state, session)?;
+    // Up the parents, bounded by the number of frames: a cycle written by hand ends the walk.
+    for _ in 0..=state.len() {
+        let Some(frame) = at.as_deref().and_then(|id| state.frame(id)) else {
+            return Ok(None);
+        };
+        if frame.auto() == Some(AUTO_TURN) && !frame.status().is_finished() {
+            return Ok(Some(frame.id.to_string()));
+        }
+        if frame.id == session {
+            return Ok(None);
+        }
+        at = frame.parent().map(str::to_string);
+    }
+    Ok(None)
+}
+
+/// Closes turn frame `id` completed, with `summary` unless it has one already, and writes its
+/// log. Subagents the turn started in the background may still run below it: they end at their
+/// own SubagentStop.
+fn close_turn(
+    store: &Store,
+    state: &mut State,
+    id: &str,
+    summary: Option<&str>,
+    now: i64,
+) -> Result<()> {
+    let plan = ops::check_pop(state, id, true)?;
+    ops::apply_pop(state, &plan, Status::Completed, summary, now)?;
+    store.write_log(id, &log::render(state, id, now, None))
 }
 
 /// A session's frame: under the frame a person made current when it runs (as a root OpenCode

@@ -20,6 +20,7 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
     ("SubagentStop", None),
     ("PreCompact", None),
     ("PostCompact", None),
+    ("Stop", None),
     ("SessionEnd", None),
     ("UserPromptExpansion", None),
 ];

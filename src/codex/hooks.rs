@@ -13,6 +13,7 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
     ("SubagentStart", None),
     ("SubagentStop", None),
     ("PostCompact", None),
+    ("Stop", None),
     ("SessionEnd", None),
 ];
 

@@ -338,6 +338,12 @@ impl TreePrinter<'_, '_> {
             self.stale.push((pos, why));
         }
         let stale_mark = if stale.is_some() { " stale" } else { "" };
+        // A frame ctx opened for a person's turn (`frame.auto`), told apart from the model's.
+        let auto_mark = if frame.auto() == Some(super::state::AUTO_TURN) {
+            " turn"
+        } else {
+            ""
+        };
         let icon = icon(status, self.options.ascii);
         // The line is `{prefix}{connector}{icon} {goal} ({abbrev}){marker}`; the goal gets the room
         // the other pieces leave (none of them combines with its neighbour, so widths add up).
@@ -345,7 +351,7 @@ impl TreePrinter<'_, '_> {
         let column = self.options.column.map(|column| column(pos));
         let fixed = column.as_deref().map_or(0, width)
             + self.prefix_width
-            + [lead, icon, abbrev, marker, stale_mark]
+            + [lead, icon, abbrev, marker, stale_mark, auto_mark]
                 .iter()
                 .map(|piece| width(piece))
                 .sum::<usize>()
@@ -364,7 +370,7 @@ impl TreePrinter<'_, '_> {
         } else {
             line.push_str(&fit_width(goal, room, self.glyphs.ellipsis));
         }
-        for piece in [" (", abbrev, ")", stale_mark, marker] {
+        for piece in [" (", abbrev, ")", auto_mark, stale_mark, marker] {
             line.push_str(piece);
         }
         self.out.push_str(&(self.options.paint)(status, line));

@@ -20,7 +20,7 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
     assert_snapshot!(env.snap(&["claude", "install"]), @r"
     exit: 0
     --- stdout
-    .claude/settings.json: 10 hooks added
+    .claude/settings.json: 11 hooks added
       + SessionStart: ctx claude hook
       + UserPromptSubmit: ctx claude hook
       + PreToolUse: ctx claude hook
@@ -29,6 +29,7 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
       + SubagentStop: ctx claude hook
       + PreCompact: ctx claude hook
       + PostCompact: ctx claude hook
+      + Stop: ctx claude hook
       + SessionEnd: ctx claude hook
       + UserPromptExpansion: ctx claude hook
     .claude/commands/push.md: written
@@ -103,7 +104,7 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
     assert_snapshot!(env.render(&out), @r"
     exit: 1
     --- stdout
-    .claude/settings.json: 10 hooks removed
+    .claude/settings.json: 11 hooks removed
       - UserPromptSubmit: ctx claude hook
       - SessionStart: ctx claude hook
       - PreToolUse: ctx claude hook
@@ -112,6 +113,7 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
       - SubagentStop: ctx claude hook
       - PreCompact: ctx claude hook
       - PostCompact: ctx claude hook
+      - Stop: ctx claude hook
       - SessionEnd: ctx claude hook
       - UserPromptExpansion: ctx claude hook
     .claude/commands/push.md: removed
@@ -135,7 +137,7 @@ fn dry_run_writes_nothing() {
     let env = TestEnv::new();
     let out = env.ok(&["claude", "install", "--dry-run"]);
     assert!(
-        out.starts_with(".claude/settings.json: 10 hooks would be added\n"),
+        out.starts_with(".claude/settings.json: 11 hooks would be added\n"),
         "{out}"
     );
     assert!(out.contains(".claude/commands/push.md: would be written"));
@@ -145,7 +147,7 @@ fn dry_run_writes_nothing() {
         serde_json::from_str(&env.ok(&["--json", "claude", "install", "--dry-run"])).unwrap();
     assert_eq!(doc["settings_changed"], true);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["added"].as_array().unwrap().len(), 10);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 11);
     assert_eq!(doc["files"][0]["action"], "written");
     assert!(!env.path(".claude").exists());
 }

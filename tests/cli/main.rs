@@ -43,4 +43,5 @@ mod swarm;
 mod swarm5;
 mod swarm_plugin;
 mod terminal;
+mod turns;
 mod wording;

@@ -67,9 +67,14 @@ pub(super) fn run(root: Result<PathBuf>, event: &str) {
 fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
     match event {
         "SessionStart" => session_start(hook),
-        "UserPromptSubmit" => Ok(hook
-            .session_context(false)?
-            .map(|xml| session_context(event, &xml))),
+        "UserPromptSubmit" => {
+            let context = hook.session_context(false)?;
+            if hook.turns_on()? {
+                hook.turn_start(hook.field("prompt_id"))?;
+            }
+            Ok(context.map(|xml| session_context(event, &xml)))
+        }
+        "Stop" => turn_stop(hook),
         "PreToolUse" if hook.field("tool_name") == Some("Bash") => subagent_bash(hook),
         "PreToolUse" => agent_call(hook),
         "UserPromptExpansion" => command_expansion(hook),
@@ -85,7 +90,13 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
             }
             Ok(None)
         }
-        "SessionEnd" => super::session_end::fold(hook),
+        "SessionEnd" => {
+            // Before the fold, so that the fold sees the turn closed.
+            if hook.turns_on()? {
+                hook.turns_end()?;
+            }
+            super::session_end::fold(hook)
+        }
         // A newer Claude Code's event, or one hooked by hand: nothing to do.
         _ => Ok(None),
     }
@@ -304,6 +315,32 @@ fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
     let title = format!("subagent transcript {}", path.unwrap_or("(none)"));
     let export = transcript::to_export(&lines, &frame, &title, reported);
     hook.subagent_stop(&frame, reported, &export)?;
+    Ok(None)
+}
+
+/// Stop (`frame.auto` on): closes the turn's frame with the turn's last message as its summary
+/// and its span of the session's transcript, from the prompt to the answer, as its log.
+fn turn_stop(hook: &mut Hook) -> Result<Option<String>> {
+    if hook.field("agent_id").is_some() || !hook.turns_on()? {
+        return Ok(None);
+    }
+    let turn = hook.field("prompt_id");
+    let Some((frame, created)) = hook.turn_of_stop(turn)? else {
+        return Ok(None);
+    };
+    let path = hook.field("transcript_path");
+    let export = path.and_then(|path| {
+        let bytes = store::read_regular_capped(Path::new(path), MAX_TRANSCRIPT).ok()?;
+        let lines = transcript::parse(&String::from_utf8_lossy(&bytes));
+        Some(claude_log::span_export(
+            &lines.records,
+            created,
+            false,
+            &frame,
+            path,
+        ))
+    });
+    hook.turn_stop(turn, hook.field("last_assistant_message"), export.as_ref())?;
     Ok(None)
 }
 

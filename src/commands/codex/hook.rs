@@ -72,9 +72,20 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
         }
         // A subagent's prompt: its context came with its SubagentStart.
         "UserPromptSubmit" if hook.field("agent_id").is_some() => Ok(None),
-        "UserPromptSubmit" => Ok(hook
-            .session_context(false)?
-            .map(|xml| with_commands(event, &xml))),
+        "UserPromptSubmit" => {
+            let context = hook.session_context(false)?;
+            if hook.turns_on()? {
+                hook.turn_start(hook.field("turn_id"))?;
+            }
+            Ok(context.map(|xml| with_commands(event, &xml)))
+        }
+        // A turn's end: its frame closed with its answer. Its log holds no messages: ctx does not
+        // yet read a turn's records out of Codex's rollout.
+        "Stop" if hook.field("agent_id").is_none() && hook.turns_on()? => {
+            let turn = hook.field("turn_id");
+            hook.turn_stop(turn, hook.field("last_assistant_message"), None)?;
+            Ok(None)
+        }
         "PreToolUse" if hook.field("tool_name") == Some("spawn_agent") => spawn_call(hook),
         "SubagentStart" => subagent_start(hook),
         "SubagentStop" => subagent_stop(hook),
@@ -221,6 +232,10 @@ fn read_rollout(path: &str) -> Vec<Value> {
 fn session_end(hook: &mut Hook) -> Result<Option<String>> {
     if hook.field("agent_id").is_some() {
         return Ok(None);
+    }
+    // Before the fold, so that the fold sees the turn closed.
+    if hook.turns_on()? {
+        hook.turns_end()?;
     }
     let sessions = crate::codex::home_dir().map(|dir| dir.join("sessions"));
     hook.fold_at_end(

@@ -1,0 +1,407 @@
+//! Turn frames (`frame.auto = "turns"`): the frames Claude Code's and Codex's hooks open at a
+//! person's prompt and close at the turn's Stop, without the model's help, fed the events in the
+//! order the agents send them.
+
+use serde_json::{Value, json};
+
+use crate::common::{TestEnv, hook_log_lines};
+
+const SESSION: &str = "d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+const FRAME: &str = "cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+const THREAD: &str = "01a21b53-5da8-7ef0-95e9-bcc9ecf19422";
+const THREAD_FRAME: &str = "cx_01a21b53-5da8-7ef0-95e9-bcc9ecf19422";
+
+/// A project whose `ctx.toml` sets `frame.auto`.
+fn env_with(auto: &str) -> TestEnv {
+    let env = TestEnv::new();
+    env.write(
+        ".opencode/ctx.toml",
+        format!("[frame]\nauto = \"{auto}\"\n"),
+    );
+    env
+}
+
+/// A Claude Code event: the fields every event has, and `fields`.
+fn claude(env: &TestEnv, name: &str, fields: Value) -> String {
+    let mut value = json!({
+        "session_id": SESSION,
+        "transcript_path": "/nonexistent/t.jsonl",
+        "cwd": "/x",
+        "hook_event_name": name,
+    });
+    for (k, v) in fields.as_object().unwrap() {
+        value[k] = v.clone();
+    }
+    env.hook("claude", name, value.to_string().as_bytes())
+}
+
+/// A Codex event, the same way.
+fn codex(env: &TestEnv, name: &str, fields: Value) -> String {
+    let mut value = json!({
+        "session_id": THREAD,
+        "transcript_path": null,
+        "cwd": "/x",
+        "hook_event_name": name,
+        "model": "mock-1",
+    });
+    for (k, v) in fields.as_object().unwrap() {
+        value[k] = v.clone();
+    }
+    env.hook("codex", name, value.to_string().as_bytes())
+}
+
+fn state(env: &TestEnv) -> Value {
+    serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap()
+}
+
+/// The turn frames in the state (`"auto": "turn"`), in file order (the order they opened).
+fn turns(env: &TestEnv) -> Vec<Value> {
+    state(env)["frames"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|f| f["auto"] == "turn")
+        .cloned()
+        .collect()
+}
+
+fn session_current(env: &TestEnv, session: &str) -> Value {
+    state(env)["sessionFrames"][session].clone()
+}
+
+#[test]
+fn a_prompt_opens_a_turn_frame_and_its_stop_closes_it_with_the_last_answer() {
+    let env = env_with("turns");
+    let first = claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "\n  Fix the   login bug\nand more", "prompt_id": "p1"}),
+    );
+    assert!(first.contains("<flame-context"), "{first}");
+    let open = turns(&env);
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0]["goal"], "Fix the login bug");
+    assert_eq!(open[0]["status"], "in_progress");
+    assert_eq!(open[0]["parentSessionID"], FRAME);
+    let turn = open[0]["sessionID"].as_str().unwrap().to_string();
+    assert_eq!(session_current(&env, FRAME), turn.as_str());
+
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "p1", "last_assistant_message": "Fixed: the token expired early."}),
+    );
+    let closed = &turns(&env)[0];
+    assert_eq!(closed["status"], "completed");
+    assert_eq!(
+        closed["compactionSummary"],
+        "Fixed: the token expired early."
+    );
+    let log = env.read(&format!(".opencode/flame/logs/frame-{turn}.md"));
+    assert!(log.contains("Fixed: the token expired early."), "{log}");
+    // The session is its own current frame again, and its context did not change: a turn frame
+    // adds no new context to the next prompt.
+    assert_eq!(
+        claude(
+            &env,
+            "UserPromptSubmit",
+            json!({"prompt": "Now the logout", "prompt_id": "p2"})
+        ),
+        ""
+    );
+    let both = turns(&env);
+    assert_eq!(both.len(), 2);
+    assert_eq!(both[1]["goal"], "Now the logout");
+    assert_eq!(both[1]["parentSessionID"], FRAME);
+}
+
+#[test]
+fn the_tree_marks_turn_frames_within_80_columns() {
+    let env = env_with("turns");
+    let long = "Rewrite the whole billing module so that refunds and credits share one ledger";
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": long, "prompt_id": "p1"}),
+    );
+    let tree = env.ok(&["frame", "tree", "--ascii"]);
+    let turn_line = tree.lines().nth(1).unwrap();
+    assert!(turn_line.ends_with(") turn"), "{tree}");
+    assert!(tree.lines().all(|l| l.chars().count() <= 80), "{tree}");
+}
+
+#[test]
+fn frame_auto_off_opens_no_turn_and_stop_changes_nothing() {
+    let env = TestEnv::new();
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Fix it", "prompt_id": "p1"}),
+    );
+    let before = env.read(".opencode/flame/state.json");
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "p1", "last_assistant_message": "Done"}),
+    );
+    claude(&env, "SessionEnd", json!({"reason": "other"}));
+    assert_eq!(env.read(".opencode/flame/state.json"), before);
+    assert!(turns(&env).is_empty());
+}
+
+#[test]
+fn a_push_inside_a_turn_goes_under_it_and_the_turn_stays_open_until_that_frame_pops() {
+    let env = env_with("turns");
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Refund work", "prompt_id": "p1"}),
+    );
+    let turn = turns(&env)[0]["sessionID"].as_str().unwrap().to_string();
+    let pushed = env
+        .ctx()
+        .env("CTX_SESSION", FRAME)
+        .args(["frame", "push", "--", "Refund ledger"])
+        .output()
+        .unwrap();
+    assert!(pushed.status.success(), "{}", env.render(&pushed));
+    let explicit = String::from_utf8(pushed.stdout)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        state(&env)["frames"][&explicit]["parentSessionID"],
+        turn.as_str()
+    );
+    // The turn ends with the model's frame still running: both stay running, the turn's answer
+    // kept as its summary so far.
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "p1", "last_assistant_message": "Ledger half done"}),
+    );
+    let frames = &state(&env)["frames"];
+    assert_eq!(frames[&turn]["status"], "in_progress");
+    assert_eq!(frames[&turn]["compactionSummary"], "Ledger half done");
+    assert_eq!(frames[&explicit]["status"], "in_progress");
+    // The next prompt continues inside the model's frame: no new turn opens under it, so the
+    // model can still pop it.
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "go on", "prompt_id": "p2"}),
+    );
+    assert_eq!(turns(&env).len(), 1);
+    let popped = env
+        .ctx()
+        .env("CTX_SESSION", FRAME)
+        .args(["frame", "pop", "--summary", "Ledger done"])
+        .output()
+        .unwrap();
+    assert!(popped.status.success(), "{}", env.render(&popped));
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "p2", "last_assistant_message": "All refunds done"}),
+    );
+    let frames = &state(&env)["frames"];
+    assert_eq!(frames[&turn]["status"], "completed");
+    assert_eq!(frames[&turn]["compactionSummary"], "All refunds done");
+    assert_ne!(session_current(&env, FRAME), turn.as_str());
+}
+
+#[test]
+fn a_prompt_whose_previous_turn_had_no_stop_closes_it_and_a_late_stop_gives_its_summary() {
+    let env = env_with("turns");
+    // Two processes continue the session at once: B's prompt comes before A's Stop.
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "A's work", "prompt_id": "pa"}),
+    );
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "B's work", "prompt_id": "pb"}),
+    );
+    let [a, b] = <[Value; 2]>::try_from(turns(&env)).unwrap();
+    assert_eq!(a["status"], "completed");
+    assert_eq!(
+        a["compactionSummary"],
+        "(no Stop was seen for this turn before the next prompt)"
+    );
+    assert_eq!(b["status"], "in_progress");
+    assert_eq!(b["parentSessionID"], FRAME, "not nested in A's turn");
+    let log = hook_log_lines(&env.path(".opencode/flame/claude-hooks.log"));
+    assert!(
+        log.iter()
+            .any(|l| l.starts_with("UserPromptSubmit session ")
+                && l.contains(&format!(
+                    "turn {} had no Stop",
+                    a["sessionID"].as_str().unwrap()
+                ))),
+        "{log:?}"
+    );
+    // A's Stop comes late: its own turn gets its answer, B's turn is left running.
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "pa", "last_assistant_message": "A done"}),
+    );
+    let [a, b] = <[Value; 2]>::try_from(turns(&env)).unwrap();
+    assert_eq!(a["compactionSummary"], "A done");
+    assert_eq!(b["status"], "in_progress");
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "pb", "last_assistant_message": "B done"}),
+    );
+    let [_, b] = <[Value; 2]>::try_from(turns(&env)).unwrap();
+    assert_eq!(b["status"], "completed");
+    assert_eq!(b["compactionSummary"], "B done");
+}
+
+#[test]
+fn session_end_closes_the_turn_its_process_ended_with() {
+    let env = env_with("turns");
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Long job", "prompt_id": "p1"}),
+    );
+    claude(&env, "SessionEnd", json!({"reason": "other"}));
+    let turn = &turns(&env)[0];
+    assert_eq!(turn["status"], "completed");
+    assert_eq!(
+        turn["compactionSummary"],
+        "(the process ended before the turn's Stop)"
+    );
+    let log = hook_log_lines(&env.path(".opencode/flame/claude-hooks.log"));
+    assert!(
+        log.iter()
+            .any(|l| l.starts_with("SessionEnd session ") && l.contains("had no Stop")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_task_notification_and_a_subagents_events_open_and_close_no_turn() {
+    let env = env_with("all");
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Audit refunds", "prompt_id": "p1"}),
+    );
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "p1", "last_assistant_message": "Started the audit"}),
+    );
+    // A background subagent's result comes back as a prompt of its own: no person's turn.
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "<task-notification>\n<task-id>a1</task-id>\n</task-notification>",
+               "prompt_id": "p2"}),
+    );
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "p2", "last_assistant_message": "The audit found nothing"}),
+    );
+    let all = turns(&env);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0]["compactionSummary"], "Started the audit");
+
+    // Codex: a subagent's prompt and Stop carry its agent_id.
+    let env = env_with("turns");
+    codex(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Migrate m1", "turn_id": "t1"}),
+    );
+    codex(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Subtask", "turn_id": "t9", "agent_id": "01a21b53-5ffd-75e0-a8f9-a5d32edd2d1e"}),
+    );
+    codex(
+        &env,
+        "Stop",
+        json!({"turn_id": "t9", "agent_id": "01a21b53-5ffd-75e0-a8f9-a5d32edd2d1e",
+               "last_assistant_message": "sub done"}),
+    );
+    let all = turns(&env);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0]["status"], "in_progress");
+}
+
+#[test]
+fn codex_turns_open_at_each_prompt_and_close_at_stop_and_at_session_end() {
+    let env = env_with("turns");
+    codex(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Migrate module m1", "turn_id": "t1"}),
+    );
+    codex(
+        &env,
+        "Stop",
+        json!({"turn_id": "t1", "last_assistant_message": "m1 migrated"}),
+    );
+    codex(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Migrate module m2", "turn_id": "t2"}),
+    );
+    codex(&env, "SessionEnd", json!({}));
+    let [one, two] = <[Value; 2]>::try_from(turns(&env)).unwrap();
+    assert_eq!(one["parentSessionID"], THREAD_FRAME);
+    assert_eq!(one["goal"], "Migrate module m1");
+    assert_eq!(one["compactionSummary"], "m1 migrated");
+    assert_eq!(two["parentSessionID"], THREAD_FRAME);
+    assert_eq!(two["status"], "completed");
+    assert_eq!(
+        two["compactionSummary"],
+        "(the process ended before the turn's Stop)"
+    );
+}
+
+#[test]
+fn a_closed_turns_log_holds_its_span_of_the_transcript_with_the_tool_outputs() {
+    let env = env_with("turns");
+    let transcript = env.temp().join("t.jsonl");
+    let line = |v: Value| format!("{v}\n");
+    // Written after the turn opens (a time to come), as Claude Code writes the turn's lines.
+    let text = [
+        line(
+            json!({"type": "assistant", "uuid": "a1", "timestamp": "2099-01-01T00:00:01.000Z",
+            "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t1",
+            "name": "Bash", "input": {"command": "cargo build"}}]}}),
+        ),
+        line(
+            json!({"type": "user", "uuid": "u1", "timestamp": "2099-01-01T00:00:02.000Z",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+            "content": "BUILD_OUTPUT_42"}]}}),
+        ),
+    ]
+    .concat();
+    std::fs::write(&transcript, text).unwrap();
+    let path = transcript.to_str().unwrap();
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Build it", "prompt_id": "p1", "transcript_path": path}),
+    );
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "p1", "last_assistant_message": "Built", "transcript_path": path}),
+    );
+    let turn = turns(&env)[0]["sessionID"].as_str().unwrap().to_string();
+    let log = env.ok(&["frame", "log", &turn]);
+    assert!(log.contains("cargo build"), "{log}");
+    assert!(log.contains("BUILD_OUTPUT_42"), "{log}");
+}
