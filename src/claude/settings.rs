@@ -223,7 +223,7 @@ mod tests {
             "another event's"
         );
         assert!(
-            !is_ctx_hook("Stop", &hook(&command("Stop"))),
+            !is_ctx_hook("Notification", &hook(&command("Notification"))),
             "an event ctx does not hook"
         );
         for mine in [
