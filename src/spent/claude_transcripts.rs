@@ -19,6 +19,34 @@ use super::price::PriceList;
 use super::record::{Call, Records, Session, Tokens};
 use crate::claude::{ids, transcript};
 
+/// The subagent whose transcript `file` is, by its place (`…/subagents/…/agent-<id>.jsonl`) or,
+/// outside such a folder (older releases wrote `<project>/agent-<id>.jsonl`), by its first line
+/// that says whether it is on the sidechain: a subagent's says so and names its `agentId`. A
+/// main transcript may hold sidechain lines with an agent's id further down; they do not make it
+/// a subagent's.
+fn subagent_of<'a>(file: &'a Path, lines: &'a [Value]) -> Option<&'a str> {
+    let named = |r: &'a Value| r.get("agentId")?.as_str().filter(|s| !s.is_empty());
+    let from_name = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.strip_prefix("agent-"))
+        .filter(|s| !s.is_empty());
+    let in_subagents = file
+        .ancestors()
+        .skip(1)
+        .any(|dir| dir.file_name().is_some_and(|n| n == "subagents"));
+    if from_name.is_some() && in_subagents {
+        return lines.iter().find_map(named).or(from_name);
+    }
+    let first = lines
+        .iter()
+        .find(|r| r.get("isSidechain").is_some_and(Value::is_boolean))?;
+    if first.get("isSidechain") != Some(&Value::Bool(true)) {
+        return None;
+    }
+    named(first).or(from_name)
+}
+
 /// The session a transcript's lines belong to (its frame-style id, its parent, a title), and the
 /// subagent's type (`general-purpose`, `Explore`, …; the main conversation's is not named).
 fn session_of(file: &Path, lines: &[Value]) -> Option<(Session, String)> {
@@ -32,10 +60,7 @@ fn session_of(file: &Path, lines: &[Value]) -> Option<(Session, String)> {
         .iter()
         .find_map(|r| crate::time::parse_rfc3339_utc(r.get("timestamp")?.as_str()?))
         .unwrap_or(0);
-    let sidechain = lines
-        .iter()
-        .any(|r| r.get("isSidechain").and_then(Value::as_bool) == Some(true));
-    match text("agentId").filter(|_| sidechain) {
+    match subagent_of(file, lines) {
         Some(agent) => {
             let meta = transcript::agent_meta(file).unwrap_or_default();
             Some((

@@ -1598,3 +1598,50 @@ fn pi_sessions_match_pis_own_statistics() {
         );
     }
 }
+
+const SHAPES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/spent-shapes");
+const CC_MAIN: &str = "cc_7b1e2c44-3f0a-4d5e-9c61-2a8f0b9d4e13";
+const CC_AGENT: &str = "cca_a1b2c3d4e5f6a7b8c";
+const CC_DEEP_AGENT: &str = "cca_a9f8e7d6c5b4a3921";
+const CX_PARENT: &str = "cx_019ba759-3500-7aaa-8bbb-cccdddeeefff";
+const CX_FORK: &str = "cx_019ba790-2380-7111-8222-333444555666";
+
+/// A copy of the folder `name` of tests/fixtures/spent-shapes in a new project's temp folder.
+fn shapes(name: &str) -> (TestEnv, PathBuf) {
+    let env = TestEnv::new();
+    let dir = env.temp().join("shapes").join(name);
+    copy_dir(&Path::new(SHAPES).join(name), &dir);
+    (env, dir)
+}
+
+/// `--json budget spent --by session --source SOURCE…`, which must succeed.
+fn by_session(env: &TestEnv, sources: &[&Path]) -> Value {
+    let mut args = vec!["--json", "budget", "spent", "--by", "session"];
+    for source in sources {
+        args.extend(["--source", source.to_str().unwrap()]);
+    }
+    serde_json::from_str(&env.ok(&args)).unwrap()
+}
+
+/// A main transcript holding a sidechain line with a subagent's id is still its session's: what
+/// a file is comes from its place (`…/subagents/agent-*.jsonl`) or its first lines.
+#[test]
+fn a_main_transcript_with_a_sidechain_line_is_its_sessions_own() {
+    let (env, projects) = shapes("claude/projects");
+    let doc = by_session(&env, &[&projects]);
+    assert_eq!(row(&doc, CC_MAIN)["parent"], Value::Null, "{doc:#}");
+    assert_eq!(row(&doc, CC_MAIN)["own"]["calls"], 3);
+    assert_eq!(row(&doc, CC_AGENT)["parent"], CC_MAIN);
+    assert_eq!(row(&doc, CC_AGENT)["own"]["calls"], 1);
+    assert_eq!(doc["problems"], serde_json::json!([]));
+    // A subagent's transcript kept outside a subagents/ folder (as older releases wrote them,
+    // `<project>/agent-<id>.jsonl`) is known by its first line.
+    let agent = projects.join(
+        "-home-user-app/7b1e2c44-3f0a-4d5e-9c61-2a8f0b9d4e13/subagents/agent-a1b2c3d4e5f6a7b8c.jsonl",
+    );
+    let loose = projects.join("-home-user-app/agent-a1b2c3d4e5f6a7b8c.jsonl");
+    std::fs::rename(&agent, &loose).unwrap();
+    let doc = by_session(&env, &[&projects]);
+    assert_eq!(row(&doc, CC_AGENT)["parent"], CC_MAIN);
+    assert_eq!(row(&doc, CC_MAIN)["own"]["calls"], 3);
+}
