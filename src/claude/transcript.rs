@@ -112,17 +112,21 @@ pub struct Response {
     pub model: String,
     /// `timestamp` of its first line, epoch ms.
     pub time: Option<i64>,
+    /// The usage on its last line: the final counts.
     pub tokens: Tokens,
     /// `usage` fields that are not counts (`name value`), taken as 0 in `tokens`.
     pub bad_counts: Vec<String>,
 }
 
-/// The model responses of a transcript, each once (its first line), in order. Lines without a
-/// `message.id` or `usage` (user turns, hook records) are not responses; neither are Claude
-/// Code's own placeholders (model `<synthetic>`).
+/// The model responses of a transcript, each once, in the order of their first lines. Lines
+/// without a `message.id` or `usage` (user turns, hook records) are not responses; neither are
+/// Claude Code's own placeholders (model `<synthetic>`). A response is the lines with its message
+/// id and request id (ccusage's key): its time is its first line's, its usage its last line's,
+/// since Claude Code writes a line per content block as the response streams and the early lines
+/// carry the counts of that moment (`output_tokens` 1 on the first, 273 on the last).
 pub fn responses(records: &[Value]) -> Vec<Response> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
+    let mut at: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut out: Vec<Response> = Vec::new();
     for record in records {
         if record.get("type").and_then(Value::as_str) != Some("assistant") {
             continue;
@@ -137,17 +141,24 @@ pub fn responses(records: &[Value]) -> Vec<Response> {
             continue;
         };
         let model = message.get("model").and_then(Value::as_str).unwrap_or("");
-        if model == "<synthetic>" || !seen.insert(id.to_string()) {
+        if model == "<synthetic>" {
             continue;
         }
+        let request = record
+            .get("requestId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let (tokens, bad_counts) = Tokens::from_usage(usage);
+        if let Some(&known) = at.get(&(id, request)) {
+            let response = &mut out[known];
+            response.tokens = tokens;
+            response.bad_counts = bad_counts;
+            continue;
+        }
+        at.insert((id, request), out.len());
         out.push(Response {
             id: id.to_string(),
-            request: record
-                .get("requestId")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
+            request: request.to_string(),
             model: model.to_string(),
             time: record
                 .get("timestamp")

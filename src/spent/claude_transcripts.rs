@@ -6,9 +6,10 @@
 //! Sessions are named as ctx names their frames (`crate::claude::ids`): `cc_<session id>`, and
 //! `cca_<agent id>` for a subagent, whose parent is its session; so the calls of a session land on
 //! its frame and a subagent's on its own, rolled into its session's. A response is written one
-//! line per content block, each with the same `message.id` and `usage`: it is counted once, and
-//! across files and sources once per message id and request id, as ccusage keys it (a resumed or
-//! forked session repeats earlier lines). Claude Code records no cost: calls are priced from the
+//! line per content block, each with the same `message.id` and `requestId`, the early lines
+//! carrying partial usage: it is counted once, with its last line's usage, and across files and
+//! sources once per message id and request id, as ccusage keys it (a resumed or forked session
+//! repeats earlier lines). Claude Code records no cost: calls are priced from the
 //! models.dev cache like any call without a recorded cost.
 
 use std::path::Path;

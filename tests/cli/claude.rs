@@ -1255,11 +1255,10 @@ fn a_transcript_given_twice_counts_each_response_once() {
             file.display()
         )])
     );
-    let text = std::fs::read_to_string(&file).unwrap().replacen(
-        "\"output_tokens\":40",
-        "\"output_tokens\":1e30",
-        1,
-    );
+    // On every line of the response: its last line's usage is the one counted.
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"output_tokens\":40", "\"output_tokens\":1e30");
     assert!(text.contains("1e30"));
     std::fs::write(&file, text).unwrap();
     let doc = spent_json(&env, &["--by", "session"]);

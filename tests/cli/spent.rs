@@ -1623,6 +1623,48 @@ fn by_session(env: &TestEnv, sources: &[&Path]) -> Value {
     serde_json::from_str(&env.ok(&args)).unwrap()
 }
 
+/// Claude Code writes a response one line per content block, all with its message and request
+/// id; the early lines carry partial usage (`output_tokens` 1, then 273). The response's usage is
+/// its last line's, as ccusage counts it.
+#[test]
+fn a_claude_response_streamed_over_several_lines_counts_its_last_lines_usage() {
+    let (env, projects) = shapes("claude/projects");
+    let doc = by_session(&env, &[&projects]);
+    let own = |key: &str| row(&doc, key)["own"].clone();
+    assert_eq!(own(CC_MAIN)["tokens"]["output"], 273 + 108 + 50, "{doc:#}");
+    assert_eq!(own(CC_MAIN)["calls"], 3);
+    assert_eq!(own(CC_MAIN)["tokens"]["input"], 4 + 6 + 3);
+    assert_eq!(own(CC_MAIN)["tokens"]["cache_write"], 1200 + 300);
+    assert_eq!(own(CC_AGENT)["tokens"]["output"], 60);
+    let Some(ccusage) = crate::common::ccusage() else {
+        return;
+    };
+    let home = env.temp().join("ccusage-home");
+    copy_dir(&projects, &home.join(".claude/projects"));
+    let peer = crate::common::ccusage_json(
+        &ccusage,
+        &["session", "--json", "--offline"],
+        &[
+            ("CLAUDE_CONFIG_DIR", &home.join(".claude")),
+            ("HOME", &home),
+        ],
+    );
+    // ccusage puts the subagents/ folder's transcripts in their session's row.
+    let theirs = peer["session"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| format!("cc_{}", s["period"].as_str().unwrap()) == CC_MAIN)
+        .unwrap();
+    let ours = |field: &str| {
+        own(CC_MAIN)["tokens"][field].as_u64().unwrap()
+            + own(CC_AGENT)["tokens"][field].as_u64().unwrap()
+    };
+    assert_eq!(theirs["outputTokens"], ours("output") + ours("reasoning"));
+    assert_eq!(theirs["inputTokens"], ours("input"));
+    assert_eq!(theirs["cacheCreationTokens"], ours("cache_write"));
+}
+
 /// A main transcript holding a sidechain line with a subagent's id is still its session's: what
 /// a file is comes from its place (`…/subagents/agent-*.jsonl`) or its first lines.
 #[test]
