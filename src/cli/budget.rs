@@ -117,8 +117,9 @@ pub struct SpentArgs {
     ///
     /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, a
     /// file `opencode export <sessionID>` wrote, or session files of Claude Code, pi or Codex (a
-    /// .jsonl file, or a folder holding them, such as ~/.claude/projects, ~/.pi/agent/sessions
-    /// or ~/.codex/sessions; each file's first line tells its agent). The default is $OPENCODE_DB, else
+    /// .jsonl file, or a folder holding them however deep, links to folders not followed, such
+    /// as ~/.claude/projects, ~/.pi/agent/sessions or ~/.codex/sessions; each file's first line
+    /// tells its agent). The default is $OPENCODE_DB, else
     /// $XDG_DATA_HOME/opencode/opencode.db (default ~/.local/share/opencode), else the storage/
     /// folder beside it; and the project's Claude Code transcripts ($CLAUDE_CONFIG_DIR, default
     /// ~/.claude, then projects/<project path with - for each character but letters and digits,

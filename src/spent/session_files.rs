@@ -12,10 +12,6 @@ use super::record::Records;
 use super::{claude_transcripts, codex_rollouts, jsonl, pi_sessions};
 use crate::error::{Error, Result};
 
-/// How deep below a given folder session files are looked for: Claude Code's
-/// `projects/<project>/<session>/subagents/`, Codex's `sessions/YYYY/MM/DD/` below its home.
-const MAX_DEPTH: usize = 4;
-
 /// How much of a file's start is read to tell its agent: Codex's first line (its instructions)
 /// is long, but its `"type":"session_meta"` comes first.
 const HEAD: usize = 4096;
@@ -59,27 +55,28 @@ pub fn agent_of(head: &[u8]) -> Agent {
     }
 }
 
-/// The `.jsonl` files below `dir`, sorted (symbolic links are not followed, so a link that loops
-/// is never walked).
+/// The `.jsonl` files below `dir`, however deep (Claude Code writes a workflow's subagents six
+/// folders below its home), sorted. Symbolic links are not followed, so a link that loops is
+/// never walked.
 fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
+    let mut out = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
         };
         for entry in entries.flatten() {
             let path = entry.path();
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
-            if kind.is_dir() && depth < MAX_DEPTH {
-                walk(&path, depth + 1, out);
+            if kind.is_dir() {
+                folders.push(path);
             } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
                 out.push(path);
             }
         }
     }
-    let mut out = Vec::new();
-    walk(dir, 0, &mut out);
     out.sort();
     out
 }

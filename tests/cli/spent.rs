@@ -1687,3 +1687,20 @@ fn a_main_transcript_with_a_sidechain_line_is_its_sessions_own() {
     assert_eq!(row(&doc, CC_AGENT)["parent"], CC_MAIN);
     assert_eq!(row(&doc, CC_MAIN)["own"]["calls"], 3);
 }
+
+/// Claude Code writes a workflow's subagents below `<session>/subagents/workflows/<id>/`: found
+/// however deep, under their session.
+#[test]
+fn subagents_in_deeper_folders_are_read() {
+    let (env, projects) = shapes("claude/projects");
+    let doc = by_session(&env, &[&projects]);
+    let deep = row(&doc, CC_DEEP_AGENT);
+    assert_eq!(deep["parent"], CC_MAIN, "{doc:#}");
+    assert_eq!(deep["own"]["tokens"]["output"], 40);
+    assert_eq!(doc["total"]["tokens"]["output"], 273 + 108 + 50 + 60 + 40);
+    // From a home folder too: `.claude/projects/…` is six folders below it.
+    let home = env.temp().join("home");
+    copy_dir(&projects, &home.join(".claude/projects"));
+    let doc = by_session(&env, &[&home]);
+    assert_eq!(row(&doc, CC_DEEP_AGENT)["own"]["calls"], 1);
+}
