@@ -50,3 +50,66 @@ pub fn read_text(path: &Path, cap: u64) -> Result<String> {
     String::from_utf8(read_input(path, cap)?)
         .map_err(|_| Error::failure(format!("{}: not UTF-8 text", label(path))))
 }
+
+/// The bytes of `path` when it is not a regular file (a pipe, as `<(command)` names one; a
+/// device), read whole and capped at `cap`; `None` for a regular file, which the caller reads as
+/// it needs. A named pipe with no writer is refused at once: opening it to read would wait for
+/// one.
+pub fn read_unless_regular(path: &Path, cap: u64) -> Result<Option<Vec<u8>>> {
+    let io_error = |e: std::io::Error| Error::io(path, "read", &e);
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut file = options.open(path).map_err(io_error)?;
+    let meta = file.metadata().map_err(io_error)?;
+    if meta.is_file() || meta.is_dir() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        use std::os::unix::io::AsRawFd;
+        if meta.file_type().is_fifo() {
+            // Opened without waiting, a pipe with no writer reads as its end; one with a writer
+            // that has not written yet would block.
+            let mut first = [0u8; 1];
+            match file.read(&mut first) {
+                Ok(0) => {
+                    return Err(Error::failure(format!(
+                        "{}: a named pipe with no writer; refusing to wait for one",
+                        path.display()
+                    )));
+                }
+                Ok(n) => bytes.extend_from_slice(&first[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(io_error(e)),
+            }
+        }
+        // From here the writer is there: wait for what it writes.
+        let fd = file.as_raw_fd();
+        // SAFETY: `fd` is the open descriptor of `file`, which outlives these calls.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+    }
+    (&mut file)
+        .take(cap.saturating_add(1).saturating_sub(bytes.len() as u64))
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > cap {
+        return Err(Error::failure(format!(
+            "{}: larger than {} MiB",
+            path.display(),
+            cap >> 20
+        )));
+    }
+    Ok(Some(bytes))
+}

@@ -117,9 +117,10 @@ pub struct SpentArgs {
     ///
     /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, a
     /// file `opencode export <sessionID>` wrote, or session files of Claude Code, pi or Codex (a
-    /// .jsonl file, or a folder holding them however deep, links to folders not followed, such
-    /// as ~/.claude/projects, ~/.pi/agent/sessions or ~/.codex/sessions; each file's first line
-    /// tells its agent). The default is $OPENCODE_DB, else
+    /// .jsonl file, a pipe such as <(cat FILE), or a folder holding them however deep, links to
+    /// folders not followed, such as ~/.claude/projects, ~/.pi/agent/sessions or
+    /// ~/.codex/sessions; each file's first line, read as JSON, tells its agent; a named pipe
+    /// with no writer is refused rather than waited on). The default is $OPENCODE_DB, else
     /// $XDG_DATA_HOME/opencode/opencode.db (default ~/.local/share/opencode), else the storage/
     /// folder beside it; and the project's Claude Code transcripts ($CLAUDE_CONFIG_DIR, default
     /// ~/.claude, then projects/<project path with - for each character but letters and digits,

@@ -191,6 +191,22 @@ fn from_token_counts<'a>(file: &Path, lines: &'a [Value], thread: Option<&str>) 
     found
 }
 
+/// The thread id a rollout's name ends with (`rollout-<time>-<thread id>.jsonl`), for a file
+/// that lost its `session_meta`.
+fn thread_of_name(file: &Path) -> Option<String> {
+    let stem = file.file_stem()?.to_str()?;
+    let id = stem.get(stem.len().checked_sub(36)?..)?;
+    let dashes = [8, 13, 18, 23];
+    let valid = id.char_indices().all(|(i, c)| {
+        if dashes.contains(&i) {
+            c == '-'
+        } else {
+            c.is_ascii_hexdigit()
+        }
+    });
+    valid.then(|| id.to_string())
+}
+
 pub(super) fn read_rollout(
     file: &Path,
     lines: &[Value],
@@ -201,7 +217,7 @@ pub(super) fn read_rollout(
         .iter()
         .find(|r| kind(r).0 == "session_meta")
         .and_then(|r| r.get("payload"));
-    let thread = text(meta, "id");
+    let thread = text(meta, "id").or_else(|| thread_of_name(file));
     let mut found = from_usage_records(file, lines, thread.as_deref());
     if found.is_empty() && !lines.iter().any(|r| kind(r).0 == "token_usage_record") {
         found = from_token_counts(file, lines, thread.as_deref());
@@ -209,7 +225,7 @@ pub(super) fn read_rollout(
     let Some(thread) = thread else {
         if !found.is_empty() {
             records.problems.push(format!(
-                "{}: no \"session_meta\" with the thread's \"id\"; its {} call(s) are skipped",
+                "{}: neither a \"session_meta\" with the thread's \"id\" nor a thread id in its name; its {} call(s) are skipped",
                 file.display(),
                 found.len()
             ));

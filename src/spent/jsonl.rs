@@ -29,12 +29,34 @@ pub fn read_files(
     Ok(())
 }
 
-/// The records of one session file: its lines as JSON objects, the lines that are not (a line
-/// cut short by a crash, a line of something else) counted in a problem naming the file; bytes
-/// that are not UTF-8 are read as U+FFFD, and said.
+/// Reads `bytes`, the whole of the session file `path` of one agent (given as a pipe), into
+/// `records`: the source named `kind`, its lines through `read`.
+pub fn read_text(
+    kind: &'static str,
+    path: &Path,
+    bytes: &[u8],
+    records: &mut Records,
+    mut read: impl FnMut(&Path, &[Value], &mut Records),
+) {
+    records.sources.push(SourceInfo {
+        kind,
+        path: path.display().to_string(),
+    });
+    let lines = lines_of(path, bytes, records);
+    read(path, &lines, records);
+}
+
+/// The records of one session file.
 fn read_lines(file: &Path, cap: u64, records: &mut Records) -> Result<Vec<Value>> {
     let bytes = crate::input::read_file(file, cap)?;
-    let text = String::from_utf8_lossy(&bytes);
+    Ok(lines_of(file, &bytes, records))
+}
+
+/// The records of the session file `file` whose bytes are `bytes`: its lines as JSON objects, the
+/// lines that are not (a line cut short by a crash, a line of something else) counted in a
+/// problem naming the file; bytes that are not UTF-8 are read as U+FFFD, and said.
+fn lines_of(file: &Path, bytes: &[u8], records: &mut Records) -> Vec<Value> {
+    let text = String::from_utf8_lossy(bytes);
     if let std::borrow::Cow::Owned(_) = text {
         records.problems.push(format!(
             "{}: not UTF-8; read with U+FFFD in place of the bad bytes",
@@ -49,7 +71,7 @@ fn read_lines(file: &Path, cap: u64, records: &mut Records) -> Result<Vec<Value>
             lines.skipped
         ));
     }
-    Ok(lines.records)
+    lines.records
 }
 
 /// A token count read from `value`: 0 when absent, else a whole number from 0 to

@@ -12,9 +12,9 @@ use super::record::Records;
 use super::{claude_transcripts, codex_rollouts, jsonl, pi_sessions};
 use crate::error::{Error, Result};
 
-/// How much of a file's start is read to tell its agent: Codex's first line (its instructions)
-/// is long, but its `"type":"session_meta"` comes first.
-const HEAD: usize = 4096;
+/// How much of a file's first line is read to tell its agent: Codex's first line carries its
+/// instructions (some 20 KB), and a user's AGENTS.md may make it longer.
+const FIRST_LINE_CAP: u64 = 4 << 20;
 
 /// Session files larger than this are not read (a session of a few hundred MB is already rare).
 const MAX_SESSION_FILE: u64 = 1 << 30;
@@ -41,17 +41,62 @@ impl Agent {
     }
 }
 
-/// The agent whose file `head` (its first bytes) begins: pi's header line
-/// `{"type":"session",…`, Codex's `session_meta` line; anything else is read as Claude Code's.
-pub fn agent_of(head: &[u8]) -> Agent {
-    let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
-    let has = |needle: &[u8]| first.windows(needle.len()).any(|w| w == needle);
-    if first.starts_with(br#"{"type":"session","#) {
-        Agent::Pi
-    } else if has(br#""type":"session_meta""#) {
-        Agent::Codex
+/// What a session file is, from its first non-blank line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Agent(Agent),
+    /// Nothing but blank space.
+    Empty,
+    /// Not a session file of any agent ctx knows.
+    Unknown,
+}
+
+/// What `first` (a file's first non-blank line, or as much of it as was read) says of the file:
+/// read as JSON, never by its exact bytes, so that any spacing and key order is the same file.
+/// pi's header is `{"type":"session","id":…}`; every Codex line is `{"type":…,"payload":…}`
+/// (`session_meta` first, but a rollout cut before it is still Codex's); Claude Code's lines
+/// carry `sessionId`, or are one of its bookkeeping lines.
+fn kind_of(first: &[u8]) -> Kind {
+    let line = first.trim_ascii();
+    if line.is_empty() {
+        return Kind::Empty;
+    }
+    let Ok(Value::Object(record)) = serde_json::from_slice::<Value>(line) else {
+        // A first line longer than was read: only Codex writes those.
+        let has = |needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
+        return if first.len() as u64 >= FIRST_LINE_CAP && has(b"\"session_meta\"") {
+            Kind::Agent(Agent::Codex)
+        } else {
+            Kind::Unknown
+        };
+    };
+    let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+    const CODEX: [&str; 6] = [
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "token_usage_record",
+        "compacted",
+    ];
+    const CLAUDE: [&str; 8] = [
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "attachment",
+        "progress",
+        "queue-operation",
+        "file-history-snapshot",
+    ];
+    if kind == "session" && record.get("id").is_some_and(Value::is_string) {
+        Kind::Agent(Agent::Pi)
+    } else if CODEX.contains(&kind) && record.contains_key("payload") {
+        Kind::Agent(Agent::Codex)
+    } else if record.get("sessionId").is_some_and(Value::is_string) || CLAUDE.contains(&kind) {
+        Kind::Agent(Agent::Claude)
     } else {
-        Agent::Claude
+        Kind::Unknown
     }
 }
 
@@ -81,14 +126,29 @@ fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The first bytes of `file`.
-fn head(file: &Path) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::with_capacity(HEAD);
-    std::fs::File::open(file)
-        .and_then(|f| f.take(HEAD as u64).read_to_end(&mut bytes))
-        .map_err(|e| Error::io(file, "read", &e))?;
-    Ok(bytes)
+/// The first non-blank line of `file` (at most [`FIRST_LINE_CAP`] bytes of it).
+fn first_line(file: &Path) -> Result<Vec<u8>> {
+    use std::io::{BufRead, Read};
+    let handle = std::fs::File::open(file).map_err(|e| Error::io(file, "read", &e))?;
+    let mut reader = std::io::BufReader::new(handle).take(FIRST_LINE_CAP);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io(file, "read", &e))?;
+        if n == 0 || !line.trim_ascii().is_empty() {
+            return Ok(line);
+        }
+    }
+}
+
+/// The first non-blank line of `bytes`.
+fn first_line_of(bytes: &[u8]) -> &[u8] {
+    bytes
+        .split(|&b| b == b'\n')
+        .find(|l| !l.trim_ascii().is_empty())
+        .unwrap_or_default()
 }
 
 /// Reads the session files below the folder `path`; `false`, with nothing read, when it holds
@@ -98,39 +158,25 @@ pub fn read_folder(path: &Path, prices: &PriceList, records: &mut Records) -> Re
     if files.is_empty() {
         return Ok(false);
     }
-    read_files(path, files, prices, records)?;
-    Ok(true)
-}
-
-/// Reads the session file `path`.
-pub fn read_file(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
-    read_files(path, vec![path.to_path_buf()], prices, records)
-}
-
-/// Reads `files`, found at `path`, each with its agent's reader; an empty file is said and
-/// skipped.
-fn read_files(
-    path: &Path,
-    files: Vec<PathBuf>,
-    prices: &PriceList,
-    records: &mut Records,
-) -> Result<()> {
     let mut by_agent: [(Agent, Vec<PathBuf>); 3] = [
         (Agent::Claude, Vec::new()),
         (Agent::Pi, Vec::new()),
         (Agent::Codex, Vec::new()),
     ];
     for file in files {
-        let head = head(&file)?;
-        if head.is_empty() {
-            records
+        match kind_of(&first_line(&file)?) {
+            Kind::Agent(agent) => {
+                if let Some((_, list)) = by_agent.iter_mut().find(|(a, _)| *a == agent) {
+                    list.push(file);
+                }
+            }
+            Kind::Empty => records
                 .problems
-                .push(format!("{}: empty; skipped", file.display()));
-            continue;
-        }
-        let agent = agent_of(&head);
-        if let Some((_, list)) = by_agent.iter_mut().find(|(a, _)| *a == agent) {
-            list.push(file);
+                .push(format!("{}: empty; skipped", file.display())),
+            Kind::Unknown => records.problems.push(format!(
+                "{}: not a session file of any agent ctx knows; skipped",
+                file.display()
+            )),
         }
     }
     for (agent, files) in by_agent {
@@ -147,7 +193,65 @@ fn read_files(
             |file, lines, records| read(file, lines, prices, records),
         )?;
     }
-    Ok(())
+    Ok(true)
+}
+
+/// Reads the session file `path` (a regular file): `false`, with nothing read, when its first
+/// line is no agent's.
+pub fn read_file(path: &Path, prices: &PriceList, records: &mut Records) -> Result<bool> {
+    let agent = match kind_of(&first_line(path)?) {
+        Kind::Agent(agent) => agent,
+        Kind::Empty => {
+            records
+                .problems
+                .push(format!("{}: empty; skipped", path.display()));
+            return Ok(true);
+        }
+        Kind::Unknown => return Ok(false),
+    };
+    let (kind, read) = agent.source();
+    jsonl::read_files(
+        kind,
+        MAX_SESSION_FILE,
+        path,
+        vec![path.to_path_buf()],
+        records,
+        |file, lines, records| read(file, lines, prices, records),
+    )?;
+    Ok(true)
+}
+
+/// Reads `bytes`, the whole of the session file `path` that is not a regular file (a pipe, as
+/// `--source <(cat FILE)` gives): `false`, with nothing read, when its first line is no agent's.
+pub fn read_bytes(
+    path: &Path,
+    bytes: &[u8],
+    prices: &PriceList,
+    records: &mut Records,
+) -> Result<bool> {
+    let agent = match kind_of(first_line_of(bytes)) {
+        Kind::Agent(agent) => agent,
+        Kind::Empty => {
+            records
+                .problems
+                .push(format!("{}: empty; skipped", path.display()));
+            return Ok(true);
+        }
+        Kind::Unknown => return Ok(false),
+    };
+    let (kind, read) = agent.source();
+    jsonl::read_text(kind, path, bytes, records, |file, lines, records| {
+        read(file, lines, prices, records)
+    });
+    Ok(true)
+}
+
+/// The error for a session file `path` that no agent ctx knows wrote.
+pub fn unknown(path: &Path) -> Error {
+    Error::failure(format!(
+        "{}: not a session file of any agent ctx knows (Claude Code, pi, Codex CLI)",
+        path.display()
+    ))
 }
 
 #[cfg(test)]
@@ -155,24 +259,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_agents_first_line_names_it() {
+    fn each_agents_first_line_names_it_whatever_its_spacing_and_key_order() {
+        let agent = |line: &str| kind_of(line.as_bytes());
         assert_eq!(
-            agent_of(br#"{"type":"session","version":3,"id":"x"}"#),
-            Agent::Pi
+            agent(r#"{"type":"session","version":3,"id":"x"}"#),
+            Kind::Agent(Agent::Pi)
         );
         assert_eq!(
-            agent_of(br#"{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{}}"#),
-            Agent::Codex
+            agent(r#"{"id": "x", "version": 3, "type": "session"}"#),
+            Kind::Agent(Agent::Pi)
         );
         assert_eq!(
-            agent_of(br#"{"type":"user","sessionId":"s"}"#),
-            Agent::Claude
+            agent(r#"{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{}}"#),
+            Kind::Agent(Agent::Codex)
         );
-        // Only the first line counts.
         assert_eq!(
-            agent_of(b"{\"type\":\"user\"}\n{\"type\":\"session_meta\"}"),
-            Agent::Claude
+            agent(r#"{"timestamp": "t", "type": "session_meta", "payload": {}}"#),
+            Kind::Agent(Agent::Codex)
         );
+        assert_eq!(
+            agent(r#"{"timestamp":"t","type":"event_msg","payload":{}}"#),
+            Kind::Agent(Agent::Codex)
+        );
+        assert_eq!(
+            agent(r#"{"type":"user","sessionId":"s"}"#),
+            Kind::Agent(Agent::Claude)
+        );
+        assert_eq!(agent(" \n"), Kind::Empty);
+        assert_eq!(agent(r#"{"note":"x"}"#), Kind::Unknown);
+        assert_eq!(agent("not json"), Kind::Unknown);
+        assert_eq!(first_line_of(b"\n\n{\"a\":1}\n{}"), br#"{"a":1}"#);
     }
 }
 

@@ -80,8 +80,12 @@ fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
             path.display()
         )));
     }
-    if path.extension().is_some_and(|e| e == "jsonl") {
-        return session_files::read_file(path, prices, records);
+    // A pipe (`<(cat FILE)`) has no name to go by and can be read once: its bytes say what it is.
+    if let Some(bytes) = crate::input::read_unless_regular(path, 1 << 30)? {
+        if session_files::read_bytes(path, &bytes, prices, records)? {
+            return Ok(());
+        }
+        return read_export_text(path, &String::from_utf8_lossy(&bytes), prices, records);
     }
     let mut head = [0u8; 16];
     let n = std::fs::File::open(path)
@@ -90,12 +94,28 @@ fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
     if head[..n].starts_with(b"SQLite format 3") {
         return opencode_db::read(path, prices, records);
     }
+    if session_files::read_file(path, prices, records)? {
+        return Ok(());
+    }
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        return Err(session_files::unknown(path));
+    }
     read_export(path, prices, records)
 }
 
 /// An `opencode export <sessionID>` file (opencode.md §3).
 fn read_export(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
     let text = crate::input::read_text(path, 1 << 30)?;
+    read_export_text(path, &text, prices, records)
+}
+
+/// [`read_export`] of the file's `text`.
+fn read_export_text(
+    path: &Path,
+    text: &str,
+    prices: &PriceList,
+    records: &mut Records,
+) -> Result<()> {
     // `opencode export` may print a progress line before the JSON.
     let start = text.find('{').unwrap_or(0);
     let value: Value = serde_json::from_str(&text[start..]).map_err(|e| {

@@ -1704,3 +1704,115 @@ fn subagents_in_deeper_folders_are_read() {
     let doc = by_session(&env, &[&home]);
     assert_eq!(row(&doc, CC_DEEP_AGENT)["own"]["calls"], 1);
 }
+
+/// What agent wrote a file is read from its first line as JSON, not from its exact bytes or its
+/// name: a rollout re-serialized with spaces, a pi header with its keys in another order, a
+/// rollout without `session_meta`, a file given through a pipe. A file of no known agent is
+/// said to be so; a named pipe with no writer is refused at once.
+#[test]
+fn a_session_files_agent_is_read_from_its_first_line_as_json() {
+    let (env, dir) = shapes("reserialized");
+    let hello = dir.join("rollout-2026-11-27T04-47-20-01a21b54-500b-7a02-953d-22368e4204dd.jsonl");
+    let doc = by_session(&env, &[&hello]);
+    assert_eq!(row(&doc, CX_HELLO)["own"]["calls"], 1, "{doc:#}");
+    assert_eq!(row(&doc, CX_HELLO)["own"]["tokens"]["total"], 803);
+    assert_eq!(doc["problems"], serde_json::json!([]));
+    // Through a pipe (`--source <(cat FILE)`): /dev/stdin is one.
+    let out = env.run_stdin(
+        &[
+            "--json",
+            "budget",
+            "spent",
+            "--by",
+            "session",
+            "--source",
+            "/dev/stdin",
+        ],
+        &std::fs::read(&hello).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", env.render(&out));
+    let piped: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(piped["total"], doc["total"]);
+    // Without its session_meta line: the thread is the one its file name ends with.
+    let text = std::fs::read_to_string(&hello).unwrap();
+    std::fs::write(&hello, text.split_once('\n').unwrap().1).unwrap();
+    let doc = by_session(&env, &[&hello]);
+    assert_eq!(
+        row(&doc, CX_HELLO)["own"]["tokens"]["total"],
+        803,
+        "{doc:#}"
+    );
+    // A pi header with its keys in another order.
+    let (env, sessions) = agent_fixture(PI_FIXTURE);
+    let once = by_session(&env, &[&sessions]);
+    let file = session_file(&sessions, &PI_HELLO[3..]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let (header, rest) = text.split_once('\n').unwrap();
+    let header: serde_json::Map<String, Value> = serde_json::from_str(header).unwrap();
+    let reordered: serde_json::Map<String, Value> = header.into_iter().rev().collect();
+    assert!(
+        !Value::Object(reordered.clone())
+            .to_string()
+            .starts_with(r#"{"type""#)
+    );
+    std::fs::write(&file, format!("{}\n{rest}", Value::Object(reordered))).unwrap();
+    let doc = by_session(&env, &[&sessions]);
+    assert_eq!(doc["total"], once["total"], "{doc:#}");
+    // A file no agent wrote: a word in a folder, an error when it is the source.
+    let other = sessions.join("notes.jsonl");
+    std::fs::write(&other, "{\"note\":\"not a session\"}\n").unwrap();
+    let doc = by_session(&env, &[&sessions]);
+    assert_eq!(
+        doc["problems"],
+        serde_json::json!([format!(
+            "{}: not a session file of any agent ctx knows; skipped",
+            other.display()
+        )])
+    );
+    let out = env.run(&["budget", "spent", "--source", other.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {}: not a session file of any agent ctx knows (Claude Code, pi, Codex CLI)\n",
+            other.display()
+        )
+    );
+}
+
+/// A named pipe with no writer is refused at once rather than waited on.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_with_no_writer_is_refused_at_once() {
+    let env = TestEnv::new();
+    let fifo = env.temp().join("session.jsonl");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut child = env
+        .std_command()
+        .args(["budget", "spent", "--source", fifo.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("ctx waited on a named pipe with no writer");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {}: a named pipe with no writer; refusing to wait for one\n",
+            fifo.display()
+        )
+    );
+}
