@@ -11,9 +11,12 @@
 //! last one. Codex records no cost: calls are priced from the models.dev cache.
 //!
 //! Sessions are named as ctx names their frames: `cx_<thread id>`, a subagent's parent being its
-//! parent thread's. A call is counted once by its response id, in whichever file and source holds
-//! it first (the same rollout given twice, or a copy of it). A subagent spawned with its parent's
-//! history (`fork_context`) was seen to repeat no usage line of its parent (Codex 0.171.0).
+//! parent thread's. A call is counted once by its response id (from `token_count` events: its
+//! thread and the thread's cumulative total after it), in whichever file and source holds it
+//! first (the same rollout given twice, an archived copy). A subagent spawned with its parent's
+//! history (`fork_context`) was seen to repeat no usage line of its parent (Codex 0.171.0); a
+//! forked thread (`forked_from_id`) of older rollouts begins by replaying its parent's last turn,
+//! usage included: what precedes the fork's own first turn is counted with the parent, once.
 
 use std::path::{Path, PathBuf};
 
@@ -90,11 +93,13 @@ fn tokens_of(usage: &Value, name: &str, problems: &mut Vec<String>) -> Tokens {
     tokens
 }
 
-/// A call read from a rollout: its key, time, usage.
+/// A call read from a rollout: its key, thread, time, usage.
 struct Found<'a> {
     /// Its line's position in the file, for the model in effect then.
     line: usize,
     key: String,
+    /// The thread whose call it is: the file's, or the parent's for a fork's replayed turn.
+    thread: String,
     time: Option<i64>,
     usage: &'a Value,
     name: String,
@@ -112,21 +117,26 @@ fn time_of(record: &Value) -> Option<i64> {
     crate::time::parse_rfc3339_utc(record.get("timestamp")?.as_str()?)
 }
 
-/// The calls of the `token_usage_record` lines of `thread` (Codex 0.171.0 and later).
-fn from_usage_records<'a>(file: &Path, lines: &'a [Value], thread: Option<&str>) -> Vec<Found<'a>> {
+/// The calls of the `token_usage_record` lines (Codex 0.171.0 and later) in `range` of `lines`,
+/// each with the thread it names (`thread` when it names none).
+fn from_usage_records<'a>(
+    file: &Path,
+    lines: &'a [Value],
+    range: std::ops::Range<usize>,
+    thread: &str,
+) -> Vec<Found<'a>> {
     let mut found = Vec::new();
     let usage_records = lines
         .iter()
         .enumerate()
+        .skip(range.start)
+        .take(range.len())
         .filter(|(_, r)| kind(r).0 == "token_usage_record");
     for (n, (line, r)) in usage_records.enumerate() {
         let payload = &r["payload"];
-        // A line that names another thread is that thread's call, should one be copied here.
-        if let (Some(owner), Some(thread)) = (text(Some(payload), "thread_id"), thread)
-            && owner != thread
-        {
-            continue;
-        }
+        // A line that names another thread is that thread's call, copied here: it is counted
+        // with that thread, once, whichever file holds it.
+        let owner = text(Some(payload), "thread_id").unwrap_or_else(|| thread.to_string());
         let Some(usage) = payload.get("usage").filter(|u| u.is_object()) else {
             continue;
         };
@@ -139,8 +149,9 @@ fn from_usage_records<'a>(file: &Path, lines: &'a [Value], thread: Option<&str>)
             line,
             key: match response {
                 Some(id) => format!("codex:{id}"),
-                None => format!("codex:{}:{n}", thread.unwrap_or_default()),
+                None => format!("codex:{owner}:{}:{n}", range.start),
             },
+            thread: owner,
             time: time_of(r),
             usage,
             name,
@@ -149,14 +160,23 @@ fn from_usage_records<'a>(file: &Path, lines: &'a [Value], thread: Option<&str>)
     found
 }
 
-/// The calls of the `token_count` events (older Codex versions): each event's
-/// `last_token_usage`, an event whose cumulative total did not grow being a repeat.
-fn from_token_counts<'a>(file: &Path, lines: &'a [Value], thread: Option<&str>) -> Vec<Found<'a>> {
+/// The calls of the `token_count` events (older Codex versions) in `range` of `lines`, all
+/// `thread`'s: each event's `last_token_usage`, an event whose cumulative total did not grow
+/// being a repeat. A call is known by its thread and the thread's cumulative total after it,
+/// which a fork's replay and an archived copy repeat, whatever time they were written at.
+fn from_token_counts<'a>(
+    file: &Path,
+    lines: &'a [Value],
+    range: std::ops::Range<usize>,
+    thread: &str,
+) -> Vec<Found<'a>> {
     let mut found = Vec::new();
     let mut last_total: Option<&Value> = None;
     let events = lines
         .iter()
         .enumerate()
+        .skip(range.start)
+        .take(range.len())
         .filter(|(_, r)| kind(r) == ("event_msg", "token_count"));
     for (n, (line, r)) in events.enumerate() {
         let Some(info) = r.pointer("/payload/info").filter(|i| i.is_object()) else {
@@ -170,25 +190,35 @@ fn from_token_counts<'a>(file: &Path, lines: &'a [Value], thread: Option<&str>) 
         let Some(usage) = info.get("last_token_usage").filter(|u| u.is_object()) else {
             continue;
         };
-        found.push(Found {
-            line,
-            key: format!(
-                "codex:{}:{}:{}",
-                thread.unwrap_or_default(),
+        let key = match total.and_then(|t| t.get("total_tokens")) {
+            Some(cumulative) => format!("codex:{thread}:{cumulative}"),
+            None => format!(
+                "codex:{thread}:{}:{}",
                 r.get("timestamp")
                     .and_then(Value::as_str)
                     .unwrap_or_default(),
-                total
-                    .and_then(|t| t.get("total_tokens"))
-                    .map(Value::to_string)
-                    .unwrap_or_else(|| n.to_string())
+                n + range.start
             ),
+        };
+        found.push(Found {
+            line,
+            key,
+            thread: thread.to_string(),
             time: time_of(r),
             usage,
             name: format!("{}: token count {}", file.display(), n + 1),
         });
     }
     found
+}
+
+/// The time a UUIDv7 (Codex's thread and turn ids) was made, epoch ms.
+fn uuid7_time(id: &str) -> Option<i64> {
+    let hex: String = id.chars().filter(|&c| c != '-').collect();
+    if hex.len() != 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) || &hex[12..13] != "7" {
+        return None;
+    }
+    i64::from_str_radix(&hex[..12], 16).ok()
 }
 
 /// The thread id a rollout's name ends with (`rollout-<time>-<thread id>.jsonl`), for a file
@@ -207,6 +237,37 @@ fn thread_of_name(file: &Path) -> Option<String> {
     valid.then(|| id.to_string())
 }
 
+/// Where a forked rollout's own turns begin. A fork starts by replaying its parent's last turn
+/// (its turn start, messages and usage); what comes before the fork's first turn of its own is
+/// the parent's. A turn is the fork's own when its id (a UUIDv7) was made no earlier than the
+/// fork's (or, without such ids, the session's `session_meta` time), or, without any turn id,
+/// when its line was written no earlier than the fork was made.
+fn fork_start(lines: &[Value], thread: &str, meta: Option<&Value>) -> usize {
+    let made = meta.and_then(|m| crate::time::parse_rfc3339_utc(m.get("timestamp")?.as_str()?));
+    let fork_made = uuid7_time(thread).or(made);
+    lines
+        .iter()
+        .position(|r| {
+            let starts_turn =
+                kind(r) == ("event_msg", "task_started") || kind(r).0 == "turn_context";
+            if !starts_turn {
+                return false;
+            }
+            let turn = r
+                .pointer("/payload/turn_id")
+                .or_else(|| r.pointer("/payload/turn_attribution/turn_id"))
+                .and_then(Value::as_str);
+            match (turn.and_then(uuid7_time), fork_made) {
+                (Some(turn), Some(fork)) => turn >= fork,
+                _ => match (made, time_of(r)) {
+                    (Some(made), Some(at)) => at >= made,
+                    _ => true,
+                },
+            }
+        })
+        .unwrap_or(lines.len())
+}
+
 pub(super) fn read_rollout(
     file: &Path,
     lines: &[Value],
@@ -218,11 +279,12 @@ pub(super) fn read_rollout(
         .find(|r| kind(r).0 == "session_meta")
         .and_then(|r| r.get("payload"));
     let thread = text(meta, "id").or_else(|| thread_of_name(file));
-    let mut found = from_usage_records(file, lines, thread.as_deref());
-    if found.is_empty() && !lines.iter().any(|r| kind(r).0 == "token_usage_record") {
-        found = from_token_counts(file, lines, thread.as_deref());
-    }
     let Some(thread) = thread else {
+        let found = if lines.iter().any(|r| kind(r).0 == "token_usage_record") {
+            from_usage_records(file, lines, 0..lines.len(), "")
+        } else {
+            from_token_counts(file, lines, 0..lines.len(), "")
+        };
         if !found.is_empty() {
             records.problems.push(format!(
                 "{}: neither a \"session_meta\" with the thread's \"id\" nor a thread id in its name; its {} call(s) are skipped",
@@ -232,19 +294,48 @@ pub(super) fn read_rollout(
         }
         return;
     };
+    // A fork's first lines replay its parent's last turn: those calls are the parent's.
+    let forked_from = text(meta, "forked_from_id");
+    let own_start = match &forked_from {
+        Some(_) => fork_start(lines, &thread, meta),
+        None => 0,
+    };
+    let mut found = Vec::new();
+    if lines.iter().any(|r| kind(r).0 == "token_usage_record") {
+        if let Some(parent) = &forked_from {
+            found.extend(from_usage_records(file, lines, 0..own_start, parent));
+        }
+        found.extend(from_usage_records(
+            file,
+            lines,
+            own_start..lines.len(),
+            &thread,
+        ));
+    } else {
+        if let Some(parent) = &forked_from {
+            found.extend(from_token_counts(file, lines, 0..own_start, parent));
+        }
+        found.extend(from_token_counts(
+            file,
+            lines,
+            own_start..lines.len(),
+            &thread,
+        ));
+    }
     let parent = text(meta, "parent_thread_id").or_else(|| {
         text(
             meta.and_then(|m| m.pointer("/source/subagent/thread_spawn")),
             "parent_thread_id",
         )
     });
+    let created = meta
+        .and_then(|m| crate::time::parse_rfc3339_utc(m.get("timestamp")?.as_str()?))
+        .unwrap_or(0);
     let at = records.add_session(Session {
         id: format!("{SESSION_PREFIX}{thread}"),
         parent: parent.map(|p| format!("{SESSION_PREFIX}{p}")),
-        title: first_prompt(lines).unwrap_or_default(),
-        created: meta
-            .and_then(|m| crate::time::parse_rfc3339_utc(m.get("timestamp")?.as_str()?))
-            .unwrap_or(0),
+        title: first_prompt(&lines[own_start.min(lines.len())..]).unwrap_or_default(),
+        created,
     });
     let provider = text(meta, "model_provider").unwrap_or_default();
     // The model of each call: the latest turn_context before it.
@@ -272,10 +363,22 @@ pub(super) fn read_rollout(
                 .push(format!("{} has no time; counted at the epoch", call.name));
         }
         let message = call.key.trim_start_matches("codex:").to_string();
+        // A call copied from another thread (a fork's replay) is that thread's, which this file
+        // may be the only one to hold.
+        let session = if call.thread == thread {
+            at
+        } else {
+            records.add_session(Session {
+                id: format!("{SESSION_PREFIX}{}", call.thread),
+                parent: None,
+                title: String::new(),
+                created: call.time.unwrap_or(created),
+            })
+        };
         records.add_call(
             &call.key,
             Call {
-                session: at,
+                session,
                 message,
                 time: call.time.unwrap_or(0),
                 agent: String::new(),

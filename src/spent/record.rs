@@ -176,10 +176,15 @@ impl Records {
     }
 
     /// Adds a session unless one with its id is there already (whose missing parent and title
-    /// the newcomer then fills in); returns its position.
+    /// the newcomer then fills in, and whose creation it moves earlier: a session first met
+    /// through a copy of its calls, as a Codex fork holds, was made before them); returns its
+    /// position.
     pub fn add_session(&mut self, session: Session) -> usize {
         if let Some(&at) = self.positions.get(&session.id) {
             let known = &mut self.sessions[at];
+            if session.created > 0 && (known.created == 0 || session.created < known.created) {
+                known.created = session.created;
+            }
             if known.parent.is_none() {
                 known.parent = session.parent;
             }

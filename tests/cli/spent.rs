@@ -1705,6 +1705,32 @@ fn subagents_in_deeper_folders_are_read() {
     assert_eq!(row(&doc, CC_DEEP_AGENT)["own"]["calls"], 1);
 }
 
+/// A forked Codex thread (`forked_from_id`) begins by replaying its parent's last turn, token
+/// counts included, and an archived copy repeats the fork's file: the replayed usage is the
+/// parent's, counted once, with the parent, wherever the copies are.
+#[test]
+fn a_forked_codex_thread_counts_its_parents_replayed_turn_once() {
+    let (env, codex) = shapes("codex");
+    // Parent: 1050 + 1280 + 1560 tokens; the fork's own turn: 1740.
+    let check = |doc: &Value| {
+        assert_eq!(row(doc, CX_PARENT)["own"]["calls"], 3, "{doc:#}");
+        assert_eq!(row(doc, CX_PARENT)["own"]["tokens"]["total"], 3890);
+        assert_eq!(row(doc, CX_FORK)["own"]["calls"], 1);
+        assert_eq!(row(doc, CX_FORK)["own"]["tokens"]["total"], 1740);
+        assert_eq!(doc["total"]["tokens"]["total"], 3890 + 1740);
+    };
+    check(&by_session(&env, &[&codex]));
+    let sessions = codex.join("sessions");
+    let archived = codex.join("archived_sessions");
+    check(&by_session(&env, &[&sessions]));
+    check(&by_session(&env, &[&archived, &sessions]));
+    // The fork alone: its replayed turn is still the parent's.
+    let doc = by_session(&env, &[&archived]);
+    assert_eq!(row(&doc, CX_PARENT)["own"]["calls"], 1, "{doc:#}");
+    assert_eq!(row(&doc, CX_PARENT)["own"]["tokens"]["total"], 1560);
+    assert_eq!(row(&doc, CX_FORK)["own"]["tokens"]["total"], 1740);
+}
+
 /// What agent wrote a file is read from its first line as JSON, not from its exact bytes or its
 /// name: a rollout re-serialized with spaces, a pi header with its keys in another order, a
 /// rollout without `session_meta`, a file given through a pipe. A file of no known agent is
