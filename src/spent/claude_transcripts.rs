@@ -86,13 +86,22 @@ fn session_of(file: &Path, lines: &[Value]) -> Option<(Session, String)> {
     }
 }
 
-/// The first line of a session's first typed prompt.
+/// The first line of a session's first typed prompt: a text, or the first text part of a content
+/// array (a prompt with a pasted image is one). Sidechain and meta lines are not the person's.
 fn first_prompt(lines: &[Value]) -> Option<String> {
     lines.iter().find_map(|r| {
-        if r.get("type")?.as_str()? != "user" {
+        let flag = |key: &str| r.get(key).and_then(Value::as_bool) == Some(true);
+        if r.get("type")?.as_str()? != "user" || flag("isSidechain") || flag("isMeta") {
             return None;
         }
-        let text = r.get("message")?.get("content")?.as_str()?;
+        let text = match r.get("message")?.get("content")? {
+            Value::String(text) => text.as_str(),
+            Value::Array(parts) => parts.iter().find_map(|p| {
+                (p.get("type")?.as_str()? == "text").then_some(())?;
+                p.get("text")?.as_str()
+            })?,
+            _ => return None,
+        };
         Some(
             text.lines()
                 .find(|l| !l.trim().is_empty())?

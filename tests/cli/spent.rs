@@ -1842,3 +1842,11 @@ fn a_named_pipe_with_no_writer_is_refused_at_once() {
         )
     );
 }
+
+/// A first prompt with a pasted image is a content array: its text part is the session's title.
+#[test]
+fn a_claude_sessions_title_is_its_first_prompts_text_even_in_a_content_array() {
+    let (env, projects) = shapes("claude/projects");
+    let doc = by_session(&env, &[&projects]);
+    assert_eq!(row(&doc, CC_MAIN)["label"], "Fix the login bug", "{doc:#}");
+}
