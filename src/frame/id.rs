@@ -105,7 +105,7 @@ pub fn resolve<'a>(arg: &str, ids: impl Iterator<Item = &'a str> + Clone) -> Res
 pub type Abbreviations<'a> = HashMap<&'a str, &'a str, foldhash::fast::RandomState>;
 
 /// The shortest unique prefix of at least 8 characters (12 for `ses_…` ids) of every id
-/// (flame.md §4.5).
+/// (flame.md §4.5), never ending at a `_` or `-` when more follows.
 pub fn abbreviations<'a>(ids: impl Iterator<Item = &'a str>) -> Abbreviations<'a> {
     let mut unique: Vec<&str> = ids.collect();
     unique.sort_unstable();
@@ -126,7 +126,12 @@ pub fn abbreviations_in_order<'a>(ids: &[&'a str]) -> Vec<&'a str> {
         // In sorted order the ids sharing the longest prefix with `id` are its neighbours.
         let before = i.checked_sub(1).map_or(0, |j| common(id, ids[sorted[j]]));
         let after = sorted.get(i + 1).map_or(0, |&next| common(id, ids[next]));
-        let needed = (before.max(after) + 1).max(min_abbrev(id)).min(id.len());
+        let mut needed = (before.max(after) + 1).max(min_abbrev(id)).min(id.len());
+        // A prefix cut right after a separator reads as the same id as its neighbour's
+        // (`cc_session_`, `cc_session-`): take the character after it too.
+        while needed < id.len() && matches!(id.as_bytes()[needed - 1], b'_' | b'-') {
+            needed += 1;
+        }
         out[at] = &id[..needed];
     }
     out
@@ -176,6 +181,8 @@ mod tests {
         assert_eq!(list[1], "fr_abcdefgh1");
         assert_eq!(list[4], "fr_abcdefgz");
         assert_eq!(list[2], "ses_1");
+        let alike = abbreviations_in_order(&["cc_session_alpha", "cc_session-beta", "cc_a-"]);
+        assert_eq!(alike, ["cc_session_a", "cc_session-b", "cc_a-"]);
     }
 
     #[test]

@@ -1850,3 +1850,31 @@ fn a_claude_sessions_title_is_its_first_prompts_text_even_in_a_content_array() {
     let doc = by_session(&env, &[&projects]);
     assert_eq!(row(&doc, CC_MAIN)["label"], "Fix the login bug", "{doc:#}");
 }
+
+/// Sessions whose ids are not UUIDs may differ only past a separator: their short ids never end
+/// at one, so that `cc_session_` and `cc_session-` do not stand for two sessions.
+#[test]
+fn short_ids_never_end_at_a_separator() {
+    let (env, projects) = shapes("claude/projects");
+    let main = projects.join("-home-user-app/7b1e2c44-3f0a-4d5e-9c61-2a8f0b9d4e13.jsonl");
+    let text = std::fs::read_to_string(&main).unwrap();
+    let dir = env.temp().join("named");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, prompt) in [("session_alpha", "Alpha"), ("session-beta", "Beta")] {
+        let renamed = text
+            .replace("7b1e2c44-3f0a-4d5e-9c61-2a8f0b9d4e13", name)
+            .replace("msg_01", &format!("msg_{name}_"))
+            .replace("Fix the login bug", prompt);
+        std::fs::write(dir.join(format!("{name}.jsonl")), renamed).unwrap();
+    }
+    let out = env.ok(&[
+        "budget",
+        "spent",
+        "--by",
+        "session",
+        "--source",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("Alpha (cc_session_a)"), "{out}");
+    assert!(out.contains("Beta (cc_session-b)"), "{out}");
+}
