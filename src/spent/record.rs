@@ -125,12 +125,18 @@ pub struct Call {
 }
 
 impl Call {
-    /// `provider/model`, or the model alone when the provider is not known.
+    /// `provider/model`, or the model alone when the provider is not known; a model the agent
+    /// did not record is `(unknown model)`, so that no row of `--by model` is nameless.
     pub fn model_key(&self) -> String {
-        if self.provider.is_empty() {
-            self.model.clone()
+        let model = if self.model.is_empty() {
+            "(unknown model)"
         } else {
-            format!("{}/{}", self.provider, self.model)
+            &self.model
+        };
+        if self.provider.is_empty() {
+            model.to_string()
+        } else {
+            format!("{}/{model}", self.provider)
         }
     }
 }

@@ -1878,3 +1878,31 @@ fn short_ids_never_end_at_a_separator() {
     assert!(out.contains("Alpha (cc_session_a)"), "{out}");
     assert!(out.contains("Beta (cc_session-b)"), "{out}");
 }
+
+/// A call whose model is not recorded is grouped under a name that says so, never an empty one.
+#[test]
+fn calls_without_a_model_are_grouped_under_unknown_model() {
+    let (env, projects) = shapes("claude/projects");
+    let main = projects.join("-home-user-app/7b1e2c44-3f0a-4d5e-9c61-2a8f0b9d4e13.jsonl");
+    let text = std::fs::read_to_string(&main)
+        .unwrap()
+        .replace(r#""model":"claude-sonnet-4-5-20250929","#, "");
+    std::fs::write(&main, text).unwrap();
+    let mut args = vec!["--json", "budget", "spent", "--by", "model"];
+    args.extend(["--source", projects.to_str().unwrap()]);
+    let doc: Value = serde_json::from_str(&env.ok(&args)).unwrap();
+    let keys: Vec<&str> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "anthropic/(unknown model)",
+            "anthropic/claude-sonnet-4-5-20250929"
+        ],
+        "{doc:#}"
+    );
+}
