@@ -164,13 +164,27 @@ pub fn attribute(records: &Records, state: &State) -> Attribution {
 
     // Rules 3 and 4: the place of each session's remaining calls.
     let mut problems = Vec::new();
+    // A session none of whose calls is left (each read from another source first) has nothing to
+    // place: its missing parent is not worth a word. Sessions below it may have calls, though.
+    let mut has_calls = vec![false; records.sessions.len()];
+    for call in &records.calls {
+        let mut at = Some(call.session);
+        while let Some(session) = at.filter(|&s| !has_calls[s]) {
+            has_calls[session] = true;
+            at = records.sessions[session]
+                .parent
+                .as_deref()
+                .and_then(|p| session_at.get(p).copied());
+        }
+    }
     let parent_of: Vec<Option<usize>> = records
         .sessions
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(n, s)| {
             let parent = s.parent.as_deref()?;
             let found = session_at.get(parent).copied();
-            if found.is_none() {
+            if found.is_none() && has_calls[n] {
                 problems.push(format!(
                     "session {}: its parent session {parent} is not in the records; counted as a root",
                     s.id

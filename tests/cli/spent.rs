@@ -1906,3 +1906,34 @@ fn calls_without_a_model_are_grouped_under_unknown_model() {
         "{doc:#}"
     );
 }
+
+/// A subagent none of whose calls are left once repeats are counted once has nothing to place:
+/// its missing parent is not worth a warning.
+#[test]
+fn a_subagent_with_no_call_left_does_not_warn_of_its_missing_parent() {
+    let (env, projects) = shapes("claude/projects");
+    let agent = projects.join(
+        "-home-user-app/7b1e2c44-3f0a-4d5e-9c61-2a8f0b9d4e13/subagents/agent-a1b2c3d4e5f6a7b8c.jsonl",
+    );
+    // The same responses in another session's main transcript, read first.
+    let other = env.temp().join("other.jsonl");
+    let text = std::fs::read_to_string(&agent)
+        .unwrap()
+        .replace(
+            r#""isSidechain":true,"agentId":"a1b2c3d4e5f6a7b8c","#,
+            r#""isSidechain":false,"#,
+        )
+        .replace(
+            "7b1e2c44-3f0a-4d5e-9c61-2a8f0b9d4e13",
+            "5d0e9a1b-0000-4000-8000-000000000000",
+        );
+    std::fs::write(&other, text).unwrap();
+    let doc = by_session(&env, &[&other, &agent]);
+    assert_eq!(
+        doc["problems"],
+        serde_json::json!([format!(
+            "{}: 1 call(s) were read from another source already; counted once",
+            agent.display()
+        )])
+    );
+}
