@@ -64,21 +64,40 @@ fn first_prompt(lines: &[Value]) -> Option<String> {
 
 /// One call's usage as ctx counts it, named problems for what is not a count.
 fn tokens_of(usage: &Value, name: &str, problems: &mut Vec<String>) -> Tokens {
+    let mut unreadable = false;
     let mut part = |key: &str| match count(usage.get(key)) {
         Ok(n) => n,
         Err(v) => {
             problems.push(format!(
                 "{name}: {key} {v} is not a token count; taken as 0"
             ));
+            unreadable = true;
             0
         }
     };
     let input = part("input_tokens");
-    let cached = part("cached_input_tokens").min(input);
+    let cached = part("cached_input_tokens");
     let output = part("output_tokens");
-    let reasoning = part("reasoning_output_tokens").min(output);
+    let reasoning = part("reasoning_output_tokens");
     let cache_write = part("cache_write_input_tokens");
     let total = part("total_tokens");
+    // The cached tokens are part of the input, the reasoning part of the output: one above its
+    // whole is a damaged count, said rather than clamped unseen.
+    let mut at_most = |key: &str, n: u64, whole_key: &str, whole: u64| {
+        if n > whole {
+            problems.push(format!(
+                "{name}: {key} {n} is more than {whole_key} {whole}; taken as {whole}"
+            ));
+        }
+        n.min(whole)
+    };
+    let cached = at_most("cached_input_tokens", cached, "input_tokens", input);
+    let reasoning = at_most(
+        "reasoning_output_tokens",
+        reasoning,
+        "output_tokens",
+        output,
+    );
     let mut tokens = Tokens {
         input: input - cached,
         output: output - reasoning,
@@ -87,7 +106,16 @@ fn tokens_of(usage: &Value, name: &str, problems: &mut Vec<String>) -> Tokens {
         cache_write,
         total,
     };
+    // OpenAI's total is input + output; the parts are what is priced, so they win, unless one
+    // of them could not be read (said already): the total is then the better measure.
+    let parts = input.saturating_add(output);
     if tokens.total == 0 {
+        tokens.total = tokens.sum_of_parts();
+    } else if tokens.total != parts && !unreadable {
+        problems.push(format!(
+            "{name}: total_tokens {total} is not input_tokens + output_tokens ({parts}); counted as {}",
+            tokens.sum_of_parts()
+        ));
         tokens.total = tokens.sum_of_parts();
     }
     tokens

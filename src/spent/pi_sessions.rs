@@ -130,12 +130,14 @@ pub(super) fn read_session(
         } else {
             format!("{}: entry {entry_id}", file.display())
         };
+        let mut unreadable = false;
         let mut part = |key: &str| match count(usage.get(key)) {
             Ok(n) => n,
             Err(v) => {
                 records.problems.push(format!(
                     "{name}: {key} {v} is not a token count; taken as 0"
                 ));
+                unreadable = true;
                 0
             }
         };
@@ -147,8 +149,17 @@ pub(super) fn read_session(
             cache_write: part("cacheWrite"),
             total: part("totalTokens"),
         };
+        // pi's total is the sum of its parts; the parts are what is priced, so they win, unless
+        // one of them could not be read (said already): the total is then the better measure.
+        let parts = tokens.sum_of_parts();
         if tokens.total == 0 {
-            tokens.total = tokens.sum_of_parts();
+            tokens.total = parts;
+        } else if tokens.total != parts && !unreadable {
+            records.problems.push(format!(
+                "{name}: totalTokens {} is not input + output + cacheRead + cacheWrite ({parts}); counted as {parts}",
+                tokens.total
+            ));
+            tokens.total = parts;
         }
         let recorded = match usage.pointer("/cost/total") {
             None | Some(Value::Null) => 0.0,

@@ -1937,3 +1937,54 @@ fn a_subagent_with_no_call_left_does_not_warn_of_its_missing_parent() {
         )])
     );
 }
+
+/// Codex's and pi's totals that disagree with their parts, and a cached count above the input
+/// it is part of, are named: the parts are what is priced, so the total is their sum.
+#[test]
+fn totals_that_disagree_with_their_parts_are_named() {
+    let (env, dir) = shapes("reserialized");
+    let hello = dir.join("rollout-2026-11-27T04-47-20-01a21b54-500b-7a02-953d-22368e4204dd.jsonl");
+    let text = std::fs::read_to_string(&hello).unwrap();
+    let (before, after) = text.split_once(r#""type": "token_usage_record""#).unwrap();
+    let after = after
+        .replacen(r#""total_tokens": 803"#, r#""total_tokens": 900"#, 1)
+        .replacen(
+            r#""cached_input_tokens": 0"#,
+            r#""cached_input_tokens": 1000"#,
+            1,
+        );
+    std::fs::write(
+        &hello,
+        format!("{before}\"type\": \"token_usage_record\"{after}"),
+    )
+    .unwrap();
+    let doc = by_session(&env, &[&hello]);
+    let name = format!("{}: response resp_7", hello.display());
+    assert_eq!(
+        doc["problems"],
+        serde_json::json!([
+            format!("{name}: cached_input_tokens 1000 is more than input_tokens 800; taken as 800"),
+            format!(
+                "{name}: total_tokens 900 is not input_tokens + output_tokens (803); counted as 803"
+            ),
+        ]),
+        "{doc:#}"
+    );
+    assert_eq!(row(&doc, CX_HELLO)["own"]["tokens"]["total"], 803);
+    let (env, sessions) = agent_fixture(PI_FIXTURE);
+    let file = session_file(&sessions, &PI_HELLO[3..]);
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace(r#""totalTokens":803"#, r#""totalTokens":900"#);
+    std::fs::write(&file, text).unwrap();
+    let doc = by_session(&env, &[&sessions]);
+    let problems = doc["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{doc:#}");
+    assert!(
+        problems[0].as_str().unwrap().ends_with(
+            ": totalTokens 900 is not input + output + cacheRead + cacheWrite (803); counted as 803"
+        ),
+        "{doc:#}"
+    );
+    assert_eq!(row(&doc, PI_HELLO)["own"]["tokens"]["total"], 803);
+}
