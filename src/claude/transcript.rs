@@ -5,8 +5,9 @@
 //! Two readings: the conversation, as the messages of an OpenCode-shaped export so that a frame's
 //! log renders it as it renders an OpenCode session (flame.md §8.3); and the usage of each model
 //! response. A response is written one line per content block, every line with the same
-//! `message.id` and the same `usage`: it is counted once. A line that is not JSON (a write cut
-//! short) is skipped and counted, never fatal.
+//! `message.id` and `requestId`, the usage growing as it streams: it is counted once, with its
+//! last line's usage. A line that is not JSON (a write cut short) is skipped and counted, never
+//! fatal.
 
 use std::collections::HashMap;
 
