@@ -21,7 +21,7 @@ use super::record::{Call, Records, Session, Tokens};
 use crate::claude::{ids, transcript};
 
 /// The subagent whose transcript `file` is, by its place (`…/subagents/…/agent-<id>.jsonl`) or,
-/// outside such a folder (older releases wrote `<project>/agent-<id>.jsonl`), by its first line
+/// outside such a folder (a `<project>/agent-<id>.jsonl`, a copy elsewhere), by its first line
 /// that says whether it is on the sidechain: a subagent's says so and names its `agentId`. A
 /// main transcript may hold sidechain lines with an agent's id further down; they do not make it
 /// a subagent's.
@@ -87,7 +87,7 @@ fn session_of(file: &Path, lines: &[Value]) -> Option<(Session, String)> {
 }
 
 /// The first line of a session's first typed prompt: a text, or the first text part of a content
-/// array (a prompt with a pasted image is one). Sidechain and meta lines are not the person's.
+/// array (text and image parts). Sidechain and meta lines are not the person's.
 fn first_prompt(lines: &[Value]) -> Option<String> {
     lines.iter().find_map(|r| {
         let flag = |key: &str| r.get(key).and_then(Value::as_bool) == Some(true);

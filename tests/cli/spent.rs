@@ -1676,8 +1676,8 @@ fn a_main_transcript_with_a_sidechain_line_is_its_sessions_own() {
     assert_eq!(row(&doc, CC_AGENT)["parent"], CC_MAIN);
     assert_eq!(row(&doc, CC_AGENT)["own"]["calls"], 1);
     assert_eq!(doc["problems"], serde_json::json!([]));
-    // A subagent's transcript kept outside a subagents/ folder (as older releases wrote them,
-    // `<project>/agent-<id>.jsonl`) is known by its first line.
+    // A subagent's transcript kept outside a subagents/ folder
+    // (`<project>/agent-<id>.jsonl`) is known by its first line.
     let agent = projects.join(
         "-home-user-app/7b1e2c44-3f0a-4d5e-9c61-2a8f0b9d4e13/subagents/agent-a1b2c3d4e5f6a7b8c.jsonl",
     );
@@ -1843,7 +1843,7 @@ fn a_named_pipe_with_no_writer_is_refused_at_once() {
     );
 }
 
-/// A first prompt with a pasted image is a content array: its text part is the session's title.
+/// A first prompt written as a content array (a text and an image part): its text is the title.
 #[test]
 fn a_claude_sessions_title_is_its_first_prompts_text_even_in_a_content_array() {
     let (env, projects) = shapes("claude/projects");
