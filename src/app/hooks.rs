@@ -756,6 +756,37 @@ impl<'a> Hook<'a> {
         Ok(())
     }
 
+    /// The session's finished turn frames, for the fold of its transcript: each with its goal
+    /// and when it opened and closed.
+    pub fn closed_turns(&self) -> Result<Vec<crate::claude::turn_fold::ClosedTurn>> {
+        let state = self.store.load()?;
+        let in_session = |frame: &crate::frame::state::Frame| {
+            let mut at = frame.parent().map(str::to_string);
+            // Up the parents, bounded by the number of frames: a cycle written by hand ends it.
+            for _ in 0..=state.len() {
+                match at {
+                    Some(ref id) if *id == self.session => return true,
+                    Some(ref id) => {
+                        at = state.frame(id).and_then(|f| f.parent().map(str::to_string))
+                    }
+                    None => return false,
+                }
+            }
+            false
+        };
+        Ok(state
+            .frames()
+            .filter(|f| f.auto() == Some(AUTO_TURN) && f.status().is_finished())
+            .filter(|f| in_session(f))
+            .map(|f| crate::claude::turn_fold::ClosedTurn {
+                id: f.id.to_string(),
+                goal: f.goal().to_string(),
+                from: f.created_at(),
+                to: f.updated_at(),
+            })
+            .collect())
+    }
+
     fn output_max(&self) -> Result<usize> {
         let config = self.ctx.project.config()?;
         Ok(

@@ -219,7 +219,7 @@ fn span_problem(
 }
 
 /// Points `record`'s `parentUuid` past the lines taken out; whether it changed.
-fn relink(record: &mut Value, parent_of: &HashMap<String, Value>) -> bool {
+pub(crate) fn relink(record: &mut Value, parent_of: &HashMap<String, Value>) -> bool {
     let mut parent = record.get("parentUuid").cloned().unwrap_or(Value::Null);
     let mut changed = false;
     let mut hops = 0;
@@ -238,7 +238,7 @@ fn relink(record: &mut Value, parent_of: &HashMap<String, Value>) -> bool {
 }
 
 /// Claude Code's compaction in a transcript: its boundary line or its summary.
-fn is_compaction(record: &Value) -> bool {
+pub(crate) fn is_compaction(record: &Value) -> bool {
     record.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
         || record.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
 }

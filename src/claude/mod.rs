@@ -6,6 +6,7 @@ pub mod ids;
 pub mod log;
 pub mod settings;
 pub mod transcript;
+pub mod turn_fold;
 
 use std::path::PathBuf;
 

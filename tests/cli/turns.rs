@@ -405,3 +405,197 @@ fn a_closed_turns_log_holds_its_span_of_the_transcript_with_the_tool_outputs() {
     assert!(log.contains("cargo build"), "{log}");
     assert!(log.contains("BUILD_OUTPUT_42"), "{log}");
 }
+
+/// A transcript line of the main conversation, stamped now.
+fn stamped(mut value: Value) -> String {
+    std::thread::sleep(std::time::Duration::from_millis(3));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let secs = now.as_secs();
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    value["timestamp"] = Value::from(format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        now.subsec_millis()
+    ));
+    value["sessionId"] = Value::from(SESSION);
+    value["version"] = Value::from("2.1.328");
+    value.to_string() + "\n"
+}
+
+fn call_line(uuid: &str, parent: &str, id: &str, command: &str) -> String {
+    stamped(
+        json!({"type": "assistant", "uuid": uuid, "parentUuid": parent,
+        "message": {"id": format!("m_{uuid}"), "role": "assistant", "content": [{"type": "tool_use",
+        "id": id, "name": "Bash", "input": {"command": command}}]}}),
+    )
+}
+
+fn result_line(uuid: &str, parent: &str, id: &str, output: &str) -> String {
+    stamped(json!({"type": "user", "uuid": uuid, "parentUuid": parent,
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+        "content": output}]}, "toolUseResult": {"stdout": output}}))
+}
+
+fn text_line(kind: &str, uuid: &str, parent: &str, text: &str) -> String {
+    let content = if kind == "user" {
+        Value::from(text)
+    } else {
+        json!([{"type": "text", "text": text}])
+    };
+    stamped(json!({"type": kind, "uuid": uuid, "parentUuid": parent,
+        "message": {"id": format!("m_{uuid}"), "role": kind, "content": content}}))
+}
+
+/// Two person turns, the model never calling ctx: at SessionEnd each finished turn keeps its
+/// prompt and its answer byte for byte, its first tool call answered by the fold's entry and the
+/// others taken out, and the folded transcript stays one valid chain in which every call has its
+/// result; `ctx frame log` gives the outputs back, and a second end folds nothing more.
+#[test]
+fn finished_turns_fold_at_session_end_and_the_folded_transcript_stays_whole() {
+    let env = env_with("turns");
+    let dir = env.home.join(".claude/projects/-x");
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join(format!("{SESSION}.jsonl"));
+    let path = transcript.to_str().unwrap().to_string();
+    let cwd = env.root.to_str().unwrap().to_string();
+    let big = "BIG_OUTPUT ".repeat(500);
+    let mut text = String::new();
+    let turn = |text: &mut String, n: u32, prompt: &str, parent: &str| -> String {
+        text.push_str(&text_line("user", &format!("p{n}"), parent, prompt));
+        std::fs::write(&transcript, &*text).unwrap();
+        claude(
+            &env,
+            "UserPromptSubmit",
+            json!({"prompt": prompt, "prompt_id": format!("id{n}"), "transcript_path": path, "cwd": cwd}),
+        );
+        text.push_str(&call_line(
+            &format!("c{n}a"),
+            &format!("p{n}"),
+            &format!("t{n}a"),
+            "ls",
+        ));
+        text.push_str(&result_line(
+            &format!("r{n}a"),
+            &format!("c{n}a"),
+            &format!("t{n}a"),
+            &format!("LISTING_{n}"),
+        ));
+        text.push_str(&call_line(
+            &format!("c{n}b"),
+            &format!("r{n}a"),
+            &format!("t{n}b"),
+            "cat big.txt",
+        ));
+        text.push_str(&result_line(
+            &format!("r{n}b"),
+            &format!("c{n}b"),
+            &format!("t{n}b"),
+            &format!("{big}{n}"),
+        ));
+        let answer = format!("ANSWER_{n}: done.");
+        text.push_str(&text_line(
+            "assistant",
+            &format!("a{n}"),
+            &format!("r{n}b"),
+            &answer,
+        ));
+        std::fs::write(&transcript, &*text).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        claude(
+            &env,
+            "Stop",
+            json!({"prompt_id": format!("id{n}"), "last_assistant_message": answer, "transcript_path": path, "cwd": cwd}),
+        );
+        format!("a{n}")
+    };
+    let last = turn(&mut text, 1, "Audit the refunds", "");
+    turn(&mut text, 2, "Now the invoices", &last);
+    let before = std::fs::read_to_string(&transcript).unwrap();
+    let end = json!({"reason": "other", "transcript_path": path, "cwd": cwd});
+    claude(&env, "SessionEnd", end.clone());
+    let after = std::fs::read_to_string(&transcript).unwrap();
+    assert!(
+        after.len() < before.len() / 2,
+        "folded: {} of {}",
+        after.len(),
+        before.len()
+    );
+    for kept in [
+        "\"Audit the refunds\"",
+        "\"Now the invoices\"",
+        "ANSWER_1: done.",
+        "ANSWER_2: done.",
+    ] {
+        assert!(after.contains(kept), "{kept} kept");
+    }
+    // Lines the fold did not change are byte for byte the originals.
+    for line in before
+        .lines()
+        .filter(|l| l.contains("\"p1\"") && l.contains("Audit"))
+    {
+        assert!(after.contains(line));
+    }
+    assert!(!after.contains("BIG_OUTPUT"), "outputs left out");
+    let records: Vec<Value> = after
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let uuids: std::collections::HashSet<&str> =
+        records.iter().filter_map(|r| r["uuid"].as_str()).collect();
+    let mut calls = std::collections::HashSet::new();
+    let mut results = std::collections::HashSet::new();
+    for r in &records {
+        if let Some(parent) = r["parentUuid"].as_str().filter(|p| !p.is_empty()) {
+            assert!(
+                uuids.contains(parent),
+                "{parent}: a kept line's parent is kept"
+            );
+        }
+        for block in r["message"]["content"].as_array().into_iter().flatten() {
+            match block["type"].as_str() {
+                Some("tool_use") => calls.insert(block["id"].as_str().unwrap().to_string()),
+                Some("tool_result") => {
+                    results.insert(block["tool_use_id"].as_str().unwrap().to_string())
+                }
+                _ => false,
+            };
+        }
+    }
+    assert_eq!(
+        calls, results,
+        "every kept call has its result, and every result its call"
+    );
+    assert_eq!(calls.len(), 2, "one call left per turn: {calls:?}");
+    let turn_ids: Vec<String> = turns(&env)
+        .iter()
+        .map(|t| t["sessionID"].as_str().unwrap().to_string())
+        .collect();
+    for id in &turn_ids {
+        assert!(
+            after.contains(&format!("ctx frame log {id}")),
+            "the entry names the recall"
+        );
+        let log = env.ok(&["frame", "log", id]);
+        assert!(log.contains("BIG_OUTPUT"), "the log keeps the outputs");
+    }
+    claude(&env, "SessionEnd", end);
+    assert_eq!(
+        std::fs::read_to_string(&transcript).unwrap(),
+        after,
+        "folded once"
+    );
+}

@@ -12,17 +12,29 @@
 //! transcript when ctx does not know its shape; each with the reason in the hook log.
 
 use crate::app::hooks::Hook;
-use crate::claude::fold;
+use crate::claude::{fold, turn_fold};
 use crate::error::Result;
 
 pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
     let projects = crate::claude::config_dir().map(|dir| dir.join("projects"));
+    let turns = hook.closed_turns()?;
     hook.fold_at_end(
         &crate::settings::CLAUDE_FOLD,
         "transcript",
         projects,
         "Claude Code's projects folder",
-        fold::fold,
+        |text, goal_of, finished| {
+            // The model's own frames first; then the turns, on what that fold left.
+            let mut folded = fold::fold(text, goal_of, finished)?;
+            let base = folded.text.as_deref().unwrap_or(text);
+            let turned = turn_fold::fold_turns(base, &turns)?;
+            if turned.text.is_some() {
+                folded.text = turned.text;
+            }
+            folded.frames.extend(turned.turns);
+            folded.refused.extend(turned.refused);
+            Ok(folded)
+        },
     )?;
     Ok(None)
 }
