@@ -319,7 +319,7 @@ pub const FRAME_AUTO: Def = Def {
     fallback_env: None,
     swarm_key: None,
     about: "which frames ctx opens by itself, without the model: turns (one per person's \
-            prompt, in Claude Code and Codex), todos (none yet), all (both), off",
+            message), todos (none yet), all (both), off",
 };
 
 pub const HOOKS_STATE_IN_HOME: Def = Def {

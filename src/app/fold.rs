@@ -6,14 +6,15 @@
 
 use super::Context;
 use super::frame_context::{read_stdin, session_frame_context, swarm_budget_line};
+use crate::compact::fold::turns::Turn;
 use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape};
 use crate::compact::frame_context::Said;
 use crate::compact::inject::{self, MessageList, Position};
 use crate::compact::session::{self, SessionFile};
 use crate::error::{Error, ExitCode, Result};
-use crate::frame::span;
 use crate::frame::state::State;
 use crate::frame::store::Store;
+use crate::frame::{auto, span};
 use crate::opencode::id::IdMinter;
 use crate::settings;
 
@@ -29,7 +30,12 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
     let store = ctx.store()?;
     let state = ctx.read_state(&store)?;
     let mut out = if fold_on {
-        folded(ctx, &store, &state, &OpenCode, &list, session, keep_user)?
+        let turns = closed_turns(ctx, &state, session);
+        let how = How {
+            keep_user,
+            turns: &turns,
+        };
+        folded(ctx, &store, &state, &OpenCode, &list, session, &how)?
     } else {
         let out = unfolded(ctx, &state, &list, session)?;
         record_unfolded(ctx, &store, &state, session)?;
@@ -70,7 +76,10 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
             &fold::pi::Pi,
             &parsed.list,
             session,
-            keep_user,
+            &How {
+                keep_user,
+                turns: &[],
+            },
         )?
     } else {
         record_unfolded(ctx, &store, &state, session)?;
@@ -133,6 +142,10 @@ fn unfolded(ctx: &Context, state: &State, list: &MessageList<'_>, session: &str)
 fn popped_frames(ctx: &Context, state: &State, session: &str) -> Vec<Popped> {
     let mut popped = Vec::new();
     for frame in state.frames() {
+        // A turn frame folds its own way (`closed_turns`): its messages all stay.
+        if auto::kind(&frame).is_some() {
+            continue;
+        }
         match span::read(&frame) {
             Ok(Some(span)) if span.session == session && fold::folds(&frame, &span) => {
                 popped.push(Popped {
@@ -147,6 +160,29 @@ fn popped_frames(ctx: &Context, state: &State, session: &str) -> Vec<Popped> {
         }
     }
     popped
+}
+
+/// The session's closed turn frames (`frame.auto`), whose outputs fold; a span ctx cannot read
+/// is reported and left unfolded.
+fn closed_turns(ctx: &Context, state: &State, session: &str) -> Vec<Turn> {
+    let mut turns = Vec::new();
+    for frame in state.frames().filter(|f| auto::is_turn(f)) {
+        match span::read(&frame) {
+            Ok(Some(span)) if span.session == session && fold::folds(&frame, &span) => {
+                let (Some(start), Some(close)) = (span.open.message, span.close) else {
+                    continue;
+                };
+                turns.push(Turn {
+                    id: frame.id.to_string(),
+                    start,
+                    closed_at: close.at,
+                });
+            }
+            Ok(_) => {}
+            Err(why) => ctx.out.warn(&format!("{why}; not folded")),
+        }
+    }
+    turns
 }
 
 /// The frame of `session` whose push is message `message`, by its recorded span.
@@ -173,6 +209,16 @@ fn pushes_in_view(state: &State, session: &str, folding: &fold::Folding<'_, '_>)
         .collect()
 }
 
+/// What a fold folds besides the session's popped frames.
+struct How<'t> {
+    /// A person's messages inside a popped frame's span stay.
+    keep_user: bool,
+    /// The session's closed turn frames (OpenCode's only: pi has no turn frames yet).
+    turns: &'t [Turn],
+}
+
+/// The message list with the session's popped frames and closed turns folded, and its frame
+/// context anchored.
 fn folded(
     ctx: &Context,
     store: &Store,
@@ -180,10 +226,11 @@ fn folded(
     shape: &dyn Shape,
     list: &MessageList<'_>,
     session: &str,
-    keep_user: bool,
+    how: &How<'_>,
 ) -> Result<String> {
     let popped = popped_frames(ctx, state, session);
-    let folding = fold::fold_with(shape, list, &popped, keep_user);
+    let mut folding = fold::fold_with(shape, list, &popped, how.keep_user);
+    folding.fold_turns(how.turns);
     for warning in &folding.warnings {
         ctx.out.warn(warning);
     }

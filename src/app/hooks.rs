@@ -22,7 +22,8 @@ use crate::compact::frame_context;
 use crate::error::{Error, Result};
 use crate::frame::log;
 use crate::frame::ops::{self, Correction, Place};
-use crate::frame::state::{AUTO_KEY, AUTO_TURN, FrameKey, SCHEMA_VERSION, State, Status};
+use crate::frame::auto;
+use crate::frame::state::{FrameKey, SCHEMA_VERSION, State, Status};
 use crate::frame::store::Store;
 use crate::hooks::frame_calls::Finished;
 use crate::hooks::transcript::Folded;
@@ -584,9 +585,7 @@ impl<'a> Hook<'a> {
 
     /// Whether `frame.auto` asks for turn frames (`turns` or `all`).
     pub fn turns_on(&self) -> Result<bool> {
-        let config = self.ctx.project.config()?;
-        let auto = crate::settings::resolve(config, &crate::settings::FRAME_AUTO, None, None)?;
-        Ok(matches!(auto.text(), "turns" | "all"))
+        super::turn::turns_on(&self.ctx)
     }
 
     /// A person's prompt (`frame.auto` on): opens a turn frame under the session's own frame,
@@ -649,7 +648,7 @@ impl<'a> Hook<'a> {
                 Place::Session(&session),
                 now,
             )?;
-            state.set_field(&id, AUTO_KEY, Json::str(AUTO_TURN));
+            auto::mark(state, &id, auto::TURN);
             if let Some(turn) = turn {
                 state.set_field(&id, TURN_ID_KEY, Json::str(turn));
             }
@@ -776,7 +775,7 @@ impl<'a> Hook<'a> {
         };
         Ok(state
             .frames()
-            .filter(|f| f.auto() == Some(AUTO_TURN) && f.status().is_finished())
+            .filter(|f| auto::is_turn(f) && f.status().is_finished())
             .filter(|f| in_session(f))
             .map(|f| crate::claude::turn_fold::ClosedTurn {
                 id: f.id.to_string(),
@@ -837,7 +836,7 @@ fn named_turn(state: &State, turn: Option<&str>) -> Option<String> {
     state
         .frames()
         .find(|f| {
-            f.auto() == Some(AUTO_TURN) && f.field(TURN_ID_KEY).and_then(Json::as_str) == Some(turn)
+            auto::is_turn(f) && f.field(TURN_ID_KEY).and_then(Json::as_str) == Some(turn)
         })
         .map(|f| f.id.to_string())
 }
@@ -847,7 +846,7 @@ fn open_turn_on_top(state: &State, session: &str) -> Result<Option<String>> {
     Ok(ops::session_current(state, session)?.filter(|id| {
         state
             .frame(id)
-            .is_some_and(|f| f.auto() == Some(AUTO_TURN) && !f.status().is_finished())
+            .is_some_and(|f| auto::is_turn(&f) && !f.status().is_finished())
     }))
 }
 
@@ -859,7 +858,7 @@ fn open_turn_around(state: &State, session: &str) -> Result<Option<String>> {
         let Some(frame) = at.as_deref().and_then(|id| state.frame(id)) else {
             return Ok(None);
         };
-        if frame.auto() == Some(AUTO_TURN) && !frame.status().is_finished() {
+        if auto::is_turn(&frame) && !frame.status().is_finished() {
             return Ok(Some(frame.id.to_string()));
         }
         if frame.id == session {

@@ -100,6 +100,55 @@ pop`).")]
         transcript: Option<PathBuf>,
     },
 
+    /// Open or close the turn frame of a person's message (frame.auto = turns or all)
+    #[command(long_about = "\
+Open or close a turn frame: a frame ctx opens by itself at a person's message
+and closes at the agent's end of turn, so that a session stays small with a
+model that never calls a ctx tool. Nothing happens unless frame.auto is turns
+or all (a close happens whatever the setting, so that no turn is left open).
+
+--start MSGID opens one for the session's new person message MSGID, under the
+session's current frame, with --goal (its first line, cut as session titles
+are cut) as goal, marked automatic (\"auto\": \"turn\" in state.json). It becomes
+the session's current frame, so a flame_push made in the turn goes under it.
+A turn still open is closed first; one still waiting for a frame pushed inside
+it (below) opens no new turn: the person's message belongs to it.
+
+--end closes the session's open turn as completed, its summary the last
+assistant text of the turn's messages in --transcript (an OpenCode export),
+then the commands it ran with their exit codes; the files it edited become its
+artifacts; its log keeps every message and tool output. A turn with no
+assistant text says so; one the person interrupted says that. A turn whose
+explicit frames (pushed inside it) still run waits for them: it is left open,
+and closes at the first end of turn after they were popped.
+
+Once closed, `ctx opencode messages` folds the turn: its texts stay word for
+word, each tool output becomes a line naming the frame and how to recall it
+(flame_recall, or `ctx frame log <id>`).
+
+Prints the id of the frame opened or closed, or nothing.")]
+    Turn {
+        /// The OpenCode session id (ses_…)
+        session: String,
+        /// Open a turn at this person's message (msg_…)
+        #[arg(
+            long,
+            value_name = "MSGID",
+            conflicts_with = "end",
+            required_unless_present = "end"
+        )]
+        start: Option<String>,
+        /// The turn's goal: the person's message
+        #[arg(long, value_name = "TEXT", requires = "start")]
+        goal: Option<String>,
+        /// Close the session's open turn
+        #[arg(long)]
+        end: bool,
+        /// The session's export, whose messages of the turn go into the log ('-' for stdin)
+        #[arg(long, value_name = "PATH", requires = "end")]
+        transcript: Option<PathBuf>,
+    },
+
     /// Mark the frames of a deleted OpenCode session, keeping them in the tree
     #[command(long_about = "\
 Mark what a deleted OpenCode session left running: its frame and every frame

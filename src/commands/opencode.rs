@@ -3,7 +3,7 @@
 //! with these is in `session`.
 
 use super::Context;
-use crate::app::session;
+use crate::app::{session, turn};
 use crate::cli::opencode::OpencodeCommand;
 use crate::document::Version;
 use crate::error::{ExitCode, Result};
@@ -44,6 +44,19 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             summary,
             transcript,
         ),
+        OpencodeCommand::Turn {
+            session,
+            start,
+            goal,
+            end: _,
+            transcript,
+        } => {
+            let store = ctx.store()?;
+            match start {
+                Some(message) => turn::start(ctx, &store, &session, &message, goal.as_deref()),
+                None => turn::end(ctx, &store, &session, transcript),
+            }
+        }
         OpencodeCommand::Deleted { session } => deleted(ctx, &ctx.store()?, &session),
         OpencodeCommand::Messages {
             session,

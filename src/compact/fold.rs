@@ -34,6 +34,7 @@ use crate::text::xml_escape;
 #[cfg(test)]
 mod beside;
 pub mod pi;
+pub mod turns;
 
 /// An agent's message shape, as folding reads and writes it.
 pub trait Shape {
@@ -269,6 +270,9 @@ pub struct View {
     /// A message of the agent's own compaction (OpenCode's request for it, or its summary): it
     /// stands for everything before it, inside a frame's span and out.
     pub compaction: bool,
+    /// A message a person wrote (`typed`, not ctx's own, not another plugin's prompt): where a
+    /// person's turn begins (autoframes.md §1.3).
+    pub person: bool,
     /// In shapes where a tool's output is a message of its own (pi's `toolResult`): the index of
     /// the message holding the call it answers. It goes (and stays) with that message, so that
     /// calls and outputs always come in pairs.
@@ -368,6 +372,8 @@ fn view(raw: &str, role: &str) -> View {
             _ => {}
         }
     }
+    out.person =
+        role == "user" && out.typed && !out.own && !turns::is_plugin_prompt(&out.user_text);
     out
 }
 

@@ -320,7 +320,7 @@ fn metadata(budgets: &Budgets, truncation: Option<(usize, usize, usize)>) -> Str
     out
 }
 
-/// Completed children of `parent` other than `except`, newest `updatedAt` first, ties later in
+/// Completed children of `parent` other than `except`, but for frames ctx closed by itself, newest `updatedAt` first, ties later in
 /// tree order first.
 fn completed_siblings<'a>(
     state: &'a State,
@@ -335,6 +335,9 @@ fn completed_siblings<'a>(
         .filter(|(_, id)| **id != except)
         .filter_map(|(pos, id)| state.frame(id).map(|f| (pos, f)))
         .filter(|(_, f)| f.status() == Status::Completed)
+        // A closed auto-frame (a person's turn) is in the conversation itself, its texts kept
+        // word for word: listing each one would grow the context with every turn.
+        .filter(|(_, f)| crate::frame::auto::kind(f).is_none())
         .collect();
     found.sort_by(|(pa, a), (pb, b)| b.updated_at().cmp(&a.updated_at()).then_with(|| pb.cmp(pa)));
     found.into_iter().map(|(_, f)| f).collect()

@@ -1,6 +1,7 @@
 //! The Flame frame tree (flame.md): the state document, ids, transitions, the locked store,
 //! renderings and log files.
 
+pub mod auto;
 pub mod doc;
 pub mod flame;
 pub mod id;

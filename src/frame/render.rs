@@ -338,11 +338,11 @@ impl TreePrinter<'_, '_> {
             self.stale.push((pos, why));
         }
         let stale_mark = if stale.is_some() { " stale" } else { "" };
-        // A frame ctx opened for a person's turn (`frame.auto`), told apart from the model's.
-        let auto_mark = if frame.auto() == Some(super::state::AUTO_TURN) {
-            " turn"
-        } else {
-            ""
+        // A frame ctx opened by itself (a person's turn) is told from one the model pushed.
+        let auto_mark = match super::auto::kind(&frame) {
+            Some(super::auto::TURN) => " turn",
+            Some(_) => " auto",
+            None => "",
         };
         let icon = icon(status, self.options.ascii);
         // The line is `{prefix}{connector}{icon} {goal} ({abbrev}){marker}`; the goal gets the room

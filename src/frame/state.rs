@@ -214,13 +214,6 @@ pub const KNOWN_FRAME_KEYS: [&str; 13] = {
     names
 };
 
-/// A key ctx writes on a frame it opened by itself (`frame.auto`), saying what opened it. It is
-/// not one of Flame's keys, so it is kept through every rewrite as any unknown key is, and a
-/// value ctx does not know makes the frame an ordinary one rather than the state invalid.
-pub const AUTO_KEY: &str = "auto";
-/// [`AUTO_KEY`]'s value on a frame opened for a person's turn.
-pub const AUTO_TURN: &str = "turn";
-
 /// A validated state document.
 ///
 /// A state of 10 000 frames is 4.5 MB, and a command reads a few frames and changes one or two: so
@@ -401,10 +394,6 @@ impl<'a> Frame<'a> {
     /// The value of any key of the frame, `null` read as absent.
     pub fn field(&self, key: &str) -> Option<&'a Json> {
         non_null(self.map(), key)
-    }
-    /// What opened the frame when ctx opened it by itself ([`AUTO_KEY`]).
-    pub fn auto(&self) -> Option<&'a str> {
-        self.field(AUTO_KEY).and_then(Json::as_str)
     }
     /// Keys ctx does not know, in file order.
     pub fn extra(&self) -> impl Iterator<Item = (&'a str, &'a Json)> + use<'a> {

@@ -1159,3 +1159,150 @@ fn ctxs_transform_run_again_on_what_it_sent_changes_nothing() {
     let again: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(again["messages"], json!(sent));
 }
+
+/// Turn frames (`frame.auto = turns`): the plugin opens one at each person's message and
+/// closes it at the end of turn; the closed turn's outputs fold, its texts stay.
+mod turns {
+    use super::*;
+
+    fn env_with(auto: &str) -> TestEnv {
+        let env = TestEnv::new();
+        env.write(".opencode/ctx.toml", format!("frame.auto = \"{auto}\"\n"));
+        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        env
+    }
+
+    /// A person's message, and the turn the plugin opens for it (its id, or "" for none).
+    fn person(s: &mut Session<'_>, text: &str) -> String {
+        s.user(text);
+        let message = s.messages.last().unwrap()["info"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let out = s.env.ok(&[
+            "opencode", "turn", SESSION, "--start", &message, "--goal", text,
+        ]);
+        out.trim().to_string()
+    }
+
+    /// The end of turn, with the session's messages as the plugin passes them.
+    fn end(s: &Session<'_>) -> String {
+        let export = json!({"info": {"id": SESSION}, "messages": s.messages});
+        let out = s.env.run_stdin(
+            &["opencode", "turn", SESSION, "--end", "--transcript", "-"],
+            export.to_string().as_bytes(),
+        );
+        assert!(out.status.success(), "{}", s.env.render(&out));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn a_closed_turns_outputs_fold_and_its_texts_and_calls_stay() {
+        let env = env_with("turns");
+        let mut s = Session::new(&env, SESSION);
+        let first = person(&mut s, "PERSON0: build it\nwith care");
+        assert!(first.starts_with("fr_"), "{first}");
+        s.tool("bash", json!({"command": "make"}), &big("OUT0"));
+        s.text("ASSIST0: built");
+        // While the turn runs, nothing of it folds.
+        let open = s.request();
+        assert!(strings_of(&open).contains(&big("OUT0")));
+        assert_eq!(end(&s), first);
+        let second = person(&mut s, "PERSON1: test it");
+        assert!(second.starts_with("fr_") && second != first);
+        let sent = s.request();
+        let text = strings_of(&sent);
+        assert!(
+            !text.contains("OUT0:"),
+            "the first turn's output is sent again"
+        );
+        assert!(text.contains(&format!("into the log of frame {first}: flame_recall")));
+        for kept in [
+            "PERSON0: build it\nwith care",
+            "ASSIST0: built",
+            "PERSON1: test it",
+        ] {
+            assert!(text.contains(kept), "{kept} is not sent");
+        }
+        // Every stored message is sent, each call with its input and its (folded) output.
+        let stored: Vec<&Value> = s.messages.iter().collect();
+        let ids = |list: &[&Value]| -> Vec<String> {
+            list.iter()
+                .map(|m| m["info"]["id"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let sent_ids = ids(&sent
+            .iter()
+            .filter(|m| m["parts"][0]["synthetic"] != json!(true))
+            .collect::<Vec<_>>());
+        assert_eq!(sent_ids, ids(&stored));
+        let call = &sent
+            .iter()
+            .find(|m| m["info"]["id"] == s.messages[1]["info"]["id"])
+            .unwrap()["parts"][0];
+        assert_eq!(call["state"]["input"], json!({"command": "make"}));
+        assert_eq!(call["callID"], s.messages[1]["parts"][0]["callID"]);
+        // The log gives the output back, and the tree shows the turn closed and marked.
+        assert!(env.ok(&["frame", "log", &first]).contains(&big("OUT0")));
+        let tree = env.ok(&["frame", "tree"]);
+        assert!(
+            tree.contains("✓ PERSON0: build it (") && tree.contains(") turn"),
+            "{tree}"
+        );
+        assert!(tree.lines().all(|l| l.chars().count() <= 80));
+        let show = env.ok(&["frame", "show", &first]);
+        assert!(
+            show.contains("summary: ASSIST0: built")
+                && show.contains("Commands: `make` (completed)"),
+            "{show}"
+        );
+        // Closed turns are not listed one by one in the frame context.
+        let context = env.ok(&["compact", "render", "--for", "frame", "--session", SESSION]);
+        assert!(!context.contains(&first), "{context}");
+    }
+
+    #[test]
+    fn a_push_in_a_turn_goes_under_it_and_the_turn_waits_for_it() {
+        let env = env_with("all");
+        let mut s = Session::new(&env, SESSION);
+        let turn = person(&mut s, "PERSON0: do it");
+        let pushed = s.push("A part of it");
+        let show: Value =
+            serde_json::from_str(&env.ok(&["frame", "show", &pushed, "--json"])).unwrap();
+        assert_eq!(show["frame"]["parent"], json!(turn));
+        // The end of turn leaves it open while the model's frame runs, and the person's next
+        // message is the waiting turn's.
+        assert_eq!(end(&s), "");
+        assert_eq!(person(&mut s, "PERSON1: go on"), "");
+        s.pop("Done", "completed");
+        assert_eq!(end(&s), turn);
+    }
+
+    #[test]
+    fn with_frame_auto_off_no_turn_opens_and_nothing_folds() {
+        let env = env_with("off");
+        let mut s = Session::new(&env, SESSION);
+        assert_eq!(person(&mut s, "PERSON0: build it"), "");
+        s.tool("bash", json!({"command": "make"}), &big("OUT0"));
+        assert_eq!(end(&s), "");
+        person(&mut s, "PERSON1");
+        assert!(strings_of(&s.request()).contains(&big("OUT0")));
+        assert!(!env.read(".opencode/flame/state.json").contains("\"auto\""));
+    }
+
+    #[test]
+    fn a_turn_whose_end_was_not_seen_is_closed_by_the_next_persons_message() {
+        let env = env_with("turns");
+        let mut s = Session::new(&env, SESSION);
+        let first = person(&mut s, "PERSON0");
+        s.tool("bash", json!({"command": "make"}), &big("OUT0"));
+        let second = person(&mut s, "PERSON1");
+        assert_ne!(first, second);
+        let show = env.ok(&["frame", "show", &first]);
+        assert!(
+            show.contains("completed") && show.contains("end was not seen"),
+            "{show}"
+        );
+        assert!(!strings_of(&s.request()).contains("OUT0:"));
+    }
+}

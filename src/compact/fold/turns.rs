@@ -1,0 +1,325 @@
+//! The fold of closed turn frames (`frame.auto = turns`) in OpenCode's message list: a turn's
+//! span, from the person's message that opened it up to the next person's message (or the first
+//! message written after the turn closed), keeps every message and every text, word for word,
+//! and each tool call with its input; only the outputs of its completed calls are replaced by a
+//! short placeholder naming the frame whose log keeps them and how to recall them. OpenCode's
+//! strict stand-in accepted exactly this rewrite ("placeholder", autoframes.md §1.4): calls and
+//! results stay paired, as each call and its result are one part.
+//!
+//! A span is found by the id of its person's message; one whose message is gone (compacted, or
+//! taken by another plugin) is left as it is. Messages an explicit frame's fold dropped stay
+//! dropped, and `flame_*` outputs (fold entries among them) are never replaced.
+
+use serde_json::Value;
+
+use super::{Folding, View};
+use crate::compact::inject::Edit;
+
+/// The text oh-my-opencode ends its own prompts with (its 4.19.4 `dist/index.js`): a prompt of a
+/// plugin, not a person's (autoframes.md §1.3).
+const OMO_MARKER: &str = "<!-- OMO_INTERNAL_INITIATOR -->";
+
+/// How a placeholder begins: an output that already begins so is not folded twice.
+const PLACEHOLDER_START: &str = "[ctx folded this output";
+
+/// Whether a user message's text is another plugin's prompt rather than a person's.
+pub(crate) fn is_plugin_prompt(text: &str) -> bool {
+    text.contains(OMO_MARKER)
+}
+
+/// Whether an OpenCode message (`info.role` and its parts) is a person's: a user message with a
+/// text that is not synthetic and not blank, which is neither ctx's own (a notice's hint) nor
+/// another plugin's prompt. The rule of autoframes.md §1.3, for exports; [`View::person`] is the
+/// same for the transform's messages.
+pub fn is_person(role: &str, parts: &[Value]) -> bool {
+    if role != "user" {
+        return false;
+    }
+    let texts = parts
+        .iter()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"));
+    let mut typed = false;
+    for part in texts {
+        let text = part.get("text").and_then(Value::as_str).unwrap_or("");
+        let synthetic = part.get("synthetic").and_then(Value::as_bool) == Some(true);
+        if synthetic && super::is_own_text(text) {
+            return false;
+        }
+        if is_plugin_prompt(text) {
+            return false;
+        }
+        typed |= !synthetic && !text.trim().is_empty();
+    }
+    typed
+}
+
+/// A closed turn frame of the session, as the fold needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    pub id: String,
+    /// The id of the person's message that opened it.
+    pub start: String,
+    /// When it closed (epoch ms): a message written later is not the turn's.
+    pub closed_at: i64,
+}
+
+/// What stands for a folded output of `chars` characters, whose whole text frame `id`'s log
+/// keeps.
+pub fn placeholder(id: &str, chars: usize) -> String {
+    format!(
+        "{PLACEHOLDER_START} ({chars} characters) into the log of frame {id}: flame_recall with \
+         id {id}, or `ctx frame log {id}`, gives it back]"
+    )
+}
+
+/// The messages of `turn`'s span, by index: from its person's message up to (not including) the
+/// next person's message or the first message written after it closed.
+fn span(views: &[View], ids: &[&str], turn: &Turn) -> Option<std::ops::Range<usize>> {
+    let start = ids.iter().position(|id| *id == turn.start)?;
+    let end = (start + 1..views.len())
+        .find(|&i| views[i].person || views[i].created.is_some_and(|t| t > turn.closed_at))
+        .unwrap_or(views.len());
+    Some(start..end)
+}
+
+/// Replaces the outputs of the completed calls of `message` but `flame_*`'s; false when none was
+/// replaced.
+fn fold_outputs(message: &mut Value, id: &str) -> bool {
+    let Some(parts) = message.get_mut("parts").and_then(Value::as_array_mut) else {
+        return false;
+    };
+    let mut changed = false;
+    for part in parts {
+        if part.get("type").and_then(Value::as_str) != Some("tool") {
+            continue;
+        }
+        if part
+            .get("tool")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.starts_with("flame_"))
+        {
+            continue;
+        }
+        let Some(state) = part.get_mut("state").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if state.get("status").and_then(Value::as_str) != Some("completed") {
+            continue;
+        }
+        // OpenCode already sends a compacted output as a line of its own.
+        if state
+            .get("time")
+            .and_then(|t| t.get("compacted"))
+            .is_some_and(|c| !c.is_null())
+        {
+            continue;
+        }
+        let Some(output) = state.get("output").and_then(Value::as_str) else {
+            continue;
+        };
+        if output.starts_with(PLACEHOLDER_START) {
+            continue;
+        }
+        let folded = placeholder(id, output.chars().count());
+        state.insert("output".into(), Value::String(folded));
+        // The tool's metadata repeats parts of the output (bash's preview); it is not the
+        // model's, and goes with the output.
+        if state.contains_key("metadata") {
+            state.insert("metadata".into(), Value::Object(serde_json::Map::new()));
+        }
+        changed = true;
+    }
+    changed
+}
+
+impl Folding<'_, '_> {
+    /// Folds the spans of `turns`, closed turn frames of the session, into what is sent.
+    pub fn fold_turns(&mut self, turns: &[Turn]) {
+        let messages = self.list.messages();
+        let ids: Vec<&str> = messages.iter().map(|m| m.id()).collect();
+        for turn in turns {
+            let Some(range) = span(&self.views, &ids, turn) else {
+                continue;
+            };
+            for i in range {
+                let has_output = self.views[i]
+                    .calls
+                    .iter()
+                    .any(|c| c.completed && !c.tool.starts_with("flame_"));
+                if !has_output {
+                    continue;
+                }
+                let text = match &self.edits.messages[i] {
+                    Edit::Drop => continue,
+                    Edit::Keep => messages[i].raw(),
+                    Edit::Replace(text) => text.as_str(),
+                };
+                let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+                    continue;
+                };
+                if fold_outputs(&mut value, &turn.id) {
+                    self.edits.messages[i] = Edit::Replace(value.to_string());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::compact::fold::fold;
+    use crate::compact::inject::parse_messages;
+
+    fn user(id: &str, created: i64, text: &str) -> Value {
+        json!({"info": {"id": id, "role": "user", "sessionID": "ses_a", "time": {"created": created}},
+               "parts": [{"type": "text", "text": text}]})
+    }
+
+    fn answer(id: &str, created: i64, call: &str, output: &str, text: &str) -> Value {
+        json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
+                        "time": {"created": created}},
+               "parts": [
+                   {"type": "tool", "tool": "bash", "callID": call, "state": {"status": "completed",
+                    "input": {"command": "make"}, "output": output,
+                    "metadata": {"exit": 0, "output": output}, "time": {"start": created, "end": created}}},
+                   {"type": "text", "text": text}]})
+    }
+
+    fn folded(messages: &[Value], turns: &[Turn]) -> Vec<Value> {
+        let text = json!({ "messages": messages }).to_string();
+        let list = parse_messages(&text).unwrap();
+        let mut folding = fold(&list, &[], false);
+        folding.fold_turns(turns);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        out["messages"].as_array().unwrap().clone()
+    }
+
+    fn turn(start: &str, closed_at: i64) -> Turn {
+        Turn {
+            id: "fr_turn1".into(),
+            start: start.into(),
+            closed_at,
+        }
+    }
+
+    #[test]
+    fn a_closed_turn_keeps_its_texts_and_calls_and_replaces_its_outputs() {
+        let big = "x".repeat(20_000);
+        let dcp = json!({"info": {"id": "msg_dcp", "role": "user", "sessionID": "ses_a",
+                                  "time": {"created": 25}},
+                         "parts": [{"type": "text", "synthetic": true, "text": "DCP summary"}]});
+        let messages = vec![
+            user("msg_1", 10, "PERSON0: build it"),
+            answer("msg_2", 11, "call_1", &big, "ASSIST0: built"),
+            dcp.clone(),
+            user("msg_3", 30, "PERSON1: again"),
+            answer("msg_4", 31, "call_1", &big, "ASSIST1: built again"),
+        ];
+        let out = folded(&messages, &[turn("msg_1", 20)]);
+        assert_eq!(out.len(), messages.len());
+        // Everything but the closed turn's output, byte for byte: the texts, the other plugin's
+        // message after the turn, the next turn.
+        for i in [0, 2, 3, 4] {
+            assert_eq!(out[i], messages[i]);
+        }
+        let part = &out[1]["parts"][0];
+        assert_eq!(part["callID"], "call_1");
+        assert_eq!(part["state"]["input"], json!({"command": "make"}));
+        assert_eq!(part["state"]["status"], "completed");
+        assert_eq!(
+            part["state"]["output"],
+            placeholder("fr_turn1", 20_000).as_str()
+        );
+        assert_eq!(part["state"]["metadata"], json!({}));
+        assert_eq!(out[1]["parts"][1], messages[1]["parts"][1]);
+    }
+
+    #[test]
+    fn a_turn_ends_at_the_next_persons_message_and_not_at_ctxs_or_a_plugins() {
+        let notice = json!({"info": {"id": "msg_n", "role": "user", "sessionID": "ses_a",
+                                     "time": {"created": 12}},
+                            "parts": [{"type": "text", "text": "Frame ses_b completed: ok"},
+                                      {"type": "text", "synthetic": true,
+                                       "text": "Frame ses_b finished with status completed. …"}]});
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            answer("msg_2", 11, "call_1", "OUT-A", "a"),
+            notice,
+            user("msg_o", 13, "go on <!-- OMO_INTERNAL_INITIATOR -->"),
+            answer("msg_3", 14, "call_2", "OUT-B", "b"),
+            user("msg_4", 15, "PERSON1"),
+            answer("msg_5", 16, "call_3", "OUT-C", "c"),
+        ];
+        // Closed long after: the span ends at the next person's message.
+        let out = folded(&messages, &[turn("msg_1", 1_000)]);
+        let output = |i: usize| {
+            out[i]["parts"][0]["state"]["output"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert!(output(1).starts_with(PLACEHOLDER_START));
+        assert!(output(4).starts_with(PLACEHOLDER_START));
+        assert_eq!(output(6), "OUT-C");
+        // Closed at 12: what was written after its close is not the turn's.
+        let out = folded(&messages, &[turn("msg_1", 12)]);
+        let output = |i: usize| {
+            out[i]["parts"][0]["state"]["output"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert!(output(1).starts_with(PLACEHOLDER_START));
+        assert_eq!(output(4), "OUT-B");
+    }
+
+    #[test]
+    fn a_turn_whose_message_is_gone_or_folded_twice_is_left_as_it_is() {
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            answer("msg_2", 11, "call_1", "OUT-A", "a"),
+        ];
+        assert_eq!(folded(&messages, &[turn("msg_gone", 1_000)]), messages);
+        let once = folded(&messages, &[turn("msg_1", 1_000)]);
+        assert_eq!(folded(&once, &[turn("msg_1", 1_000)]), once);
+    }
+
+    #[test]
+    fn flame_outputs_and_unfinished_calls_stay() {
+        let mut message = answer("msg_2", 11, "call_1", "OUT", "a");
+        message["parts"][0]["tool"] = json!("flame_pop");
+        let mut running = answer("msg_3", 12, "call_2", "", "b");
+        running["parts"][0]["state"] = json!({"status": "running", "input": {}});
+        let messages = vec![user("msg_1", 10, "PERSON0"), message, running];
+        assert_eq!(folded(&messages, &[turn("msg_1", 1_000)]), messages);
+    }
+
+    #[test]
+    fn people_are_told_from_ctx_and_plugins() {
+        let text =
+            |t: &str, synthetic: bool| json!({"type": "text", "text": t, "synthetic": synthetic});
+        assert!(is_person("user", &[text("hi", false)]));
+        assert!(!is_person("assistant", &[text("hi", false)]));
+        assert!(!is_person("user", &[text("hi", true)]));
+        assert!(!is_person("user", &[text("  ", false)]));
+        assert!(!is_person(
+            "user",
+            &[text("x <!-- OMO_INTERNAL_INITIATOR -->", false)]
+        ));
+        assert!(!is_person(
+            "user",
+            &[
+                text("Frame a completed", false),
+                text("Frame a finished with status completed.", true)
+            ]
+        ));
+        // A person's message with a file attached: the file's synthetic texts are not theirs.
+        assert!(is_person(
+            "user",
+            &[text("Called the Read tool", true), text("read it", false)]
+        ));
+    }
+}

@@ -1,0 +1,74 @@
+//! Frames ctx opens and closes itself (`frame.auto`): the frame's `auto` key, ctx's own, kept
+//! through every rewrite as any key ctx does not interpret is (Flame v1 keeps it too). A frame
+//! without the key is explicit: pushed by a model, a person or a script.
+//!
+//! ```json
+//! "auto": "turn"
+//! ```
+
+use super::span;
+use super::state::{Frame, State};
+use crate::json::Json;
+
+/// The frame key.
+pub const KEY: &str = "auto";
+
+/// The kind of a person's turn: opened at their message, closed at the agent's end of turn.
+pub const TURN: &str = "turn";
+
+/// What opened `frame` by itself (`"turn"`), `None` for an explicit frame; a value that is not a
+/// string reads as explicit.
+pub fn kind<'a>(frame: &Frame<'a>) -> Option<&'a str> {
+    frame.field(KEY).and_then(Json::as_str)
+}
+
+/// Whether `frame` is a turn frame.
+pub fn is_turn(frame: &Frame<'_>) -> bool {
+    kind(frame) == Some(TURN)
+}
+
+/// Marks frame `id` as opened by ctx, of `kind`.
+pub fn mark(state: &mut State, id: &str, kind: &str) {
+    state.set_field(id, KEY, Json::str(kind));
+}
+
+/// The turn frame of `session` that is still open (in progress), if any: at most one, as a turn
+/// opens only once the one before it has closed.
+pub fn open_turn(state: &State, session: &str) -> Option<String> {
+    state
+        .frames()
+        .filter(|f| is_turn(f) && !f.status().has_ended())
+        .find(|f| {
+            span::read(f)
+                .ok()
+                .flatten()
+                .is_some_and(|s| s.session == session)
+        })
+        .map(|f| f.id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::ops::{self, Place};
+    use crate::frame::span::Mark;
+
+    #[test]
+    fn a_turn_is_marked_and_found_by_its_session() {
+        let mut state = State::empty();
+        let id = ops::push(&mut state, "Fix it", None, None, Place::Session("ses_a"), 1).unwrap();
+        assert_eq!(open_turn(&state, "ses_a"), None);
+        mark(&mut state, &id, TURN);
+        span::open(
+            &mut state,
+            &id,
+            Place::Session("ses_a"),
+            Mark::new(1, Some("msg_1"), None),
+        );
+        assert!(is_turn(&state.frame(&id).unwrap()));
+        assert_eq!(open_turn(&state, "ses_a"), Some(id.clone()));
+        assert_eq!(open_turn(&state, "ses_b"), None);
+        state.set_field(&id, KEY, Json::int(3));
+        assert_eq!(kind(&state.frame(&id).unwrap()), None);
+    }
+}
