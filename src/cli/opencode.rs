@@ -144,7 +144,7 @@ Prints the id of the frame opened or closed, or nothing.")]
         /// Close the session's open turn
         #[arg(long)]
         end: bool,
-        /// The session's export, whose messages of the turn go into the log ('-' for stdin)
+        /// The session's export, for the turn's log ('-' for stdin)
         #[arg(long, value_name = "PATH", requires = "end")]
         transcript: Option<PathBuf>,
     },

@@ -282,9 +282,7 @@ pub struct View {
 /// Whether a synthetic text is one of ctx's own: a `<flame-context>`, a fold entry, or the hint
 /// of a completion notice (`ctx compact notice`).
 pub(crate) fn is_own_text(text: &str) -> bool {
-    text.starts_with("<flame-context")
-        || text.starts_with("<flame-folded")
-        || (text.starts_with("Frame ") && text.contains(" finished with status "))
+    crate::opencode::turn::is_own_text(text)
 }
 
 fn pick<'a>(raw: &'a str, keys: &[&str]) -> Option<Vec<Option<&'a RawValue>>> {

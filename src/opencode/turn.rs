@@ -6,13 +6,55 @@
 use serde_json::Value;
 
 use super::export::{Export, Message};
-use crate::compact::fold::turns::is_person;
 
 /// Longest command shown in a summary, in characters: a summary is read in trees and logs.
 const MAX_COMMAND_CHARS: usize = 80;
 
 /// The tools whose `filePath` input is a file the turn changed.
 const EDITING_TOOLS: &[&str] = &["edit", "write", "multiedit", "patch"];
+
+/// Whether a synthetic text is one of ctx's own: a `<flame-context>`, a fold entry, or the hint
+/// of a completion notice (`ctx compact notice`).
+pub fn is_own_text(text: &str) -> bool {
+    text.starts_with("<flame-context")
+        || text.starts_with("<flame-folded")
+        || (text.starts_with("Frame ") && text.contains(" finished with status "))
+}
+
+/// The text oh-my-opencode ends its own prompts with (its 4.19.4 `dist/index.js`): a prompt of a
+/// plugin, not a person's (autoframes.md §1.3).
+const OMO_MARKER: &str = "<!-- OMO_INTERNAL_INITIATOR -->";
+
+/// Whether a user message's text is another plugin's prompt rather than a person's.
+pub fn is_plugin_prompt(text: &str) -> bool {
+    text.contains(OMO_MARKER)
+}
+
+/// Whether an OpenCode message (`info.role` and its parts) is a person's: a user message with a
+/// text that is not synthetic and not blank, which is neither ctx's own (a notice's hint) nor
+/// another plugin's prompt. The rule of autoframes.md §1.3, for exports; `compact::fold::View::person` is the
+/// same for the transform's messages.
+pub fn is_person(role: &str, parts: &[Value]) -> bool {
+    if role != "user" {
+        return false;
+    }
+    let texts = parts
+        .iter()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"));
+    let mut typed = false;
+    for part in texts {
+        let text = part.get("text").and_then(Value::as_str).unwrap_or("");
+        let synthetic = part.get("synthetic").and_then(Value::as_bool) == Some(true);
+        if synthetic && is_own_text(text) {
+            return false;
+        }
+        if is_plugin_prompt(text) {
+            return false;
+        }
+        typed |= !synthetic && !text.trim().is_empty();
+    }
+    typed
+}
 
 /// What a turn's frame records when it closes.
 #[derive(Debug, Clone, PartialEq, Eq)]

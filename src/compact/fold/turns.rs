@@ -14,44 +14,10 @@ use serde_json::Value;
 
 use super::{Folding, View};
 use crate::compact::inject::Edit;
-
-/// The text oh-my-opencode ends its own prompts with (its 4.19.4 `dist/index.js`): a prompt of a
-/// plugin, not a person's (autoframes.md §1.3).
-const OMO_MARKER: &str = "<!-- OMO_INTERNAL_INITIATOR -->";
+pub use crate::opencode::turn::{is_person, is_plugin_prompt};
 
 /// How a placeholder begins: an output that already begins so is not folded twice.
 const PLACEHOLDER_START: &str = "[ctx folded this output";
-
-/// Whether a user message's text is another plugin's prompt rather than a person's.
-pub(crate) fn is_plugin_prompt(text: &str) -> bool {
-    text.contains(OMO_MARKER)
-}
-
-/// Whether an OpenCode message (`info.role` and its parts) is a person's: a user message with a
-/// text that is not synthetic and not blank, which is neither ctx's own (a notice's hint) nor
-/// another plugin's prompt. The rule of autoframes.md §1.3, for exports; [`View::person`] is the
-/// same for the transform's messages.
-pub fn is_person(role: &str, parts: &[Value]) -> bool {
-    if role != "user" {
-        return false;
-    }
-    let texts = parts
-        .iter()
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"));
-    let mut typed = false;
-    for part in texts {
-        let text = part.get("text").and_then(Value::as_str).unwrap_or("");
-        let synthetic = part.get("synthetic").and_then(Value::as_bool) == Some(true);
-        if synthetic && super::is_own_text(text) {
-            return false;
-        }
-        if is_plugin_prompt(text) {
-            return false;
-        }
-        typed |= !synthetic && !text.trim().is_empty();
-    }
-    typed
-}
 
 /// A closed turn frame of the session, as the fold needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
