@@ -968,6 +968,51 @@ need('The audit beside three plugins is done' in last['all'], 'its fold entry is
 "
 }
 
+scenario_auto_turns() {
+  echo "scenario auto_turns: with frame.auto = turns, a model that never calls a ctx tool gets each person's turn framed and its outputs folded once it closes; flame_recall gives them back"
+  local project
+  project=$(new_project auto-turns)
+  printf 'frame.auto = "turns"\n' >"$project/.opencode/ctx.toml"
+  { printf '[\n'; big_bash T1A; printf ',\n'; printf '{"tools": true, "reply": "ASSIST0: the first part is done."}\n]\n'; } >"$work/auto-turns-1.json"
+  { printf '[\n'; big_bash T2A; printf ',\n'; printf '{"tools": true, "reply": "ASSIST1: the second part is done."}\n]\n'; } >"$work/auto-turns-2.json"
+  local first second third
+  first=$(SANDBOX=auto-turns MOCK_STRICT=1 run auto-turns-1 "$project" "$work/auto-turns-1.json" -- run "PERSON0: do the first part")
+  ls "$first"/*.error.txt >/dev/null 2>&1 && fail "auto_turns: the strict stand-in refused a request: $(cat "$first"/*.error.txt)"
+  local turn
+  turn=$(python3 - "$project/.opencode/flame/state.json" <<'PY'
+import json, sys
+frames = json.load(open(sys.argv[1]))["frames"]
+turns = [f for f in frames.values() if f.get("auto") == "turn"]
+print(turns[0]["sessionID"] if len(turns) == 1 else "")
+PY
+)
+  [[ $turn == fr_* ]] || fail "auto_turns: the first person's message opened no turn frame"
+  ctx -C "$project" frame tree | grep -q "PERSON0: do the first part (.*) turn" || fail "auto_turns: the tree does not show the turn: $(ctx -C "$project" frame tree)"
+  second=$(SANDBOX=auto-turns MOCK_STRICT=1 run auto-turns-2 "$project" "$work/auto-turns-2.json" -- run --continue "PERSON1: do the second part")
+  ls "$second"/*.error.txt >/dev/null 2>&1 && fail "auto_turns: the strict stand-in refused a request: $(cat "$second"/*.error.txt)"
+  [[ $(frame_json "$project" "$turn" | field 'd["frame"]["status"]') == completed ]] || fail "auto_turns: the first turn is not closed"
+  grep -q "T1A-2499" "$project/.opencode/flame/logs/frame-$turn.md" || fail "auto_turns: the first turn's log misses its output"
+  check "$second" "auto_turns, second turn" "
+agent = [r for r in requests if r['tools']]
+need(agent, 'the second turn called the model')
+for r in agent:
+    need('T1A-2499' not in r['all'], 'the first turn\'s output is folded in ' + r['file'])
+    need('into the log of frame $turn: flame_recall' in r['all'], 'the placeholder names the frame and flame_recall')
+    for words in ['PERSON0: do the first part', 'ASSIST0: the first part is done.', 'PERSON1: do the second part']:
+        need(words in r['all'], words + ' is sent word for word')
+need('T2A-2499' in agent[-1]['all'], 'the running turn\'s own output is sent whole')
+"
+  printf '[\n{"tools": true, "tool_calls": [{"name": "flame_recall", "arguments": {"id": "%s"}}]},\n{"tools": true, "reply": "ASSIST2: recalled."}\n]\n' "$turn" >"$work/auto-turns-3.json"
+  third=$(SANDBOX=auto-turns MOCK_STRICT=1 run auto-turns-3 "$project" "$work/auto-turns-3.json" -- run --continue "PERSON2: what did the first part print?")
+  ls "$third"/*.error.txt >/dev/null 2>&1 && fail "auto_turns: the strict stand-in refused a request: $(cat "$third"/*.error.txt)"
+  check "$third" "auto_turns, recall" "
+agent = [r for r in requests if r['tools']]
+need('flame_recall' in agent[0]['tools'], 'flame_recall is offered')
+need('T1A-2499' in agent[-1]['all'], 'flame_recall gave the first turn\'s output back')
+need('T2A-2499' not in agent[-1]['all'], 'the second turn\'s output is folded')
+"
+}
+
 scenario_notice_bad_input() {
   echo "scenario notice_bad_input: a parent's unknown agent or model, a refused or undeliverable notice, a config that is not JSON"
   # What a real OpenCode cannot be made to do on cue, played by a stand-in client (no OpenCode
@@ -978,7 +1023,7 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

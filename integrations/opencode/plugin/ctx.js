@@ -21,6 +21,10 @@
 //                                          call ids of flame_* calls, recorded with their frames
 //   shell.env                              CTX_SESSION for the model's shell: `ctx frame …` run
 //                                          through bash acts for its own session
+//   chat.message, session.idle             with frame.auto = turns or all: a person's message opens
+//                                          a turn frame, the end of turn closes it (ctx opencode
+//                                          turn); tool flame_recall (ctx frame log) gives back a
+//                                          folded turn's outputs
 // Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is logged
 // once and OpenCode carries on with its data untouched. CTX_BIN names the ctx binary; CTX_TIMEOUT_MS
 // (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook mode, which waits
@@ -366,6 +370,49 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
     return `Planned ${frames.map(say).join(", ")}. Start one with flame_activate when its turn comes.`;
   };
 
+  // ---- turn frames (frame.auto) ------------------------------------------------------------------
+
+  // Read once: a person changing it mid-session restarts OpenCode, as for opencode.tools.
+  const autoTurns = ["turns", "all"].includes((await run(["config", "frame.auto"])).stdout.trim());
+
+  // A person's message (autoframes.md §1.3): a non-blank text that is not synthetic, not ctx's
+  // notice (whose hint is synthetic) and not oh-my-opencode's prompt (its marker). A subagent's
+  // prompt is told apart by its session.
+  const personText = (parts) => {
+    const texts = (parts ?? []).filter((p) => p?.type === "text" && typeof p.text === "string");
+    const own = (t) => t.startsWith("<flame-") || (t.startsWith("Frame ") && t.includes(" finished with status "));
+    if (texts.some((p) => (p.synthetic && own(p.text)) || p.text.includes("<!-- OMO_INTERNAL_INITIATOR -->"))) return undefined;
+    return texts.find((p) => !p.synthetic && p.text.trim())?.text;
+  };
+
+  // One session's turn calls run one after the other: an end of turn and the next message's
+  // start must not cross.
+  const turnOrder = new Map();
+  const inTurnOrder = (session, job) => {
+    const next = (turnOrder.get(session) ?? Promise.resolve()).then(job, job);
+    turnOrder.set(session, next.catch(() => {}));
+    return next;
+  };
+  const turnCall = async (args, input) => {
+    const result = await run(args, input);
+    for (const line of result.stderr.split("\n")) if (line.trim()) await log(`ctx opencode turn: ${line.trim()}`);
+    return result;
+  };
+  // The session's open turn, closed with its messages for the log (ctx keeps the turn's own).
+  const endTurn = async (session) => {
+    const exported = await transcript(session);
+    await turnCall(["opencode", "turn", session, "--end", ...(exported ? ["--transcript", "-"] : [])], exported);
+  };
+  const startTurn = async (session, message, text) => {
+    await ensureFrame(session);
+    // `opencode run` quotes the words it is given; the quotes are not the goal.
+    const goal = text.trim().replace(/^(["'])(.*)\1$/s, "$2");
+    await inTurnOrder(session, async () => {
+      await endTurn(session);
+      await turnCall(["opencode", "turn", session, "--start", message, `--goal=${goal}`]);
+    });
+  };
+
   // ---- tools -------------------------------------------------------------------------------------
 
   const tools = {};
@@ -412,6 +459,18 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
       },
       ({ status, summary }, session, at) => pop(session, status, summary, at),
     );
+    if (autoTurns) {
+      define(
+        "flame_recall",
+        "Give back what a folded frame's log keeps: every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). Use it when an output replaced by \"[ctx folded this output … into the log of frame <id> …]\" is needed again.",
+        { id: id("The frame named in the folded output") },
+        async ({ id: frame }) => {
+          const result = await run(["frame", "log", "--", frame]);
+          if (!result.ok) return refusal(result);
+          return result.stdout.trimEnd() || "(the log is empty)";
+        },
+      );
+    }
     define(
       "flame_status",
       "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
@@ -562,6 +621,17 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
   return {
     tool: tools,
 
+    "chat.message": async (input, output) => {
+      if (!autoTurns) return;
+      const session = input?.sessionID ?? output?.message?.sessionID;
+      const message = output?.message?.id ?? input?.messageID;
+      const text = personText(output?.parts);
+      if (!session || !message || text === undefined) return;
+      // A subagent's prompt: its session's frame already covers it.
+      if ((await sessionInfo(session)).parentID) return;
+      await startTurn(session, message, text);
+    },
+
     "command.execute.before": async (input, output) => {
       const command = commands[input.command];
       if (!command) return;
@@ -670,7 +740,11 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
           // A child session no task call waits for (a subtask command, say) ends when it goes idle;
           // a task's own end comes with tool.execute.after, which also carries its state.
           const info = sessions.get(properties.sessionID);
-          if (!info?.parentID) return;
+          if (!info?.parentID) {
+            // A root session's end of turn closes its turn frame.
+            if (autoTurns && properties.sessionID) await inTurnOrder(properties.sessionID, () => endTurn(properties.sessionID));
+            return;
+          }
           if (backgroundChildren.delete(info.id) || !(taskCalls.get(info.parentID) > 0))
             await finishChild(info.id, "completed", info.parentID);
           return;
