@@ -20,9 +20,9 @@ use super::agent_calls::{AgentCall, CallMeta, Queue};
 use crate::claude::log as claude_log;
 use crate::compact::frame_context;
 use crate::error::{Error, Result};
+use crate::frame::auto;
 use crate::frame::log;
 use crate::frame::ops::{self, Correction, Place};
-use crate::frame::auto;
 use crate::frame::state::{FrameKey, SCHEMA_VERSION, State, Status};
 use crate::frame::store::Store;
 use crate::hooks::frame_calls::Finished;
@@ -835,9 +835,7 @@ fn named_turn(state: &State, turn: Option<&str>) -> Option<String> {
     let turn = turn?;
     state
         .frames()
-        .find(|f| {
-            auto::is_turn(f) && f.field(TURN_ID_KEY).and_then(Json::as_str) == Some(turn)
-        })
+        .find(|f| auto::is_turn(f) && f.field(TURN_ID_KEY).and_then(Json::as_str) == Some(turn))
         .map(|f| f.id.to_string())
 }
 
