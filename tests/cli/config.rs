@@ -21,7 +21,6 @@ fn defaults_when_nothing_is_configured() {
     frame.context.current = 800           # default
     frame.context.tokenizer = "flame"     # default
     frame.log.output_max = 262144         # default
-    frame.auto = "off"                    # default
     frame.stale_after = 60                # default
     frame.auto = "off"                    # default
     budget.model = ""                     # default
@@ -182,7 +181,6 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     frame.context.current = 800           # default
     frame.context.tokenizer = "flame"     # default
     frame.log.output_max = 262144         # default
-    frame.auto = "off"                    # default
     frame.stale_after = 60                # default
     frame.auto = "off"                    # default
     budget.model = ""                     # default
