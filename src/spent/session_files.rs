@@ -79,7 +79,7 @@ fn kind_of(first: &[u8]) -> Kind {
         "token_usage_record",
         "compacted",
     ];
-    const CLAUDE: [&str; 8] = [
+    const CLAUDE: [&str; 9] = [
         "user",
         "assistant",
         "system",
@@ -88,12 +88,19 @@ fn kind_of(first: &[u8]) -> Kind {
         "progress",
         "queue-operation",
         "file-history-snapshot",
+        // A fork subagent's transcript starts with a reference to its parent's conversation.
+        "fork-context-ref",
     ];
+    // Claude Code's own keys, whatever a line's type: a type it adds later is still its line.
+    let claude_keys = ["sessionId", "agentId", "parentSessionId"]
+        .iter()
+        .any(|key| record.get(*key).is_some_and(Value::is_string))
+        || (record.contains_key("uuid") && record.contains_key("parentUuid"));
     if kind == "session" && record.get("id").is_some_and(Value::is_string) {
         Kind::Agent(Agent::Pi)
     } else if CODEX.contains(&kind) && record.contains_key("payload") {
         Kind::Agent(Agent::Codex)
-    } else if record.get("sessionId").is_some_and(Value::is_string) || CLAUDE.contains(&kind) {
+    } else if claude_keys || CLAUDE.contains(&kind) {
         Kind::Agent(Agent::Claude)
     } else {
         Kind::Unknown
@@ -283,6 +290,17 @@ mod tests {
         );
         assert_eq!(
             agent(r#"{"type":"user","sessionId":"s"}"#),
+            Kind::Agent(Agent::Claude)
+        );
+        // Seen in Claude Code 2.1.328: a fork subagent's transcript begins so.
+        assert_eq!(
+            agent(
+                r#"{"type":"fork-context-ref","agentId":"a3b7","parentSessionId":"9997","parentLastUuid":"bcdd","contextLength":16}"#
+            ),
+            Kind::Agent(Agent::Claude)
+        );
+        assert_eq!(
+            agent(r#"{"type":"some-later-kind","uuid":"u","parentUuid":null}"#),
             Kind::Agent(Agent::Claude)
         );
         assert_eq!(agent(" \n"), Kind::Empty);
