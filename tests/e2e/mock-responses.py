@@ -184,8 +184,10 @@ def main() -> None:
                 output.append(item)
             for i, c in enumerate(step.get("tool_calls", [])):
                 index = len(output)
-                item = {"id": f"fc_{n}_{i}", "type": "function_call", "status": "completed",
-                        "call_id": f"call_{n}_{i}", "name": c["name"],
+                # Ids unique across processes as the real API's are: a resumed session sends the
+                # earlier process's calls again, and a repeated id could hide a dropped output.
+                item = {"id": f"fc_{os.getpid()}_{n}_{i}", "type": "function_call", "status": "completed",
+                        "call_id": f"call_{os.getpid()}_{n}_{i}", "name": c["name"],
                         "arguments": json.dumps(c.get("arguments", {}))}
                 if c.get("namespace"):
                     item["namespace"] = c["namespace"]
