@@ -614,24 +614,16 @@ impl<'a> Hook<'a> {
             if state.frame(&session).is_none() {
                 return Ok((notes, false));
             }
-            let mut closed = false;
-            while let Some(open) = open_turn_on_top(state, &session)? {
-                closed = true;
-                let kept = state.frame(&open).and_then(|f| f.summary()).is_some();
-                if !kept {
-                    notes.push(format!(
-                        "turn {open} had no Stop before the next prompt (its process was \
-                         killed, or another process continues the session): closed"
-                    ));
-                }
-                close_turn(
-                    store,
-                    state,
-                    &open,
-                    (!kept).then_some(NO_STOP_BEFORE_PROMPT),
-                    now,
-                )?;
-            }
+            let closed = close_turns_on_top(
+                store,
+                state,
+                &session,
+                NO_STOP_BEFORE_PROMPT,
+                "before the next prompt (its process was killed, or another process continues \
+                 the session)",
+                now,
+                &mut notes,
+            )?;
             let current = ops::session_current(state, &session)?;
             if current.as_deref().is_some_and(|c| c != session) {
                 return Ok((notes, closed));
@@ -738,17 +730,15 @@ impl<'a> Hook<'a> {
         let store = &self.store;
         let (notes, _) = store.update(now, |state| {
             let mut notes = Vec::new();
-            let mut closed = false;
-            while let Some(open) = open_turn_on_top(state, &session)? {
-                closed = true;
-                let kept = state.frame(&open).and_then(|f| f.summary()).is_some();
-                if !kept {
-                    notes.push(format!(
-                        "turn {open} had no Stop before its process ended: closed"
-                    ));
-                }
-                close_turn(store, state, &open, (!kept).then_some(NO_STOP_AT_END), now)?;
-            }
+            let closed = close_turns_on_top(
+                store,
+                state,
+                &session,
+                NO_STOP_AT_END,
+                "before its process ended",
+                now,
+                &mut notes,
+            )?;
             Ok((notes, closed))
         })?;
         self.notes.extend(notes);
@@ -870,6 +860,31 @@ fn open_turn_around(state: &State, session: &str) -> Result<Option<String>> {
 /// Closes turn frame `id` completed, with `summary` unless it has one already, and writes its
 /// log. Subagents the turn started in the background may still run below it: they end at their
 /// own SubagentStop.
+/// Closes every running turn frame on top of `session` whose Stop was not seen: completed, with
+/// its summary so far (the answer of a Stop that left it open for a frame of the model's), else
+/// `unseen` as its summary and a note saying the Stop did not come `when`. Whether any closed.
+#[allow(clippy::too_many_arguments)]
+fn close_turns_on_top(
+    store: &Store,
+    state: &mut State,
+    session: &str,
+    unseen: &str,
+    when: &str,
+    now: i64,
+    notes: &mut Vec<String>,
+) -> Result<bool> {
+    let mut closed = false;
+    while let Some(open) = open_turn_on_top(state, session)? {
+        closed = true;
+        let kept = state.frame(&open).and_then(|f| f.summary()).is_some();
+        if !kept {
+            notes.push(format!("turn {open} had no Stop {when}: closed"));
+        }
+        close_turn(store, state, &open, (!kept).then_some(unseen), now)?;
+    }
+    Ok(closed)
+}
+
 fn close_turn(
     store: &Store,
     state: &mut State,

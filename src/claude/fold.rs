@@ -44,18 +44,7 @@ pub fn fold(
     goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
 ) -> Result<Folded, String> {
-    let raw: Vec<&str> = text.lines().collect();
-    let mut records: Vec<Option<Value>> = Vec::with_capacity(raw.len());
-    for (n, line) in raw.iter().enumerate() {
-        if line.trim().is_empty() {
-            records.push(None);
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(value @ Value::Object(_)) => records.push(Some(value)),
-            _ => return Err(format!("line {} is not a JSON object", n + 1)),
-        }
-    }
+    let (raw, records) = lines_and_records(text)?;
     for (n, record) in records.iter().enumerate() {
         let Some(version) = record
             .as_ref()
@@ -216,6 +205,24 @@ fn span_problem(
             span.pop + 1
         )
     })
+}
+
+/// A transcript's lines, and each as its JSON object (`None` for a blank line); an error names the
+/// first line that is not a JSON object, which leaves the whole transcript as it is.
+pub(crate) fn lines_and_records(text: &str) -> Result<(Vec<&str>, Vec<Option<Value>>), String> {
+    let raw: Vec<&str> = text.lines().collect();
+    let mut records: Vec<Option<Value>> = Vec::with_capacity(raw.len());
+    for (n, line) in raw.iter().enumerate() {
+        if line.trim().is_empty() {
+            records.push(None);
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(value @ Value::Object(_)) => records.push(Some(value)),
+            _ => return Err(format!("line {} is not a JSON object", n + 1)),
+        }
+    }
+    Ok((raw, records))
 }
 
 /// Points `record`'s `parentUuid` past the lines taken out; whether it changed.

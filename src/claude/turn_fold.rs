@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::fold::{FOLDED_KEY, is_compaction, relink};
+use super::fold::{FOLDED_KEY, is_compaction, lines_and_records, relink};
 use crate::hooks::frame_calls::frame_commands;
 
 /// A finished turn frame of the session, as the state knows it.
@@ -57,18 +57,7 @@ pub fn fold_turns(text: &str, turns: &[ClosedTurn]) -> Result<TurnsFolded, Strin
     if turns.is_empty() {
         return Ok(out);
     }
-    let raw: Vec<&str> = text.lines().collect();
-    let mut records: Vec<Option<Value>> = Vec::with_capacity(raw.len());
-    for (n, line) in raw.iter().enumerate() {
-        if line.trim().is_empty() {
-            records.push(None);
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(value @ Value::Object(_)) => records.push(Some(value)),
-            _ => return Err(format!("line {} is not a JSON object", n + 1)),
-        }
-    }
+    let (raw, records) = lines_and_records(text)?;
     let pairs = tool_pairs(&records);
     let mut removed: HashSet<usize> = HashSet::new();
     let mut rewritten: HashMap<usize, Value> = HashMap::new();

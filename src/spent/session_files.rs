@@ -203,18 +203,28 @@ pub fn read_folder(path: &Path, prices: &PriceList, records: &mut Records) -> Re
     Ok(true)
 }
 
-/// Reads the session file `path` (a regular file): `false`, with nothing read, when its first
-/// line is no agent's.
-pub fn read_file(path: &Path, prices: &PriceList, records: &mut Records) -> Result<bool> {
-    let agent = match kind_of(&first_line(path)?) {
-        Kind::Agent(agent) => agent,
+/// The agent whose reader reads the file at `path` of `kind`; else what its reader answers
+/// instead: `true` for an empty file (skipped, with a line in the problems), `false` for one of
+/// no agent's.
+fn agent_of(kind: Kind, path: &Path, records: &mut Records) -> std::result::Result<Agent, bool> {
+    match kind {
+        Kind::Agent(agent) => Ok(agent),
         Kind::Empty => {
             records
                 .problems
                 .push(format!("{}: empty; skipped", path.display()));
-            return Ok(true);
+            Err(true)
         }
-        Kind::Unknown => return Ok(false),
+        Kind::Unknown => Err(false),
+    }
+}
+
+/// Reads the session file `path` (a regular file): `false`, with nothing read, when its first
+/// line is no agent's.
+pub fn read_file(path: &Path, prices: &PriceList, records: &mut Records) -> Result<bool> {
+    let agent = match agent_of(kind_of(&first_line(path)?), path, records) {
+        Ok(agent) => agent,
+        Err(known) => return Ok(known),
     };
     let (kind, read) = agent.source();
     jsonl::read_files(
@@ -236,15 +246,9 @@ pub fn read_bytes(
     prices: &PriceList,
     records: &mut Records,
 ) -> Result<bool> {
-    let agent = match kind_of(first_line_of(bytes)) {
-        Kind::Agent(agent) => agent,
-        Kind::Empty => {
-            records
-                .problems
-                .push(format!("{}: empty; skipped", path.display()));
-            return Ok(true);
-        }
-        Kind::Unknown => return Ok(false),
+    let agent = match agent_of(kind_of(first_line_of(bytes)), path, records) {
+        Ok(agent) => agent,
+        Err(known) => return Ok(known),
     };
     let (kind, read) = agent.source();
     jsonl::read_text(kind, path, bytes, records, |file, lines, records| {
