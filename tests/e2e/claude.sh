@@ -611,7 +611,64 @@ need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
   [[ ! -e $project/.claude/commands/push.md ]] || fail "remove takes the slash commands out"
 }
 
-all=(subagent parallel subagent_push background resume compaction commands typed_command headless_continue left_alone without_ctx settings plugin)
+scenario_auto_turns() {
+  echo "scenario auto_turns: with frame.auto = turns and a model that never calls ctx, each person's turn is a frame, and --continue sends finished turns without their outputs"
+  local project requests session claude transcript turns first
+  project=$(new_project auto-turns)
+  mkdir -p "$project/.opencode"
+  printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
+  # Two processes of a loop driver, each one person's turn: a short command, a long one, an answer.
+  cat >"$work/auto-turns1.json" <<'EOF'
+[
+ {"when": "Audit the refunds", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'SHORT_%s_END' ONE", "description": "short"}}]},
+ {"when": "SHORT_ONE_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' a; printf 'LONG_%s_END' ONE", "description": "long"}}]},
+ {"reply": "REFUNDS_AUDITED: 2 issues."}
+]
+EOF
+  cat >"$work/auto-turns2.json" <<'EOF'
+[
+ {"when": "Now the invoices", "tool_calls": [{"name": "Bash", "arguments": {"command": "printf 'SHORT_%s_END' TWO", "description": "short"}}]},
+ {"when": "SHORT_TWO_END", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' b; printf 'LONG_%s_END' TWO", "description": "long"}}]},
+ {"reply": "INVOICES_CHECKED: fine."}
+]
+EOF
+  SANDBOX=auto-turns run auto-turns1 "$project" "$work/auto-turns1.json" -- -p "Audit the refunds" >/dev/null
+  session=$(session_of auto-turns1)
+  SANDBOX=auto-turns run auto-turns2 "$project" "$work/auto-turns2.json" -- -p "Now the invoices" --continue >/dev/null
+  echo '[{"reply": "Continued."}]' >"$work/auto-turns3.json"
+  requests=$(SANDBOX=auto-turns run auto-turns3 "$project" "$work/auto-turns3.json" -- -p "Go on" --continue)
+  turns=$(ctx -C "$project" frame tree --json | field "[(c['goal'], c['status'], c['summary']) for c in d['roots'][0]['children']]")
+  [[ $turns == "[('Audit the refunds', 'completed', 'REFUNDS_AUDITED: 2 issues.'), ('Now the invoices', 'completed', 'INVOICES_CHECKED: fine.'), ('Go on', 'completed', 'Continued.')]" ]] \
+    || fail "each person's turn is a frame, closed with its answer: $turns"
+  check "$requests" "auto_turns continue" "
+r = requests[0]
+need('Go on' in r['all'], 'the continued request')
+for kept in ('Audit the refunds', 'REFUNDS_AUDITED: 2 issues.', 'Now the invoices', 'INVOICES_CHECKED: fine.'):
+    need(kept in r['all'], 'keeps ' + kept)
+need('LONG_ONE_END' not in r['all'] and 'LONG_TWO_END' not in r['all'] and 'a' * 1000 not in r['all'], 'and none of the finished turns\' long outputs')
+need('ctx frame log' in r['all'], 'the fold entry names the recall')
+"
+  claude=$work/sandbox-auto-turns/home/.claude
+  transcript=$(ls "$claude"/projects/*/"$session.jsonl")
+  python3 - "$transcript" <<'PY' || fail "the folded transcript pairs every call with its result and chains every kept line"
+import json, sys
+records = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+uuids = {r['uuid'] for r in records if 'uuid' in r}
+calls, results = set(), set()
+for r in records:
+    parent = r.get('parentUuid')
+    assert parent is None or parent in uuids, ('a dropped parent', parent)
+    content = (r.get('message') or {}).get('content')
+    for block in content if isinstance(content, list) else []:
+        if block.get('type') == 'tool_use': calls.add(block['id'])
+        if block.get('type') == 'tool_result': results.add(block['tool_use_id'])
+assert calls == results, (calls, results)
+PY
+  first=$(ctx -C "$project" frame tree --json | field "d['roots'][0]['children'][0]['id']")
+  ctx -C "$project" frame log "$first" | grep -q LONG_ONE_END || fail "ctx frame log gives the first turn's outputs back"
+}
+
+all=(subagent parallel subagent_push background resume compaction commands typed_command headless_continue left_alone without_ctx settings plugin auto_turns)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
