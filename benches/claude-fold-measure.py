@@ -33,8 +33,10 @@ import os
 import re
 import sys
 
-WAYS = ("plain", "fork", "bash")
+WAYS = ("plain", "fork", "bash", "turns")
 LOOKBACK = 20
+# The last request's share of plain's that a way must not pass (15 % for turn frames, which fold without the model's help).
+LIMITS = {"turns": 0.15}
 
 
 BILLING = "x-anthropic-billing-header:"
@@ -149,9 +151,10 @@ def fork_prefix(files, bodies):
             "system_differs": differs(False), "system_differs_keyed": differs(True)}
 
 
-def targets(row, plain):
-    """Each target and whether `row` meets it."""
-    out = [("last request ≤ 10 % of plain's", row["last"] <= 0.10 * plain["last"]),
+def targets(row, plain, limit=0.10):
+    """Each target and whether `row` meets it; `limit` is the last request's share of plain's (15 % for turn
+    frames, which fold without the model's help)."""
+    out = [(f"last request ≤ {limit:.0%} of plain's", row["last"] <= limit * plain["last"]),
            ("billed (messages) < plain's", row["billed_messages"] < plain["billed_messages"]),
            ("billed (whole) < plain's", row["billed_whole"] < plain["billed_whole"]),
            ("none refused", row["refused"] == 0)]
@@ -165,7 +168,9 @@ def targets(row, plain):
 
 def main():
     work, workload = sys.argv[1], sys.argv[2]
-    rows = {way: measure(work, workload, way) for way in WAYS}
+    # A run of fewer ways (an older script) is measured for the ways it ran.
+    ran = [way for way in WAYS if os.path.isdir(os.path.join(work, workload, way))]
+    rows = {way: measure(work, workload, way) for way in ran}
     rows["fork, billing line in the key"] = measure(work, workload, "fork", billing_keyed=True)
     p = rows["plain"]
     share = lambda a, b: f"{100 * a / max(1, b):.1f} %"
@@ -175,7 +180,7 @@ def main():
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for way, r in rows.items():
         met = "" if way == "plain" else ", ".join(
-            ("yes" if cond else "**no**") for _, cond in targets(r, p))
+            ("yes" if cond else "**no**") for _, cond in targets(r, p, LIMITS.get(way, 0.10)))
         print(f"| {way} | {r['requests']} | {r['last']:,} | {share(r['last'], p['last'])} | {r['billed_messages']:,} "
               f"| {share(r['billed_messages'], p['billed_messages'])} | {r['billed_whole']:,} "
               f"| {share(r['billed_whole'], p['billed_whole'])} | {r['outputs_in_last']} | {r['refused']} | {met} |")
@@ -192,8 +197,8 @@ def main():
                  f"first differs at {where}, sharing {f['shared_message_chars']:,} of the parent's "
                  f"{f['parent_message_chars']:,} message characters"))
     ok = True
-    for way in ("fork", "bash"):
-        for what, cond in targets(rows[way], p):
+    for way in [way for way in ("fork", "bash", "turns") if way in rows]:
+        for what, cond in targets(rows[way], p, LIMITS.get(way, 0.10)):
             print(("met: " if cond else "NOT met: ") + f"{way}: {what}")
             ok = ok and cond
     out = os.environ.get("CLAUDE_FOLD_JSON")

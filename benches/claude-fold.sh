@@ -6,6 +6,8 @@
 #   plain  Claude Code without ctx: the model runs the commands itself;
 #   fork   ctx installed: each frame is a fork (the Agent tool with subagent_type "fork"), which runs the frame's
 #          commands and reports;
+#   turns  ctx installed with frame.auto = "turns", and plain's script: a model that never calls ctx; each person's
+#          turn is a frame ctx opens and closes itself, folded at SessionEnd for the next --continue;
 #   bash   ctx installed: the model pushes a frame with `ctx frame push -- '<goal>' && <first command>` (one Bash
 #          call, as ctx's context tells it), runs the frame's other commands, pops it with a summary in the call of
 #          the command after the frame when one follows (`ctx frame pop --summary '…' && <next command>`, as the
@@ -146,6 +148,9 @@ with open(f"{out}/steps", "w") as lines:
     for step, (prompts, scripts) in enumerate(processes, 1):
         for way, script in scripts.items():
             json.dump(script, open(f"{out}/{way}.{step}.json", "w"), indent=1)
+            # The model that never calls ctx: plain's script, run with ctx's turn frames on.
+            if way == "plain":
+                json.dump(script, open(f"{out}/turns.{step}.json", "w"), indent=1)
         lines.write("\t".join([str(step), "0" if step == 1 else "1", *prompts]) + "\n")
 PY
 }
@@ -155,15 +160,19 @@ for workload in "${workloads[@]}"; do
   dir=$work/$workload
   mkdir -p "$dir"
   scripts "$workload" "$dir"
-  for i in 0 1 2; do
-    way=(plain fork bash)
+  for i in 0 1 2 3; do
+    way=(plain fork bash turns)
     way=${way[$i]}
     project=$dir/$way/project
     mkdir -p "$project"
     git -C "$project" init -q
     [[ $way == plain ]] || "$ctx" -C "$project" -q claude install >/dev/null
+    if [[ $way == turns ]]; then
+      mkdir -p "$project/.opencode"
+      printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
+    fi
     while IFS=$'\t' read -r step continues p0 p1 p2; do
-      prompts=("$p0" "$p1" "$p2")
+      prompts=("$p0" "$p1" "$p2" "$p0")
       sandbox=$dir/$way/sandbox
       args=(-p "${prompts[$i]}")
       [[ $continues == 1 ]] && args+=(--continue)

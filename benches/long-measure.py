@@ -119,6 +119,16 @@ def main():
         if dcp:
             checks.append(("ctx's billed input below DCP's", ctx_way["billed"] < dcp["billed"]))
         print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
+    turns = results.get("turns")
+    if plain and turns:
+        # The targets for a model that never calls ctx (turn frames only; no todo frames nor valve yet).
+        checks = [
+            ("turns: never compacts", turns["compactions"] == 0),
+            ("turns: billed input at most half of plain's", turns["billed"] <= 0.5 * plain["billed"]),
+        ]
+        if dcp:
+            checks.append(("turns: billed input at most DCP's", turns["billed"] <= dcp["billed"]))
+        print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
     if json_out:
         with open(json_out, "w") as f:
             json.dump(results, f, indent=2)

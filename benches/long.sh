@@ -4,7 +4,9 @@
 #   plain  OpenCode without plugins (pushes and pops are bash echoes);
 #   ctx    ctx's plugin (`ctx opencode install`): each frame pushed with flame_push and popped with flame_pop;
 #   dcp    Dynamic Context Pruning (@tarquinen/opencode-dcp, pinned in benches/opencode-ways.sh): after each frame's work
-#          the model calls DCP's `compress` over the span that work fills.
+#          the model calls DCP's `compress` over the span that work fills;
+#   turns  ctx's plugin with frame.auto = "turns" and plain's script: a model that never calls ctx, whose frames are
+#          the person's turns alone (ctx opens and folds them itself).
 # The session: 22 frames, every fourth with a frame nested in it, each running bash calls that print 10 000 to
 # 40 000 characters of a made-up build log (benches/fold-output.py, seeded), a bash call between frames, and a
 # person's message in the middle (a second `opencode run --continue`). The stand-in reports usage as a quarter of
@@ -21,6 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 CONTEXT_TOKENS=64000
+[[ $# -gt 0 ]] || set -- plain ctx dcp turns
 source benches/opencode-ways.sh "$@"
 # As separate words: `opencode run` puts an argument with spaces in double quotes before sending it.
 prompt=(Work through the refund backlog, one frame per item.)

@@ -14,7 +14,7 @@ OPENCODE_PLUGIN_VERSION=1.18.33 # @opencode-ai/plugin, DCP's peer: the OpenCode 
 ways=("$@")
 [[ ${#ways[@]} -gt 0 ]] || ways=(plain ctx dcp)
 for way in "${ways[@]}"; do
-  case $way in plain | ctx | dcp) ;; *) echo "usage: $0 [plain|ctx|dcp]..." >&2; exit 2 ;; esac
+  case $way in plain | ctx | dcp | turns) ;; *) echo "usage: $0 [plain|ctx|dcp|turns]..." >&2; exit 2 ;; esac
 done
 
 if [[ -n ${CTX:-} ]]; then
@@ -56,6 +56,11 @@ way_project() {
   cp benches/fold-output.py "$project/build-log.py"
   case $way in
     ctx) "$ctx" -C "$project" -q opencode install >/dev/null ;;
+    # ctx's plugin with its turn frames on, and plain's script: a model that never calls ctx.
+    turns)
+      "$ctx" -C "$project" -q opencode install >/dev/null
+      printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
+      ;;
     dcp)
       plugins="\"plugin\": [\"file://$dcp/dist/index.js\"],"
       mkdir -p "$project/.opencode"
