@@ -80,6 +80,11 @@ impl Transcript {
         if bytes.len() as u64 > MAX_FOLD {
             return Err(too_large());
         }
+        // The agents end every line they write: a last line without its end is one still being
+        // written, read half-way, and not a line ctx cannot read.
+        if bytes.last().is_some_and(|&b| b != b'\n') {
+            return Err(CHANGED.into());
+        }
         Ok(Self {
             path: path.to_path_buf(),
             file,
