@@ -776,6 +776,28 @@ impl<'a> Hook<'a> {
             .collect())
     }
 
+    /// Writes again the log of each turn in `exports` (a turn frame and its messages), as the
+    /// turn's Stop wrote it, now from messages read when the session ends.
+    pub fn rewrite_turn_logs(&mut self, exports: &[(String, Export)]) -> Result<()> {
+        if exports.is_empty() {
+            return Ok(());
+        }
+        let max = self.output_max()?;
+        let now = self.ctx.now;
+        let store = &self.store;
+        store.update(now, |state| {
+            for (id, export) in exports {
+                if state.frame(id).is_none() {
+                    continue;
+                }
+                let messages = log::Messages::of(export, max);
+                store.write_log(id, &log::render(state, id, now, Some(&messages)))?;
+            }
+            Ok(((), false))
+        })?;
+        Ok(())
+    }
+
     fn output_max(&self) -> Result<usize> {
         let config = self.ctx.project.config()?;
         Ok(

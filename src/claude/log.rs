@@ -134,6 +134,26 @@ pub fn span_export(
     super::transcript::export_of(&span, frame, &title, None)
 }
 
+/// The log of a turn frame, from its transcript as the session ends: the lines of the main
+/// conversation stamped from `from` (its prompt) to `to` (its close). Claude Code may still be
+/// writing a turn's last lines when its Stop hook reads the transcript; when the session ends they
+/// are all there, so the log that the turn's fold points to holds every output it takes out.
+pub fn turn_export(records: &[Value], from: i64, to: i64, frame: &str, transcript: &str) -> Export {
+    let until: Vec<Value> = records
+        .iter()
+        .filter(|r| {
+            r.get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(crate::time::parse_rfc3339_utc)
+                .is_some_and(|t| t <= to)
+        })
+        .cloned()
+        .collect();
+    let span = since(&until, from, false);
+    let title = format!("transcript {transcript}, from the turn's prompt to its end");
+    super::transcript::export_of(&span, frame, &title, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

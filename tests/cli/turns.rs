@@ -599,3 +599,60 @@ fn finished_turns_fold_at_session_end_and_the_folded_transcript_stays_whole() {
         "folded once"
     );
 }
+
+/// Claude Code may write a turn's last lines after its Stop hook read the transcript: the turn's
+/// log, which the fold's entry points to, is written again at SessionEnd from the whole
+/// transcript, so every output the fold takes out is in it.
+#[test]
+fn a_turns_lines_written_after_its_stop_are_in_its_log_before_the_fold_takes_them_out() {
+    let env = env_with("turns");
+    let dir = env.home.join(".claude/projects/-x");
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join(format!("{SESSION}.jsonl"));
+    let path = transcript.to_str().unwrap().to_string();
+    let cwd = env.root.to_str().unwrap().to_string();
+    let mut early = text_line("user", "p1", "", "Audit the refunds");
+    std::fs::write(&transcript, &early).unwrap();
+    claude(
+        &env,
+        "UserPromptSubmit",
+        json!({"prompt": "Audit the refunds", "prompt_id": "id1", "transcript_path": path, "cwd": cwd}),
+    );
+    early.push_str(&call_line("c1", "p1", "t1", "ls"));
+    early.push_str(&result_line("r1", "c1", "t1", "LISTING"));
+    // Stamped during the turn, reaching the file only after the Stop hook read it.
+    let late = [
+        call_line("c2", "r1", "t2", "cat big.txt"),
+        result_line("r2", "c2", "t2", "LATE_BIG_OUTPUT"),
+        text_line("assistant", "a1", "r2", "ANSWER: done."),
+    ]
+    .concat();
+    std::fs::write(&transcript, &early).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3));
+    claude(
+        &env,
+        "Stop",
+        json!({"prompt_id": "id1", "last_assistant_message": "ANSWER: done.", "transcript_path": path, "cwd": cwd}),
+    );
+    let turn = turns(&env)[0]["sessionID"].as_str().unwrap().to_string();
+    assert!(
+        !env.ok(&["frame", "log", &turn]).contains("LATE_BIG_OUTPUT"),
+        "not yet"
+    );
+    std::fs::write(&transcript, early + &late).unwrap();
+    claude(
+        &env,
+        "SessionEnd",
+        json!({"reason": "other", "transcript_path": path, "cwd": cwd}),
+    );
+    assert!(
+        !std::fs::read_to_string(&transcript)
+            .unwrap()
+            .contains("LATE_BIG_OUTPUT"),
+        "folded out of the transcript"
+    );
+    assert!(
+        env.ok(&["frame", "log", &turn]).contains("LATE_BIG_OUTPUT"),
+        "and kept in the log"
+    );
+}

@@ -613,7 +613,7 @@ need('<flame-context' in requests[0]['turns'], 'and so do ctx\\'s')
 
 scenario_auto_turns() {
   echo "scenario auto_turns: with frame.auto = turns and a model that never calls ctx, each person's turn is a frame, and --continue sends finished turns without their outputs"
-  local project requests session claude transcript turns first
+  local project requests session claude transcript turns first log
   project=$(new_project auto-turns)
   mkdir -p "$project/.opencode"
   printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
@@ -665,7 +665,9 @@ for r in records:
 assert calls == results, (calls, results)
 PY
   first=$(ctx -C "$project" frame tree --json | field "d['roots'][0]['children'][0]['id']")
-  ctx -C "$project" frame log "$first" | grep -q LONG_ONE_END || fail "ctx frame log gives the first turn's outputs back"
+  # Kept whole, so that a failure shows what the log held.
+  log=$(ctx -C "$project" frame log "$first")
+  [[ $log == *LONG_ONE_END* ]] || fail "ctx frame log gives the first turn's outputs back: $(head -c 2000 <<<"$log")"
 }
 
 all=(subagent parallel subagent_push background resume compaction commands typed_command headless_continue left_alone without_ctx settings plugin auto_turns)

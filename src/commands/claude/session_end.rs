@@ -11,13 +11,17 @@
 //! responses folded away. A frame ctx cannot fold safely stays as it is, and so does the whole
 //! transcript when ctx does not know its shape; each with the reason in the hook log.
 
+use std::path::Path;
+
 use crate::app::hooks::Hook;
-use crate::claude::{fold, turn_fold};
+use crate::claude::{fold, log as claude_log, transcript, turn_fold};
 use crate::error::Result;
+use crate::frame::store;
 
 pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
     let projects = crate::claude::config_dir().map(|dir| dir.join("projects"));
     let turns = hook.closed_turns()?;
+    refresh_turn_logs(hook, &turns)?;
     hook.fold_at_end(
         &crate::settings::CLAUDE_FOLD,
         "transcript",
@@ -37,4 +41,36 @@ pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
         },
     )?;
     Ok(None)
+}
+
+/// The logs of the finished turns the fold is about to fold, written again from the transcript as
+/// it is now, complete: the fold's entry sends the model to a turn's log for every output it takes
+/// out, and the Stop that wrote the log first may have read the transcript before Claude Code
+/// wrote the turn's last lines. A turn folded before is left alone: its transcript no longer holds
+/// its outputs, and its log does.
+fn refresh_turn_logs(hook: &mut Hook, turns: &[turn_fold::ClosedTurn]) -> Result<()> {
+    if turns.is_empty() {
+        return Ok(());
+    }
+    let Some(path) = hook.field("transcript_path").map(str::to_string) else {
+        return Ok(());
+    };
+    let Ok(bytes) = store::read_regular_capped(Path::new(&path), claude_log::MAX_TRANSCRIPT) else {
+        return Ok(());
+    };
+    let lines = transcript::parse(&String::from_utf8_lossy(&bytes));
+    let folded: std::collections::HashSet<&str> = lines
+        .records
+        .iter()
+        .filter_map(|r| r.get(fold::FOLDED_KEY)?.as_str())
+        .collect();
+    let exports: Vec<_> = turns
+        .iter()
+        .filter(|t| !folded.contains(t.id.as_str()))
+        .map(|t| {
+            let export = claude_log::turn_export(&lines.records, t.from, t.to, &t.id, &path);
+            (t.id.clone(), export)
+        })
+        .collect();
+    hook.rewrite_turn_logs(&exports)
 }
