@@ -319,7 +319,8 @@ pub const FRAME_AUTO: Def = Def {
     fallback_env: None,
     swarm_key: None,
     about: "which frames ctx opens by itself, without the model: turns (one per person's \
-            message), todos (none yet), all (both), off",
+            message), todos (one per todo item in progress, OpenCode's todowrite), all (both), \
+            off",
 };
 
 pub const HOOKS_STATE_IN_HOME: Def = Def {

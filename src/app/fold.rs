@@ -6,7 +6,7 @@
 
 use super::Context;
 use super::frame_context::{read_stdin, session_frame_context, swarm_budget_line};
-use crate::compact::fold::turns::Turn;
+use crate::compact::fold::turns::{Todo, Turn};
 use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape};
 use crate::compact::frame_context::Said;
 use crate::compact::inject::{self, MessageList, Position};
@@ -28,12 +28,24 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
         &settings::OPENCODE_FOLD_USER_MESSAGES,
     )?;
     let store = ctx.store()?;
-    let state = ctx.read_state(&store)?;
+    let mut state = ctx.read_state(&store)?;
+    // The item frames come from the calls this request holds; a failure to keep them costs the
+    // request none of its folds.
+    match super::todo::sync(ctx, &store, session, &list, &state) {
+        Ok(Some(after)) => state = after,
+        Ok(None) => {}
+        Err(err) => ctx.out.warn(&format!(
+            "{}; the todo frames are kept at the next request",
+            err.message
+        )),
+    }
     let mut out = if fold_on {
         let turns = closed_turns(ctx, &state, session);
+        let todos = closed_todos(&state, session);
         let how = How {
             keep_user,
             turns: &turns,
+            todos: &todos,
         };
         folded(ctx, &store, &state, &OpenCode, &list, session, &how)?
     } else {
@@ -79,6 +91,7 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
             &How {
                 keep_user,
                 turns: &[],
+                todos: &[],
             },
         )?
     } else {
@@ -185,6 +198,31 @@ fn closed_turns(ctx: &Context, state: &State, session: &str) -> Vec<Turn> {
     turns
 }
 
+/// The session's todo frames closed by a todo call (`frame.auto`), whose outputs fold; one
+/// closed by its turn's end folds with the turn.
+fn closed_todos(state: &State, session: &str) -> Vec<Todo> {
+    let mut todos = Vec::new();
+    for frame in state.frames().filter(|f| auto::is_todo(f)) {
+        let Ok(Some(span)) = span::read(&frame) else {
+            continue;
+        };
+        if span.session != session || !fold::folds(&frame, &span) {
+            continue;
+        }
+        let close = span.close.expect("a folding span is closed");
+        if let (Some(a), Some(b), Some(c), Some(d)) =
+            (span.open.message, span.open.call, close.message, close.call)
+        {
+            todos.push(Todo {
+                id: frame.id.to_string(),
+                open: (a, b),
+                close: (c, d),
+            });
+        }
+    }
+    todos
+}
+
 /// The frame of `session` whose push is message `message`, by its recorded span.
 fn pushed_by(state: &State, session: &str, message: &str) -> Option<String> {
     state.frames().find_map(|frame| {
@@ -215,6 +253,8 @@ struct How<'t> {
     keep_user: bool,
     /// The session's closed turn frames (OpenCode's only: pi has no turn frames yet).
     turns: &'t [Turn],
+    /// The session's closed todo frames (OpenCode's only: pi has no todo tool).
+    todos: &'t [Todo],
 }
 
 /// The message list with the session's popped frames and closed turns folded, and its frame
@@ -230,6 +270,7 @@ fn folded(
 ) -> Result<String> {
     let popped = popped_frames(ctx, state, session);
     let mut folding = fold::fold_with(shape, list, &popped, how.keep_user);
+    folding.fold_todos(how.todos);
     folding.fold_turns(how.turns);
     for warning in &folding.warnings {
         ctx.out.warn(warning);

@@ -11,6 +11,7 @@ pub mod install;
 pub mod pop;
 pub mod session;
 pub mod spent;
+pub mod todo;
 pub mod turn;
 
 use crate::error::Result;

@@ -20,6 +20,7 @@ use crate::frame::span::{self, Mark};
 use crate::frame::state::{State, Status, TreeIndex};
 use crate::frame::store::Store;
 use crate::frame::{auto, log};
+use crate::opencode::export::Export;
 use crate::opencode::turn::{Digest, digest, span as turn_span};
 use crate::settings;
 
@@ -40,21 +41,25 @@ fn goal(text: Option<&str>, message: &str) -> String {
     super::session::goal_from_title(first, || format!("Turn at {message}"))
 }
 
-/// The running frames below `id` (explicit frames pushed during the turn).
-fn running_below(state: &State, id: &str) -> Vec<String> {
+/// The explicit frames running below `id` (pushed during a turn or an item); the todo frames
+/// below a turn are not counted: they close with it.
+pub(crate) fn running_below(state: &State, id: &str) -> Vec<String> {
     let index = TreeIndex::new(state);
     index.subtree(id)[1..]
         .iter()
         .filter(|d| {
             state
                 .frame(d)
-                .is_some_and(|f| f.status() == Status::InProgress)
+                .is_some_and(|f| f.status() == Status::InProgress && !auto::is_todo(&f))
         })
         .map(|d| d.to_string())
         .collect()
 }
 
-/// Closes turn `id` of `session` as completed with `digest`, and writes its log.
+/// Closes turn `id` of `session` as completed with `digest`, and writes its log; the item frames
+/// still open in it close first, as blocked, with the turn's messages (`turn`, outputs cut at the
+/// given size) from each one's start in their logs.
+#[allow(clippy::too_many_arguments)]
 fn close(
     state: &mut State,
     store: &Store,
@@ -62,8 +67,10 @@ fn close(
     id: &str,
     digest: &Digest,
     messages: Option<&log::Messages>,
+    turn: Option<(&Export, usize)>,
     now: i64,
 ) -> Result<()> {
+    super::todo::close_in_turn(state, store, session, id, turn, now)?;
     let plan = ops::check_pop(state, id, true)?;
     if !digest.files.is_empty() {
         ops::add_artifacts(state, id, &digest.files, now)?;
@@ -124,7 +131,7 @@ pub(crate) fn start(
                         summary: UNSEEN_END.to_string(),
                         files: Vec::new(),
                     };
-                    close(state, store, session, &open, &digest, None, now)?;
+                    close(state, store, session, &open, &digest, None, None, now)?;
                 }
                 let selector = Selector {
                     session: Some(session.to_string()),
@@ -237,6 +244,7 @@ pub(crate) fn end(
                 &open,
                 &digest,
                 messages.as_ref(),
+                turn.as_ref().map(|t| (t, output_max)),
                 now,
             )?;
             Ok((true, true))

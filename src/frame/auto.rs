@@ -5,6 +5,10 @@
 //! ```json
 //! "auto": "turn"
 //! ```
+//!
+//! A session's frame whose todo frames ctx keeps also records the last `todowrite` call it took
+//! in (`"todo_call": "call_…"`): each request holds every call since the last compaction, and
+//! only the ones after it are new.
 
 use super::span;
 use super::state::{Frame, State};
@@ -16,7 +20,14 @@ pub const KEY: &str = "auto";
 /// The kind of a person's turn: opened at their message, closed at the agent's end of turn.
 pub const TURN: &str = "turn";
 
-/// What opened `frame` by itself (`"turn"`), `None` for an explicit frame; a value that is not a
+/// The kind of a todo item's span: opened when the item goes in progress, closed when it is
+/// completed, cancelled or leaves the list.
+pub const TODO: &str = "todo";
+
+/// The session frame's key for the last todo call ctx took in.
+pub const TODO_CALL_KEY: &str = "todo_call";
+
+/// What opened `frame` by itself (`"turn"`, `"todo"`), `None` for an explicit frame; a value that is not a
 /// string reads as explicit.
 pub fn kind<'a>(frame: &Frame<'a>) -> Option<&'a str> {
     frame.field(KEY).and_then(Json::as_str)
@@ -25,6 +36,26 @@ pub fn kind<'a>(frame: &Frame<'a>) -> Option<&'a str> {
 /// Whether `frame` is a turn frame.
 pub fn is_turn(frame: &Frame<'_>) -> bool {
     kind(frame) == Some(TURN)
+}
+
+/// Whether `frame` is a todo frame.
+pub fn is_todo(frame: &Frame<'_>) -> bool {
+    kind(frame) == Some(TODO)
+}
+
+/// The todo frames of `session` still open, in the order they were opened.
+pub fn open_todos(state: &State, session: &str) -> Vec<String> {
+    state
+        .frames()
+        .filter(|f| is_todo(f) && !f.status().has_ended())
+        .filter(|f| {
+            span::read(f)
+                .ok()
+                .flatten()
+                .is_some_and(|s| s.session == session)
+        })
+        .map(|f| f.id.to_string())
+        .collect()
 }
 
 /// Marks frame `id` as opened by ctx, of `kind`.

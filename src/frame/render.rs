@@ -338,9 +338,11 @@ impl TreePrinter<'_, '_> {
             self.stale.push((pos, why));
         }
         let stale_mark = if stale.is_some() { " stale" } else { "" };
-        // A frame ctx opened by itself (a person's turn) is told from one the model pushed.
+        // A frame ctx opened by itself (a person's turn, a todo item) is told from one the model
+        // pushed.
         let auto_mark = match super::auto::kind(&frame) {
             Some(super::auto::TURN) => " turn",
+            Some(super::auto::TODO) => " todo",
             Some(_) => " auto",
             None => "",
         };

@@ -163,6 +163,33 @@ impl Export {
             .last()
     }
 
+    /// The export cut to its messages from the first whose id is `start` (from the first message,
+    /// when none is) up to, not including, the first message after it for which `ends` holds.
+    pub fn cut(&self, start: &str, ends: impl Fn(&Message<'_>) -> bool) -> Export {
+        let messages: Vec<Message<'_>> = self.messages().collect();
+        let from = messages
+            .iter()
+            .position(|m| m.info.get("id").and_then(Value::as_str) == Some(start))
+            .unwrap_or(0);
+        let to = (from + 1..messages.len())
+            .find(|&i| ends(&messages[i]))
+            .unwrap_or(messages.len());
+        let kept: Vec<Value> = messages[from.min(to)..to]
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "info": Value::Object(m.info.clone()),
+                    "parts": Value::Array(m.parts.to_vec()),
+                })
+            })
+            .collect();
+        Export::from_value(serde_json::json!({
+            "info": { "id": self.session_id(), "title": self.title() },
+            "messages": kept,
+        }))
+        .expect("messages of a checked export keep its shape")
+    }
+
     pub fn messages(&self) -> impl Iterator<Item = Message<'_>> {
         self.root["messages"]
             .as_array()

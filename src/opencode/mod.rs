@@ -2,4 +2,5 @@
 
 pub mod export;
 pub mod id;
+pub mod todo;
 pub mod turn;

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::export::{Export, Message};
+use super::export::Export;
 
 /// Longest command shown in a summary, in characters: a summary is read in trees and logs.
 const MAX_COMMAND_CHARS: usize = 80;
@@ -69,35 +69,20 @@ pub struct Digest {
 /// already cut to the turn) keeps the export from its first message on, up to the first person's
 /// message after that first one.
 pub fn span(export: &Export, start: &str) -> Export {
-    let messages: Vec<Message<'_>> = export.messages().collect();
-    let from = messages
-        .iter()
-        .position(|m| m.info.get("id").and_then(Value::as_str) == Some(start))
-        .unwrap_or(0);
-    let to = (from + 1..messages.len())
-        .find(|&i| is_person(messages[i].role(), messages[i].parts))
-        .unwrap_or(messages.len());
-    let kept: Vec<Value> = messages[from..to]
-        .iter()
-        .map(|m| {
-            serde_json::json!({
-                "info": Value::Object(m.info.clone()),
-                "parts": Value::Array(m.parts.to_vec()),
-            })
-        })
-        .collect();
-    Export::from_value(serde_json::json!({
-        "info": { "id": export.session_id(), "title": export.title() },
-        "messages": kept,
-    }))
-    .expect("messages of a checked export keep its shape")
+    export.cut(start, |m| is_person(m.role(), m.parts))
 }
 
 /// The summary and files of a turn whose messages are `turn` ([`span`]).
 pub fn digest(turn: &Export) -> Digest {
+    digest_or(turn, "The turn ended without assistant text.")
+}
+
+/// [`digest`] of any span of messages, whose summary is `no_text` when it holds no assistant
+/// text.
+pub fn digest_or(turn: &Export, no_text: &str) -> Digest {
     let mut summary = turn
         .last_assistant_text()
-        .unwrap_or_else(|| "The turn ended without assistant text.".to_string());
+        .unwrap_or_else(|| no_text.to_string());
     let interrupted = turn.messages().any(|m| {
         m.role() == "assistant"
             && m.info

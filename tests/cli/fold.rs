@@ -1306,3 +1306,319 @@ mod turns {
         assert!(!strings_of(&s.request()).contains("OUT0:"));
     }
 }
+
+/// Todo frames (`frame.auto = todos` or `all`): `ctx opencode messages` opens a frame when a
+/// `todowrite` call sets an item in progress and closes it when a later call ends the item; the
+/// closed item's outputs fold while its turn still runs.
+mod todos {
+    use super::*;
+
+    fn env_with(auto: &str) -> TestEnv {
+        let env = TestEnv::new();
+        env.write(".opencode/ctx.toml", format!("frame.auto = \"{auto}\"\n"));
+        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        env
+    }
+
+    /// A `todowrite` call with `items` as (content, status).
+    fn todo(s: &mut Session<'_>, items: &[(&str, &str)]) {
+        let todos: Vec<Value> = items
+            .iter()
+            .map(|(content, status)| json!({"content": content, "status": status, "priority": "high"}))
+            .collect();
+        s.tool("todowrite", json!({ "todos": todos }), "[the list]");
+    }
+
+    fn frames(env: &TestEnv) -> Vec<Value> {
+        let state: Value = serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap();
+        let mut frames: Vec<Value> = state["frames"]
+            .as_object()
+            .unwrap()
+            .values()
+            .filter(|f| f["auto"] == "todo")
+            .cloned()
+            .collect();
+        frames.sort_by_key(|f| f["createdAt"].as_i64());
+        frames
+    }
+
+    /// Each todo frame as (goal, status, the first line of its summary).
+    fn items(env: &TestEnv) -> Vec<(String, String, String)> {
+        frames(env)
+            .iter()
+            .map(|f| {
+                let summary = f["compactionSummary"]
+                    .as_str()
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("");
+                (
+                    f["goal"].as_str().unwrap().to_string(),
+                    f["status"].as_str().unwrap().to_string(),
+                    summary.to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn item(goal: &str, status: &str, summary: &str) -> (String, String, String) {
+        (goal.into(), status.into(), summary.into())
+    }
+
+    #[test]
+    fn a_finished_items_outputs_fold_while_the_turn_runs_and_its_log_gives_them_back() {
+        let env = env_with("all");
+        let mut s = Session::new(&env, SESSION);
+        s.user("PERSON0: migrate both");
+        let turn = env
+            .ok(&[
+                "opencode",
+                "turn",
+                SESSION,
+                "--start",
+                s.messages[0]["info"]["id"].as_str().unwrap(),
+            ])
+            .trim()
+            .to_string();
+        todo(
+            &mut s,
+            &[("Migrate m1", "in_progress"), ("Migrate m2", "pending")],
+        );
+        s.request();
+        s.tool("bash", json!({"command": "migrate m1"}), &big("OUT1A"));
+        s.tool("bash", json!({"command": "check m1"}), &big("OUT1B"));
+        s.text("ASSIST: m1 is migrated");
+        // One call ends the first item and starts the next.
+        todo(
+            &mut s,
+            &[("Migrate m1", "completed"), ("Migrate m2", "in_progress")],
+        );
+        s.tool("bash", json!({"command": "migrate m2"}), &big("OUT2"));
+        let sent = s.request();
+        let text = strings_of(&sent);
+        let frames = frames(&env);
+        assert_eq!(frames.len(), 2);
+        let (m1, m2) = (
+            frames[0]["sessionID"].as_str().unwrap(),
+            frames[1]["sessionID"].as_str().unwrap(),
+        );
+        assert!(
+            !text.contains("OUT1A:") && !text.contains("OUT1B:"),
+            "m1's outputs are sent again"
+        );
+        assert!(text.contains(&format!("into the log of frame {m1}: flame_recall")));
+        assert!(
+            text.contains(&big("OUT2")),
+            "the running item's output is folded"
+        );
+        for kept in [
+            "PERSON0: migrate both",
+            "ASSIST: m1 is migrated",
+            "[the list]",
+            "migrate m1",
+        ] {
+            assert!(text.contains(kept), "{kept} is not sent");
+        }
+        assert_eq!(sent.len(), s.messages.len() + 1, "a message went missing");
+        // Both items are frames of the turn, side by side; the first is closed with what it ran.
+        assert_eq!(frames[0]["parentSessionID"], json!(turn));
+        assert_eq!(frames[1]["parentSessionID"], json!(turn));
+        assert_eq!(
+            items(&env),
+            [
+                item("Migrate m1", "completed", "ASSIST: m1 is migrated"),
+                item("Migrate m2", "in_progress", ""),
+            ]
+        );
+        assert!(
+            frames[0]["compactionSummary"]
+                .as_str()
+                .unwrap()
+                .ends_with("Commands: `migrate m1` (completed); `check m1` (completed)")
+        );
+        let log = env.ok(&["frame", "log", m1]);
+        assert!(log.contains(&big("OUT1A")) && log.contains(&big("OUT1B")));
+        assert!(!log.contains("OUT2"));
+        let tree = env.ok(&["frame", "tree"]);
+        assert!(
+            tree.contains("✓ Migrate m1 (") && tree.contains(") todo"),
+            "{tree}"
+        );
+        assert_eq!(
+            env.ok(&["frame", "current", "--session", SESSION]).trim(),
+            m2
+        );
+        // The same request again (another plugin's retry) takes in nothing twice.
+        let again = s.request();
+        assert_eq!(again, sent);
+        assert_eq!(super::todos::frames(&env).len(), 2);
+    }
+
+    #[test]
+    fn lists_the_model_rewrites_in_every_way_keep_one_frame_per_item_in_progress() {
+        let env = env_with("todos");
+        let mut s = Session::new(&env, SESSION);
+        s.user("PERSON0");
+        // Completed without ever being in progress: no frame.
+        todo(
+            &mut s,
+            &[("Done already", "completed"), ("Twice", "pending")],
+        );
+        // Two items in progress at once, one of them twice.
+        todo(
+            &mut s,
+            &[
+                ("A", "in_progress"),
+                ("B", "in_progress"),
+                ("B", "in_progress"),
+            ],
+        );
+        // The same list again.
+        todo(&mut s, &[("A", "in_progress"), ("B", "in_progress")]);
+        s.request();
+        assert_eq!(
+            items(&env),
+            [item("A", "in_progress", ""), item("B", "in_progress", "")]
+        );
+        // A renamed while in progress; B set to a status OpenCode does not document.
+        todo(&mut s, &[("A, renamed", "in_progress"), ("B", "doing")]);
+        s.request();
+        // C in progress and cancelled; then the list cleared.
+        todo(
+            &mut s,
+            &[("A, renamed", "in_progress"), ("C", "in_progress")],
+        );
+        todo(&mut s, &[("A, renamed", "in_progress"), ("C", "cancelled")]);
+        todo(&mut s, &[]);
+        s.request();
+        let no_text = "No assistant text was written while the item was in progress.";
+        assert_eq!(
+            items(&env),
+            [
+                item(
+                    "A",
+                    "blocked",
+                    "The item left the todo list before it was finished."
+                ),
+                item(
+                    "B",
+                    "blocked",
+                    "The item was set to doing before it was finished."
+                ),
+                item(
+                    "A, renamed",
+                    "blocked",
+                    "The item left the todo list before it was finished."
+                ),
+                item("C", "blocked", "The item was cancelled."),
+            ]
+        );
+        assert!(
+            frames(&env)[3]["compactionSummary"]
+                .as_str()
+                .unwrap()
+                .contains(no_text)
+        );
+        // Without turns, items go under the session's frame.
+        assert!(
+            frames(&env)
+                .iter()
+                .all(|f| f["parentSessionID"] == json!(SESSION))
+        );
+    }
+
+    #[test]
+    fn an_item_its_turn_outlives_closes_blocked_and_opens_again_at_its_next_update() {
+        let env = env_with("all");
+        let mut s = Session::new(&env, SESSION);
+        let start = |s: &mut Session<'_>, text: &str| {
+            s.user(text);
+            let message = s.messages.last().unwrap()["info"]["id"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            s.env
+                .ok(&["opencode", "turn", SESSION, "--start", &message])
+                .trim()
+                .to_string()
+        };
+        let first = start(&mut s, "PERSON0");
+        todo(&mut s, &[("Long job", "in_progress")]);
+        s.tool("bash", json!({"command": "step 1"}), &big("OUT1"));
+        s.request();
+        let export = json!({"info": {"id": SESSION}, "messages": s.messages});
+        let out = env.run_stdin(
+            &["opencode", "turn", SESSION, "--end", "--transcript", "-"],
+            export.to_string().as_bytes(),
+        );
+        assert!(out.status.success(), "{}", env.render(&out));
+        assert_eq!(
+            items(&env),
+            [item(
+                "Long job",
+                "blocked",
+                "The turn ended before the item was finished."
+            )]
+        );
+        let blocked = frames(&env)[0]["sessionID"].as_str().unwrap().to_string();
+        assert!(env.ok(&["frame", "log", &blocked]).contains(&big("OUT1")));
+        let second = start(&mut s, "PERSON1: go on");
+        todo(&mut s, &[("Long job", "in_progress")]);
+        let sent = s.request();
+        // The first turn's output folds with the turn, whose log holds it.
+        assert!(
+            strings_of(&sent).contains(&format!("into the log of frame {first}")),
+            "{}",
+            env.ok(&["frame", "tree"])
+        );
+        let frames = frames(&env);
+        assert_eq!(frames.len(), 2);
+        assert_eq!(frames[1]["parentSessionID"], json!(second));
+        assert_eq!(frames[1]["status"], "in_progress");
+    }
+
+    #[test]
+    fn an_item_waits_for_the_frame_pushed_in_it_and_closes_at_the_next_call() {
+        let env = env_with("todos");
+        let mut s = Session::new(&env, SESSION);
+        s.user("PERSON0");
+        todo(&mut s, &[("Item", "in_progress")]);
+        s.request();
+        let item_frame = frames(&env)[0]["sessionID"].as_str().unwrap().to_string();
+        let pushed = s.push("A part of the item");
+        let show: Value =
+            serde_json::from_str(&env.ok(&["frame", "show", &pushed, "--json"])).unwrap();
+        assert_eq!(show["frame"]["parent"], json!(item_frame));
+        todo(&mut s, &[("Item", "completed")]);
+        let input = json!({ "messages": s.messages }).to_string();
+        let out = env.run_stdin(
+            &["opencode", "messages", "--session", SESSION],
+            input.as_bytes(),
+        );
+        assert!(out.status.success(), "{}", env.render(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("todo frame {item_frame} waits for {pushed}, pushed in it\n")
+        );
+        assert_eq!(items(&env)[0].1, "in_progress");
+        s.pop("Done", "completed");
+        todo(&mut s, &[("Item", "completed")]);
+        s.request();
+        assert_eq!(items(&env)[0].1, "completed");
+    }
+
+    #[test]
+    fn with_turns_only_or_off_todo_calls_open_no_frame() {
+        for auto in ["turns", "off"] {
+            let env = env_with(auto);
+            let mut s = Session::new(&env, SESSION);
+            s.user("PERSON0");
+            todo(&mut s, &[("Item", "in_progress")]);
+            s.tool("bash", json!({"command": "x"}), &big("OUT"));
+            todo(&mut s, &[("Item", "completed")]);
+            assert!(strings_of(&s.request()).contains(&big("OUT")), "{auto}");
+            assert!(frames(&env).is_empty(), "{auto}");
+        }
+    }
+}

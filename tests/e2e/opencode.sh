@@ -1013,6 +1013,71 @@ need('T2A-2499' not in agent[-1]['all'], 'the second turn\'s output is folded')
 "
 }
 
+# A todowrite call of the stand-in's script: $1 is the list, as JSON.
+todo_call() {
+  printf '{"tools": true, "tool_calls": [{"name": "todowrite", "arguments": {"todos": %s}}]}' "$1"
+}
+
+scenario_auto_todos() {
+  echo "scenario auto_todos: with frame.auto = all, a model that never calls a ctx tool gets each todo item framed and its outputs folded once the item is completed, inside the running turn; flame_recall gives them back"
+  local project
+  project=$(new_project auto-todos)
+  printf 'frame.auto = "all"\n' >"$project/.opencode/ctx.toml"
+  local m1='"content": "Migrate m1", "priority": "high"' m2='"content": "Migrate m2", "priority": "high"'
+  {
+    printf '[\n'
+    todo_call "[{$m1, \"status\": \"in_progress\"}, {$m2, \"status\": \"pending\"}]"; printf ',\n'
+    big_bash M1A; printf ',\n'
+    big_bash M1B; printf ',\n'
+    todo_call "[{$m1, \"status\": \"completed\"}, {$m2, \"status\": \"in_progress\"}]"; printf ',\n'
+    big_bash M2A; printf ',\n'
+    todo_call "[{$m1, \"status\": \"completed\"}, {$m2, \"status\": \"completed\"}]"; printf ',\n'
+    printf '{"tools": true, "reply": "ASSIST0: both modules are migrated."}\n]\n'
+  } >"$work/auto-todos-1.json"
+  local first second
+  first=$(SANDBOX=auto-todos MOCK_STRICT=1 run auto-todos-1 "$project" "$work/auto-todos-1.json" -- run "PERSON0: migrate both modules")
+  ls "$first"/*.error.txt >/dev/null 2>&1 && fail "auto_todos: the strict stand-in refused a request: $(cat "$first"/*.error.txt)"
+  local ids
+  ids=$(python3 - "$project/.opencode/flame/state.json" <<'PY'
+import json, sys
+frames = json.load(open(sys.argv[1]))["frames"]
+todos = sorted((f for f in frames.values() if f.get("auto") == "todo"), key=lambda f: f["createdAt"])
+turns = [f for f in frames.values() if f.get("auto") == "turn"]
+ok = [f["goal"] for f in todos] == ["Migrate m1", "Migrate m2"] and all(f["status"] == "completed" for f in todos)
+ok = ok and len(turns) == 1 and all(f["parentSessionID"] == turns[0]["sessionID"] for f in todos)
+print(" ".join(f["sessionID"] for f in todos) if ok else "")
+PY
+)
+  [[ -n $ids ]] || fail "auto_todos: the two items are not two completed frames of the turn: $(ctx -C "$project" frame tree)"
+  local item1 item2
+  read -r item1 item2 <<<"$ids"
+  ctx -C "$project" frame tree | grep -q "Migrate m1 (.*) todo" || fail "auto_todos: the tree does not mark the item: $(ctx -C "$project" frame tree)"
+  grep -q "M1A-2499" "$project/.opencode/flame/logs/frame-$item1.md" || fail "auto_todos: the first item's log misses its output"
+  check "$first" "auto_todos, one turn" "
+agent = [r for r in requests if r['tools']]
+need(len(agent) == 7, 'seven model calls, not %d' % len(agent))
+# The request after the call that completed m1 and started m2: m1's outputs are folded.
+for r in agent[4:]:
+    need('M1A-2499' not in r['all'] and 'M1B-2499' not in r['all'], 'm1\'s outputs are folded in ' + r['file'])
+    need('into the log of frame $item1: flame_recall' in r['all'], 'the placeholder names m1\'s frame')
+need('M1A-2499' in agent[3]['all'], 'm1\'s output is sent whole while m1 runs')
+need('M2A-2499' in agent[5]['all'], 'm2\'s output is sent whole while m2 runs')
+need('M2A-2499' not in agent[6]['all'], 'm2\'s output is folded once m2 is completed')
+for r in agent:
+    need('PERSON0: migrate both modules' in r['all'], 'the person\'s words are sent')
+"
+  printf '[\n{"tools": true, "tool_calls": [{"name": "flame_recall", "arguments": {"id": "%s"}}]},\n{"tools": true, "reply": "ASSIST1: recalled."}\n]\n' "$item1" >"$work/auto-todos-2.json"
+  second=$(SANDBOX=auto-todos MOCK_STRICT=1 run auto-todos-2 "$project" "$work/auto-todos-2.json" -- run --continue "PERSON1: what did m1's migration print?")
+  ls "$second"/*.error.txt >/dev/null 2>&1 && fail "auto_todos: the strict stand-in refused a request: $(cat "$second"/*.error.txt)"
+  check "$second" "auto_todos, recall" "
+agent = [r for r in requests if r['tools']]
+need('flame_recall' in agent[0]['tools'], 'flame_recall is offered')
+need('M1A-2499' in agent[-1]['all'], 'flame_recall gave m1\'s output back')
+need('M2A-2499' not in agent[-1]['all'], 'm2\'s output stays folded')
+need('ASSIST0: both modules are migrated.' in agent[-1]['all'], 'the first answer is sent word for word')
+"
+}
+
 scenario_notice_bad_input() {
   echo "scenario notice_bad_input: a parent's unknown agent or model, a refused or undeliverable notice, a config that is not JSON"
   # What a real OpenCode cannot be made to do on cue, played by a stand-in client (no OpenCode
@@ -1023,7 +1088,7 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns auto_todos)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

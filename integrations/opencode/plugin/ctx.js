@@ -23,8 +23,10 @@
 //                                          through bash acts for its own session
 //   chat.message, session.idle             with frame.auto = turns or all: a person's message opens
 //                                          a turn frame, the end of turn closes it (ctx opencode
-//                                          turn); tool flame_recall (ctx frame log) gives back a
-//                                          folded turn's outputs
+//                                          turn); with todos or all, ctx opencode messages opens and
+//                                          closes a frame per todo item from the todowrite calls;
+//                                          tool flame_recall (ctx frame log) gives back a folded
+//                                          turn's or item's outputs
 // Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is logged
 // once and OpenCode carries on with its data untouched. CTX_BIN names the ctx binary; CTX_TIMEOUT_MS
 // (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook mode, which waits
@@ -373,7 +375,8 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
   // ---- turn frames (frame.auto) ------------------------------------------------------------------
 
   // Read once: a person changing it mid-session restarts OpenCode, as for opencode.tools.
-  const autoTurns = ["turns", "all"].includes((await run(["config", "frame.auto"])).stdout.trim());
+  const autoFrames = (await run(["config", "frame.auto"])).stdout.trim();
+  const autoTurns = ["turns", "all"].includes(autoFrames);
 
   // A person's message (autoframes.md §1.3): a non-blank text that is not synthetic, not ctx's
   // notice (whose hint is synthetic) and not oh-my-opencode's prompt (its marker). A subagent's
@@ -459,7 +462,7 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
       },
       ({ status, summary }, session, at) => pop(session, status, summary, at),
     );
-    if (autoTurns) {
+    if (["turns", "todos", "all"].includes(autoFrames)) {
       define(
         "flame_recall",
         "Give back what a folded frame's log keeps: every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). Use it when an output replaced by \"[ctx folded this output … into the log of frame <id> …]\" is needed again.",

@@ -9,6 +9,13 @@
 //! A span is found by the id of its person's message; one whose message is gone (compacted, or
 //! taken by another plugin) is left as it is. Messages an explicit frame's fold dropped stay
 //! dropped, and `flame_*` outputs (fold entries among them) are never replaced.
+//!
+//! A closed todo frame (`frame.auto = todos`) folds the same way, over the calls made between the
+//! `todowrite` call that set its item in progress and the one that ended it, both kept whole: the
+//! calls of a message made before the opening call, or after the closing one, are another item's.
+//! Todo spans fold before turns, so an output of both names the item's smaller log. An item whose
+//! opening call is gone is left as it is; one closed by its turn's end (no closing call) folds
+//! with the turn.
 
 use serde_json::Value;
 
@@ -27,6 +34,15 @@ pub struct Turn {
     pub start: String,
     /// When it closed (epoch ms): a message written later is not the turn's.
     pub closed_at: i64,
+}
+
+/// A closed todo frame of the session, as the fold needs it: the calls that opened and closed it
+/// (message id, call id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Todo {
+    pub id: String,
+    pub open: (String, String),
+    pub close: (String, String),
 }
 
 /// What stands for a folded output of `chars` characters, whose whole text frame `id`'s log
@@ -48,14 +64,18 @@ fn span(views: &[View], ids: &[&str], turn: &Turn) -> Option<std::ops::Range<usi
     Some(start..end)
 }
 
-/// Replaces the outputs of the completed calls of `message` but `flame_*`'s; false when none was
-/// replaced.
-fn fold_outputs(message: &mut Value, id: &str) -> bool {
+/// Replaces the outputs of the completed calls of `message` but `flame_*`'s, among its parts
+/// `within`; false when none was replaced.
+fn fold_outputs(message: &mut Value, id: &str, within: std::ops::Range<usize>) -> bool {
     let Some(parts) = message.get_mut("parts").and_then(Value::as_array_mut) else {
         return false;
     };
     let mut changed = false;
-    for part in parts {
+    for (_, part) in parts
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| within.contains(i))
+    {
         if part.get("type").and_then(Value::as_str) != Some("tool") {
             continue;
         }
@@ -98,35 +118,76 @@ fn fold_outputs(message: &mut Value, id: &str) -> bool {
     changed
 }
 
+/// Where a call is: its message's index and its part's.
+fn find_call(
+    views: &[View],
+    ids: &[&str],
+    (message, call): &(String, String),
+) -> Option<(usize, usize)> {
+    let i = ids.iter().position(|id| id == message)?;
+    let part = views[i]
+        .calls
+        .iter()
+        .find(|c| c.call.as_deref() == Some(call.as_str()))?
+        .index;
+    Some((i, part))
+}
+
 impl Folding<'_, '_> {
     /// Folds the spans of `turns`, closed turn frames of the session, into what is sent.
     pub fn fold_turns(&mut self, turns: &[Turn]) {
-        let messages = self.list.messages();
-        let ids: Vec<&str> = messages.iter().map(|m| m.id()).collect();
+        let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
         for turn in turns {
             let Some(range) = span(&self.views, &ids, turn) else {
                 continue;
             };
             for i in range {
-                let has_output = self.views[i]
-                    .calls
-                    .iter()
-                    .any(|c| c.completed && !c.tool.starts_with("flame_"));
-                if !has_output {
-                    continue;
-                }
-                let text = match &self.edits.messages[i] {
-                    Edit::Drop => continue,
-                    Edit::Keep => messages[i].raw(),
-                    Edit::Replace(text) => text.as_str(),
-                };
-                let Ok(mut value) = serde_json::from_str::<Value>(text) else {
-                    continue;
-                };
-                if fold_outputs(&mut value, &turn.id) {
-                    self.edits.messages[i] = Edit::Replace(value.to_string());
-                }
+                self.fold_message(i, &turn.id, 0..usize::MAX);
             }
+        }
+    }
+
+    /// Folds the spans of `todos`, closed todo frames of the session, into what is sent.
+    pub fn fold_todos(&mut self, todos: &[Todo]) {
+        let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
+        for todo in todos {
+            let (Some(open), Some(close)) = (
+                find_call(&self.views, &ids, &todo.open),
+                find_call(&self.views, &ids, &todo.close),
+            ) else {
+                continue;
+            };
+            if close <= open {
+                continue;
+            }
+            for i in open.0..=close.0 {
+                let from = if i == open.0 { open.1 + 1 } else { 0 };
+                let to = if i == close.0 { close.1 } else { usize::MAX };
+                self.fold_message(i, &todo.id, from..to);
+            }
+        }
+    }
+
+    /// Replaces the outputs of message `i`'s completed calls among its parts `within` with
+    /// placeholders naming frame `id`.
+    fn fold_message(&mut self, i: usize, id: &str, within: std::ops::Range<usize>) {
+        let has_output = self.views[i]
+            .calls
+            .iter()
+            .any(|c| c.completed && !c.tool.starts_with("flame_") && within.contains(&c.index));
+        if !has_output {
+            return;
+        }
+        let text = match &self.edits.messages[i] {
+            Edit::Drop => return,
+            Edit::Keep => self.list.messages()[i].raw(),
+            Edit::Replace(text) => text.as_str(),
+        };
+        let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        if fold_outputs(&mut value, id, within) {
+            self.edits.messages[i] = Edit::Replace(value.to_string());
         }
     }
 }
@@ -251,6 +312,68 @@ mod tests {
         assert_eq!(folded(&messages, &[turn("msg_gone", 1_000)]), messages);
         let once = folded(&messages, &[turn("msg_1", 1_000)]);
         assert_eq!(folded(&once, &[turn("msg_1", 1_000)]), once);
+    }
+
+    #[test]
+    fn a_todo_span_folds_the_calls_between_its_two_todo_calls_and_no_other() {
+        let part = |call: &str, tool: &str, output: &str| {
+            json!({"type": "tool", "tool": tool, "callID": call,
+                   "state": {"status": "completed", "input": {}, "output": output}})
+        };
+        let message = |id: &str, parts: Vec<Value>| {
+            json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
+                            "time": {"created": 11}}, "parts": parts})
+        };
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            message(
+                "msg_2",
+                vec![
+                    part("c1", "bash", "BEFORE"),
+                    part("c2", "todowrite", "LIST1"),
+                    part("c3", "bash", "IN1"),
+                ],
+            ),
+            message("msg_3", vec![part("c4", "bash", "IN2")]),
+            message(
+                "msg_4",
+                vec![
+                    part("c5", "bash", "IN3"),
+                    part("c6", "todowrite", "LIST2"),
+                    part("c7", "bash", "AFTER"),
+                ],
+            ),
+        ];
+        let todo = Todo {
+            id: "fr_item".into(),
+            open: ("msg_2".into(), "c2".into()),
+            close: ("msg_4".into(), "c6".into()),
+        };
+        let text = json!({ "messages": messages }).to_string();
+        let list = parse_messages(&text).unwrap();
+        let mut folding = fold(&list, &[], false);
+        folding.fold_todos(&[todo]);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        let outputs: Vec<&str> = out["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| m["parts"].as_array().unwrap())
+            .filter_map(|p| p["state"]["output"].as_str())
+            .collect();
+        let folded = |chars| placeholder("fr_item", chars);
+        assert_eq!(
+            outputs,
+            [
+                "BEFORE",
+                "LIST1",
+                &folded(3),
+                &folded(3),
+                &folded(3),
+                "LIST2",
+                "AFTER"
+            ]
+        );
     }
 
     #[test]
