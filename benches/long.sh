@@ -7,6 +7,13 @@
 #          the model calls DCP's `compress` over the span that work fills;
 #   turns  ctx's plugin with frame.auto = "turns" and plain's script: a model that never calls ctx, whose frames are
 #          the person's turns alone (ctx opens and folds them itself).
+# And the same work by a model that never calls ctx nor DCP but keeps OpenCode's todo list: each push is a
+# `todowrite` that sets the item in progress, each pop one that sets it completed (a nested frame is an item of its
+# own, in progress beside its parent's); every third completion comes in the call that starts the next item, and
+# items 7 and 15 are completed only by the last call:
+#   plain-todos  OpenCode without plugins;
+#   ctx-todos    ctx's plugin with frame.auto = "all": ctx frames the turns and the items and folds them itself;
+#   dcp-todos    DCP with its automatic strategies only (the model never calls `compress`).
 # The session: 22 frames, every fourth with a frame nested in it, each running bash calls that print 10 000 to
 # 40 000 characters of a made-up build log (benches/fold-output.py, seeded), a bash call between frames, and a
 # person's message in the middle (a second `opencode run --continue`). The stand-in reports usage as a quarter of
@@ -16,7 +23,7 @@
 # compactions' too), the characters no cache could serve, refusals and tool errors; and the targets (ctx never compacts where plain does at least twice, ctx's billed input at most
 # half of plain's and below DCP's, its uncached characters at most plain's).
 #
-# Usage: benches/long.sh [WAY...]       (default: plain ctx dcp; several minutes)
+# Usage: benches/long.sh [WAY...]       (default: plain ctx dcp turns; several minutes each)
 # Environment: CTX=/path/to/ctx skips the release build; KEEP=1 keeps the work folder; LONG_JSON=FILE also writes
 # the measures as JSON; MOCK_PORT, if set, is the first of three ports (default: free ones).
 set -euo pipefail
@@ -39,6 +46,22 @@ way, half = sys.argv[1], int(sys.argv[2])
 call = lambda name, **arguments: {"tools": True, "tool_calls": [{"name": name, "arguments": arguments}]}
 rng = random.Random(20261127)
 frames = [(n, rng.randrange(10_000, 40_001), rng.randrange(10_000, 40_001)) for n in range(1, 23)]
+way, todos = way.removesuffix("-todos"), way.endswith("-todos")
+# The todo workload's list: every item from the start, pending until its turn; a nested frame's item is added when
+# it starts. `pending_done` holds a completion kept for the call that starts the next item.
+items = {f"Refund backlog item {n}": "pending" for n, _, _ in frames}
+late = {7, 15}
+pending_done = []
+if half == 2:
+    # The first run's calls, replayed: the second run's list goes on from where the first left it.
+    for n in range(1, 12):
+        items[f"Refund backlog item {n}"] = "completed" if n not in late else "in_progress"
+        if n % 4 == 0:
+            items[f"Item {n}: the rounding detail"] = "completed"
+def todo_call(**changes):
+    items.update(changes)
+    todos = [{"content": c, "status": s, "priority": "high"} for c, s in items.items()]
+    return call("todowrite", todos=todos)
 steps = [{"tools": False, "reply": "Refund backlog"}] if half == 1 else []
 # DCP's message numbers: m0001 the prompt, then one per model answer (its tool results included); the second
 # run adds the person's message. Only the dcp way reads them.
@@ -47,7 +70,12 @@ def frame(n, sizes, nested):
     global message
     out = []
     summary = f"Item {n} done: its checks ran and the refund handler and the ledger agree."
-    if way == "ctx":
+    if todos:
+        starts = {f"Refund backlog item {n}": "in_progress"}
+        starts.update({done: "completed" for done in pending_done})
+        pending_done.clear()
+        out.append(todo_call(**starts))
+    elif way == "ctx":
         out.append(call("flame_push", goal=f"Refund backlog item {n}"))
     else:
         out.append(call("bash", command="echo push", description=f"Item {n}"))
@@ -58,7 +86,9 @@ def frame(n, sizes, nested):
         message += 1
         if nested and k == 0:
             inner_first = message + 1
-            if way == "ctx":
+            if todos:
+                out.append(todo_call(**{f"Item {n}: the rounding detail": "in_progress"}))
+            elif way == "ctx":
                 out.append(call("flame_push", goal=f"Item {n}: the rounding detail"))
             else:
                 out.append(call("bash", command="echo push", description=f"Item {n} detail"))
@@ -66,12 +96,22 @@ def frame(n, sizes, nested):
             out.append(call("bash", command=f"python3 build-log.py {n} inner 12000", description=f"Detail {n}"))
             message += 1
             detail = f"Item {n} detail: rounding is half-even."
-            if way == "ctx":
+            if todos:
+                out.append(todo_call(**{f"Item {n}: the rounding detail": "completed"}))
+            elif way == "ctx":
                 out.append(call("flame_pop", summary=detail))
             else:
                 out.append(call("bash", command="echo pop", description=detail))
             message += 1
-    if way == "ctx":
+    if todos:
+        name = f"Refund backlog item {n}"
+        if n in late:
+            pass  # completed by the last call
+        elif n % 3 == 0 and n not in (11, 22):
+            pending_done.append(name)  # completed by the call that starts the next item
+        else:
+            out.append(todo_call(**{name: "completed"}))
+    elif way == "ctx":
         out.append(call("flame_pop", summary=summary))
     elif way == "dcp":
         out.append(call("compress", topic=f"Refund item {n}",
@@ -89,6 +129,8 @@ for n, a, b in frames:
     chunk = frame(n, (a, b), nested=(n % 4 == 0))
     if part == half:
         steps.extend(chunk)
+if todos and half == 2:
+    steps.append(todo_call(**{f"Refund backlog item {n}": "completed" for n in late}))
 steps.append({"tools": True, "reply": "Half of the backlog is done." if half == 1 else "The backlog is done."})
 print(json.dumps(steps, indent=1))
 PY

@@ -14,7 +14,9 @@ OPENCODE_PLUGIN_VERSION=1.18.33 # @opencode-ai/plugin, DCP's peer: the OpenCode 
 ways=("$@")
 [[ ${#ways[@]} -gt 0 ]] || ways=(plain ctx dcp)
 for way in "${ways[@]}"; do
-  case $way in plain | ctx | dcp | turns) ;; *) echo "usage: $0 [plain|ctx|dcp|turns]..." >&2; exit 2 ;; esac
+  case $way in plain | ctx | dcp | turns | plain-todos | ctx-todos | dcp-todos) ;;
+    *) echo "usage: $0 [plain|ctx|dcp|turns|plain-todos|ctx-todos|dcp-todos]..." >&2; exit 2 ;;
+  esac
 done
 
 if [[ -n ${CTX:-} ]]; then
@@ -61,7 +63,12 @@ way_project() {
       "$ctx" -C "$project" -q opencode install >/dev/null
       printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
       ;;
-    dcp)
+    # ctx's plugin with its turn and todo frames on, for the todo workload.
+    ctx-todos)
+      "$ctx" -C "$project" -q opencode install >/dev/null
+      printf '[frame]\nauto = "all"\n' >"$project/.opencode/ctx.toml"
+      ;;
+    dcp | dcp-todos)
       plugins="\"plugin\": [\"file://$dcp/dist/index.js\"],"
       mkdir -p "$project/.opencode"
       # The defaults, but no update check against npm.

@@ -59,7 +59,11 @@ pub(crate) fn sync(
     if !todos_on(ctx)? {
         return Ok(None);
     }
-    let calls = todo::calls(list);
+    let calls = todo::calls(list.messages().iter().map(|m| todo::Raw {
+        id: m.id(),
+        role: m.role(),
+        json: m.raw(),
+    }));
     if new_calls(state, session, &calls).is_empty() {
         return Ok(None);
     }
@@ -126,7 +130,7 @@ fn take_in(
         let Some(goal) = goal.filter(|g| !wanted.contains(&g.as_str())) else {
             continue;
         };
-        let running = super::turn::running_below(state, &id);
+        let running = auto::explicit_running_below(state, &id);
         if !running.is_empty() {
             waiting.push((id, running));
             continue;
@@ -254,7 +258,7 @@ pub(crate) fn close_in_turn(
         .collect();
     drop(index);
     for id in auto::open_todos(state, session) {
-        if !below.contains(&id) || !super::turn::running_below(state, &id).is_empty() {
+        if !below.contains(&id) || !auto::explicit_running_below(state, &id).is_empty() {
             continue;
         }
         let span = messages.map(|(export, max)| {

@@ -17,7 +17,7 @@ use crate::error::{ExitCode, Result};
 use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc};
 use crate::frame::ops::{self, Place, Selector};
 use crate::frame::span::{self, Mark};
-use crate::frame::state::{State, Status, TreeIndex};
+use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
 use crate::frame::{auto, log};
 use crate::opencode::export::Export;
@@ -39,21 +39,6 @@ pub fn turns_on(ctx: &Context) -> Result<bool> {
 fn goal(text: Option<&str>, message: &str) -> String {
     let first = text.and_then(|t| t.lines().find(|l| !l.trim().is_empty()));
     super::session::goal_from_title(first, || format!("Turn at {message}"))
-}
-
-/// The explicit frames running below `id` (pushed during a turn or an item); the todo frames
-/// below a turn are not counted: they close with it.
-pub(crate) fn running_below(state: &State, id: &str) -> Vec<String> {
-    let index = TreeIndex::new(state);
-    index.subtree(id)[1..]
-        .iter()
-        .filter(|d| {
-            state
-                .frame(d)
-                .is_some_and(|f| f.status() == Status::InProgress && !auto::is_todo(&f))
-        })
-        .map(|d| d.to_string())
-        .collect()
 }
 
 /// Closes turn `id` of `session` as completed with `digest`, and writes its log; the item frames
@@ -121,7 +106,7 @@ pub(crate) fn start(
                     if span.is_some_and(|s| s.open.message.as_deref() == Some(message)) {
                         return Ok((Started::Open(open), false));
                     }
-                    let running = running_below(state, &open);
+                    let running = auto::explicit_running_below(state, &open);
                     if !running.is_empty() {
                         return Ok((Started::Waits(open, running), false));
                     }
@@ -199,7 +184,7 @@ pub(crate) fn end(
     let Some(open) = auto::open_turn(&loaded, session) else {
         return nothing(ctx, "the session has no open turn");
     };
-    let running = running_below(&loaded, &open);
+    let running = auto::explicit_running_below(&loaded, &open);
     if !running.is_empty() {
         ctx.out.note(&format!(
             "turn {open} waits for {}, pushed in it",
@@ -233,7 +218,7 @@ pub(crate) fn end(
         .update(now, |state| {
             // Another process may have closed it, or a frame been pushed in it, since the read.
             if auto::open_turn(state, session).as_deref() != Some(open.as_str())
-                || !running_below(state, &open).is_empty()
+                || !auto::explicit_running_below(state, &open).is_empty()
             {
                 return Ok((false, false));
             }

@@ -178,6 +178,13 @@ it: the messages written between the push and the pop, by their times; what
 another plugin put in their place stays. A span whose pop is not among the
 messages (popped from a shell) is not folded.
 
+Frames ctx keeps by itself (frame.auto): a closed turn frame keeps its texts
+and calls, and the output of each completed call becomes a placeholder naming
+the frame whose log keeps it. With frame.auto = todos or all, the todowrite
+calls among the messages that were not taken in yet open a frame per item set
+in progress and close it when the item is completed, cancelled, set back or
+dropped; a closed item's outputs (between its two calls) fold the same way.
+
 The session's <flame-context> goes in a synthetic user message right after the
 latest person's message, push or pop, the first time that one is the latest,
 and the same text is sent after that same message from then on (recorded in

@@ -11,7 +11,7 @@
 //! only the ones after it are new.
 
 use super::span;
-use super::state::{Frame, State};
+use super::state::{Frame, State, Status, TreeIndex};
 use crate::json::Json;
 
 /// The frame key.
@@ -55,6 +55,21 @@ pub fn open_todos(state: &State, session: &str) -> Vec<String> {
                 .is_some_and(|s| s.session == session)
         })
         .map(|f| f.id.to_string())
+        .collect()
+}
+
+/// The explicit frames running below `id` (pushed during a turn or an item); the todo frames
+/// below a turn are not counted: they close with it.
+pub fn explicit_running_below(state: &State, id: &str) -> Vec<String> {
+    let index = TreeIndex::new(state);
+    index.subtree(id)[1..]
+        .iter()
+        .filter(|d| {
+            state
+                .frame(d)
+                .is_some_and(|f| f.status() == Status::InProgress && !is_todo(&f))
+        })
+        .map(|d| d.to_string())
         .collect()
 }
 

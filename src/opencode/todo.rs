@@ -8,8 +8,6 @@
 
 use serde_json::Value;
 
-use crate::compact::inject::MessageList;
-
 /// The tool's name in OpenCode.
 pub const TOOL: &str = "todowrite";
 
@@ -55,16 +53,24 @@ impl Call {
     }
 }
 
-/// The completed `todowrite` calls of `list`, in order. A call that failed or still runs changed
-/// nothing; a call without a call id or a `todos` array is not one ctx can place, and is skipped.
-pub fn calls(list: &MessageList<'_>) -> Vec<Call> {
+/// A message of the list as the calls are read from it: its id, its role, and its JSON.
+pub struct Raw<'a> {
+    pub id: &'a str,
+    pub role: &'a str,
+    pub json: &'a str,
+}
+
+/// The completed `todowrite` calls of `messages`, in order. A call that failed or still runs
+/// changed nothing; a call without a call id or a `todos` array is not one ctx can place, and is
+/// skipped.
+pub fn calls<'a>(messages: impl Iterator<Item = Raw<'a>>) -> Vec<Call> {
     let mut out = Vec::new();
-    for (index, message) in list.messages().iter().enumerate() {
+    for (index, message) in messages.enumerate() {
         // Most messages hold no todo call: they are not parsed whole for it.
-        if message.role() != "assistant" || !message.raw().contains(TOOL) {
+        if message.role != "assistant" || !message.json.contains(TOOL) {
             continue;
         }
-        let Ok(value) = serde_json::from_str::<Value>(message.raw()) else {
+        let Ok(value) = serde_json::from_str::<Value>(message.json) else {
             continue;
         };
         let parts = value.get("parts").and_then(Value::as_array);
@@ -72,7 +78,7 @@ pub fn calls(list: &MessageList<'_>) -> Vec<Call> {
             if let Some(call) = call_of(part) {
                 out.push(Call {
                     message: index,
-                    message_id: message.id().to_string(),
+                    message_id: message.id.to_string(),
                     call: call.0,
                     items: call.1,
                 });
@@ -116,7 +122,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::compact::inject::parse_messages;
 
     fn todo(call: &str, status: &str, todos: Value) -> Value {
         json!({"type": "tool", "tool": "todowrite", "callID": call,
@@ -125,9 +130,9 @@ mod tests {
 
     #[test]
     fn the_completed_calls_are_read_in_order_with_their_lists() {
-        let messages = json!({"messages": [
-            {"info": {"id": "msg_1", "role": "user"}, "parts": [{"type": "text", "text": "todowrite this"}]},
-            {"info": {"id": "msg_2", "role": "assistant"}, "parts": [
+        let messages = [
+            json!({"info": {"id": "msg_1", "role": "user"}, "parts": [{"type": "text", "text": "todowrite this"}]}),
+            json!({"info": {"id": "msg_2", "role": "assistant"}, "parts": [
                 todo("call_1", "completed", json!([
                     {"content": " Fix A ", "status": "in_progress", "priority": "high"},
                     {"content": "Fix B", "status": 3},
@@ -137,14 +142,17 @@ mod tests {
                 todo("call_2", "error", json!([])),
                 todo("call_3", "running", json!([])),
                 {"type": "tool", "tool": "todowrite", "state": {"status": "completed", "input": {"todos": []}}},
-                {"type": "tool", "tool": "bash", "callID": "call_4", "state": {"status": "completed"}}]},
-            {"info": {"id": "msg_3", "role": "assistant"}, "parts": [
+                {"type": "tool", "tool": "bash", "callID": "call_4", "state": {"status": "completed"}}]}),
+            json!({"info": {"id": "msg_3", "role": "assistant"}, "parts": [
                 todo("call_5", "completed", json!({"todos": "wrong type"})),
-                todo("call_6", "completed", json!([{"content": "Fix A", "status": "completed"}]))]}
-        ]})
-        .to_string();
-        let list = parse_messages(&messages).unwrap();
-        let calls = calls(&list);
+                todo("call_6", "completed", json!([{"content": "Fix A", "status": "completed"}]))]}),
+        ];
+        let texts: Vec<String> = messages.iter().map(Value::to_string).collect();
+        let calls = calls(messages.iter().zip(&texts).map(|(m, json)| Raw {
+            id: m["info"]["id"].as_str().unwrap(),
+            role: m["info"]["role"].as_str().unwrap(),
+            json,
+        }));
         assert_eq!(
             calls,
             [
