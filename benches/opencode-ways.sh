@@ -44,6 +44,12 @@ if [[ -n ${KEEP:-} ]]; then
 else
   trap 'rm -rf "$work"' EXIT
 fi
+# The plugin runs `ctx` from PATH: a CTX of another name is linked under that name.
+if [[ $(basename "$ctx") != ctx ]]; then
+  mkdir -p "$work/bin"
+  ln -s "$ctx" "$work/bin/ctx"
+  ctx=$work/bin/ctx
+fi
 grep -q -- '--strict' tests/e2e/opencode-sandbox.sh ||
   { echo "error: tests/e2e/opencode-sandbox.sh has no strict mode (MOCK_STRICT)" >&2; exit 1; }
 
