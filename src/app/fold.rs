@@ -46,6 +46,7 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
             keep_user,
             turns: &turns,
             todos: &todos,
+            lists: super::todo::todos_on(ctx)?,
         };
         folded(ctx, &store, &state, &OpenCode, &list, session, &how)?
     } else {
@@ -92,6 +93,7 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
                 keep_user,
                 turns: &[],
                 todos: &[],
+                lists: false,
             },
         )?
     } else {
@@ -255,6 +257,8 @@ struct How<'t> {
     turns: &'t [Turn],
     /// The session's closed todo frames (OpenCode's only: pi has no todo tool).
     todos: &'t [Todo],
+    /// Todo frames are on: every todo list but the last folds.
+    lists: bool,
 }
 
 /// The message list with the session's popped frames and closed turns folded, and its frame
@@ -271,6 +275,9 @@ fn folded(
     let popped = popped_frames(ctx, state, session);
     let mut folding = fold::fold_with(shape, list, &popped, how.keep_user);
     folding.fold_todos(how.todos);
+    if how.lists {
+        folding.fold_superseded_lists();
+    }
     folding.fold_turns(how.turns);
     for warning in &folding.warnings {
         ctx.out.warn(warning);

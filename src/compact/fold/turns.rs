@@ -45,6 +45,15 @@ pub struct Todo {
     pub close: (String, String),
 }
 
+/// What stands for the output of a `todowrite` call a later one superseded: the output is the
+/// list the call was given, which its input still holds, and the later call holds the whole list.
+pub fn superseded(chars: usize) -> String {
+    format!(
+        "{PLACEHOLDER_START} ({chars} characters): it repeated this call's list, and a later \
+         todowrite call holds the whole list]"
+    )
+}
+
 /// What stands for a folded output of `chars` characters, whose whole text frame `id`'s log
 /// keeps.
 pub fn placeholder(id: &str, chars: usize) -> String {
@@ -164,6 +173,43 @@ impl Folding<'_, '_> {
                 let from = if i == open.0 { open.1 + 1 } else { 0 };
                 let to = if i == close.0 { close.1 } else { usize::MAX };
                 self.fold_message(i, &todo.id, from..to);
+            }
+        }
+    }
+
+    /// Folds the output of every completed `todowrite` call but the last one: OpenCode's output
+    /// of the call is the list it was given, and the last call holds the whole list.
+    pub fn fold_superseded_lists(&mut self) {
+        let calls: Vec<(usize, usize)> = self
+            .views
+            .iter()
+            .enumerate()
+            .flat_map(|(i, v)| {
+                v.calls
+                    .iter()
+                    .filter(|c| c.completed && c.tool == crate::opencode::todo::TOOL)
+                    .map(move |c| (i, c.index))
+            })
+            .collect();
+        let Some((_, older)) = calls.split_last() else {
+            return;
+        };
+        for &(i, part) in older {
+            let text = match &self.edits.messages[i] {
+                Edit::Drop => continue,
+                Edit::Keep => self.list.messages()[i].raw(),
+                Edit::Replace(text) => text.as_str(),
+            };
+            let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            let output = value
+                .pointer_mut(&format!("/parts/{part}/state/output"))
+                .filter(|o| o.as_str().is_some_and(|o| !o.starts_with(PLACEHOLDER_START)));
+            if let Some(output) = output {
+                let chars = output.as_str().map_or(0, |o| o.chars().count());
+                *output = Value::String(superseded(chars));
+                self.edits.messages[i] = Edit::Replace(value.to_string());
             }
         }
     }
@@ -374,6 +420,33 @@ mod tests {
                 "AFTER"
             ]
         );
+    }
+
+    #[test]
+    fn every_todo_list_but_the_last_folds() {
+        let list = |id: &str, call: &str, output: &str| {
+            json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
+                            "time": {"created": 11}},
+                   "parts": [{"type": "tool", "tool": "todowrite", "callID": call,
+                              "state": {"status": "completed", "input": {"todos": []},
+                                        "output": output}}]})
+        };
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            list("msg_2", "c1", "LIST-ONE"),
+            answer("msg_3", 12, "c2", "BASH", "text"),
+            list("msg_4", "c3", "LIST-TWO"),
+        ];
+        let text = json!({ "messages": messages }).to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let mut folding = fold(&parsed, &[], false);
+        folding.fold_superseded_lists();
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        let output = |i: usize| out["messages"][i]["parts"][0]["state"]["output"].clone();
+        assert_eq!(output(1), json!(superseded(8)));
+        assert_eq!(output(2), json!("BASH"));
+        assert_eq!(output(3), json!("LIST-TWO"));
+        assert_eq!(out["messages"][1]["parts"][0]["state"]["input"], json!({"todos": []}));
     }
 
     #[test]
