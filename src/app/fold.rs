@@ -7,7 +7,7 @@
 use super::Context;
 use super::frame_context::{read_stdin, session_frame_context, swarm_budget_line};
 use crate::compact::fold::turns::{Todo, Turn};
-use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape};
+use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape, valve};
 use crate::compact::frame_context::Said;
 use crate::compact::inject::{self, MessageList, Position};
 use crate::compact::session::{self, SessionFile};
@@ -18,7 +18,14 @@ use crate::frame::{auto, span};
 use crate::opencode::id::IdMinter;
 use crate::settings;
 
-pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<ExitCode> {
+/// `compacts_at`: where the session's model compacts, in tokens, when the plugin knows its
+/// limits; the pressure valve keeps each request below it.
+pub fn run(
+    ctx: &mut Context,
+    session: &str,
+    budget_warning: bool,
+    compacts_at: Option<u64>,
+) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
     let input = read_stdin().map_err(from_stdin)?;
     let list = inject::parse_messages(&input).map_err(from_stdin)?;
@@ -47,6 +54,7 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
             turns: &turns,
             todos: &todos,
             lists: super::todo::todos_on(ctx)?,
+            compacts_at,
         };
         folded(ctx, &store, &state, &OpenCode, &list, session, &how)?
     } else {
@@ -94,6 +102,7 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
                 turns: &[],
                 todos: &[],
                 lists: false,
+                compacts_at: None,
             },
         )?
     } else {
@@ -131,7 +140,7 @@ fn record_unfolded(ctx: &Context, store: &Store, state: &State, session: &str) -
     if state.frame(session).is_some()
         && read_session(ctx, store, session)?.is_none_or(|doc| doc.records_request(ctx.now))
     {
-        record(ctx, store, session, None)?;
+        record(ctx, store, session, None, &[])?;
     }
     Ok(())
 }
@@ -259,6 +268,8 @@ struct How<'t> {
     todos: &'t [Todo],
     /// Todo frames are on: every todo list but the last folds.
     lists: bool,
+    /// The count at which the agent compacts, in tokens, when known: the pressure valve's.
+    compacts_at: Option<u64>,
 }
 
 /// The message list with the session's popped frames and closed turns folded, and its frame
@@ -276,13 +287,30 @@ fn folded(
     let mut folding = fold::fold_with(shape, list, &popped, how.keep_user);
     folding.fold_todos(how.todos);
     if how.lists {
-        folding.fold_superseded_lists();
+        folding.fold_superseded_lists(how.todos);
     }
     folding.fold_turns(how.turns);
     for warning in &folding.warnings {
         ctx.out.warn(warning);
     }
     let recorded = read_session(ctx, store, session)?;
+    // The valve's masks stay from one request to the next, so the prompt cache breaks once each.
+    if let Some(doc) = &recorded {
+        folding.mask(&doc.masked);
+    }
+    let mut masked = Vec::new();
+    if let Some(compacts_at) = how.compacts_at
+        && let Some(opened) = folding.relieve(compacts_at)
+    {
+        ctx.out.note(&format!(
+            "the request's estimate, {} tokens, passed {} % of the {compacts_at} at which \
+             OpenCode compacts: {} more tool output(s) masked",
+            opened.estimate,
+            (valve::TRIGGER * 100.0) as u32,
+            opened.masked.len()
+        ));
+        masked = opened.masked;
+    }
     let mut anchors = recorded
         .as_ref()
         .map(|doc| doc.contexts.clone())
@@ -322,8 +350,8 @@ fn folded(
         .as_ref()
         .is_none_or(|doc| doc.records_request(ctx.now))
         && state.frame(session).is_some();
-    if anchor.is_some() || records {
-        anchors = record(ctx, store, session, anchor)?;
+    if anchor.is_some() || records || !masked.is_empty() {
+        anchors = record(ctx, store, session, anchor, &masked)?;
     }
     Ok(folding.write(&anchors))
 }
@@ -351,6 +379,7 @@ fn record(
     store: &Store,
     session: &str,
     anchor: Option<Anchor>,
+    masked: &[String],
 ) -> Result<Vec<Anchor>> {
     let file = store.session_file(session);
     let written = store.update_session_file(session, |old| {
@@ -361,8 +390,15 @@ fn record(
                 session: session.to_string(),
                 contexts: Vec::new(),
                 last_request: None,
+                masked: Vec::new(),
             });
         let mut changed = false;
+        for call in masked {
+            if !doc.masked.contains(call) {
+                doc.masked.push(call.clone());
+                changed = true;
+            }
+        }
         // Another request of this session may have recorded a context there first: theirs
         // stands.
         if let Some(anchor) = anchor

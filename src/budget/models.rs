@@ -29,13 +29,19 @@ impl Limits {
     /// `input − reserved` when the model declares an input limit, else `context − maxOut`,
     /// clamped at 0.
     pub fn usable(&self) -> u64 {
+        self.usable_with(None)
+    }
+
+    /// [`Limits::usable`] with OpenCode's `compaction.reserved` when it is set, which replaces
+    /// `min(20000, maxOut)`.
+    pub fn usable_with(&self, reserved: Option<u64>) -> u64 {
         const OUTPUT_TOKEN_MAX: u64 = 32_000;
         let max_out = match self.output.unwrap_or(0) {
             0 => OUTPUT_TOKEN_MAX,
             output => output.min(OUTPUT_TOKEN_MAX),
         };
         match self.input.filter(|&input| input > 0) {
-            Some(input) => input.saturating_sub(max_out.min(20_000)),
+            Some(input) => input.saturating_sub(reserved.unwrap_or(max_out.min(20_000))),
             None => self.context.saturating_sub(max_out),
         }
     }
@@ -240,6 +246,14 @@ mod tests {
         assert_eq!(at("xai/grok-4.3"), 970_000);
         assert_eq!(Limits::context_only(128_000).usable(), 96_000);
         assert_eq!(Limits::context_only(10_000).usable(), 0);
+        let with_input = Limits {
+            context: 400_000,
+            input: Some(272_000),
+            output: Some(128_000),
+        };
+        assert_eq!(with_input.usable_with(None), 252_000);
+        assert_eq!(with_input.usable_with(Some(50_000)), 222_000);
+        assert_eq!(Limits::context_only(64_000).usable_with(Some(1)), 32_000);
     }
 
     #[test]

@@ -194,7 +194,15 @@ it. A context equal to the one before it is not repeated.
 
 With opencode.fold = off, the frame context is added to the last user message
 of every request instead. --budget-warning adds opencode-swarm's context-budget
-warning as the plugin does.")]
+warning as the plugin does.
+
+The pressure valve (with --context-limit and --output-limit, which the plugin
+takes from chat.params): when the request's estimate (OpenCode's count of the
+last model call plus what came after it, 4 characters a token) passes 90 % of
+the count at which OpenCode compacts, the oldest tool outputs sent whole are
+masked, but the last three calls', until it is under 60 %. A masked output
+stays masked in later requests, and flame_recall with the call's id gives it
+back from OpenCode's session.")]
     Messages {
         /// The OpenCode session sending the messages (ses_…)
         #[arg(long, value_name = "ID")]
@@ -202,6 +210,18 @@ warning as the plugin does.")]
         /// Add opencode-swarm's context-budget warning, as its plugin does
         #[arg(long)]
         budget_warning: bool,
+        /// The model's context window, in tokens (for the pressure valve)
+        #[arg(long, value_name = "TOKENS", requires = "output_limit")]
+        context_limit: Option<u64>,
+        /// The model's output limit, in tokens
+        #[arg(long, value_name = "TOKENS", requires = "context_limit")]
+        output_limit: Option<u64>,
+        /// The model's input limit, in tokens, when it declares one
+        #[arg(long, value_name = "TOKENS", requires = "context_limit")]
+        input_limit: Option<u64>,
+        /// OpenCode's compaction.reserved, when set
+        #[arg(long, value_name = "TOKENS", requires = "context_limit")]
+        reserved: Option<u64>,
     },
 }
 

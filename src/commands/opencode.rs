@@ -61,7 +61,21 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
         OpencodeCommand::Messages {
             session,
             budget_warning,
-        } => crate::app::fold::run(ctx, &session, budget_warning),
+            context_limit,
+            output_limit,
+            input_limit,
+            reserved,
+        } => {
+            let compacts_at = context_limit.map(|context| {
+                crate::budget::models::Limits {
+                    context,
+                    input: input_limit,
+                    output: output_limit,
+                }
+                .usable_with(reserved)
+            });
+            crate::app::fold::run(ctx, &session, budget_warning, compacts_at)
+        }
     }
 }
 

@@ -35,6 +35,7 @@ use crate::text::xml_escape;
 mod beside;
 pub mod pi;
 pub mod turns;
+pub mod valve;
 
 /// An agent's message shape, as folding reads and writes it.
 pub trait Shape {

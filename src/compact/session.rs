@@ -26,6 +26,10 @@ pub struct SessionFile {
         skip_serializing_if = "Option::is_none"
     )]
     pub last_request: Option<i64>,
+    /// The calls whose outputs the pressure valve masked (`compact::fold::valve`): masked in
+    /// every later request too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masked: Vec<String>,
 }
 
 impl SessionFile {

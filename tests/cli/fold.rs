@@ -1622,3 +1622,136 @@ mod todos {
         }
     }
 }
+
+/// The pressure valve: with the model's limits, a request past 90 % of where OpenCode compacts has
+/// its oldest outputs masked, and they stay masked.
+mod valve {
+    use super::*;
+
+    /// `ctx opencode messages` with a 40 000-token context and 4 000 of output: OpenCode
+    /// compacts at 36 000.
+    fn send(s: &Session<'_>) -> Output {
+        let input = json!({ "messages": s.messages }).to_string();
+        s.env.run_stdin(
+            &[
+                "opencode",
+                "messages",
+                "--session",
+                SESSION,
+                "--context-limit",
+                "40000",
+                "--output-limit",
+                "4000",
+            ],
+            input.as_bytes(),
+        )
+    }
+
+    fn outputs(out: &Output) -> Vec<String> {
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m["parts"][0]["state"]["output"].as_str())
+            .map(|o| o.chars().take(24).collect())
+            .collect()
+    }
+
+    #[test]
+    fn past_ninety_percent_the_oldest_outputs_are_masked_and_stay_masked() {
+        let env = TestEnv::new();
+        env.write(".opencode/ctx.toml", "frame.auto = \"turns\"\n");
+        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let mut s = Session::new(&env, SESSION);
+        s.user("PERSON0");
+        for i in 0..6 {
+            s.tool(
+                "bash",
+                json!({"command": format!("step {i}")}),
+                &"x".repeat(20_000),
+            );
+        }
+        // The model call that made the last one reported 33 000 tokens: past 90 % of 36 000.
+        let last = s.messages.last_mut().unwrap();
+        last["info"]["time"]["completed"] = json!(1);
+        last["info"]["tokens"] =
+            json!({"input": 33_000, "output": 0, "cache": {"read": 0, "write": 0}});
+        let out = send(&s);
+        assert!(out.status.success(), "{}", env.render(&out));
+        let calls: Vec<String> = s.messages[1..]
+            .iter()
+            .map(|m| m["parts"][0]["callID"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "the request's estimate, 38000 tokens, passed 90 % of the 36000 at which OpenCode \
+             compacts: 3 more tool output(s) masked\n"
+        );
+        let masked = "[ctx folded this output ";
+        assert_eq!(
+            outputs(&out),
+            [
+                masked,
+                masked,
+                masked,
+                &"x".repeat(24),
+                &"x".repeat(24),
+                &"x".repeat(24)
+            ]
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(doc.to_string().contains(&format!(
+            "to keep the request under the model's limit: flame_recall with id {} gives it back",
+            calls[0]
+        )));
+        let file: Value =
+            serde_json::from_str(&env.read(&format!(".opencode/flame/sessions/{SESSION}.json")))
+                .unwrap();
+        assert_eq!(file["masked"], json!(calls[..3]));
+        // The next request is far under the limit: what was masked stays masked, nothing more is.
+        let last = s.messages.last_mut().unwrap();
+        last["info"]["tokens"]["input"] = json!(10_000);
+        let out = send(&s);
+        assert!(out.status.success(), "{}", env.render(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+        assert_eq!(
+            outputs(&out)[..4],
+            [masked, masked, masked, &"x".repeat(24)]
+        );
+    }
+
+    #[test]
+    fn without_limits_or_with_frame_auto_off_the_plugin_gives_none_and_nothing_is_masked() {
+        let env = TestEnv::new();
+        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let mut s = Session::new(&env, SESSION);
+        s.user("PERSON0");
+        for i in 0..6 {
+            s.tool(
+                "bash",
+                json!({"command": format!("step {i}")}),
+                &"x".repeat(20_000),
+            );
+        }
+        let last = s.messages.last_mut().unwrap();
+        last["info"]["time"]["completed"] = json!(1);
+        last["info"]["tokens"] = json!({"total": 39_000});
+        let out = s.send();
+        assert!(out.status.success(), "{}", env.render(&out));
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("[ctx folded"));
+        // A limit without the other is a usage error.
+        let out = env.run_stdin(
+            &[
+                "opencode",
+                "messages",
+                "--session",
+                SESSION,
+                "--output-limit",
+                "4000",
+            ],
+            b"{\"messages\": []}",
+        );
+        assert_eq!(out.status.code(), Some(2));
+    }
+}

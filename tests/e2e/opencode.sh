@@ -1078,6 +1078,49 @@ need('ASSIST0: both modules are migrated.' in agent[-1]['all'], 'the first answe
 "
 }
 
+scenario_valve() {
+  echo "scenario valve: with frame.auto on, one long turn of large outputs on a small model stays under where OpenCode compacts: the pressure valve masks the oldest outputs, keeps the last three whole, and flame_recall gives a masked one back"
+  local project
+  project=$(new_project valve)
+  printf 'frame.auto = "turns"\n' >"$project/.opencode/ctx.toml"
+  # 40 000 tokens of context and 4 000 of output: OpenCode compacts at 36 000, ten 20 000-character
+  # outputs (about 5 000 tokens each, as the stand-in counts) would pass it.
+  mock_config "$project"
+  sed -i 's/"context": 200000, "output": 32000/"context": 40000, "output": 4000/' "$project/opencode.json"
+  { printf '[\n'; for i in 0 1 2 3 4 5 6 7 8 9; do big_bash "V$i"; printf ',\n'; done
+    printf '{"tools": true, "reply": "ASSIST0: all ten ran."}\n]\n'; } >"$work/valve-1.json"
+  local first second
+  first=$(SANDBOX=valve MOCK_STRICT=1 run valve-1 "$project" "$work/valve-1.json" -- run "PERSON0: run the ten steps")
+  ls "$first"/*.error.txt >/dev/null 2>&1 && fail "valve: the strict stand-in refused a request: $(cat "$first"/*.error.txt)"
+  local masked
+  masked=$(python3 - "$first" <<'PY'
+import glob, json, re, sys
+requests = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json"))]
+agent = [r for r in requests if r.get("tools")]
+if len(agent) != 11 or len(agent) != len(requests) - 1:  # the title request has no tools
+    sys.exit(f"not 11 agent requests and a title: {len(agent)} of {len(requests)} (a compaction?)")
+last = json.dumps(agent[-1])
+for i in range(7, 10):
+    if f"V{i}-2499" not in last:
+        sys.exit(f"the output of step {i}, one of the last three, is not sent whole")
+if "V0-2499" in last:
+    sys.exit("the oldest output is still sent whole")
+if max(len(json.dumps(r)) for r in agent) > 36000 * 4:
+    sys.exit("a request passed the count at which OpenCode compacts")
+ids = re.findall(r"to keep the request under the model's limit: flame_recall with id (\S+) gives it back", last)
+print(ids[0] if ids else "")
+PY
+) || fail "valve: $masked"
+  [[ -n $masked ]] || fail "valve: no output was masked"
+  printf '[\n{"tools": true, "tool_calls": [{"name": "flame_recall", "arguments": {"id": "%s"}}]},\n{"tools": true, "reply": "ASSIST1: recalled."}\n]\n' "$masked" >"$work/valve-2.json"
+  second=$(SANDBOX=valve MOCK_STRICT=1 run valve-2 "$project" "$work/valve-2.json" -- run --continue "PERSON1: what did the first step print?")
+  ls "$second"/*.error.txt >/dev/null 2>&1 && fail "valve: the strict stand-in refused a request: $(cat "$second"/*.error.txt)"
+  check "$second" "valve, recall" "
+agent = [r for r in requests if r['tools']]
+need('V0-2499' in agent[-1]['all'], 'flame_recall gave the masked output back')
+"
+}
+
 scenario_notice_bad_input() {
   echo "scenario notice_bad_input: a parent's unknown agent or model, a refused or undeliverable notice, a config that is not JSON"
   # What a real OpenCode cannot be made to do on cue, played by a stand-in client (no OpenCode
@@ -1088,7 +1131,7 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns auto_todos)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns auto_todos valve)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

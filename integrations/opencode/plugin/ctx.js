@@ -21,6 +21,10 @@
 //                                          call ids of flame_* calls, recorded with their frames
 //   shell.env                              CTX_SESSION for the model's shell: `ctx frame …` run
 //                                          through bash acts for its own session
+//   chat.params, config                    with frame.auto on: the session's model limits and
+//                                          compaction.reserved, where OpenCode compacts, passed to ctx
+//                                          opencode messages, whose pressure valve masks the oldest
+//                                          outputs before it does
 //   chat.message, session.idle             with frame.auto = turns or all: a person's message opens
 //                                          a turn frame, the end of turn closes it (ctx opencode
 //                                          turn); with todos or all, ctx opencode messages opens and
@@ -182,6 +186,20 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
       framed.set(id, pending);
     }
     return framed.get(id);
+  };
+
+  // The whole output of tool call `call` of session `id` (or of its parent sessions'), as OpenCode
+  // stored it; undefined when none holds it.
+  const callOutput = async (id, call) => {
+    for (let at = id, hops = 0; at && hops < 8; hops++) {
+      const response = await client.session.messages({ path: { id: at } }).catch(() => undefined);
+      for (const message of response?.data ?? []) {
+        const part = (message.parts ?? []).find((p) => p?.type === "tool" && p.callID === call);
+        if (typeof part?.state?.output === "string") return part.state.output;
+      }
+      at = (await sessionInfo(at)).parentID;
+    }
+    return undefined;
   };
 
   // The session as `opencode export` prints it; with `since`, only messages created from then on.
@@ -378,6 +396,23 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
   const autoFrames = (await run(["config", "frame.auto"])).stdout.trim();
   const autoTurns = ["turns", "all"].includes(autoFrames);
 
+  // ---- the pressure valve ------------------------------------------------------------------------
+
+  // Each session's model limits, from chat.params (its model's `limit`), and OpenCode's
+  // compaction.reserved, from the config: where OpenCode compacts, for `ctx opencode messages`.
+  const modelLimits = new Map();
+  let reserved;
+  const limitArgs = (session) => {
+    // The valve is part of the frames ctx keeps by itself: off with them.
+    if (autoFrames === "off") return [];
+    const limit = modelLimits.get(session);
+    if (!Number.isSafeInteger(limit?.context) || limit.context <= 0 || !Number.isSafeInteger(limit?.output)) return [];
+    const args = ["--context-limit", String(limit.context), "--output-limit", String(Math.max(0, limit.output))];
+    if (Number.isSafeInteger(limit.input) && limit.input > 0) args.push("--input-limit", String(limit.input));
+    if (Number.isSafeInteger(reserved) && reserved >= 0) args.push("--reserved", String(reserved));
+    return args;
+  };
+
   // A person's message (autoframes.md §1.3): a non-blank text that is not synthetic, not ctx's
   // notice (whose hint is synthetic) and not oh-my-opencode's prompt (its marker). A subagent's
   // prompt is told apart by its session.
@@ -462,18 +497,18 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
       },
       ({ status, summary }, session, at) => pop(session, status, summary, at),
     );
-    if (["turns", "todos", "all"].includes(autoFrames)) {
-      define(
-        "flame_recall",
-        "Give back what a folded frame's log keeps: every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). Use it when an output replaced by \"[ctx folded this output … into the log of frame <id> …]\" is needed again.",
-        { id: id("The frame named in the folded output") },
-        async ({ id: frame }) => {
-          const result = await run(["frame", "log", "--", frame]);
-          if (!result.ok) return refusal(result);
-          return result.stdout.trimEnd() || "(the log is empty)";
-        },
-      );
-    }
+    if (autoFrames !== "off") define(
+      "flame_recall",
+      "Give back what ctx folded out of the conversation. With a frame's id: what its log keeps, every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). With a tool call's id: that call's whole output, from this session. Use it when an output replaced by \"[ctx folded this output … flame_recall with id <id> …]\" is needed again.",
+      { id: z.string().describe("The id the folded output names: a frame's (or a unique prefix of at least 4 characters), or a tool call's") },
+      async ({ id: wanted }, session) => {
+        const result = await run(["frame", "log", "--", wanted]);
+        if (result.ok) return result.stdout.trimEnd() || "(the log is empty)";
+        // An output the pressure valve masked is named by its call: OpenCode's session keeps it.
+        const output = await callOutput(session, wanted);
+        return output ?? refusal(result);
+      },
+    );
     define(
       "flame_status",
       "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
@@ -656,6 +691,14 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
       if (typeof doc?.prompt === "string") output.prompt = doc.prompt;
     },
 
+    "chat.params": async (input) => {
+      if (input?.sessionID && input.model?.limit) modelLimits.set(input.sessionID, input.model.limit);
+    },
+
+    config: async (config) => {
+      reserved = config?.compaction?.reserved;
+    },
+
     "experimental.chat.system.transform": async (_input, output) => {
       const doc = await json(["compact", "render", "--for", "system", "--format", "json"]);
       if (Array.isArray(doc?.system)) output.system.push(...doc.system);
@@ -666,7 +709,7 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
       if (!session) return;
       // A subagent's first request must already see its own frame.
       if ((await sessionInfo(session)).parentID) await ensureFrame(session);
-      const args = ["opencode", "messages", "--session", session];
+      const args = ["opencode", "messages", "--session", session, ...limitArgs(session)];
       if (existsSync(join(directory, ".swarm"))) args.push("--budget-warning");
       const result = await run(args, JSON.stringify({ messages: output.messages }));
       // ctx's warnings (a span it could not fold) and refusals (a broken file) go to OpenCode's

@@ -24,7 +24,7 @@ use crate::compact::inject::Edit;
 pub use crate::opencode::turn::{is_person, is_plugin_prompt};
 
 /// How a placeholder begins: an output that already begins so is not folded twice.
-const PLACEHOLDER_START: &str = "[ctx folded this output";
+pub(crate) const PLACEHOLDER_START: &str = "[ctx folded this output";
 
 /// A closed turn frame of the session, as the fold needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,9 +177,21 @@ impl Folding<'_, '_> {
         }
     }
 
-    /// Folds the output of every completed `todowrite` call but the last one: OpenCode's output
-    /// of the call is the list it was given, and the last call holds the whole list.
-    pub fn fold_superseded_lists(&mut self) {
+    /// Folds the output of every completed `todowrite` call but the last one, up to the call
+    /// that opened the last closed item of `todos`: OpenCode's output of the call is the list it
+    /// was given, and the last call holds the whole list. The folds stop there because that
+    /// item's own fold changes the request from that call on: what lies before it is left as the
+    /// prompt cache holds it.
+    pub fn fold_superseded_lists(&mut self, todos: &[Todo]) {
+        let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
+        let Some(until) = todos
+            .iter()
+            .filter(|t| find_call(&self.views, &ids, &t.close).is_some())
+            .filter_map(|t| find_call(&self.views, &ids, &t.open))
+            .max()
+        else {
+            return;
+        };
         let calls: Vec<(usize, usize)> = self
             .views
             .iter()
@@ -194,7 +206,7 @@ impl Folding<'_, '_> {
         let Some((_, older)) = calls.split_last() else {
             return;
         };
-        for &(i, part) in older {
+        for &(i, part) in older.iter().filter(|&&at| at <= until) {
             let text = match &self.edits.messages[i] {
                 Edit::Drop => continue,
                 Edit::Keep => self.list.messages()[i].raw(),
@@ -205,7 +217,10 @@ impl Folding<'_, '_> {
             };
             let output = value
                 .pointer_mut(&format!("/parts/{part}/state/output"))
-                .filter(|o| o.as_str().is_some_and(|o| !o.starts_with(PLACEHOLDER_START)));
+                .filter(|o| {
+                    o.as_str()
+                        .is_some_and(|o| !o.starts_with(PLACEHOLDER_START))
+                });
             if let Some(output) = output {
                 let chars = output.as_str().map_or(0, |o| o.chars().count());
                 *output = Value::String(superseded(chars));
@@ -423,7 +438,7 @@ mod tests {
     }
 
     #[test]
-    fn every_todo_list_but_the_last_folds() {
+    fn every_todo_list_but_the_last_folds_up_to_the_last_closed_items_opening() {
         let list = |id: &str, call: &str, output: &str| {
             json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
                             "time": {"created": 11}},
@@ -436,17 +451,50 @@ mod tests {
             list("msg_2", "c1", "LIST-ONE"),
             answer("msg_3", 12, "c2", "BASH", "text"),
             list("msg_4", "c3", "LIST-TWO"),
+            list("msg_5", "c4", "LIST-THREE"),
+            list("msg_6", "c5", "LIST-FOUR"),
         ];
         let text = json!({ "messages": messages }).to_string();
         let parsed = parse_messages(&text).unwrap();
-        let mut folding = fold(&parsed, &[], false);
-        folding.fold_superseded_lists();
-        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
-        let output = |i: usize| out["messages"][i]["parts"][0]["state"]["output"].clone();
-        assert_eq!(output(1), json!(superseded(8)));
-        assert_eq!(output(2), json!("BASH"));
-        assert_eq!(output(3), json!("LIST-TWO"));
-        assert_eq!(out["messages"][1]["parts"][0]["state"]["input"], json!({"todos": []}));
+        let outputs = |todos: &[Todo]| {
+            let mut folding = fold(&parsed, &[], false);
+            folding.fold_superseded_lists(todos);
+            let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+            out["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .skip(1)
+                .map(|m| {
+                    m["parts"][0]["state"]["output"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+                .collect::<Vec<_>>()
+        };
+        // No item closed: no list folds.
+        assert_eq!(
+            outputs(&[]),
+            ["LIST-ONE", "BASH", "LIST-TWO", "LIST-THREE", "LIST-FOUR"]
+        );
+        // An item opened by the third list and closed by the fourth: the lists up to its opening
+        // fold; the rest is what its own fold leaves, and the last list stays.
+        let item = Todo {
+            id: "fr_item".into(),
+            open: ("msg_4".into(), "c3".into()),
+            close: ("msg_5".into(), "c4".into()),
+        };
+        assert_eq!(
+            outputs(&[item]),
+            [
+                superseded(8),
+                "BASH".into(),
+                superseded(8),
+                "LIST-THREE".into(),
+                "LIST-FOUR".into()
+            ]
+        );
     }
 
     #[test]

@@ -1,0 +1,326 @@
+//! The pressure valve (OpenCode): inside one long turn, or one long item, no frame closes, and
+//! the request grows until OpenCode compacts the whole conversation. When the request about to be
+//! sent would pass [`TRIGGER`] of the count at which OpenCode compacts (opencode.md §6.1), ctx
+//! masks the oldest tool outputs still sent whole, keeping the last [`KEEP_LAST`] calls, until the
+//! estimate is under [`TARGET`]: far enough below that the next requests grow for a while before
+//! the valve opens again, as each opening changes what prompt caches hold from the first output
+//! it masks on.
+//!
+//! The estimate is OpenCode's own count of the last finished model call (the tokens its provider
+//! reported: `tokens.total`, else input + output + cache reads and writes), plus what was added
+//! since: the outputs of that call's tools and every message after it, at [`CHARS_PER_TOKEN`]
+//! characters a token. It ignores what this request's folds take out since that call, so it
+//! errs high, never low.
+//!
+//! A masked output stays masked in every later request (the session's file records the call ids),
+//! so that each opening breaks the prompt cache once. OpenCode's stored session keeps every
+//! output: `flame_recall` with the call's id gives it back.
+
+use serde_json::Value;
+
+use super::turns::PLACEHOLDER_START;
+use super::{Folding, View};
+use crate::compact::inject::Edit;
+
+/// The share of the compaction count past which the valve opens.
+pub const TRIGGER: f64 = 0.9;
+/// The share of the compaction count the valve masks down to.
+pub const TARGET: f64 = 0.6;
+/// The calls whose outputs the valve never masks: the last ones, which the model works with.
+pub const KEEP_LAST: usize = 3;
+/// Characters a token, for what was added since the last reported count.
+pub const CHARS_PER_TOKEN: u64 = 4;
+
+/// What stands for an output the valve masked.
+pub fn masked(call: &str, chars: usize) -> String {
+    format!(
+        "{PLACEHOLDER_START} ({chars} characters) to keep the request under the model's limit: \
+         flame_recall with id {call} gives it back]"
+    )
+}
+
+/// What the valve did to one request.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Opened {
+    /// The estimate before, in tokens.
+    pub estimate: u64,
+    /// The calls it masked in this request, besides those masked before.
+    pub masked: Vec<String>,
+}
+
+/// OpenCode's count of a finished assistant message (opencode.md §3.6), when it has one.
+fn count(message: &Value) -> Option<u64> {
+    let info = message.get("info")?;
+    if info.get("role")?.as_str()? != "assistant"
+        || info.get("summary").and_then(Value::as_bool) == Some(true)
+        || info
+            .get("time")?
+            .get("completed")
+            .is_none_or(Value::is_null)
+    {
+        return None;
+    }
+    let tokens = info.get("tokens")?;
+    let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+    let total = n(tokens.get("total"));
+    if total > 0 {
+        return Some(total);
+    }
+    let cache = tokens.get("cache");
+    Some(
+        n(tokens.get("input"))
+            + n(tokens.get("output"))
+            + n(cache.and_then(|c| c.get("read")))
+            + n(cache.and_then(|c| c.get("write"))),
+    )
+    .filter(|&c| c > 0)
+}
+
+/// The length in characters of each completed tool output of `message`, by part index.
+fn outputs(message: &Value) -> Vec<(usize, String, usize)> {
+    let parts = message.get("parts").and_then(Value::as_array);
+    parts
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, part)| {
+            let call = part.get("callID")?.as_str()?;
+            let tool = part.get("tool")?.as_str()?;
+            let state = part.get("state")?;
+            let output = state.get("output")?.as_str()?;
+            (state.get("status")?.as_str()? == "completed"
+                && !tool.starts_with("flame_")
+                && tool != crate::opencode::todo::TOOL
+                && !output.starts_with(PLACEHOLDER_START))
+            .then(|| (i, call.to_string(), output.chars().count()))
+        })
+        .collect()
+}
+
+impl Folding<'_, '_> {
+    /// The message `i` as it will be sent.
+    fn edited(&self, i: usize) -> Option<Value> {
+        let text = match &self.edits.messages[i] {
+            Edit::Drop => return None,
+            Edit::Keep => self.list.messages()[i].raw(),
+            Edit::Replace(text) => text.as_str(),
+        };
+        serde_json::from_str(text).ok()
+    }
+
+    /// Masks the outputs of the calls in `calls` (masked by an earlier request).
+    pub fn mask(&mut self, calls: &[String]) {
+        if calls.is_empty() {
+            return;
+        }
+        for i in 0..self.views.len() {
+            let held = self.views[i]
+                .calls
+                .iter()
+                .any(|c| c.call.as_ref().is_some_and(|id| calls.contains(id)));
+            if held {
+                self.mask_in(i, calls);
+            }
+        }
+    }
+
+    fn mask_in(&mut self, i: usize, calls: &[String]) {
+        let Some(mut value) = self.edited(i) else {
+            return;
+        };
+        let mut changed = false;
+        for (part, call, chars) in outputs(&value) {
+            if !calls.contains(&call) {
+                continue;
+            }
+            value["parts"][part]["state"]["output"] = Value::String(masked(&call, chars));
+            if value["parts"][part]["state"].get("metadata").is_some() {
+                value["parts"][part]["state"]["metadata"] = Value::Object(serde_json::Map::new());
+            }
+            changed = true;
+        }
+        if changed {
+            self.edits.messages[i] = Edit::Replace(value.to_string());
+        }
+    }
+
+    /// The estimate of the request in tokens, when the messages hold a finished model call
+    /// ([module docs](self)).
+    pub fn estimate(&self) -> Option<u64> {
+        let (at, value, last) = (0..self.views.len()).rev().find_map(|i| {
+            let value = self.edited(i)?;
+            count(&value).map(|c| (i, value, c))
+        })?;
+        let mut chars: u64 = outputs(&value).iter().map(|o| o.2 as u64).sum();
+        for i in at + 1..self.views.len() {
+            chars += match &self.edits.messages[i] {
+                Edit::Drop => 0,
+                Edit::Keep => self.list.messages()[i].raw().len() as u64,
+                Edit::Replace(text) => text.len() as u64,
+            };
+        }
+        Some(last + chars / CHARS_PER_TOKEN)
+    }
+
+    /// Opens the valve when the estimate passes [`TRIGGER`] of `compacts_at` (tokens): masks
+    /// the oldest outputs sent whole, but the last [`KEEP_LAST`] calls', until it is under
+    /// [`TARGET`]. `None` when the valve stays shut.
+    pub fn relieve(&mut self, compacts_at: u64) -> Option<Opened> {
+        let estimate = self.estimate()?;
+        if compacts_at == 0 || (estimate as f64) < TRIGGER * compacts_at as f64 {
+            return None;
+        }
+        let target = (TARGET * compacts_at as f64) as u64;
+        let mut candidates: Vec<(usize, String, usize)> = Vec::new();
+        for i in 0..self.views.len() {
+            if !has_calls(&self.views[i]) {
+                continue;
+            }
+            if let Some(value) = self.edited(i) {
+                candidates.extend(outputs(&value).into_iter().map(|(_, c, n)| (i, c, n)));
+            }
+        }
+        let keep = candidates.len().saturating_sub(KEEP_LAST);
+        let mut left = estimate;
+        let mut chosen: Vec<String> = Vec::new();
+        for (_, call, chars) in candidates.into_iter().take(keep) {
+            if left <= target {
+                break;
+            }
+            let saved = chars.saturating_sub(masked(&call, chars).chars().count()) as u64;
+            left = left.saturating_sub(saved / CHARS_PER_TOKEN);
+            chosen.push(call);
+        }
+        self.mask(&chosen);
+        Some(Opened {
+            estimate,
+            masked: chosen,
+        })
+    }
+}
+
+fn has_calls(view: &View) -> bool {
+    view.calls.iter().any(|c| c.completed)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::compact::fold::fold;
+    use crate::compact::inject::parse_messages;
+
+    fn bash(id: &str, call: &str, output: &str, tokens: Option<u64>) -> Value {
+        let mut info = json!({"id": id, "role": "assistant", "sessionID": "ses_a",
+                              "time": {"created": 1}});
+        if let Some(t) = tokens {
+            info["time"]["completed"] = json!(2);
+            info["tokens"] = json!({"input": t, "output": 0, "cache": {"read": 0, "write": 0}});
+        }
+        json!({"info": info, "parts": [{"type": "tool", "tool": "bash", "callID": call,
+               "state": {"status": "completed", "input": {}, "output": output,
+                         "metadata": {"output": output}}}]})
+    }
+
+    fn run(
+        messages: &[Value],
+        compacts_at: u64,
+        before: &[String],
+    ) -> (Option<Opened>, Vec<Value>) {
+        let text = json!({ "messages": messages }).to_string();
+        let list = parse_messages(&text).unwrap();
+        let mut folding = fold(&list, &[], false);
+        folding.mask(before);
+        let opened = folding.relieve(compacts_at);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        (opened, out["messages"].as_array().unwrap().clone())
+    }
+
+    fn outputs_of(list: &[Value]) -> Vec<String> {
+        list.iter()
+            .map(|m| {
+                m["parts"][0]["state"]["output"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_estimate_is_the_last_count_plus_what_came_after_it() {
+        let messages = [
+            bash("msg_1", "c1", &"a".repeat(400), Some(1_000)),
+            bash("msg_2", "c2", &"b".repeat(800), None),
+        ];
+        let text = json!({ "messages": messages }).to_string();
+        let list = parse_messages(&text).unwrap();
+        let folding = fold(&list, &[], false);
+        let after = messages[1].to_string().len() as u64;
+        assert_eq!(folding.estimate(), Some(1_000 + (400 + after) / 4));
+    }
+
+    #[test]
+    fn under_the_trigger_nothing_is_masked() {
+        let messages: Vec<Value> = (0..6)
+            .map(|i| {
+                bash(
+                    &format!("msg_{i}"),
+                    &format!("c{i}"),
+                    &"x".repeat(4_000),
+                    Some(1_000),
+                )
+            })
+            .collect();
+        let (opened, out) = run(&messages, 10_000, &[]);
+        assert_eq!(opened, None);
+        assert_eq!(out, messages);
+    }
+
+    #[test]
+    fn past_the_trigger_the_oldest_outputs_are_masked_down_to_the_target_keeping_the_last_three() {
+        let mut messages: Vec<Value> = (0..8)
+            .map(|i| {
+                bash(
+                    &format!("msg_{i}"),
+                    &format!("c{i}"),
+                    &"x".repeat(4_000),
+                    None,
+                )
+            })
+            .collect();
+        // The last call reported 9 500 tokens: past 90 % of 10 000.
+        messages[7] = bash("msg_7", "c7", &"x".repeat(4_000), Some(9_500));
+        let (opened, out) = run(&messages, 10_000, &[]);
+        let opened = opened.unwrap();
+        assert_eq!(opened.estimate, 9_500 + 1_000);
+        // Each mask takes about 975 tokens off 10 500: five of them reach 6 000.
+        assert_eq!(opened.masked, ["c0", "c1", "c2", "c3", "c4"]);
+        let outputs = outputs_of(&out);
+        assert_eq!(outputs[0], masked("c0", 4_000));
+        assert_eq!(out[0]["parts"][0]["state"]["metadata"], json!({}));
+        assert_eq!(outputs[5], "x".repeat(4_000));
+        // A call masked before stays masked, whatever the estimate.
+        let (_, again) = run(&messages[..2], 1_000_000, &["c0".to_string()]);
+        assert_eq!(outputs_of(&again)[0], masked("c0", 4_000));
+        assert_eq!(outputs_of(&again)[1], "x".repeat(4_000));
+    }
+
+    #[test]
+    fn the_last_three_calls_stay_whole_even_over_the_limit() {
+        let messages: Vec<Value> = (0..3)
+            .map(|i| {
+                bash(
+                    &format!("msg_{i}"),
+                    &format!("c{i}"),
+                    &"x".repeat(40_000),
+                    Some(50_000),
+                )
+            })
+            .collect();
+        let (opened, out) = run(&messages, 10_000, &[]);
+        assert_eq!(opened.unwrap().masked, Vec::<String>::new());
+        assert_eq!(out, messages);
+    }
+}
