@@ -178,21 +178,8 @@ fn take_in(
             continue;
         }
         let parent = parent(state, session)?;
-        let id = ops::push(
-            state,
-            goal,
-            parent.as_deref(),
-            None,
-            Place::Session(session),
-            now,
-        )?;
-        auto::mark(state, &id, auto::TODO);
-        span::open(
-            state,
-            &id,
-            Place::Session(session),
-            Mark::new(now, Some(&call.message_id), Some(&call.call)),
-        );
+        let at = Mark::new(now, Some(&call.message_id), Some(&call.call));
+        auto::open(state, session, goal, parent.as_deref(), auto::TODO, at)?;
     }
     Ok(waiting)
 }

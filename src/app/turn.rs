@@ -123,21 +123,8 @@ pub(crate) fn start(
                     ..Selector::default()
                 };
                 let (parent, _) = ops::push_parent(state, &selector)?;
-                let id = ops::push(
-                    state,
-                    &goal,
-                    parent.as_deref(),
-                    None,
-                    Place::Session(session),
-                    now,
-                )?;
-                auto::mark(state, &id, auto::TURN);
-                span::open(
-                    state,
-                    &id,
-                    Place::Session(session),
-                    Mark::new(now, Some(message), None),
-                );
+                let at = Mark::new(now, Some(message), None);
+                let id = auto::open(state, session, &goal, parent.as_deref(), auto::TURN, at)?;
                 Ok((Started::Opened(id), true))
             })?
             .0

@@ -1057,6 +1057,17 @@ impl<'l, 'a> Folding<'l, 'a> {
 
     /// The message list to send: folds applied, and each recorded context in view after its
     /// message, as a synthetic user message.
+    /// Message `i` as it will be sent, parsed; none when it is dropped (or, edited by another
+    /// plugin, does not parse).
+    fn edited(&self, i: usize) -> Option<Value> {
+        let text = match &self.edits.messages[i] {
+            Edit::Drop => return None,
+            Edit::Keep => self.list.messages()[i].raw(),
+            Edit::Replace(text) => text.as_str(),
+        };
+        serde_json::from_str(text).ok()
+    }
+
     pub fn write(mut self, anchors: &[Anchor]) -> String {
         let messages = self.list.messages();
         let by_id: HashMap<&str, &Anchor> = anchors.iter().map(|a| (a.after.as_str(), a)).collect();

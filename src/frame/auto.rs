@@ -10,8 +10,10 @@
 //! in (`"todo_call": "call_…"`): each request holds every call since the last compaction, and
 //! only the ones after it are new.
 
-use super::span;
+use super::ops::{self, Place};
+use super::span::{self, Mark};
 use super::state::{Frame, State, Status, TreeIndex};
+use crate::error::Result;
 use crate::json::Json;
 
 /// The frame key.
@@ -45,17 +47,41 @@ pub fn is_todo(frame: &Frame<'_>) -> bool {
 
 /// The todo frames of `session` still open, in the order they were opened.
 pub fn open_todos(state: &State, session: &str) -> Vec<String> {
+    open_of(state, session, TODO).collect()
+}
+
+/// The frames of `kind` that `session` opened and that are still open, in file order.
+fn open_of<'s>(
+    state: &'s State,
+    session: &'s str,
+    kind: &'s str,
+) -> impl Iterator<Item = String> + 's {
     state
         .frames()
-        .filter(|f| is_todo(f) && !f.status().has_ended())
-        .filter(|f| {
+        .filter(move |f| self::kind(f) == Some(kind) && !f.status().has_ended())
+        .filter(move |f| {
             span::read(f)
                 .ok()
                 .flatten()
                 .is_some_and(|s| s.session == session)
         })
         .map(|f| f.id.to_string())
-        .collect()
+}
+
+/// Opens a frame of `kind` for `session` under `parent`, its span from `mark` on; it becomes the
+/// session's current frame.
+pub fn open(
+    state: &mut State,
+    session: &str,
+    goal: &str,
+    parent: Option<&str>,
+    kind: &str,
+    mark: Mark,
+) -> Result<String> {
+    let id = ops::push(state, goal, parent, None, Place::Session(session), mark.at)?;
+    self::mark(state, &id, kind);
+    span::open(state, &id, Place::Session(session), mark);
+    Ok(id)
 }
 
 /// The explicit frames running below `id` (pushed during a turn or an item); the todo frames
@@ -81,16 +107,7 @@ pub fn mark(state: &mut State, id: &str, kind: &str) {
 /// The turn frame of `session` that is still open (in progress), if any: at most one, as a turn
 /// opens only once the one before it has closed.
 pub fn open_turn(state: &State, session: &str) -> Option<String> {
-    state
-        .frames()
-        .filter(|f| is_turn(f) && !f.status().has_ended())
-        .find(|f| {
-            span::read(f)
-                .ok()
-                .flatten()
-                .is_some_and(|s| s.session == session)
-        })
-        .map(|f| f.id.to_string())
+    open_of(state, session, TURN).next()
 }
 
 #[cfg(test)]

@@ -1647,6 +1647,25 @@ mod valve {
         )
     }
 
+    /// A framed session of a person's message and six 20 000-character outputs, the last model
+    /// call having reported `tokens`.
+    fn six_outputs(env: &TestEnv, tokens: Value) -> Session<'_> {
+        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let mut s = Session::new(env, SESSION);
+        s.user("PERSON0");
+        for i in 0..6 {
+            s.tool(
+                "bash",
+                json!({"command": format!("step {i}")}),
+                &"x".repeat(20_000),
+            );
+        }
+        let last = s.messages.last_mut().unwrap();
+        last["info"]["time"]["completed"] = json!(1);
+        last["info"]["tokens"] = tokens;
+        s
+    }
+
     fn outputs(out: &Output) -> Vec<String> {
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         doc["messages"]
@@ -1662,21 +1681,9 @@ mod valve {
     fn past_ninety_percent_the_oldest_outputs_are_masked_and_stay_masked() {
         let env = TestEnv::new();
         env.write(".opencode/ctx.toml", "frame.auto = \"turns\"\n");
-        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
-        let mut s = Session::new(&env, SESSION);
-        s.user("PERSON0");
-        for i in 0..6 {
-            s.tool(
-                "bash",
-                json!({"command": format!("step {i}")}),
-                &"x".repeat(20_000),
-            );
-        }
-        // The model call that made the last one reported 33 000 tokens: past 90 % of 36 000.
-        let last = s.messages.last_mut().unwrap();
-        last["info"]["time"]["completed"] = json!(1);
-        last["info"]["tokens"] =
-            json!({"input": 33_000, "output": 0, "cache": {"read": 0, "write": 0}});
+        // The model call that made the last output reported 33 000 tokens: past 90 % of 36 000.
+        let tokens = json!({"input": 33_000, "output": 0, "cache": {"read": 0, "write": 0}});
+        let mut s = six_outputs(&env, tokens);
         let out = send(&s);
         assert!(out.status.success(), "{}", env.render(&out));
         let calls: Vec<String> = s.messages[1..]
@@ -1724,19 +1731,7 @@ mod valve {
     #[test]
     fn without_limits_or_with_frame_auto_off_the_plugin_gives_none_and_nothing_is_masked() {
         let env = TestEnv::new();
-        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
-        let mut s = Session::new(&env, SESSION);
-        s.user("PERSON0");
-        for i in 0..6 {
-            s.tool(
-                "bash",
-                json!({"command": format!("step {i}")}),
-                &"x".repeat(20_000),
-            );
-        }
-        let last = s.messages.last_mut().unwrap();
-        last["info"]["time"]["completed"] = json!(1);
-        last["info"]["tokens"] = json!({"total": 39_000});
+        let s = six_outputs(&env, json!({"total": 39_000}));
         let out = s.send();
         assert!(out.status.success(), "{}", env.render(&out));
         assert!(!String::from_utf8_lossy(&out.stdout).contains("[ctx folded"));

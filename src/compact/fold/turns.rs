@@ -207,12 +207,7 @@ impl Folding<'_, '_> {
             return;
         };
         for &(i, part) in older.iter().filter(|&&at| at <= until) {
-            let text = match &self.edits.messages[i] {
-                Edit::Drop => continue,
-                Edit::Keep => self.list.messages()[i].raw(),
-                Edit::Replace(text) => text.as_str(),
-            };
-            let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+            let Some(mut value) = self.edited(i) else {
                 continue;
             };
             let output = value
@@ -239,12 +234,7 @@ impl Folding<'_, '_> {
         if !has_output {
             return;
         }
-        let text = match &self.edits.messages[i] {
-            Edit::Drop => return,
-            Edit::Keep => self.list.messages()[i].raw(),
-            Edit::Replace(text) => text.as_str(),
-        };
-        let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+        let Some(mut value) = self.edited(i) else {
             return;
         };
         if fold_outputs(&mut value, id, within) {

@@ -98,16 +98,6 @@ fn outputs(message: &Value) -> Vec<(usize, String, usize)> {
 }
 
 impl Folding<'_, '_> {
-    /// The message `i` as it will be sent.
-    fn edited(&self, i: usize) -> Option<Value> {
-        let text = match &self.edits.messages[i] {
-            Edit::Drop => return None,
-            Edit::Keep => self.list.messages()[i].raw(),
-            Edit::Replace(text) => text.as_str(),
-        };
-        serde_json::from_str(text).ok()
-    }
-
     /// Masks the outputs of the calls in `calls` (masked by an earlier request).
     pub fn mask(&mut self, calls: &[String]) {
         if calls.is_empty() {
