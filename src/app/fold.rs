@@ -169,12 +169,13 @@ fn closed_turns(ctx: &Context, state: &State, session: &str) -> Vec<Turn> {
     for frame in state.frames().filter(|f| auto::is_turn(f)) {
         match span::read(&frame) {
             Ok(Some(span)) if span.session == session && fold::folds(&frame, &span) => {
-                let (Some(start), Some(close)) = (span.open.message, span.close) else {
+                let Some(close) = span.close else {
                     continue;
                 };
                 turns.push(Turn {
                     id: frame.id.to_string(),
-                    start,
+                    start: span.open.message,
+                    opened_at: span.open.at,
                     closed_at: close.at,
                 });
             }

@@ -1,14 +1,20 @@
-//! The fold of closed turn frames (`frame.auto = turns`) in OpenCode's message list: a turn's
-//! span, from the person's message that opened it up to the next person's message (or the first
-//! message written after the turn closed), keeps every message and every text, word for word,
-//! and each tool call with its input; only the outputs of its completed calls are replaced by a
-//! short placeholder naming the frame whose log keeps them and how to recall them. OpenCode's
-//! strict stand-in accepted exactly this rewrite ("placeholder", autoframes.md §1.4): calls and
-//! results stay paired, as each call and its result are one part.
+//! The fold of closed turn frames (`frame.auto = turns`) in an agent's message list (OpenCode's,
+//! pi's): a turn's span, from the person's message that opened it up to the next person's message
+//! (or the first message written after the turn closed), keeps every message and every text,
+//! word for word, and each tool call with its input; only the outputs of its completed calls
+//! are replaced by a short placeholder naming the frame whose log keeps them and how to recall
+//! them. The strict stand-ins accepted exactly this rewrite ("placeholder", autoframes.md §1.4
+//! and §2): nothing is dropped, so calls and results stay paired, in OpenCode where a call and
+//! its result are one part as in pi where the result is a `toolResult` message of its own.
 //!
-//! A span is found by the id of its person's message; one whose message is gone (compacted, or
-//! taken by another plugin) is left as it is. Messages an explicit frame's fold dropped stay
-//! dropped, and `flame_*` outputs (fold entries among them) are never replaced.
+//! A span is found by the id of its person's message (OpenCode); one whose message is gone
+//! (compacted, or taken by another plugin) is left as it is. pi's messages have no ids: there
+//! the span is the messages written between the turn's open and its close. Messages an explicit
+//! frame's fold dropped stay dropped, and `flame_*` outputs (fold entries among them) are never
+//! replaced.
+
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -23,8 +29,11 @@ const PLACEHOLDER_START: &str = "[ctx folded this output";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turn {
     pub id: String,
-    /// The id of the person's message that opened it.
-    pub start: String,
+    /// The id of the person's message that opened it; none where the agent's messages have no
+    /// ids (pi), and the turn begins with the first message written from `opened_at` on.
+    pub start: Option<String>,
+    /// When it opened (epoch ms).
+    pub opened_at: i64,
     /// When it closed (epoch ms): a message written later is not the turn's.
     pub closed_at: i64,
 }
@@ -38,95 +47,121 @@ pub fn placeholder(id: &str, chars: usize) -> String {
     )
 }
 
-/// The messages of `turn`'s span, by index: from its person's message up to (not including) the
-/// next person's message or the first message written after it closed.
+/// The text of an output already folded is left as it is: not folded twice.
+pub fn is_placeholder(output: &str) -> bool {
+    output.starts_with(PLACEHOLDER_START)
+}
+
+/// The messages of `turn`'s span, by index: from its person's message (else its first message
+/// written in it) up to (not including) the next person's message or the first message written
+/// after it closed.
 fn span(views: &[View], ids: &[&str], turn: &Turn) -> Option<std::ops::Range<usize>> {
-    let start = ids.iter().position(|id| *id == turn.start)?;
+    let start = match &turn.start {
+        Some(message) => ids.iter().position(|id| id == message)?,
+        None => {
+            let first = views
+                .iter()
+                .position(|v| v.created.is_some_and(|t| t >= turn.opened_at))?;
+            // Nothing written while it ran: the first message after it is another turn's.
+            views[first].created.filter(|&t| t <= turn.closed_at)?;
+            first
+        }
+    };
     let end = (start + 1..views.len())
         .find(|&i| views[i].person || views[i].created.is_some_and(|t| t > turn.closed_at))
         .unwrap_or(views.len());
     Some(start..end)
 }
 
-/// Replaces the outputs of the completed calls of `message` but `flame_*`'s; false when none was
-/// replaced.
-fn fold_outputs(message: &mut Value, id: &str) -> bool {
-    let Some(parts) = message.get_mut("parts").and_then(Value::as_array_mut) else {
+/// Replaces the output of the tool part at `index` of OpenCode's `message` by what `fold` makes
+/// of it, when the call completed and OpenCode does not already send it compacted; false when
+/// nothing changed.
+pub(super) fn fold_part_output(
+    message: &mut Value,
+    index: usize,
+    fold: &dyn Fn(&str) -> Option<String>,
+) -> bool {
+    let Some(state) = message
+        .get_mut("parts")
+        .and_then(|p| p.get_mut(index))
+        .and_then(|p| p.get_mut("state"))
+        .and_then(Value::as_object_mut)
+    else {
         return false;
     };
-    let mut changed = false;
-    for part in parts {
-        if part.get("type").and_then(Value::as_str) != Some("tool") {
-            continue;
-        }
-        if part
-            .get("tool")
-            .and_then(Value::as_str)
-            .is_some_and(|t| t.starts_with("flame_"))
-        {
-            continue;
-        }
-        let Some(state) = part.get_mut("state").and_then(Value::as_object_mut) else {
-            continue;
-        };
-        if state.get("status").and_then(Value::as_str) != Some("completed") {
-            continue;
-        }
-        // OpenCode already sends a compacted output as a line of its own.
-        if state
-            .get("time")
-            .and_then(|t| t.get("compacted"))
-            .is_some_and(|c| !c.is_null())
-        {
-            continue;
-        }
-        let Some(output) = state.get("output").and_then(Value::as_str) else {
-            continue;
-        };
-        if output.starts_with(PLACEHOLDER_START) {
-            continue;
-        }
-        let folded = placeholder(id, output.chars().count());
-        state.insert("output".into(), Value::String(folded));
-        // The tool's metadata repeats parts of the output (bash's preview); it is not the
-        // model's, and goes with the output.
-        if state.contains_key("metadata") {
-            state.insert("metadata".into(), Value::Object(serde_json::Map::new()));
-        }
-        changed = true;
+    if state.get("status").and_then(Value::as_str) != Some("completed") {
+        return false;
     }
-    changed
+    // OpenCode already sends a compacted output as a line of its own.
+    if state
+        .get("time")
+        .and_then(|t| t.get("compacted"))
+        .is_some_and(|c| !c.is_null())
+    {
+        return false;
+    }
+    let Some(folded) = state.get("output").and_then(Value::as_str).and_then(fold) else {
+        return false;
+    };
+    state.insert("output".into(), Value::String(folded));
+    // The tool's metadata repeats parts of the output (bash's preview); it is not the model's,
+    // and goes with the output.
+    if state.contains_key("metadata") {
+        state.insert("metadata".into(), Value::Object(serde_json::Map::new()));
+    }
+    true
 }
 
 impl Folding<'_, '_> {
     /// Folds the spans of `turns`, closed turn frames of the session, into what is sent.
     pub fn fold_turns(&mut self, turns: &[Turn]) {
-        let messages = self.list.messages();
+        let (shape, list) = (self.shape, self.list);
+        let messages = list.messages();
         let ids: Vec<&str> = messages.iter().map(|m| m.id()).collect();
+        // The messages holding outputs of the spans, as they will be sent, and those of them
+        // where an output was replaced.
+        let mut read: BTreeMap<usize, Value> = BTreeMap::new();
+        let mut folded: BTreeSet<usize> = BTreeSet::new();
         for turn in turns {
             let Some(range) = span(&self.views, &ids, turn) else {
                 continue;
             };
+            let fold = |output: &str| {
+                (!is_placeholder(output)).then(|| placeholder(&turn.id, output.chars().count()))
+            };
             for i in range {
-                let has_output = self.views[i]
-                    .calls
-                    .iter()
-                    .any(|c| c.completed && !c.tool.starts_with("flame_"));
-                if !has_output {
+                if self.edits.messages[i] == Edit::Drop {
                     continue;
                 }
-                let text = match &self.edits.messages[i] {
-                    Edit::Drop => continue,
-                    Edit::Keep => messages[i].raw(),
-                    Edit::Replace(text) => text.as_str(),
-                };
-                let Ok(mut value) = serde_json::from_str::<Value>(text) else {
-                    continue;
-                };
-                if fold_outputs(&mut value, &turn.id) {
-                    self.edits.messages[i] = Edit::Replace(value.to_string());
+                for call in &self.views[i].calls {
+                    if !call.completed || call.tool.starts_with("flame_") {
+                        continue;
+                    }
+                    let Some(at) = shape.output_message(list, &self.views, i, call) else {
+                        continue;
+                    };
+                    let message = match read.entry(at) {
+                        Entry::Occupied(held) => held.into_mut(),
+                        Entry::Vacant(slot) => {
+                            let text = match &self.edits.messages[at] {
+                                Edit::Drop => continue,
+                                Edit::Keep => messages[at].raw(),
+                                Edit::Replace(text) => text.as_str(),
+                            };
+                            let Ok(value) = serde_json::from_str::<Value>(text) else {
+                                continue;
+                            };
+                            slot.insert(value)
+                        }
+                    };
+                    if shape.fold_output(message, call, &fold) {
+                        folded.insert(at);
+                    }
                 }
             }
+        }
+        for at in folded {
+            self.edits.messages[at] = Edit::Replace(read[&at].to_string());
         }
     }
 }
@@ -166,7 +201,8 @@ mod tests {
     fn turn(start: &str, closed_at: i64) -> Turn {
         Turn {
             id: "fr_turn1".into(),
-            start: start.into(),
+            start: Some(start.into()),
+            opened_at: 0,
             closed_at,
         }
     }
