@@ -3,6 +3,7 @@
 //! frame context anchored (`compact::fold`); with `opencode.fold = off`, the frame context added
 //! to the last user message, as before folding existed. `ctx pi messages`: the same for pi's
 //! message list (`compact::fold::pi`), with pi's settings (`pi.fold`, `pi.fold_user_messages`).
+//! Both fold the session's closed turn frames (`frame.auto`) too (`compact::fold::turns`).
 
 use super::Context;
 use super::frame_context::{read_stdin, session_frame_context, swarm_budget_line};
@@ -52,8 +53,8 @@ pub fn run(ctx: &mut Context, session: &str, budget_warning: bool) -> Result<Exi
     Ok(ExitCode::Success)
 }
 
-/// `ctx pi messages`: pi's message list with the session's popped frames folded. A message ctx
-/// does not know passes unchanged, with a warning; with `pi.fold = off` the list passes
+/// `ctx pi messages`: pi's message list with the session's popped frames and closed turns folded.
+/// A message ctx does not know passes unchanged, with a warning; with `pi.fold = off` the list passes
 /// unchanged (the frame context comes with pi's own before_agent_start message), and the model
 /// call is recorded all the same.
 pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
@@ -69,6 +70,11 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
     let store = ctx.store()?;
     let state = ctx.read_state(&store)?;
     let mut out = if fold_on {
+        let turns = closed_turns(ctx, &state, session);
+        let how = How {
+            keep_user,
+            turns: &turns,
+        };
         folded(
             ctx,
             &store,
@@ -76,10 +82,7 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
             &fold::pi::Pi,
             &parsed.list,
             session,
-            &How {
-                keep_user,
-                turns: &[],
-            },
+            &how,
         )?
     } else {
         record_unfolded(ctx, &store, &state, session)?;
@@ -214,7 +217,7 @@ fn pushes_in_view(state: &State, session: &str, folding: &fold::Folding<'_, '_>)
 struct How<'t> {
     /// A person's messages inside a popped frame's span stay.
     keep_user: bool,
-    /// The session's closed turn frames (OpenCode's only: pi has no turn frames yet).
+    /// The session's closed turn frames.
     turns: &'t [Turn],
 }
 

@@ -1,9 +1,9 @@
-//! Turn frames (`frame.auto = turns` or `all`), for `ctx opencode turn`: a frame ctx opens at a
-//! person's message and closes at the agent's end of turn, so that a session stays small with a
-//! model that never calls a ctx tool (`ctx opencode messages` folds each closed turn's outputs).
-//! What an agent's turn frames differ by is only what marks the turn's start (a message id where
-//! the agent's messages have ids, else the time it opened) and how the messages given at its end
-//! are read ([`Given`]).
+//! Turn frames (`frame.auto = turns` or `all`), for `ctx opencode turn` and `ctx pi turn`: a
+//! frame ctx opens at a person's message and closes at the agent's end of turn, so that a session
+//! stays small with a model that never calls a ctx tool (`ctx opencode messages` and `ctx pi
+//! messages` fold each closed turn's outputs). What differs between the two agents is only what
+//! marks the turn's start (OpenCode's message id; pi's messages have none, so its turn begins at
+//! its time) and how the messages given at its end are read ([`Given`]).
 //!
 //! How turns and explicit frames nest: a turn opens under the session's current frame and becomes
 //! it, so a `flame_push` (or `ctx frame push --session`) made during the turn goes under the turn.
@@ -11,19 +11,22 @@
 //! person's next message opens no new turn (it belongs to the waiting one), and the turn closes
 //! at the first end of turn after they were popped. A turn never pops a frame the model pushed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 use super::Context;
 use super::pop::read_transcript;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::digest::{self, Digest, Ending, Tools};
-use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc};
+use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc, TurnDoc};
 use crate::frame::ops::{self, Place, Selector};
 use crate::frame::span::{self, Mark};
 use crate::frame::state::{State, Status, TreeIndex};
 use crate::frame::store::Store;
 use crate::frame::{auto, log};
+use crate::input::{label, read_input};
 use crate::opencode::export::Export;
 use crate::settings;
 
@@ -79,6 +82,25 @@ impl Given for OpenCodeExport {
     }
 }
 
+/// pi's messages (`agent_end`'s, or the session's): the turn's are those written from its open
+/// on, with the person's message before them.
+struct PiMessages(Vec<Value>);
+
+impl Given for PiMessages {
+    fn turn(&self, session: &str, open: &Mark, goal: &str) -> (Export, Digest) {
+        use crate::pi::turn as pi;
+        let messages = pi::cut(&self.0, open.at);
+        let turn = pi::to_export(messages, session, goal);
+        let tools = Tools {
+            shell: pi::SHELL_TOOLS,
+            editing: pi::EDITING_TOOLS,
+            path_keys: pi::PATH_KEYS,
+        };
+        let digest = digest::digest(&turn, &tools, &pi::ending(messages));
+        (turn, digest)
+    }
+}
+
 /// The running frames below `id` (explicit frames pushed during the turn).
 fn running_below(state: &State, id: &str) -> Vec<String> {
     let index = TreeIndex::new(state);
@@ -128,8 +150,8 @@ enum Started {
     Waits(String, Vec<String>),
 }
 
-/// `ctx opencode turn SESSION --start MSGID`: opens the turn frame of a person's message,
-/// `message` where the agent's messages have ids.
+/// `ctx opencode turn SESSION --start MSGID` and `ctx pi turn --session SESSION --start`: opens
+/// the turn frame of a person's message, `message` where the agent's messages have ids.
 pub(crate) fn start(
     ctx: &mut Context,
     store: &Store,
@@ -231,6 +253,45 @@ pub(crate) fn end_opencode(
     }
 }
 
+/// `ctx pi turn --session SESSION --end`: closes the session's open turn, with the turn's
+/// messages of `messages` (`{"messages": [...]}`, pi's `agent_end` messages) in its log.
+pub(crate) fn end_pi(
+    ctx: &mut Context,
+    store: &Store,
+    session: &str,
+    messages: Option<PathBuf>,
+) -> Result<ExitCode> {
+    crate::frame::id::validate_id(session)?;
+    match messages.map(|path| read_pi_messages(&path)) {
+        None => end(ctx, store, session, Messages::NotGiven),
+        Some(Err(unread)) => end(ctx, store, session, Messages::Unread(unread)),
+        Some(Ok(messages)) => end(ctx, store, session, Messages::Given(&PiMessages(messages))),
+    }
+}
+
+/// The largest message list read at an end of turn: pi's whole session, at worst.
+const MAX_MESSAGES_BYTES: u64 = 1 << 30;
+
+/// pi's messages at `path` (`-`: stdin), `{"messages": [...]}` as `ctx pi messages` reads them;
+/// refused when that is no message list. Each message is read as it is: the turn's export
+/// leaves out what is not a pi message.
+fn read_pi_messages(path: &Path) -> Result<Vec<Value>> {
+    let named = |mut e: Error| {
+        e.message = format!("{}: {}", label(path), e.message);
+        e
+    };
+    let bytes = read_input(path, MAX_MESSAGES_BYTES)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Error::failure(format!("{}: not UTF-8 text", label(path))))?;
+    let parsed = crate::compact::fold::pi::parse(text).map_err(named)?;
+    Ok(parsed
+        .list
+        .messages()
+        .iter()
+        .map(|m| serde_json::from_str(m.raw()).unwrap_or(Value::Null))
+        .collect())
+}
+
 /// The messages an agent gave at its end of turn.
 enum Messages<'g> {
     Given(&'g dyn Given),
@@ -322,11 +383,11 @@ fn end(
 
 fn nothing(ctx: &mut Context, reason: &str) -> Result<ExitCode> {
     if ctx.out.json {
-        ctx.out.json_doc(&NothingToFinishDoc {
+        ctx.out.json_doc(&TurnDoc::Nothing(NothingToFinishDoc {
             version: Version,
             frame: (),
             reason: reason.to_string(),
-        })?;
+        }))?;
     }
     Ok(ExitCode::Success)
 }
@@ -336,10 +397,10 @@ fn print_frame(ctx: &mut Context, store: &Store, id: Option<String>) -> Result<E
     if ctx.out.json {
         let state = store.load()?;
         let frame = id.as_deref().and_then(|id| state.frame(id));
-        ctx.out.json_doc(&SessionFrameDoc {
+        ctx.out.json_doc(&TurnDoc::Frame(Box::new(SessionFrameDoc {
             version: Version,
             frame: frame.as_ref().map(FrameJson::new),
-        })?;
+        })))?;
     } else if let Some(id) = id {
         ctx.out.line(&id)?;
     }
@@ -349,7 +410,7 @@ fn print_frame(ctx: &mut Context, store: &Store, id: Option<String>) -> Result<E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     /// The digest of an OpenCode turn of `messages`, opened at the first.
     fn opencode_digest(messages: Vec<Value>) -> Digest {
