@@ -23,6 +23,9 @@ pi started from another session (a subagent of pi's example extension, which
 inherits CTX_SESSION) is a child frame of that session's current frame, popped
 with its transcript when it ends (`ctx pi frame`, `ctx pi finish`). With the
 setting pi.tools = off (`ctx config`), the model is offered no flame_* tool.
+With frame.auto = turns (or all), each person's prompt is a turn frame, closed
+at the agent's end and folded once closed (`ctx pi turn`), and the model is
+offered flame_recall.
 
 The file carries a stamp line. A file that already holds what ctx would write
 is left alone; one an earlier ctx wrote and nobody changed is updated; one that
