@@ -3,6 +3,7 @@
 //! frame context anchored (`compact::fold`); with `opencode.fold = off`, the frame context added
 //! to the last user message, as before folding existed. `ctx pi messages`: the same for pi's
 //! message list (`compact::fold::pi`), with pi's settings (`pi.fold`, `pi.fold_user_messages`).
+//! Both fold the session's closed turn frames (`frame.auto`) too (`compact::fold::turns`).
 
 use super::Context;
 use super::frame_context::{read_stdin, session_frame_context, swarm_budget_line};
@@ -73,8 +74,8 @@ pub fn run(
     Ok(ExitCode::Success)
 }
 
-/// `ctx pi messages`: pi's message list with the session's popped frames folded. A message ctx
-/// does not know passes unchanged, with a warning; with `pi.fold = off` the list passes
+/// `ctx pi messages`: pi's message list with the session's popped frames and closed turns folded.
+/// A message ctx does not know passes unchanged, with a warning; with `pi.fold = off` the list passes
 /// unchanged (the frame context comes with pi's own before_agent_start message), and the model
 /// call is recorded all the same.
 pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
@@ -90,6 +91,14 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
     let store = ctx.store()?;
     let state = ctx.read_state(&store)?;
     let mut out = if fold_on {
+        let turns = closed_turns(ctx, &state, session);
+        let how = How {
+            keep_user,
+            turns: &turns,
+            todos: &[],
+            lists: false,
+            compacts_at: None,
+        };
         folded(
             ctx,
             &store,
@@ -97,13 +106,7 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
             &fold::pi::Pi,
             &parsed.list,
             session,
-            &How {
-                keep_user,
-                turns: &[],
-                todos: &[],
-                lists: false,
-                compacts_at: None,
-            },
+            &how,
         )?
     } else {
         record_unfolded(ctx, &store, &state, session)?;
@@ -193,12 +196,13 @@ fn closed_turns(ctx: &Context, state: &State, session: &str) -> Vec<Turn> {
     for frame in state.frames().filter(|f| auto::is_turn(f)) {
         match span::read(&frame) {
             Ok(Some(span)) if span.session == session && fold::folds(&frame, &span) => {
-                let (Some(start), Some(close)) = (span.open.message, span.close) else {
+                let Some(close) = span.close else {
                     continue;
                 };
                 turns.push(Turn {
                     id: frame.id.to_string(),
-                    start,
+                    start: span.open.message,
+                    opened_at: span.open.at,
                     closed_at: close.at,
                 });
             }
@@ -262,7 +266,7 @@ fn pushes_in_view(state: &State, session: &str, folding: &fold::Folding<'_, '_>)
 struct How<'t> {
     /// A person's messages inside a popped frame's span stay.
     keep_user: bool,
-    /// The session's closed turn frames (OpenCode's only: pi has no turn frames yet).
+    /// The session's closed turn frames.
     turns: &'t [Turn],
     /// The session's closed todo frames (OpenCode's only: pi has no todo tool).
     todos: &'t [Todo],

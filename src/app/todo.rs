@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::Context;
 use crate::compact::inject::MessageList;
 use crate::error::Result;
+use crate::frame::digest::{self, Digest, Ending, Tools};
 use crate::frame::ops::{self, Place};
 use crate::frame::span::{self, Mark};
 use crate::frame::state::{State, Status};
@@ -28,7 +29,7 @@ use crate::frame::{auto, log};
 use crate::json::Json;
 use crate::opencode::export::Export;
 use crate::opencode::todo::{self, Call};
-use crate::opencode::turn::digest_or;
+use crate::opencode::turn as opencode;
 use crate::settings;
 
 /// What an item's summary says when no assistant text was written while it ran.
@@ -151,7 +152,7 @@ fn take_in(
             ),
         };
         let span = item_span(state, &id, list, call);
-        let mut digest = digest_or(&span, NO_TEXT);
+        let mut digest = item_digest(&span);
         if let Some(why) = why {
             digest.summary = format!("{why}\n\n{}", digest.summary);
         }
@@ -258,7 +259,7 @@ pub(crate) fn close_in_turn(
         });
         let plan = ops::check_pop(state, &id, false)?;
         let summary = match &span {
-            Some((span, _)) => format!("{TURN_ENDED}\n\n{}", digest_or(span, NO_TEXT).summary),
+            Some((span, _)) => format!("{TURN_ENDED}\n\n{}", item_digest(span).summary),
             None => TURN_ENDED.to_string(),
         };
         ops::apply_pop(state, &plan, Status::Blocked, Some(&summary), now)?;
@@ -272,4 +273,14 @@ pub(crate) fn close_in_turn(
         store.write_log(&id, &log::render(state, &id, now, messages.as_ref()))?;
     }
     Ok(())
+}
+
+/// The summary and files of an item's span of OpenCode messages.
+fn item_digest(span: &Export) -> Digest {
+    let tools = Tools {
+        shell: opencode::SHELL_TOOLS,
+        editing: opencode::EDITING_TOOLS,
+        path_keys: opencode::PATH_KEYS,
+    };
+    digest::digest_or(span, &tools, &Ending::Finished, NO_TEXT)
 }

@@ -1,6 +1,9 @@
-//! Turn frames (`frame.auto = turns` or `all`), for `ctx opencode turn`: a frame ctx opens at a
-//! person's message and closes at the agent's end of turn, so that a session stays small with a
-//! model that never calls a ctx tool (`ctx opencode messages` folds each closed turn's outputs).
+//! Turn frames (`frame.auto = turns` or `all`), for `ctx opencode turn` and `ctx pi turn`: a
+//! frame ctx opens at a person's message and closes at the agent's end of turn, so that a session
+//! stays small with a model that never calls a ctx tool (`ctx opencode messages` and `ctx pi
+//! messages` fold each closed turn's outputs). What differs between the two agents is only what
+//! marks the turn's start (OpenCode's message id; pi's messages have none, so its turn begins at
+//! its time) and how the messages given at its end are read ([`Given`]).
 //!
 //! How turns and explicit frames nest: a turn opens under the session's current frame and becomes
 //! it, so a `flame_push` (or `ctx frame push --session`) made during the turn goes under the turn.
@@ -8,20 +11,23 @@
 //! person's next message opens no new turn (it belongs to the waiting one), and the turn closes
 //! at the first end of turn after they were popped. A turn never pops a frame the model pushed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 use super::Context;
 use super::pop::read_transcript;
 use crate::document::Version;
-use crate::error::{ExitCode, Result};
-use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc};
+use crate::error::{Error, ExitCode, Result};
+use crate::frame::digest::{self, Digest, Ending, Tools};
+use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc, TurnDoc};
 use crate::frame::ops::{self, Place, Selector};
 use crate::frame::span::{self, Mark};
 use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
 use crate::frame::{auto, log};
+use crate::input::{label, read_input};
 use crate::opencode::export::Export;
-use crate::opencode::turn::{Digest, digest, span as turn_span};
 use crate::settings;
 
 /// What a turn closed without its end of turn (the next person's message came first) says.
@@ -35,10 +41,64 @@ pub fn turns_on(ctx: &Context) -> Result<bool> {
 }
 
 /// The goal of a turn: the first line of the person's message with some words, cut as a
-/// session's title is.
-fn goal(text: Option<&str>, message: &str) -> String {
+/// session's title is; without one, the turn is named after its message (or, for an agent whose
+/// messages have no ids, its time).
+fn goal(text: Option<&str>, message: Option<&str>, now: i64) -> String {
     let first = text.and_then(|t| t.lines().find(|l| !l.trim().is_empty()));
-    super::session::goal_from_title(first, || format!("Turn at {message}"))
+    super::session::goal_from_title(first, || match message {
+        Some(message) => format!("Turn at {message}"),
+        None => format!("Turn at {}", crate::time::rfc3339_ms(now)),
+    })
+}
+
+/// The messages an agent gave at its end of turn, read: what the turn's log and summary are made
+/// of, each agent's own way.
+trait Given {
+    /// The messages of session `session`'s turn that opened at `open`, titled `goal`, and
+    /// their digest.
+    fn turn(&self, session: &str, open: &Mark, goal: &str) -> (Export, Digest);
+}
+
+/// An OpenCode session's export: the turn runs from its person's message to the next one.
+struct OpenCodeExport(Export);
+
+impl Given for OpenCodeExport {
+    fn turn(&self, _session: &str, open: &Mark, _goal: &str) -> (Export, Digest) {
+        use crate::opencode::turn as opencode;
+        let start = open.message.as_deref().unwrap_or_default();
+        let turn = opencode::span(&self.0, start);
+        let tools = Tools {
+            shell: opencode::SHELL_TOOLS,
+            editing: opencode::EDITING_TOOLS,
+            path_keys: opencode::PATH_KEYS,
+        };
+        let ending = if opencode::interrupted(&turn) {
+            Ending::Interrupted
+        } else {
+            Ending::Finished
+        };
+        let digest = digest::digest(&turn, &tools, &ending);
+        (turn, digest)
+    }
+}
+
+/// pi's messages (`agent_end`'s, or the session's): the turn's are those written from its open
+/// on, with the person's message before them.
+struct PiMessages(Vec<Value>);
+
+impl Given for PiMessages {
+    fn turn(&self, session: &str, open: &Mark, goal: &str) -> (Export, Digest) {
+        use crate::pi::turn as pi;
+        let messages = pi::cut(&self.0, open.at);
+        let turn = pi::to_export(messages, session, goal);
+        let tools = Tools {
+            shell: pi::SHELL_TOOLS,
+            editing: pi::EDITING_TOOLS,
+            path_keys: pi::PATH_KEYS,
+        };
+        let digest = digest::digest(&turn, &tools, &pi::ending(messages));
+        (turn, digest)
+    }
 }
 
 /// Closes turn `id` of `session` as completed with `digest`, and writes its log; the item frames
@@ -81,18 +141,21 @@ enum Started {
     Waits(String, Vec<String>),
 }
 
-/// `ctx opencode turn SESSION --start MSGID`: opens the turn frame of a person's message.
+/// `ctx opencode turn SESSION --start MSGID` and `ctx pi turn --session SESSION --start`: opens
+/// the turn frame of a person's message, `message` where the agent's messages have ids.
 pub(crate) fn start(
     ctx: &mut Context,
     store: &Store,
     session: &str,
-    message: &str,
+    message: Option<&str>,
     text: Option<&str>,
 ) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
-    ops::require_text("the message id", message)?;
+    if let Some(message) = message {
+        ops::require_text("the message id", message)?;
+    }
     let started = if turns_on(ctx)? {
-        let goal = goal(text, message);
+        let goal = goal(text, message, ctx.now);
         let now = ctx.now;
         store
             .update(now, |state| {
@@ -103,7 +166,9 @@ pub(crate) fn start(
                 if let Some(open) = auto::open_turn(state, session) {
                     let frame = state.frame(&open).expect("the open turn exists");
                     let span = span::read(&frame).ok().flatten();
-                    if span.is_some_and(|s| s.open.message.as_deref() == Some(message)) {
+                    if message.is_some()
+                        && span.is_some_and(|s| s.open.message.as_deref() == message)
+                    {
                         return Ok((Started::Open(open), false));
                     }
                     let running = auto::explicit_running_below(state, &open);
@@ -123,7 +188,7 @@ pub(crate) fn start(
                     ..Selector::default()
                 };
                 let (parent, _) = ops::push_parent(state, &selector)?;
-                let at = Mark::new(now, Some(message), None);
+                let at = Mark::new(now, message, None);
                 let id = auto::open(state, session, &goal, parent.as_deref(), auto::TURN, at)?;
                 Ok((Started::Opened(id), true))
             })?
@@ -146,27 +211,81 @@ pub(crate) fn start(
 }
 
 /// `ctx opencode turn SESSION --end`: closes the session's open turn, with the turn's messages
-/// of `transcript` in its log.
-pub(crate) fn end(
+/// of `transcript` (OpenCode's export of the session) in its log.
+pub(crate) fn end_opencode(
     ctx: &mut Context,
     store: &Store,
     session: &str,
     transcript: Option<PathBuf>,
 ) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
-    // The turn has ended whatever its transcript holds: one that cannot be read costs the log
-    // its messages, never the close.
-    let export = match transcript.map(|path| read_transcript(&path)) {
-        Some(Ok(export)) => Some(export),
-        Some(Err(unread)) => {
-            ctx.out.warn(&format!(
-                "{}; the turn is closed without its messages in the log",
-                unread.message
-            ));
-            None
-        }
-        None => None,
+    match transcript.map(|path| read_transcript(&path)) {
+        None => end(ctx, store, session, Messages::NotGiven),
+        Some(Err(unread)) => end(ctx, store, session, Messages::Unread(unread)),
+        Some(Ok(export)) => end(
+            ctx,
+            store,
+            session,
+            Messages::Given(&OpenCodeExport(export)),
+        ),
+    }
+}
+
+/// `ctx pi turn --session SESSION --end`: closes the session's open turn, with the turn's
+/// messages of `messages` (`{"messages": [...]}`, pi's `agent_end` messages) in its log.
+pub(crate) fn end_pi(
+    ctx: &mut Context,
+    store: &Store,
+    session: &str,
+    messages: Option<PathBuf>,
+) -> Result<ExitCode> {
+    crate::frame::id::validate_id(session)?;
+    match messages.map(|path| read_pi_messages(&path)) {
+        None => end(ctx, store, session, Messages::NotGiven),
+        Some(Err(unread)) => end(ctx, store, session, Messages::Unread(unread)),
+        Some(Ok(messages)) => end(ctx, store, session, Messages::Given(&PiMessages(messages))),
+    }
+}
+
+/// The largest message list read at an end of turn: pi's whole session, at worst.
+const MAX_MESSAGES_BYTES: u64 = 1 << 30;
+
+/// pi's messages at `path` (`-`: stdin), `{"messages": [...]}` as `ctx pi messages` reads them;
+/// refused when that is no message list. Each message is read as it is: the turn's export
+/// leaves out what is not a pi message.
+fn read_pi_messages(path: &Path) -> Result<Vec<Value>> {
+    let named = |mut e: Error| {
+        e.message = format!("{}: {}", label(path), e.message);
+        e
     };
+    let bytes = read_input(path, MAX_MESSAGES_BYTES)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Error::failure(format!("{}: not UTF-8 text", label(path))))?;
+    let parsed = crate::compact::fold::pi::parse(text).map_err(named)?;
+    Ok(parsed
+        .list
+        .messages()
+        .iter()
+        .map(|m| serde_json::from_str(m.raw()).unwrap_or(Value::Null))
+        .collect())
+}
+
+/// The messages an agent gave at its end of turn.
+enum Messages<'g> {
+    Given(&'g dyn Given),
+    NotGiven,
+    /// Given, but not readable: the turn has ended whatever the agent gave, so messages that
+    /// cannot be read cost the log its messages, never the close.
+    Unread(Error),
+}
+
+/// Closes the session's open turn, with the turn's messages in its log.
+fn end(
+    ctx: &mut Context,
+    store: &Store,
+    session: &str,
+    messages: Messages<'_>,
+) -> Result<ExitCode> {
     let loaded = store.load()?;
     let Some(open) = auto::open_turn(&loaded, session) else {
         return nothing(ctx, "the session has no open turn");
@@ -179,19 +298,32 @@ pub(crate) fn end(
         ));
         return nothing(ctx, "the open turn waits for the frames pushed in it");
     }
-    let start = loaded
-        .frame(&open)
-        .and_then(|f| span::read(&f).ok().flatten())
-        .and_then(|s| s.open.message)
-        .unwrap_or_default();
-    let turn = export.as_ref().map(|e| turn_span(e, &start));
-    let digest = turn.as_ref().map_or_else(
-        || Digest {
-            summary: "The turn ended; its messages were not given to ctx.".to_string(),
+    if let Messages::Unread(unread) = &messages {
+        ctx.out.warn(&format!(
+            "{}; the turn is closed without its messages in the log",
+            unread.message
+        ));
+    }
+    let frame = loaded.frame(&open).expect("the open turn exists");
+    let opened = span::read(&frame)
+        .ok()
+        .flatten()
+        .map_or_else(|| Mark::new(frame.created_at(), None, None), |s| s.open);
+    let without = |summary: &str| {
+        let digest = Digest {
+            summary: summary.to_string(),
             files: Vec::new(),
-        },
-        digest,
-    );
+        };
+        (None, digest)
+    };
+    let (turn, digest) = match messages {
+        Messages::Given(given) => {
+            let (turn, digest) = given.turn(session, &opened, frame.goal());
+            (Some(turn), digest)
+        }
+        Messages::NotGiven => without("The turn ended; its messages were not given to ctx."),
+        Messages::Unread(_) => without("The turn ended; its messages could not be read."),
+    };
     let output_max = settings::resolve(
         ctx.project.config()?,
         &settings::FRAME_LOG_OUTPUT_MAX,
@@ -230,11 +362,11 @@ pub(crate) fn end(
 
 fn nothing(ctx: &mut Context, reason: &str) -> Result<ExitCode> {
     if ctx.out.json {
-        ctx.out.json_doc(&NothingToFinishDoc {
+        ctx.out.json_doc(&TurnDoc::Nothing(NothingToFinishDoc {
             version: Version,
             frame: (),
             reason: reason.to_string(),
-        })?;
+        }))?;
     }
     Ok(ExitCode::Success)
 }
@@ -244,10 +376,10 @@ fn print_frame(ctx: &mut Context, store: &Store, id: Option<String>) -> Result<E
     if ctx.out.json {
         let state = store.load()?;
         let frame = id.as_deref().and_then(|id| state.frame(id));
-        ctx.out.json_doc(&SessionFrameDoc {
+        ctx.out.json_doc(&TurnDoc::Frame(Box::new(SessionFrameDoc {
             version: Version,
             frame: frame.as_ref().map(FrameJson::new),
-        })?;
+        })))?;
     } else if let Some(id) = id {
         ctx.out.line(&id)?;
     }
@@ -257,15 +389,83 @@ fn print_frame(ctx: &mut Context, store: &Store, id: Option<String>) -> Result<E
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The digest of an OpenCode turn of `messages`, opened at the first.
+    fn opencode_digest(messages: Vec<Value>) -> Digest {
+        let export = Export::from_value(json!({"info": {"id": "ses_a"}, "messages": messages}));
+        let open = Mark::new(0, Some("msg_1"), None);
+        OpenCodeExport(export.unwrap()).turn("ses_a", &open, "Go").1
+    }
+
+    fn assistant(id: &str, parts: Vec<Value>) -> Value {
+        json!({"info": {"id": id, "role": "assistant"}, "parts": parts})
+    }
+
+    fn bash(command: &str, exit: i64) -> Value {
+        json!({"type": "tool", "tool": "bash", "callID": "c", "state": {"status": "completed",
+            "input": {"command": command}, "output": "out", "metadata": {"exit": exit}}})
+    }
+
+    #[test]
+    fn an_opencode_turns_summary_is_its_last_text_then_its_commands_and_its_edits_are_artifacts() {
+        let user = json!({"info": {"id": "msg_1", "role": "user"},
+            "parts": [{"type": "text", "text": "Fix the build"}]});
+        let edit = |tool: &str| {
+            json!({"type": "tool", "tool": tool, "state": {"status": "completed",
+                "input": {"filePath": "src/a.rs"}, "output": "ok"}})
+        };
+        let digest = opencode_digest(vec![
+            user,
+            assistant(
+                "msg_2",
+                vec![
+                    bash("cargo build\n  --release", 101),
+                    edit("edit"),
+                    edit("write"),
+                ],
+            ),
+            assistant(
+                "msg_3",
+                vec![
+                    bash("cargo test", 0),
+                    json!({"type": "text", "text": "Fixed."}),
+                ],
+            ),
+        ]);
+        assert_eq!(
+            digest,
+            Digest {
+                summary: "Fixed.\n\nCommands: `cargo build --release` (exit 101); `cargo test` \
+                          (exit 0)"
+                    .into(),
+                files: vec!["src/a.rs".into()],
+            }
+        );
+    }
+
+    #[test]
+    fn an_opencode_turn_without_text_or_interrupted_says_so() {
+        let user = json!({"info": {"id": "msg_1", "role": "user"},
+            "parts": [{"type": "text", "text": "Go"}]});
+        let mut aborted = assistant("msg_2", vec![]);
+        aborted["info"]["error"] = json!({"name": "MessageAbortedError"});
+        assert_eq!(
+            opencode_digest(vec![user, aborted]).summary,
+            "The turn ended without assistant text.\n\nThe person interrupted the turn."
+        );
+    }
 
     #[test]
     fn a_turns_goal_is_the_first_line_with_words() {
+        let msg = Some("msg_1");
         assert_eq!(
-            goal(Some("\n  Fix the\tbuild \nthen test"), "msg_1"),
+            goal(Some("\n  Fix the\tbuild \nthen test"), msg, 0),
             "Fix the build"
         );
-        assert_eq!(goal(Some(" \n"), "msg_1"), "Turn at msg_1");
-        assert_eq!(goal(None, "msg_1"), "Turn at msg_1");
-        assert!(goal(Some(&"x".repeat(500)), "msg_1").ends_with('…'));
+        assert_eq!(goal(Some(" \n"), msg, 0), "Turn at msg_1");
+        assert_eq!(goal(None, msg, 0), "Turn at msg_1");
+        assert_eq!(goal(None, None, 0), "Turn at 1970-01-01T00:00:00.000Z");
+        assert!(goal(Some(&"x".repeat(500)), msg, 0).ends_with('…'));
     }
 }

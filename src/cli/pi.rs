@@ -23,6 +23,9 @@ pi started from another session (a subagent of pi's example extension, which
 inherits CTX_SESSION) is a child frame of that session's current frame, popped
 with its transcript when it ends (`ctx pi frame`, `ctx pi finish`). With the
 setting pi.tools = off (`ctx config`), the model is offered no flame_* tool.
+With frame.auto = turns (or all), each person's prompt is a turn frame, closed
+at the agent's end and folded once closed (`ctx pi turn`), and the model is
+offered flame_recall.
 
 The file carries a stamp line. A file that already holds what ctx would write
 is left alone; one an earlier ctx wrote and nobody changed is updated; one that
@@ -114,6 +117,64 @@ pop`).")]
         transcript: Option<PathBuf>,
     },
 
+    /// Open or close the turn frame of a person's prompt (frame.auto = turns or all)
+    #[command(override_usage = "ctx pi turn [OPTIONS] --session <ID> <--start|--end>")]
+    #[command(group(clap::ArgGroup::new("which").required(true).args(["start", "end"])))]
+    #[command(long_about = "\
+Open or close a turn frame: a frame ctx opens by itself at a person's prompt
+and closes at the agent's end of turn, so that a session stays small with a
+model that never calls a ctx tool. ctx's pi extension calls it: --start when a
+person's prompt starts the agent (pi's before_agent_start, after an input event
+whose source is not an extension), --end at pi's agent_end. Nothing happens
+unless frame.auto is turns or all (an --end closes whatever the setting, so
+that no turn is left open), or when the session has no frame of its own.
+
+--start opens one under the session's current frame, with --goal (the prompt's
+first line, cut as session titles are cut) as goal, marked automatic (\"auto\":
+\"turn\" in state.json). It becomes the session's current frame, so a
+flame_push made in the turn goes under it. pi's messages have no ids: the turn
+begins at the time it opened. A turn still open (its end never came: the pi
+process was killed) is closed first; one still waiting for a frame pushed
+inside it (below) opens no new turn: the prompt belongs to it.
+
+--end closes the session's open turn as completed. --messages gives pi's
+messages ({\"messages\": [...]}, the agent_end event's, or the session's: those
+written before the turn's prompt are left out): the summary is the turn's last
+assistant text, then \"The person interrupted the turn.\" (stopReason aborted)
+or the error it ended on, then the bash commands it ran with their exit codes;
+the files its edit and write calls named become its artifacts; its log keeps
+every message and tool output. A turn with no assistant text says so. Messages
+ctx cannot read (not JSON, no message list) do not keep the turn open: it
+closes without them in the log, with one warning. A turn whose explicit frames
+(pushed inside it) still run waits for them: it is left open, and closes at
+the first end of turn after they were popped.
+
+Once closed, `ctx pi messages` folds the turn: every message, text and tool
+call is sent as it was, and the content of each tool result (but flame_*'s)
+becomes a line naming the frame and how to recall it (flame_recall, or `ctx
+frame log <id>`).
+
+Prints the id of the frame opened or closed, or nothing (JSON: {\"version\": 1,
+\"frame\": FRAME or null}, and a \"reason\" when --end closed nothing).")]
+    Turn {
+        #[command(flatten)]
+        session: SessionArg,
+        /// Open a turn for the person's prompt that starts the agent
+        #[arg(long, conflicts_with = "end")]
+        start: bool,
+        /// The turn's goal: the person's prompt
+        #[arg(long, value_name = "TEXT", requires = "start")]
+        goal: Option<String>,
+        /// Close the session's open turn
+        #[arg(long)]
+        end: bool,
+        /// pi's messages, for the turn's summary and log ('-' for stdin)
+        ///
+        /// {"messages": [...]}: the agent_end event's messages, or the session's.
+        #[arg(long, value_name = "PATH", requires = "end")]
+        messages: Option<PathBuf>,
+    },
+
     /// Print the message list a pi session sends to the model, with popped frames folded
     #[command(long_about = "\
 Read the message list pi is about to send to the model for a session (the
@@ -148,9 +209,10 @@ warning on stderr; a document that is no message list is refused (exit 1).")]
     },
 }
 
-/// The session `ctx pi frame` and `ctx pi finish` act on: `--session ID`, as `ctx pi messages`
-/// takes it. The extension of an earlier ctx passes it as the first argument instead, which
-/// still works (hidden from help) so that an extension installed before keeps working.
+/// The session `ctx pi frame`, `ctx pi finish` and `ctx pi turn` act on: `--session ID`, as `ctx
+/// pi messages` takes it. The extension of an earlier ctx passes it as the first argument
+/// instead, which still works (hidden from help) so that an extension installed before keeps
+/// working.
 #[derive(Debug, clap::Args)]
 pub struct SessionArg {
     /// The session (pi_<pi's session id>)

@@ -53,8 +53,10 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
         } => {
             let store = ctx.store()?;
             match start {
-                Some(message) => turn::start(ctx, &store, &session, &message, goal.as_deref()),
-                None => turn::end(ctx, &store, &session, transcript),
+                Some(message) => {
+                    turn::start(ctx, &store, &session, Some(&message), goal.as_deref())
+                }
+                None => turn::end_opencode(ctx, &store, &session, transcript),
             }
         }
         OpencodeCommand::Deleted { session } => deleted(ctx, &ctx.store()?, &session),

@@ -3,7 +3,7 @@
 //! `pi_<pi's session id>`; what it shares with OpenCode's sessions is in `session`.
 
 use super::Context;
-use crate::app::session;
+use crate::app::{session, turn};
 use crate::cli::pi::PiCommand;
 use crate::error::{ExitCode, Result};
 use crate::frame::state::Status;
@@ -48,6 +48,21 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             let store = ctx.store()?;
             let status = status_for(&stop_reason);
             session::finish(ctx, &store, &session, status, summary, transcript)
+        }
+        PiCommand::Turn {
+            session,
+            start,
+            goal,
+            end: _,
+            messages,
+        } => {
+            let session = session.into_id();
+            let store = ctx.store()?;
+            if start {
+                turn::start(ctx, &store, &session, None, goal.as_deref())
+            } else {
+                turn::end_pi(ctx, &store, &session, messages)
+            }
         }
         PiCommand::Messages { session } => crate::app::fold::run_pi(ctx, &session),
     }

@@ -85,6 +85,28 @@ pub trait Shape {
     fn first_text<'v>(&self, _message: &'v mut Value) -> Option<&'v mut Value> {
         None
     }
+
+    /// The message holding the output of `call`, a call of message `at`: `at` itself where a
+    /// call and its output are one part (OpenCode's), the output's own message where it is one
+    /// (pi's `toolResult`); none when the call has no output among the messages.
+    fn output_message(
+        &self,
+        _list: &MessageList<'_>,
+        _views: &[View],
+        at: usize,
+        _call: &Call,
+    ) -> Option<usize> {
+        Some(at)
+    }
+
+    /// Replaces the output of `call` in `message` (the JSON of its [`Shape::output_message`]) by
+    /// what `fold` makes of the output's text (none: it stays); false when nothing changed.
+    fn fold_output(
+        &self,
+        message: &mut Value,
+        call: &Call,
+        fold: &dyn Fn(&str) -> Option<String>,
+    ) -> bool;
 }
 
 /// What [`Shape::set_output`] puts in place of a pop's output.
@@ -133,6 +155,15 @@ impl Shape for OpenCode {
 
     fn first_text<'v>(&self, message: &'v mut Value) -> Option<&'v mut Value> {
         first_text(message)
+    }
+
+    fn fold_output(
+        &self,
+        message: &mut Value,
+        call: &Call,
+        fold: &dyn Fn(&str) -> Option<String>,
+    ) -> bool {
+        turns::fold_part_output(message, call.index, fold)
     }
 }
 

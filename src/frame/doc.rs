@@ -123,6 +123,16 @@ pub enum FinishDoc {
     Nothing(NothingToFinishDoc),
 }
 
+/// What `ctx opencode turn --json` and `ctx pi turn --json` print: the turn frame opened or
+/// closed (`frame: null` when none was, as when `frame.auto` is off), or, when `--end` closed
+/// none, `frame: null` and why.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TurnDoc {
+    Frame(Box<SessionFrameDoc>),
+    Nothing(NothingToFinishDoc),
+}
+
 /// `ctx opencode finish --json` when nothing was popped.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct NothingToFinishDoc {

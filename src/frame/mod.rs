@@ -2,6 +2,7 @@
 //! renderings and log files.
 
 pub mod auto;
+pub mod digest;
 pub mod doc;
 pub mod flame;
 pub mod id;

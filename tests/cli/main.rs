@@ -32,6 +32,7 @@ mod limits;
 mod lock;
 mod paths;
 mod pi;
+mod pi_turns;
 mod planned;
 mod root;
 mod schema;

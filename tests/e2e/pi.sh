@@ -61,12 +61,14 @@ EOF
 
 # run NAME PROJECT SCRIPT PROMPT...: one `pi -p` with a fresh stand-in and request log, the
 # prompts (or slash commands) in turn; prints the log's folder. pi's stdout and stderr go to
-# $work/NAME.out and $work/NAME.err. WINDOW: the model's context window (200000).
+# $work/NAME.out and $work/NAME.err. WINDOW: the model's context window (200000). AGENT: the
+# name of pi's agent folder, where it keeps its sessions (NAME): a later run given the same one
+# can continue a session (`-c`).
 run() {
   local name=$1 project=$2 script=$3
   shift 3
   local requests=$work/requests-$name agent
-  agent=$(agent_dir "$name" "${WINDOW:-200000}")
+  agent=$(agent_dir "${AGENT:-$name}" "${WINDOW:-200000}")
   rm -rf "$requests"
   python3 "$here/mock-llm.py" --strict --port "$MOCK_PORT" --requests "$requests" --script "$script" \
     --max-seconds 300 &
@@ -444,7 +446,104 @@ need('SETX-1999' in sent and '<flame-folded' not in sent, 'the frame\'s work is 
   done
 }
 
-all=(fold log context compaction without_ctx broken_state bad_input commands subagent settings)
+scenario_auto_turns() {
+  echo "scenario auto_turns: with frame.auto = turns, a model that never calls ctx gets each person's turn framed and its outputs folded once it closes, across pi -p and pi -p -c; flame_recall gives them back; with frame.auto off nothing changes"
+  local project plain off first second third turn name
+  # Two person turns, each with a bash call printing about 20 KB, and an answer.
+  { printf '[\n'; big_bash T1A | sed 's/"tools": true,/"tools": true, "when": "PERSON0",/'; printf ',\n'
+    printf '{"tools": true, "reply": "ASSIST0: the first part is done."}\n]\n'; } >"$work/auto-turns-1.json"
+  { printf '[\n'; big_bash T2A | sed 's/"tools": true,/"tools": true, "when": "PERSON1",/'; printf ',\n'
+    printf '{"tools": true, "reply": "ASSIST1: the second part is done."}\n]\n'; } >"$work/auto-turns-2.json"
+  project=$(new_project auto-turns)
+  mkdir -p "$project/.opencode"
+  printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
+  first=$(AGENT=auto-turns run auto-turns-1 "$project" "$work/auto-turns-1.json" "PERSON0: do the first part")
+  [[ $(cat "$work/auto-turns-1.out") == "ASSIST0: the first part is done." ]] || fail "auto_turns: pi answers"
+  turn=$(python3 - "$project/.opencode/flame/state.json" <<'PY'
+import json, sys
+frames = json.load(open(sys.argv[1]))["frames"]
+turns = [f for f in frames.values() if f.get("auto") == "turn"]
+print(turns[0]["sessionID"] if len(turns) == 1 and turns[0]["status"] == "completed" else "")
+PY
+)
+  [[ $turn == fr_* ]] || fail "auto_turns: the first person's prompt is no closed turn frame: $(ctx -C "$project" frame tree)"
+  check "$first" "auto_turns, first turn" "
+need(len(requests) == 2, 'two requests')
+need(all('flame_recall' in r['tools'] for r in requests), 'flame_recall is offered')
+need('T1A-2199' in requests[-1]['all'], 'the running turn\'s own output is sent whole')
+need('ctx folded' not in json.dumps(requests[-1]['messages']), 'nothing is folded while the turn runs')
+"
+  second=$(AGENT=auto-turns run auto-turns-2 "$project" "$work/auto-turns-2.json" -c "PERSON1: do the second part")
+  [[ $(cat "$work/auto-turns-2.out") == "ASSIST1: the second part is done." ]] || fail "auto_turns: pi -c answers"
+  ctx -C "$project" frame tree >"$work/auto-turns.tree"
+  grep -q "✓ PERSON0: do the first part (.*) turn" "$work/auto-turns.tree" \
+    && grep -q "✓ PERSON1: do the second part (.*) turn" "$work/auto-turns.tree" \
+    || fail "auto_turns: each person's turn is a closed turn frame in the tree: $(cat "$work/auto-turns.tree")"
+  [[ $(ctx -C "$project" frame show "$turn" --json | field 'd["frame"]["summary"]') == *"ASSIST0: the first part is done."*"Commands: \`python3"*"(exit 0)" ]] \
+    || fail "auto_turns: the first turn's summary is its answer and its command: $(ctx -C "$project" frame show "$turn")"
+  ctx -C "$project" frame log "$turn" | grep -q "T1A-2199" || fail "auto_turns: ctx frame log gives the first turn's output back"
+  check "$second" "auto_turns, second turn" "
+need(len(requests) == 2, 'two requests')
+for r in requests:
+    need('T1A-1000' not in r['all'] and 'T1A-2199' not in r['all'], 'the first turn\'s output is folded in ' + r['file'])
+    need('into the log of frame $turn: flame_recall with id $turn' in r['all'], 'the placeholder names the frame and flame_recall')
+    for words in ['PERSON0: do the first part', 'ASSIST0: the first part is done.', 'PERSON1: do the second part']:
+        need(words in r['all'], words + ' is sent word for word')
+    need('flame_recall' in r['tools'], 'flame_recall is offered')
+need('T2A-2199' in requests[-1]['all'], 'the running turn\'s own output is sent whole')
+need(requests[1]['messages'][:len(requests[0]['messages'])] == requests[0]['messages'], 'the second request starts with the first')
+"
+  printf '[\n{"tools": true, "when": "PERSON2", "tool_calls": [{"name": "flame_recall", "arguments": {"id": "%s"}}]},\n{"tools": true, "reply": "ASSIST2: recalled."}\n]\n' "$turn" >"$work/auto-turns-3.json"
+  third=$(AGENT=auto-turns run auto-turns-3 "$project" "$work/auto-turns-3.json" -c "PERSON2: what did the first part print?")
+  check "$third" "auto_turns, recall" "
+need(len(requests) == 2, 'two requests')
+need('T1A-2199' in requests[-1]['all'], 'flame_recall gave the first turn\'s output back')
+need('T2A-2199' not in requests[-1]['all'], 'the second turn\'s output is folded')
+for words in ['ASSIST0: the first part is done.', 'ASSIST1: the second part is done.', 'PERSON2: what did the first part print?']:
+    need(words in requests[-1]['all'], words + ' is sent word for word')
+"
+  # frame.auto off (the default), and plain pi without ctx, on the same two prompts: no turn
+  # frame, no flame_recall, and every request as plain pi sends it but for ctx's own frame
+  # context message.
+  for name in off plain; do
+    if [[ $name == plain ]]; then project=$(PLAIN=1 new_project auto-turns-plain); else project=$(new_project auto-turns-off); fi
+    AGENT=auto-turns-$name run "auto-turns-$name-1" "$project" "$work/auto-turns-1.json" "PERSON0: do the first part" >/dev/null
+    AGENT=auto-turns-$name run "auto-turns-$name-2" "$project" "$work/auto-turns-2.json" -c "PERSON1: do the second part" >/dev/null
+    [[ ! -e $project/.opencode/flame/state.json ]] || ! grep -q '"auto"' "$project/.opencode/flame/state.json" \
+      || fail "auto_turns: frame.auto off opened a turn frame"
+  done
+  python3 - "$work" <<'PY' || fail "auto_turns: with frame.auto off, a request differs from plain pi's"
+import glob, json, sys
+work = sys.argv[1]
+def requests(name):
+    out = []
+    for run in (1, 2):
+        for path in sorted(glob.glob(f"{work}/requests-auto-turns-{name}-{run}/[0-9]*[0-9].json")):
+            body = json.load(open(path))
+            # ctx's frame context (a custom message, sent as a user one) is ctx's, not a change.
+            messages = [m for m in body["messages"] if m["role"] != "system"
+                        and not json.dumps(m.get("content")).startswith('[{"type": "text", "text": "<flame-context')]
+            tools = [t["function"]["name"] for t in body.get("tools") or []]
+            out.append((messages, tools))
+    return out
+off, plain = requests("off"), requests("plain")
+assert len(off) == len(plain) == 4, (len(off), len(plain))
+for (a, tools), (b, _) in zip(off, plain):
+    assert a == b, (a, b)
+    assert "flame_recall" not in tools, tools
+assert "T1A-2199" in json.dumps(off[-1][0]), "the first turn's output is sent whole"
+PY
+  python3 - "$work" <<'PY'
+import glob, json, sys
+def last(name):
+    body = json.load(open(sorted(glob.glob(f"{sys.argv[1]}/requests-{name}/[0-9]*[0-9].json"))[-1]))
+    return len(json.dumps([m for m in body["messages"] if m["role"] != "system"], ensure_ascii=False))
+print(f"  the second process's last request: {last('auto-turns-2')} characters of messages with turn frames, "
+      f"{last('auto-turns-off-2')} with frame.auto off")
+PY
+}
+
+all=(fold log context compaction without_ctx broken_state bad_input commands subagent settings auto_turns)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

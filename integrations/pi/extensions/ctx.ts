@@ -20,6 +20,12 @@
 //                               recorded on the session's frame
 //   session_start               CTX_SESSION for the model's shell: `ctx frame …` run through
 //                               bash acts for this session
+//   input, before_agent_start,  with frame.auto = turns or all (ctx config frame.auto, read once
+//   agent_end                   at load): a person's prompt (an input whose source is not an
+//                               extension) opens a turn frame before the agent starts (ctx pi turn
+//                               --start), and the agent's end closes it with the turn's messages
+//                               (ctx pi turn --end --messages -); tool flame_recall (ctx frame
+//                               log) gives back a folded turn's outputs. Not in a subagent's pi.
 //   a pi started by another     (pi's example subagent extension runs `pi -p` processes, which
 //   session's pi                inherit CTX_SESSION): its frame is a child of that session's
 //                               current frame from its first request (ctx pi frame
@@ -258,6 +264,9 @@ export default async function (pi: ExtensionAPI) {
   // pi.tools = "off" (`ctx config`) offers the model no flame_* tool; the commands, the frame
   // context and the fold go on. A ctx that cannot say leaves them on, as the OpenCode plugin does.
   const toolsOn = (await run(["config", "pi.tools"])).stdout.trim() !== "off";
+  // frame.auto = turns or all: a frame per person's prompt (below). Read once: a person changing
+  // it restarts pi (or /reload), as for pi.tools.
+  const autoTurns = ["turns", "all"].includes((await run(["config", "frame.auto"])).stdout.trim());
 
   // Every tool answers with text; nothing it meets may throw into pi's turn.
   const define = (
@@ -302,6 +311,18 @@ export default async function (pi: ExtensionAPI) {
     }),
     ({ status, summary }, session, call, ctx) => pop(ctx, session, status, summary, call),
   );
+  if (autoTurns) {
+    define(
+      "flame_recall",
+      "Give back what a folded frame's log keeps: every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). Use it when an output replaced by \"[ctx folded this output … into the log of frame <id> …]\" is needed again.",
+      Type.Object({ id: id("The frame named in the folded output") }),
+      async ({ id: frame }) => {
+        const result = await run(["frame", "log", "--", frame]);
+        if (!result.ok) return refusal(result);
+        return result.stdout.trimEnd() || "(the log is empty)";
+      },
+    );
+  }
   define(
     "flame_status",
     "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
@@ -525,14 +546,79 @@ export default async function (pi: ExtensionAPI) {
     return undefined;
   };
 
+  // ---- turn frames (frame.auto) ------------------------------------------------------------------
+
+  // The words of the person's prompt about to start the agent, as typed (before pi expands a
+  // skill or template); undefined when the prompt is not a person's: pi's input event says who
+  // sent it ("extension" for pi.sendUserMessage, as /pop without a summary sends one).
+  let personPrompt: string | undefined;
+  pi.on("input", async (event: any) => {
+    personPrompt = event?.source === "extension" ? undefined : String(event?.text ?? "");
+  });
+
+  // One session's turn calls run one after the other: an end of turn and the next prompt's start
+  // must not cross.
+  const turnOrder = new Map<string, Promise<unknown>>();
+  const inTurnOrder = <T>(session: string, job: () => Promise<T>): Promise<T> => {
+    const next = (turnOrder.get(session) ?? Promise.resolve()).then(job, job);
+    turnOrder.set(session, next.catch(() => {}));
+    return next;
+  };
+  // The messages of the session's runs since its turn opened (agent_end's, run after run: a turn
+  // that waits for a frame pushed in it spans several), for the turn's summary and log.
+  const turnMessages = new Map<string, any[]>();
+  const turnCall = async (args: string[], input?: string) => {
+    const result = await run(args, input);
+    for (const line of result.stderr.split("\n")) if (line.trim()) log(`ctx pi turn: ${line.trim()}`);
+    if (!result.ok) return undefined;
+    try {
+      return JSON.parse(result.stdout);
+    } catch {
+      log("ctx pi turn printed no JSON");
+      return undefined;
+    }
+  };
+  // A person's prompt starts the agent: its turn opens (after the frame context is made, which
+  // stays the session's own, so that it is not sent again for every turn).
+  const startTurn = (session: string, prompt: string) =>
+    inTurnOrder(session, async () => {
+      const doc = await turnCall(["pi", "turn", `--session=${session}`, "--start", "--json", `--goal=${prompt}`]);
+      if (doc?.frame) turnMessages.set(session, []);
+    });
+  const endTurn = (session: string, messages: any[]) =>
+    inTurnOrder(session, async () => {
+      const held = [...(turnMessages.get(session) ?? []), ...messages];
+      turnMessages.set(session, held);
+      const doc = await turnCall(
+        ["pi", "turn", `--session=${session}`, "--end", "--json", "--messages", "-"],
+        JSON.stringify({ messages: held }),
+      );
+      // Kept only for a turn that waits for a frame pushed in it: its next end needs them too.
+      if (!/waits/.test(doc?.reason ?? "")) turnMessages.delete(session);
+    });
+
+  pi.on("agent_end", async (event: any, ctx) => {
+    bind(ctx);
+    const session = sessionOf(ctx);
+    if (!autoTurns || !session || (parent && parent !== session)) return;
+    await endTurn(session, Array.isArray(event?.messages) ? event.messages : []);
+  });
+
   pi.on("before_agent_start", async (event, ctx) => {
     bind(ctx);
-    if (!goal && typeof event.prompt === "string") goal = event.prompt.trim().split("\n")[0] ?? "";
+    const prompt = typeof event.prompt === "string" ? event.prompt : "";
+    if (!goal) goal = prompt.trim().split("\n")[0] ?? "";
     const session = sessionOf(ctx);
+    const person = personPrompt;
+    personPrompt = undefined;
     if (!session) return;
-    // A subagent's first request already carries its own frame.
-    if (parent && parent !== session) await ensureFrame(session);
+    const subagent = Boolean(parent && parent !== session);
+    const turn = autoTurns && person !== undefined && !subagent;
+    // A subagent's first request already carries its own frame; a turn opens under the
+    // session's.
+    if (subagent || turn) await ensureFrame(session);
     const xml = await render(session);
+    if (turn) await startTurn(session, person || prompt);
     if (!xml) return;
     // A context saying what the latest one the model was sent says is not added again.
     if ((inView === undefined ? lastContext(ctx) : inViewWhole) === xml) return;

@@ -150,6 +150,39 @@ fn content_text(content: Option<&RawValue>) -> String {
     out
 }
 
+/// The `toolResult` message answering `call`, a call of message `at`: after it, paired with it,
+/// with its call id.
+fn result_of(list: &MessageList<'_>, views: &[View], at: usize, call: &Call) -> Option<usize> {
+    let id = call.call.as_deref()?;
+    let messages = list.messages();
+    (at + 1..messages.len()).find(|&j| {
+        views[j].answers == Some(at)
+            && pick(messages[j].raw(), &["toolCallId"])
+                .is_some_and(|f| string(f[0]).as_deref() == Some(id))
+    })
+}
+
+/// The text of a tool result's `content`, as a fold counts it: a string, or its text blocks
+/// joined by lines, any other block (an image) counted as its JSON.
+fn result_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(|block| match block.get("type").and_then(Value::as_str) {
+                Some("text") => block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                _ => block.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
 impl Shape for Pi {
     fn views(&self, list: &MessageList<'_>) -> Vec<View> {
         let mut views: Vec<View> = Vec::with_capacity(list.messages().len());
@@ -239,15 +272,7 @@ impl Shape for Pi {
         let Some(made) = views[at].calls.iter().find(|c| c.index == call) else {
             return false;
         };
-        let Some(id) = made.call.as_deref() else {
-            return false;
-        };
-        let output = (at + 1..messages.len()).find(|&j| {
-            views[j].answers == Some(at)
-                && pick(messages[j].raw(), &["toolCallId"])
-                    .is_some_and(|f| string(f[0]).as_deref() == Some(id))
-        });
-        let Some(output) = output else {
+        let Some(output) = result_of(list, views, at, made) else {
             return false;
         };
         let Ok(mut result) = serde_json::from_str::<Value>(messages[output].raw()) else {
@@ -293,6 +318,32 @@ impl Shape for Pi {
         true
     }
 
+    fn output_message(
+        &self,
+        list: &MessageList<'_>,
+        views: &[View],
+        at: usize,
+        call: &Call,
+    ) -> Option<usize> {
+        result_of(list, views, at, call)
+    }
+
+    fn fold_output(
+        &self,
+        message: &mut Value,
+        _call: &Call,
+        fold: &dyn Fn(&str) -> Option<String>,
+    ) -> bool {
+        let Some(content) = message.get("content") else {
+            return false;
+        };
+        let Some(folded) = fold(&result_text(content)) else {
+            return false;
+        };
+        message["content"] = json!([{ "type": "text", "text": folded }]);
+        true
+    }
+
     fn anchors_after_prompts(&self) -> bool {
         // ctx's extension adds the frame context after each prompt itself (pi's
         // before_agent_start message), and pi stores it there: sent again unchanged every turn.
@@ -304,6 +355,7 @@ impl Shape for Pi {
 mod tests {
     use super::*;
     use crate::compact::fold::tests::popped as popped_at;
+    use crate::compact::fold::turns::{Turn, placeholder};
     use crate::compact::fold::{Popped, fold_with};
     use crate::frame::span::Mark;
 
@@ -567,12 +619,14 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Whatever the spans (by call, by time, nested, crossing, reversed, gone) and anchors,
-        /// folding pi's messages never panics and never separates a call from its result.
+        /// Whatever the spans (by call, by time, nested, crossing, reversed, gone), the closed
+        /// turns and the anchors, folding pi's messages never panics and never separates a call
+        /// from its result.
         #[test]
         fn calls_and_results_stay_paired(
             turns in proptest::collection::vec(proptest::option::of(0u8..3), 1..25),
             spans in proptest::collection::vec((0usize..30, 0usize..30, proptest::bool::ANY, proptest::bool::ANY), 0..5),
+            closed in proptest::collection::vec((0i64..300, 0i64..300), 0..4),
             keep_user in proptest::bool::ANY,
         ) {
             let text = session_of(&turns);
@@ -592,7 +646,18 @@ mod tests {
                     popped_at(&format!("fr_{n}"), mark(open, a), mark(close, b), &format!("ENTRY {n}"))
                 })
                 .collect();
-            let folding = fold_with(&Pi, &parsed.list, &popped, keep_user);
+            let mut folding = fold_with(&Pi, &parsed.list, &popped, keep_user);
+            let closed: Vec<Turn> = closed
+                .iter()
+                .enumerate()
+                .map(|(n, &(open, close))| Turn {
+                    id: format!("fr_t{n}"),
+                    start: None,
+                    opened_at: open,
+                    closed_at: close,
+                })
+                .collect();
+            folding.fold_turns(&closed);
             let anchors: Vec<crate::compact::fold::Anchor> = folding
                 .needs_context(&[])
                 .map(|(_, after)| crate::compact::fold::Anchor {
@@ -848,5 +913,96 @@ mod tests {
         let parsed = parse(text).unwrap();
         let ids: Vec<&str> = parsed.list.messages().iter().map(|m| m.id()).collect();
         assert_eq!(ids, ["user:1", "user:1#2"]);
+    }
+
+    /// What is sent of `text` with the closed turns `turns` folded, and no popped frame.
+    fn with_turns(text: &str, turns: &[Turn]) -> Vec<Value> {
+        let parsed = parse(text).unwrap();
+        let mut folding = fold_with(&Pi, &parsed.list, &[], false);
+        folding.fold_turns(turns);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        out["messages"].as_array().unwrap().clone()
+    }
+
+    fn closed_turn(opened_at: i64, closed_at: i64) -> Turn {
+        Turn {
+            id: "fr_turn".into(),
+            start: None,
+            opened_at,
+            closed_at,
+        }
+    }
+
+    /// Two person turns: the first (prompt at 100, opened at 105, closed at 150) runs bash (c1,
+    /// with text beside it), then flame_status (c2) and answers; the second (prompt at 200) runs
+    /// bash (c3).
+    fn two_turns() -> String {
+        json!({"messages": [
+            {"role": "user", "content": [{"type": "text", "text": "PERSON0: build"}], "timestamp": 100},
+            {"role": "custom", "customType": "ctx", "content": "<flame-context/>", "display": false,
+                "timestamp": 106},
+            {"role": "assistant", "content": [{"type": "text", "text": "Building."},
+                {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "make"}}],
+                "stopReason": "toolUse", "timestamp": 110},
+            {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                "content": [{"type": "text", "text": "BIG ONE"}], "details": {"x": 1},
+                "isError": true, "timestamp": 111},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c2", "name": "flame_status",
+                "arguments": {}}], "stopReason": "toolUse", "timestamp": 120},
+            {"role": "toolResult", "toolCallId": "c2", "toolName": "flame_status",
+                "content": [{"type": "text", "text": "TREE"}], "isError": false, "timestamp": 121},
+            {"role": "assistant", "content": [{"type": "text", "text": "ASSIST0: built"}],
+                "stopReason": "stop", "timestamp": 130},
+            {"role": "user", "content": [{"type": "text", "text": "PERSON1: test"}], "timestamp": 200},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c3", "name": "bash",
+                "arguments": {"command": "make test"}}], "stopReason": "toolUse", "timestamp": 210},
+            {"role": "toolResult", "toolCallId": "c3", "toolName": "bash",
+                "content": "BIG TWO", "isError": false, "timestamp": 211},
+        ]})
+        .to_string()
+    }
+
+    #[test]
+    fn a_closed_turn_replaces_only_its_results_content_and_keeps_every_message() {
+        let text = two_turns();
+        let given: Value = serde_json::from_str(&text).unwrap();
+        let given = given["messages"].as_array().unwrap().clone();
+        let out = with_turns(&text, &[closed_turn(105, 150)]);
+        assert_eq!(out.len(), given.len());
+        // Everything but c1's result, byte for byte: the texts, the calls, flame_status's
+        // result, the running turn.
+        for i in (0..given.len()).filter(|&i| i != 3) {
+            assert_eq!(out[i], given[i], "message {i}");
+        }
+        let mut folded = given[3].clone();
+        folded["content"] = json!([{"type": "text", "text": placeholder("fr_turn", 7)}]);
+        assert_eq!(out[3], folded);
+        assert_eq!(pairing_error(&out), None);
+        // Folded twice, it is the same.
+        let again = json!({ "messages": out }).to_string();
+        assert_eq!(with_turns(&again, &[closed_turn(105, 150)]), out);
+    }
+
+    #[test]
+    fn a_turn_spans_the_messages_written_while_it_ran() {
+        let text = two_turns();
+        let output = |out: &[Value], i: usize| out[i]["content"].to_string();
+        // Closed before its second call ran: only the first result is the turn's.
+        let out = with_turns(&text, &[closed_turn(105, 115)]);
+        assert!(output(&out, 3).contains("ctx folded"));
+        assert!(output(&out, 9).contains("BIG TWO"));
+        // The second turn, once closed, folds its own result: a string content too.
+        let out = with_turns(&text, &[closed_turn(105, 150), closed_turn(205, 250)]);
+        assert_eq!(
+            out[9]["content"],
+            json!([{"type": "text", "text": placeholder("fr_turn", 7)}])
+        );
+        // A turn nothing was written in (its prompt's work is not among the messages) folds
+        // nothing, not even the next turn's messages.
+        let given: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            json!(with_turns(&text, &[closed_turn(140, 150)])),
+            given["messages"]
+        );
     }
 }

@@ -1,21 +1,27 @@
-//! The fold of closed turn frames (`frame.auto = turns`) in OpenCode's message list: a turn's
-//! span, from the person's message that opened it up to the next person's message (or the first
-//! message written after the turn closed), keeps every message and every text, word for word,
-//! and each tool call with its input; only the outputs of its completed calls are replaced by a
-//! short placeholder naming the frame whose log keeps them and how to recall them. OpenCode's
-//! strict stand-in accepted exactly this rewrite ("placeholder", autoframes.md §1.4): calls and
-//! results stay paired, as each call and its result are one part.
+//! The fold of closed turn frames (`frame.auto = turns`) in an agent's message list (OpenCode's,
+//! pi's): a turn's span, from the person's message that opened it up to the next person's message
+//! (or the first message written after the turn closed), keeps every message and every text,
+//! word for word, and each tool call with its input; only the outputs of its completed calls
+//! are replaced by a short placeholder naming the frame whose log keeps them and how to recall
+//! them. The strict stand-ins accepted exactly this rewrite ("placeholder", autoframes.md §1.4
+//! and §2): nothing is dropped, so calls and results stay paired, in OpenCode where a call and
+//! its result are one part as in pi where the result is a `toolResult` message of its own.
 //!
-//! A span is found by the id of its person's message; one whose message is gone (compacted, or
-//! taken by another plugin) is left as it is. Messages an explicit frame's fold dropped stay
-//! dropped, and `flame_*` outputs (fold entries among them) are never replaced.
+//! A span is found by the id of its person's message (OpenCode); one whose message is gone
+//! (compacted, or taken by another plugin) is left as it is. pi's messages have no ids: there
+//! the span is the messages written between the turn's open and its close. Messages an explicit
+//! frame's fold dropped stay dropped, and `flame_*` outputs (fold entries among them) are never
+//! replaced.
 //!
-//! A closed todo frame (`frame.auto = todos`) folds the same way, over the calls made between the
-//! `todowrite` call that set its item in progress and the one that ended it, both kept whole: the
-//! calls of a message made before the opening call, or after the closing one, are another item's.
-//! Todo spans fold before turns, so an output of both names the item's smaller log. An item whose
-//! opening call is gone is left as it is; one closed by its turn's end (no closing call) folds
-//! with the turn.
+//! A closed todo frame (`frame.auto = todos`, OpenCode) folds the same way, over the calls made
+//! between the `todowrite` call that set its item in progress and the one that ended it, both
+//! kept whole: the calls of a message made before the opening call, or after the closing one, are
+//! another item's. Todo spans fold before turns, so an output of both names the item's smaller
+//! log. An item whose opening call is gone is left as it is; one closed by its turn's end (no
+//! closing call) folds with the turn.
+
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -30,8 +36,11 @@ pub(crate) const PLACEHOLDER_START: &str = "[ctx folded this output";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turn {
     pub id: String,
-    /// The id of the person's message that opened it.
-    pub start: String,
+    /// The id of the person's message that opened it; none where the agent's messages have no
+    /// ids (pi), and the turn begins with the first message written from `opened_at` on.
+    pub start: Option<String>,
+    /// When it opened (epoch ms).
+    pub opened_at: i64,
     /// When it closed (epoch ms): a message written later is not the turn's.
     pub closed_at: i64,
 }
@@ -63,68 +72,69 @@ pub fn placeholder(id: &str, chars: usize) -> String {
     )
 }
 
-/// The messages of `turn`'s span, by index: from its person's message up to (not including) the
-/// next person's message or the first message written after it closed.
+/// The text of an output already folded is left as it is: not folded twice.
+pub fn is_placeholder(output: &str) -> bool {
+    output.starts_with(PLACEHOLDER_START)
+}
+
+/// The messages of `turn`'s span, by index: from its person's message (else its first message
+/// written in it) up to (not including) the next person's message or the first message written
+/// after it closed.
 fn span(views: &[View], ids: &[&str], turn: &Turn) -> Option<std::ops::Range<usize>> {
-    let start = ids.iter().position(|id| *id == turn.start)?;
+    let start = match &turn.start {
+        Some(message) => ids.iter().position(|id| id == message)?,
+        None => {
+            let first = views
+                .iter()
+                .position(|v| v.created.is_some_and(|t| t >= turn.opened_at))?;
+            // Nothing written while it ran: the first message after it is another turn's.
+            views[first].created.filter(|&t| t <= turn.closed_at)?;
+            first
+        }
+    };
     let end = (start + 1..views.len())
         .find(|&i| views[i].person || views[i].created.is_some_and(|t| t > turn.closed_at))
         .unwrap_or(views.len());
     Some(start..end)
 }
 
-/// Replaces the outputs of the completed calls of `message` but `flame_*`'s, among its parts
-/// `within`; false when none was replaced.
-fn fold_outputs(message: &mut Value, id: &str, within: std::ops::Range<usize>) -> bool {
-    let Some(parts) = message.get_mut("parts").and_then(Value::as_array_mut) else {
+/// Replaces the output of the tool part at `index` of OpenCode's `message` by what `fold` makes
+/// of it, when the call completed and OpenCode does not already send it compacted; false when
+/// nothing changed.
+pub(super) fn fold_part_output(
+    message: &mut Value,
+    index: usize,
+    fold: &dyn Fn(&str) -> Option<String>,
+) -> bool {
+    let Some(state) = message
+        .get_mut("parts")
+        .and_then(|p| p.get_mut(index))
+        .and_then(|p| p.get_mut("state"))
+        .and_then(Value::as_object_mut)
+    else {
         return false;
     };
-    let mut changed = false;
-    for (_, part) in parts
-        .iter_mut()
-        .enumerate()
-        .filter(|(i, _)| within.contains(i))
-    {
-        if part.get("type").and_then(Value::as_str) != Some("tool") {
-            continue;
-        }
-        if part
-            .get("tool")
-            .and_then(Value::as_str)
-            .is_some_and(|t| t.starts_with("flame_"))
-        {
-            continue;
-        }
-        let Some(state) = part.get_mut("state").and_then(Value::as_object_mut) else {
-            continue;
-        };
-        if state.get("status").and_then(Value::as_str) != Some("completed") {
-            continue;
-        }
-        // OpenCode already sends a compacted output as a line of its own.
-        if state
-            .get("time")
-            .and_then(|t| t.get("compacted"))
-            .is_some_and(|c| !c.is_null())
-        {
-            continue;
-        }
-        let Some(output) = state.get("output").and_then(Value::as_str) else {
-            continue;
-        };
-        if output.starts_with(PLACEHOLDER_START) {
-            continue;
-        }
-        let folded = placeholder(id, output.chars().count());
-        state.insert("output".into(), Value::String(folded));
-        // The tool's metadata repeats parts of the output (bash's preview); it is not the
-        // model's, and goes with the output.
-        if state.contains_key("metadata") {
-            state.insert("metadata".into(), Value::Object(serde_json::Map::new()));
-        }
-        changed = true;
+    if state.get("status").and_then(Value::as_str) != Some("completed") {
+        return false;
     }
-    changed
+    // OpenCode already sends a compacted output as a line of its own.
+    if state
+        .get("time")
+        .and_then(|t| t.get("compacted"))
+        .is_some_and(|c| !c.is_null())
+    {
+        return false;
+    }
+    let Some(folded) = state.get("output").and_then(Value::as_str).and_then(fold) else {
+        return false;
+    };
+    state.insert("output".into(), Value::String(folded));
+    // The tool's metadata repeats parts of the output (bash's preview); it is not the model's,
+    // and goes with the output.
+    if state.contains_key("metadata") {
+        state.insert("metadata".into(), Value::Object(serde_json::Map::new()));
+    }
+    true
 }
 
 /// Where a call is: its message's index and its part's.
@@ -145,18 +155,58 @@ fn find_call(
 impl Folding<'_, '_> {
     /// Folds the spans of `turns`, closed turn frames of the session, into what is sent.
     pub fn fold_turns(&mut self, turns: &[Turn]) {
-        let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
+        let (shape, list) = (self.shape, self.list);
+        let messages = list.messages();
+        let ids: Vec<&str> = messages.iter().map(|m| m.id()).collect();
+        // The messages holding outputs of the spans, as they will be sent, and those of them
+        // where an output was replaced.
+        let mut read: BTreeMap<usize, Value> = BTreeMap::new();
+        let mut folded: BTreeSet<usize> = BTreeSet::new();
         for turn in turns {
             let Some(range) = span(&self.views, &ids, turn) else {
                 continue;
             };
+            let fold = |output: &str| {
+                (!is_placeholder(output)).then(|| placeholder(&turn.id, output.chars().count()))
+            };
             for i in range {
-                self.fold_message(i, &turn.id, 0..usize::MAX);
+                if self.edits.messages[i] == Edit::Drop {
+                    continue;
+                }
+                for call in &self.views[i].calls {
+                    if !call.completed || call.tool.starts_with("flame_") {
+                        continue;
+                    }
+                    let Some(at) = shape.output_message(list, &self.views, i, call) else {
+                        continue;
+                    };
+                    let message = match read.entry(at) {
+                        Entry::Occupied(held) => held.into_mut(),
+                        Entry::Vacant(slot) => {
+                            let text = match &self.edits.messages[at] {
+                                Edit::Drop => continue,
+                                Edit::Keep => messages[at].raw(),
+                                Edit::Replace(text) => text.as_str(),
+                            };
+                            let Ok(value) = serde_json::from_str::<Value>(text) else {
+                                continue;
+                            };
+                            slot.insert(value)
+                        }
+                    };
+                    if shape.fold_output(message, call, &fold) {
+                        folded.insert(at);
+                    }
+                }
             }
+        }
+        for at in folded {
+            self.edits.messages[at] = Edit::Replace(read[&at].to_string());
         }
     }
 
-    /// Folds the spans of `todos`, closed todo frames of the session, into what is sent.
+    /// Folds the spans of `todos`, closed todo frames of the session (OpenCode's), into what is
+    /// sent.
     pub fn fold_todos(&mut self, todos: &[Todo]) {
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
         for todo in todos {
@@ -169,10 +219,20 @@ impl Folding<'_, '_> {
             if close <= open {
                 continue;
             }
+            let fold = |output: &str| {
+                (!is_placeholder(output)).then(|| placeholder(&todo.id, output.chars().count()))
+            };
             for i in open.0..=close.0 {
-                let from = if i == open.0 { open.1 + 1 } else { 0 };
-                let to = if i == close.0 { close.1 } else { usize::MAX };
-                self.fold_message(i, &todo.id, from..to);
+                let within = |part: usize| {
+                    (i != open.0 || part > open.1) && (i != close.0 || part < close.1)
+                };
+                let parts: Vec<usize> = self.views[i]
+                    .calls
+                    .iter()
+                    .filter(|c| c.completed && !c.tool.starts_with("flame_") && within(c.index))
+                    .map(|c| c.index)
+                    .collect();
+                self.fold_parts(i, &parts, &fold);
             }
         }
     }
@@ -206,38 +266,26 @@ impl Folding<'_, '_> {
         let Some((_, older)) = calls.split_last() else {
             return;
         };
+        let fold =
+            |output: &str| (!is_placeholder(output)).then(|| superseded(output.chars().count()));
         for &(i, part) in older.iter().filter(|&&at| at <= until) {
-            let Some(mut value) = self.edited(i) else {
-                continue;
-            };
-            let output = value
-                .pointer_mut(&format!("/parts/{part}/state/output"))
-                .filter(|o| {
-                    o.as_str()
-                        .is_some_and(|o| !o.starts_with(PLACEHOLDER_START))
-                });
-            if let Some(output) = output {
-                let chars = output.as_str().map_or(0, |o| o.chars().count());
-                *output = Value::String(superseded(chars));
-                self.edits.messages[i] = Edit::Replace(value.to_string());
-            }
+            self.fold_parts(i, &[part], &fold);
         }
     }
 
-    /// Replaces the outputs of message `i`'s completed calls among its parts `within` with
-    /// placeholders naming frame `id`.
-    fn fold_message(&mut self, i: usize, id: &str, within: std::ops::Range<usize>) {
-        let has_output = self.views[i]
-            .calls
-            .iter()
-            .any(|c| c.completed && !c.tool.starts_with("flame_") && within.contains(&c.index));
-        if !has_output {
+    /// Folds the outputs of OpenCode message `i`'s tool parts `parts` by `fold`.
+    fn fold_parts(&mut self, i: usize, parts: &[usize], fold: &dyn Fn(&str) -> Option<String>) {
+        if parts.is_empty() {
             return;
         }
         let Some(mut value) = self.edited(i) else {
             return;
         };
-        if fold_outputs(&mut value, id, within) {
+        let mut changed = false;
+        for &part in parts {
+            changed |= fold_part_output(&mut value, part, fold);
+        }
+        if changed {
             self.edits.messages[i] = Edit::Replace(value.to_string());
         }
     }
@@ -278,7 +326,8 @@ mod tests {
     fn turn(start: &str, closed_at: i64) -> Turn {
         Turn {
             id: "fr_turn1".into(),
-            start: start.into(),
+            start: Some(start.into()),
+            opened_at: 0,
             closed_at,
         }
     }

@@ -1,6 +1,9 @@
-//! pi (pi-coding-agent): where it keeps its files, one answer for every command that looks.
+//! pi (pi-coding-agent): where it keeps its files, one answer for every command that looks, and
+//! what its messages say of a person's turn (`turn`).
 
 use std::path::PathBuf;
+
+pub mod turn;
 
 /// pi's agent folder, where it finds global extensions and writes its sessions:
 /// `$PI_CODING_AGENT_DIR` (a leading `~` meaning the home folder, as pi reads it), else
