@@ -58,8 +58,32 @@ pub struct Todo {
 /// list the call was given, which its input still holds, and the later call holds the whole list.
 pub fn superseded(chars: usize) -> String {
     format!(
-        "{PLACEHOLDER_START} ({chars} characters): it repeated this call's list, and a later \
-         todowrite call holds the whole list]"
+        "{PLACEHOLDER_START} ({chars} characters): it repeated this call's list; this call's \
+         input keeps the items it changed, and a later todowrite call holds the whole list]"
+    )
+}
+
+/// The items of a `todowrite` input list that differ from the list before it (`previous`): new
+/// ones, and those whose fields changed. `None` when the list dropped an item, which a list of
+/// changes cannot say: the input then stays whole.
+fn changed_items(list: &[Value], previous: &[Value]) -> Option<Vec<Value>> {
+    let content = |item: &Value| {
+        item.get("content")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let dropped = previous
+        .iter()
+        .filter_map(content)
+        .any(|c| !list.iter().any(|item| content(item).as_deref() == Some(&c)));
+    if dropped {
+        return None;
+    }
+    Some(
+        list.iter()
+            .filter(|item| !previous.contains(item))
+            .cloned()
+            .collect(),
     )
 }
 
@@ -268,8 +292,32 @@ impl Folding<'_, '_> {
         };
         let fold =
             |output: &str| (!is_placeholder(output)).then(|| superseded(output.chars().count()));
-        for &(i, part) in older.iter().filter(|&&at| at <= until) {
-            self.fold_parts(i, &[part], &fold);
+        // Each list as the model wrote it, to tell what a call changed.
+        let lists: Vec<Vec<Value>> = calls
+            .iter()
+            .map(|&(i, part)| {
+                let value: Value =
+                    serde_json::from_str(self.list.messages()[i].raw()).unwrap_or_default();
+                value
+                    .pointer(&format!("/parts/{part}/state/input/todos"))
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        for (n, &(i, part)) in older.iter().enumerate().filter(|(_, at)| **at <= until) {
+            let Some(mut value) = self.edited(i) else {
+                continue;
+            };
+            if !fold_part_output(&mut value, part, &fold) {
+                continue;
+            }
+            let previous = n.checked_sub(1).map_or(&[][..], |p| &lists[p][..]);
+            let input = value.pointer_mut(&format!("/parts/{part}/state/input/todos"));
+            if let (Some(input), Some(changed)) = (input, changed_items(&lists[n], previous)) {
+                *input = Value::Array(changed);
+            }
+            self.edits.messages[i] = Edit::Replace(value.to_string());
         }
     }
 
@@ -534,6 +582,77 @@ mod tests {
                 "LIST-FOUR".into()
             ]
         );
+    }
+
+    #[test]
+    fn a_folded_lists_input_keeps_the_items_its_call_changed() {
+        let item = |content: &str, status: &str| json!({"content": content, "status": status, "priority": "high"});
+        let list = |id: &str, call: &str, todos: Value| {
+            json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
+                            "time": {"created": 11}},
+                   "parts": [{"type": "tool", "tool": "todowrite", "callID": call,
+                              "state": {"status": "completed", "input": {"todos": todos},
+                                        "output": todos.to_string()}}]})
+        };
+        let z = item("Z", "pending");
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            list(
+                "msg_2",
+                "c1",
+                json!([item("A", "in_progress"), item("B", "pending"), z]),
+            ),
+            list(
+                "msg_3",
+                "c2",
+                json!([item("A", "completed"), item("B", "in_progress"), z]),
+            ),
+            // B dropped: a list of changes cannot say so.
+            list(
+                "msg_4",
+                "c3",
+                json!([item("A", "completed"), item("C", "in_progress"), z]),
+            ),
+            list(
+                "msg_5",
+                "c4",
+                json!([item("A", "completed"), item("C", "completed"), z]),
+            ),
+        ];
+        let text = json!({ "messages": messages }).to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let todo = |open: (&str, &str), close: (&str, &str)| Todo {
+            id: "fr_item".into(),
+            open: (open.0.into(), open.1.into()),
+            close: (close.0.into(), close.1.into()),
+        };
+        let inputs = |todos: &[Todo]| {
+            let mut folding = fold(&parsed, &[], false);
+            folding.fold_superseded_lists(todos);
+            let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+            (1..5)
+                .map(|i| out["messages"][i]["parts"][0]["state"]["input"]["todos"].clone())
+                .collect::<Vec<_>>()
+        };
+        let whole = |i: usize| messages[i]["parts"][0]["state"]["input"]["todos"].clone();
+        // C closed by the last call: every list before it folds. The first is all new; the
+        // second keeps A and B, which it changed, not Z; the third dropped B and stays whole.
+        assert_eq!(
+            inputs(&[todo(("msg_4", "c3"), ("msg_5", "c4"))]),
+            [
+                whole(1),
+                json!([item("A", "completed"), item("B", "in_progress")]),
+                whole(3),
+                whole(4)
+            ]
+        );
+        // B closed by the third call: the lists after B's opening stay whole.
+        let b = inputs(&[todo(("msg_3", "c2"), ("msg_4", "c3"))]);
+        assert_eq!(
+            b[1],
+            json!([item("A", "completed"), item("B", "in_progress")])
+        );
+        assert_eq!(b[2..], [whole(3), whole(4)]);
     }
 
     #[test]
