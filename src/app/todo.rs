@@ -36,7 +36,7 @@ use crate::settings;
 const NO_TEXT: &str = "No assistant text was written while the item was in progress.";
 
 /// What an item's frame says when its turn ended before the item did.
-pub const TURN_ENDED: &str = "The turn ended before the item was finished.";
+const TURN_ENDED: &str = "The turn ended before the item was finished.";
 
 /// Whether `frame.auto` opens todo frames (`todos` or `all`).
 pub fn todos_on(ctx: &Context) -> Result<bool> {
