@@ -1750,3 +1750,179 @@ mod valve {
         assert_eq!(out.status.code(), Some(2));
     }
 }
+
+/// Nothing of the conversation is lost with every frame ctx keeps by itself on (turns, items and
+/// the pressure valve) and a model that never calls ctx: facts planted in a person's messages and
+/// assistant texts are in every later request, byte for byte; a fact planted in a tool output is
+/// in the request, or in the log of the frame its placeholder names, or, masked by the valve, in
+/// the stored output of the call the mask names (what `flame_recall` with that id returns).
+mod nothing_lost {
+    use super::*;
+
+    const FILLER: usize = 16_000;
+
+    fn output(fact: &str) -> String {
+        format!("{fact}\n{}", "y".repeat(FILLER))
+    }
+
+    /// One request with the model's limits (40 000 tokens, 4 000 of output: OpenCode compacts
+    /// at 36 000), the last call having reported `count` tokens (by default what the stand-in
+    /// reports: a quarter of the request before it), then the check of every fact planted so far.
+    fn step(s: &mut Session<'_>, count: Option<u64>, said: &[String], outputs: &[String]) {
+        let count = count.unwrap_or_else(|| {
+            s.sent
+                .last()
+                .map_or(0, |l| (json!(l).to_string().len() / 4) as u64)
+        });
+        let sent = request(s, count);
+        check(s, &sent, said, outputs);
+        s.sent.push(sent);
+    }
+
+    fn request(s: &mut Session<'_>, count: u64) -> Vec<Value> {
+        let last = s.messages.last_mut().unwrap();
+        last["info"]["time"]["completed"] = json!(s.clock);
+        last["info"]["tokens"] = json!({"total": count});
+        let input = json!({ "messages": s.messages }).to_string();
+        let out = s.env.run_stdin(
+            &[
+                "opencode",
+                "messages",
+                "--session",
+                SESSION,
+                "--context-limit",
+                "40000",
+                "--output-limit",
+                "4000",
+            ],
+            input.as_bytes(),
+        );
+        assert!(out.status.success(), "{}", s.env.render(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["messages"].as_array().unwrap().clone()
+    }
+
+    fn todo(s: &mut Session<'_>, items: &[(&str, &str)]) {
+        let todos: Vec<Value> = items
+            .iter()
+            .map(|(c, st)| json!({"content": c, "status": st, "priority": "high"}))
+            .collect();
+        s.tool("todowrite", json!({ "todos": todos }), "[list]");
+    }
+
+    /// Checks every planted fact against what `sent` holds.
+    fn check(s: &Session<'_>, sent: &[Value], said: &[String], outputs: &[String]) {
+        let text = strings_of(sent);
+        for fact in said {
+            assert!(text.contains(fact.as_str()), "{fact} is not sent");
+        }
+        let stored: Vec<(String, String)> = s
+            .messages
+            .iter()
+            .filter_map(|m| {
+                let part = &m["parts"][0];
+                Some((
+                    part["callID"].as_str()?.to_string(),
+                    part["state"]["output"].as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        for fact in outputs {
+            if text.contains(&output(fact)) {
+                continue;
+            }
+            // Which placeholder stands where the fact's output was.
+            let (call, _) = stored
+                .iter()
+                .find(|(_, o)| o.starts_with(fact.as_str()))
+                .unwrap();
+            let message = sent
+                .iter()
+                .find(|m| m["parts"][0]["callID"] == json!(call))
+                .unwrap_or_else(|| panic!("the call of {fact} is not sent"));
+            let placeholder = message["parts"][0]["state"]["output"].as_str().unwrap();
+            let id = placeholder
+                .split("flame_recall with id ")
+                .nth(1)
+                .and_then(|rest| rest.split([' ', ',']).next())
+                .unwrap_or_else(|| panic!("{fact}: no recall in {placeholder}"));
+            let back = if id.starts_with("fr_") {
+                s.env.ok(&["frame", "log", id])
+            } else {
+                stored.iter().find(|(c, _)| c == id).unwrap().1.clone()
+            };
+            assert!(
+                back.contains(&output(fact)),
+                "{fact} does not come back from {id}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_fact_is_sent_or_comes_back_from_one_recall() {
+        let env = TestEnv::new();
+        env.write(".opencode/ctx.toml", "frame.auto = \"all\"\n");
+        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let mut s = Session::new(&env, SESSION);
+        let (mut said, mut outputs) = (Vec::new(), Vec::new());
+        let mut fact = 0;
+        let mut next = |kind: &str| {
+            fact += 1;
+            format!("FACT-{kind}-{fact:02}")
+        };
+        for turn in 0..2 {
+            let person = next("PERSON");
+            s.user(&format!("{person}: do the work"));
+            said.push(person);
+            let message = s.messages.last().unwrap()["info"]["id"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            env.ok(&["opencode", "turn", SESSION, "--start", &message]);
+            for item in 0..3 {
+                let name = format!("Item {turn}.{item}");
+                todo(&mut s, &[(&name, "in_progress")]);
+                step(&mut s, None, &said, &outputs);
+                // The last item runs long: only the pressure valve keeps its requests small.
+                let calls = if (turn, item) == (1, 2) { 9 } else { 2 };
+                for _ in 0..calls {
+                    let f = next("TOOL");
+                    s.tool("bash", json!({"command": format!("echo {f}")}), &output(&f));
+                    outputs.push(f);
+                    step(&mut s, None, &said, &outputs);
+                }
+                let assist = next("ASSIST");
+                s.text(&format!("{assist}: the item is done"));
+                said.push(assist);
+                todo(&mut s, &[(&name, "completed")]);
+                step(&mut s, None, &said, &outputs);
+            }
+            let export = json!({"info": {"id": SESSION}, "messages": s.messages});
+            let out = env.run_stdin(
+                &["opencode", "turn", SESSION, "--end", "--transcript", "-"],
+                export.to_string().as_bytes(),
+            );
+            assert!(out.status.success(), "{}", env.render(&out));
+        }
+        assert_eq!((said.len(), outputs.len()), (8, 19));
+        // The valve opened in the long item, and no request passed 90 % of where OpenCode
+        // compacts (as the stand-in counts: a quarter of the characters).
+        let file: Value =
+            serde_json::from_str(&env.read(&format!(".opencode/flame/sessions/{SESSION}.json")))
+                .unwrap();
+        assert!(!file["masked"].as_array().unwrap().is_empty());
+        assert!(
+            s.sent
+                .iter()
+                .all(|l| json!(l).to_string().len() / 4 < 32_400)
+        );
+        step(&mut s, None, &said, &outputs);
+        let last = s.sent.last().unwrap().clone();
+        // The folds did fold: none of the twelve outputs is sent whole at the end.
+        assert!(
+            outputs
+                .iter()
+                .all(|f| !strings_of(&last).contains(&output(f)))
+        );
+    }
+}
