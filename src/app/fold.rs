@@ -78,7 +78,7 @@ pub fn run(
 /// A message ctx does not know passes unchanged, with a warning; with `pi.fold = off` the list passes
 /// unchanged (the frame context comes with pi's own before_agent_start message), and the model
 /// call is recorded all the same.
-pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
+pub fn run_pi(ctx: &mut Context, session: &str, compacts_at: Option<u64>) -> Result<ExitCode> {
     crate::frame::id::validate_id(session)?;
     let input = read_stdin().map_err(from_stdin)?;
     let parsed = fold::pi::parse(&input).map_err(from_stdin)?;
@@ -97,7 +97,7 @@ pub fn run_pi(ctx: &mut Context, session: &str) -> Result<ExitCode> {
             turns: &turns,
             todos: &[],
             lists: false,
-            compacts_at: None,
+            compacts_at,
         };
         folded(
             ctx,
@@ -307,8 +307,8 @@ fn folded(
         && let Some(opened) = folding.relieve(compacts_at)
     {
         ctx.out.note(&format!(
-            "the request's estimate, {} tokens, passed {} % of the {compacts_at} at which \
-             OpenCode compacts: {} more tool output(s) masked",
+            "the request's estimate, {} tokens, passed {} % of the {compacts_at} at which the \
+             agent compacts: {} more tool output(s) masked",
             opened.estimate,
             (valve::TRIGGER * 100.0) as u32,
             opened.masked.len()

@@ -200,12 +200,26 @@ With pi.fold = off the list is printed as it came (the frame context still
 comes with the extension's before_agent_start message); with
 pi.fold_user_messages = keep, what a person wrote inside a span stays.
 
+The pressure valve (with --context-limit, the model's contextWindow, which
+the extension passes while frame.auto is on): pi compacts when the last model
+call's tokens pass the window less compaction.reserveTokens (--reserved,
+16384 by default, as pi's). When the request's estimate passes 90 % of that,
+the oldest tool results sent whole are masked, but the last three calls',
+until it is under 60 %, as in `ctx opencode messages`; flame_recall with a
+call's id gives a masked result back from pi's session.
+
 A message ctx does not know (no known role) is passed on as it is, with a
 warning on stderr; a document that is no message list is refused (exit 1).")]
     Messages {
         /// The session sending the messages (pi_<pi's session id>)
         #[arg(long, value_name = "ID")]
         session: String,
+        /// The model's context window, in tokens (for the pressure valve)
+        #[arg(long, value_name = "TOKENS")]
+        context_limit: Option<u64>,
+        /// pi's compaction.reserveTokens [default: 16384]
+        #[arg(long, value_name = "TOKENS", requires = "context_limit")]
+        reserved: Option<u64>,
     },
 }
 

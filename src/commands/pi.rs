@@ -64,7 +64,16 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
                 turn::end_pi(ctx, &store, &session, messages)
             }
         }
-        PiCommand::Messages { session } => crate::app::fold::run_pi(ctx, &session),
+        PiCommand::Messages {
+            session,
+            context_limit,
+            reserved,
+        } => {
+            // pi's shouldCompact: the window less compaction.reserveTokens (pi's default 16384).
+            let compacts_at =
+                context_limit.map(|window| window.saturating_sub(reserved.unwrap_or(16_384)));
+            crate::app::fold::run_pi(ctx, &session, compacts_at)
+        }
     }
 }
 

@@ -99,6 +99,11 @@ pub trait Shape {
         Some(at)
     }
 
+    /// The count the agent compacts by that a finished model call reported, in `message` (an
+    /// assistant message): OpenCode's `info.tokens`, pi's `usage`; none for another message, or
+    /// one that reported none.
+    fn reported_count(&self, message: &Value) -> Option<u64>;
+
     /// Replaces the output of `call` in `message` (the JSON of its [`Shape::output_message`]) by
     /// what `fold` makes of the output's text (none: it stays); false when nothing changed.
     fn fold_output(
@@ -164,6 +169,33 @@ impl Shape for OpenCode {
         fold: &dyn Fn(&str) -> Option<String>,
     ) -> bool {
         turns::fold_part_output(message, call.index, fold)
+    }
+
+    /// opencode.md §3.6: the last finished, non-summary assistant message's `tokens.total`, else
+    /// input + output + cache reads and writes.
+    fn reported_count(&self, message: &Value) -> Option<u64> {
+        let info = message.get("info")?;
+        if info.get("role")?.as_str()? != "assistant"
+            || info.get("summary").and_then(Value::as_bool) == Some(true)
+            || info
+                .get("time")?
+                .get("completed")
+                .is_none_or(Value::is_null)
+        {
+            return None;
+        }
+        let tokens = info.get("tokens")?;
+        let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+        let total = n(tokens.get("total"));
+        if total > 0 {
+            return Some(total);
+        }
+        let cache = tokens.get("cache");
+        let sum = n(tokens.get("input"))
+            + n(tokens.get("output"))
+            + n(cache.and_then(|c| c.get("read")))
+            + n(cache.and_then(|c| c.get("write")));
+        (sum > 0).then_some(sum)
     }
 }
 

@@ -1686,13 +1686,20 @@ mod valve {
         let mut s = six_outputs(&env, tokens);
         let out = send(&s);
         assert!(out.status.success(), "{}", env.render(&out));
+        // The valve names a call by its id and its message's time.
         let calls: Vec<String> = s.messages[1..]
             .iter()
-            .map(|m| m["parts"][0]["callID"].as_str().unwrap().to_string())
+            .map(|m| {
+                format!(
+                    "{}@{}",
+                    m["parts"][0]["callID"].as_str().unwrap(),
+                    m["info"]["time"]["created"]
+                )
+            })
             .collect();
         assert_eq!(
             String::from_utf8_lossy(&out.stderr),
-            "the request's estimate, 38000 tokens, passed 90 % of the 36000 at which OpenCode \
+            "the request's estimate, 38000 tokens, passed 90 % of the 36000 at which the agent \
              compacts: 3 more tool output(s) masked\n"
         );
         let masked = "[ctx folded this output ";
@@ -1747,6 +1754,56 @@ mod valve {
             ],
             b"{\"messages\": []}",
         );
+        assert_eq!(out.status.code(), Some(2));
+    }
+
+    #[test]
+    fn in_pi_the_valve_opens_past_ninety_percent_of_the_window_less_the_reserve() {
+        let env = TestEnv::new();
+        let session = "pi_0001";
+        env.ok(&[
+            "pi",
+            "frame",
+            "--session",
+            session,
+            "--title",
+            "The session",
+        ]);
+        let mut messages = vec![json!({"role": "user", "content": "Run it", "timestamp": 100})];
+        for i in 0..5 {
+            let id = format!("c{i}");
+            messages.push(json!({"role": "assistant", "content": [{"type": "toolCall", "id": id,
+                "name": "bash", "arguments": {"command": "step"}}], "timestamp": 110 + i,
+                "stopReason": "toolUse",
+                "usage": {"input": 21_000, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}}));
+            messages.push(
+                json!({"role": "toolResult", "toolCallId": id, "toolName": "bash",
+                "content": [{"type": "text", "text": "z".repeat(8_000)}], "isError": false,
+                "timestamp": 111 + i}),
+            );
+        }
+        let input = json!({ "messages": messages }).to_string();
+        let send = |args: &[&str]| {
+            let mut all = vec!["pi", "messages", "--session", session];
+            all.extend_from_slice(args);
+            env.run_stdin(&all, input.as_bytes())
+        };
+        // 40 000 less pi's default reserve of 16 384: it compacts past 23 616; 21 000 and the
+        // last result are past 90 % of that.
+        let out = send(&["--context-limit", "40000"]);
+        assert!(out.status.success(), "{}", env.render(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(
+                "to keep the request under the model's limit: flame_recall with id c0@111"
+            )
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("of the 23616 at which the agent compacts")
+        );
+        // Without a window there is no valve: a reserve alone is a usage error.
+        let out = send(&["--reserved", "1000"]);
         assert_eq!(out.status.code(), Some(2));
     }
 }
@@ -1816,15 +1873,18 @@ mod nothing_lost {
         for fact in said {
             assert!(text.contains(fact.as_str()), "{fact} is not sent");
         }
+        // Each stored output by the name the valve gives its call: id and message time.
         let stored: Vec<(String, String)> = s
             .messages
             .iter()
             .filter_map(|m| {
                 let part = &m["parts"][0];
-                Some((
-                    part["callID"].as_str()?.to_string(),
-                    part["state"]["output"].as_str()?.to_string(),
-                ))
+                let call = format!(
+                    "{}@{}",
+                    part["callID"].as_str()?,
+                    m["info"]["time"]["created"]
+                );
+                Some((call, part["state"]["output"].as_str()?.to_string()))
             })
             .collect();
         for fact in outputs {
@@ -1838,7 +1898,12 @@ mod nothing_lost {
                 .unwrap();
             let message = sent
                 .iter()
-                .find(|m| m["parts"][0]["callID"] == json!(call))
+                .find(|m| {
+                    call.starts_with(&format!(
+                        "{}@",
+                        m["parts"][0]["callID"].as_str().unwrap_or("-")
+                    ))
+                })
                 .unwrap_or_else(|| panic!("the call of {fact} is not sent"));
             let placeholder = message["parts"][0]["state"]["output"].as_str().unwrap();
             let id = placeholder

@@ -543,7 +543,44 @@ print(f"  the second process's last request: {last('auto-turns-2')} characters o
 PY
 }
 
-all=(fold log context compaction without_ctx broken_state bad_input commands subagent settings auto_turns)
+scenario_valve() {
+  echo "scenario valve: with frame.auto on, one long turn of large outputs on a small model stays under where pi compacts: the pressure valve masks the oldest results, keeps the last three whole, and flame_recall gives a masked one back"
+  local project first second masked
+  # A 40 000-token window: pi compacts past 40 000 - 16 384 = 23 616 tokens, which ten 20 KB
+  # outputs would pass.
+  { printf '[\n'; for i in 0 1 2 3 4 5 6 7 8 9; do big_bash "V$i"; printf ',\n'; done
+    printf '{"tools": true, "reply": "ASSIST0: all ten ran."}\n]\n'; } >"$work/valve-1.json"
+  project=$(new_project valve)
+  mkdir -p "$project/.opencode"
+  printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
+  first=$(AGENT=valve WINDOW=40000 run valve-1 "$project" "$work/valve-1.json" "PERSON0: run the ten steps")
+  [[ $(cat "$work/valve-1.out") == "ASSIST0: all ten ran." ]] || fail "valve: pi answers"
+  masked=$(python3 - "$first" <<'PY'
+import glob, json, re, sys
+requests = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json"))]
+if len(requests) != 11 or not all(r.get("tools") for r in requests):
+    sys.exit(f"not 11 agent requests: {len(requests)} (a compaction?)")
+last = json.dumps(requests[-1])
+for i in range(7, 10):
+    if f"V{i}-2199" not in last:
+        sys.exit(f"the output of step {i}, one of the last three, is not sent whole")
+if "V0-2199" in last:
+    sys.exit("the oldest output is still sent whole")
+if max(len(json.dumps(r)) for r in requests) > 23616 * 4:
+    sys.exit("a request passed the count at which pi compacts")
+ids = re.findall(r"to keep the request under the model's limit: flame_recall with id (\S+) gives it back", last)
+print(ids[0] if ids else "")
+PY
+) || fail "valve: $masked"
+  [[ -n $masked ]] || fail "valve: no output was masked"
+  printf '[\n{"tools": true, "when": "PERSON1", "tool_calls": [{"name": "flame_recall", "arguments": {"id": "%s"}}]},\n{"tools": true, "reply": "ASSIST1: recalled."}\n]\n' "$masked" >"$work/valve-2.json"
+  second=$(AGENT=valve WINDOW=40000 run valve-2 "$project" "$work/valve-2.json" -c "PERSON1: what did the first step print?")
+  check "$second" "valve, recall" "
+need('V0-2199' in requests[-1]['all'], 'flame_recall gave the masked output back')
+"
+}
+
+all=(fold log context compaction without_ctx broken_state bad_input commands subagent settings auto_turns valve)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

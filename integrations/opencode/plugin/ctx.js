@@ -188,12 +188,17 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
     return framed.get(id);
   };
 
-  // The whole output of tool call `call` of session `id` (or of its parent sessions'), as OpenCode
+  // The whole output of the tool call the pressure valve names `wanted` (`<call id>@<its
+  // message's time>`, or a bare call id) in session `id` (or its parent sessions), as OpenCode
   // stored it; undefined when none holds it.
-  const callOutput = async (id, call) => {
+  const callOutput = async (id, wanted) => {
+    const cut = wanted.lastIndexOf("@");
+    const call = cut > 0 ? wanted.slice(0, cut) : wanted;
+    const time = cut > 0 ? Number(wanted.slice(cut + 1)) : undefined;
     for (let at = id, hops = 0; at && hops < 8; hops++) {
       const response = await client.session.messages({ path: { id: at } }).catch(() => undefined);
       for (const message of response?.data ?? []) {
+        if (time !== undefined && message.info?.time?.created !== time) continue;
         const part = (message.parts ?? []).find((p) => p?.type === "tool" && p.callID === call);
         if (typeof part?.state?.output === "string") return part.state.output;
       }

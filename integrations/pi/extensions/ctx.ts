@@ -14,7 +14,9 @@
 //                               sent again unchanged on every later request)
 //   context                     ctx pi messages --session pi_ID: popped frames folded to their
 //                               entries before every model call, the frame context anchored
-//                               after each push and pop (pi.fold, pi.fold_user_messages)
+//                               after each push and pop (pi.fold, pi.fold_user_messages); with
+//                               frame.auto on, the model's context window and pi's
+//                               compaction.reserveTokens for the pressure valve
 //   tool_call                   ctx pi frame: the session's own frame at its first tool call
 //   session_compact             ctx frame edit --summary-file -: pi's compaction summary,
 //                               recorded on the session's frame
@@ -37,6 +39,9 @@
 // mode, which waits at most 3 s for the state's lock and starts no frame state in the home
 // folder or /.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 
@@ -266,7 +271,30 @@ export default async function (pi: ExtensionAPI) {
   const toolsOn = (await run(["config", "pi.tools"])).stdout.trim() !== "off";
   // frame.auto = turns or all: a frame per person's prompt (below). Read once: a person changing
   // it restarts pi (or /reload), as for pi.tools.
-  const autoTurns = ["turns", "all"].includes((await run(["config", "frame.auto"])).stdout.trim());
+  const autoFrames = (await run(["config", "frame.auto"])).stdout.trim();
+  const autoTurns = ["turns", "all"].includes(autoFrames);
+
+  // The pressure valve's limits (frame.auto on): the model's context window, and pi's
+  // compaction.reserveTokens from its settings (the project's over the user's), where pi
+  // compacts; `ctx pi messages` masks the oldest tool results before it does.
+  const reserveTokens = (cwd: string): number | undefined => {
+    const agentDir = process.env.PI_CODING_AGENT_DIR || join(homedir(), ".pi", "agent");
+    for (const file of [join(cwd, ".pi", "settings.json"), join(agentDir, "settings.json")]) {
+      try {
+        const reserve = JSON.parse(readFileSync(file, "utf8"))?.compaction?.reserveTokens;
+        if (Number.isSafeInteger(reserve) && reserve >= 0) return reserve;
+      } catch {
+        // No settings there, or none ctx can read: pi's default then.
+      }
+    }
+    return undefined;
+  };
+  const limitArgs = (ctx: any): string[] => {
+    const window = ctx?.model?.contextWindow;
+    if (autoFrames === "off" || !Number.isSafeInteger(window) || window <= 0) return [];
+    const reserve = reserveTokens(ctx?.cwd ?? process.cwd());
+    return ["--context-limit", String(window), ...(reserve === undefined ? [] : ["--reserved", String(reserve)])];
+  };
 
   // Every tool answers with text; nothing it meets may throw into pi's turn.
   const define = (
@@ -311,15 +339,30 @@ export default async function (pi: ExtensionAPI) {
     }),
     ({ status, summary }, session, call, ctx) => pop(ctx, session, status, summary, call),
   );
-  if (autoTurns) {
+  if (autoFrames !== "off") {
     define(
       "flame_recall",
-      "Give back what a folded frame's log keeps: every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). Use it when an output replaced by \"[ctx folded this output … into the log of frame <id> …]\" is needed again.",
-      Type.Object({ id: id("The frame named in the folded output") }),
-      async ({ id: frame }) => {
-        const result = await run(["frame", "log", "--", frame]);
-        if (!result.ok) return refusal(result);
-        return result.stdout.trimEnd() || "(the log is empty)";
+      "Give back what ctx folded out of the conversation. With a frame's id: what its log keeps, every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). With a tool call's id: that call's whole result, from this session. Use it when an output replaced by \"[ctx folded this output … flame_recall with id <id> …]\" is needed again.",
+      Type.Object({ id: Type.String({ description: "The id the folded output names: a frame's (or a unique prefix of at least 4 characters), or a tool call's" }) }),
+      async ({ id: wanted }, _session, _call, ctx) => {
+        const result = await run(["frame", "log", "--", wanted]);
+        if (result.ok) return result.stdout.trimEnd() || "(the log is empty)";
+        // A result the pressure valve masked is named by its call (`<call id>@<the result's
+        // time>`): pi's session keeps it.
+        const cut = wanted.lastIndexOf("@");
+        const call = cut > 0 ? wanted.slice(0, cut) : wanted;
+        const time = cut > 0 ? Number(wanted.slice(cut + 1)) : undefined;
+        const entries = ctx?.sessionManager?.getBranch?.() ?? [];
+        const found = entries.find(
+          (e: any) =>
+            e?.message?.role === "toolResult" &&
+            e.message.toolCallId === call &&
+            (time === undefined || e.message.timestamp === time),
+        );
+        const content = found?.message?.content;
+        if (typeof content === "string") return content;
+        if (Array.isArray(content)) return content.map((b: any) => (b?.type === "text" ? b.text : JSON.stringify(b))).join("\n");
+        return refusal(result);
       },
     );
   }
@@ -637,7 +680,7 @@ export default async function (pi: ExtensionAPI) {
     bind(ctx);
     const session = sessionOf(ctx);
     if (!session || !Array.isArray(event.messages)) return;
-    const result = await run(["pi", "messages", "--session", session], JSON.stringify({ messages: event.messages }));
+    const result = await run(["pi", "messages", "--session", session, ...limitArgs(ctx)], JSON.stringify({ messages: event.messages }));
     // ctx's warnings (a message it does not know, a span it could not fold) and refusals go to
     // the log, once each; on a refusal the messages go as they are.
     for (const line of result.stderr.split("\n")) if (line.trim()) log(`ctx pi messages: ${line.trim()}`);

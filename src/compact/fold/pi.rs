@@ -344,6 +344,29 @@ impl Shape for Pi {
         true
     }
 
+    /// pi's `calculateContextTokens` of an assistant message's `usage`: `totalTokens`, else
+    /// input + output + cache reads and writes; an aborted or failed call's usage is not counted
+    /// (pi's `getLastAssistantUsageInfo`).
+    fn reported_count(&self, message: &Value) -> Option<u64> {
+        if message.get("role")?.as_str()? != "assistant"
+            || matches!(
+                message.get("stopReason").and_then(Value::as_str),
+                Some("aborted" | "error")
+            )
+        {
+            return None;
+        }
+        let usage = message.get("usage")?;
+        let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        let total = n("totalTokens");
+        let count = if total > 0 {
+            total
+        } else {
+            n("input") + n("output") + n("cacheRead") + n("cacheWrite")
+        };
+        (count > 0).then_some(count)
+    }
+
     fn anchors_after_prompts(&self) -> bool {
         // ctx's extension adds the frame context after each prompt itself (pi's
         // before_agent_start message), and pi stores it there: sent again unchanged every turn.
@@ -388,6 +411,56 @@ mod tests {
             Mark::new(130, None, Some("c3")),
             "ENTRY",
         )
+    }
+
+    #[test]
+    fn the_valve_masks_the_oldest_tool_results_by_pis_reported_usage() {
+        let mut messages = vec![json!({"role": "user", "content": "Run it", "timestamp": 100})];
+        for i in 0..5 {
+            let id = format!("c{i}");
+            let mut call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": id,
+                "name": "bash", "arguments": {"command": "step"}}], "timestamp": 110 + i});
+            if i == 4 {
+                call["usage"] = json!({"input": 9_000, "output": 10, "cacheRead": 0,
+                                       "cacheWrite": 0, "totalTokens": 0});
+                call["stopReason"] = json!("toolUse");
+            }
+            messages.push(call);
+            messages.push(
+                json!({"role": "toolResult", "toolCallId": id, "toolName": "bash",
+                "content": [{"type": "text", "text": "z".repeat(4_000)}], "isError": false,
+                "timestamp": 111 + i}),
+            );
+        }
+        let text = json!({ "messages": messages }).to_string();
+        let parsed = parse(&text).unwrap();
+        let mut folding = fold_with(&Pi, &parsed.list, &[], false);
+        // 9 010 reported, and the last result after it: 10 010 of 10 000.
+        let opened = folding.relieve(10_000).unwrap();
+        assert_eq!(
+            opened.estimate,
+            9_010 + (messages[10].to_string().len() / 4) as u64
+        );
+        assert_eq!(opened.masked, ["c0@111", "c1@112"]);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        let results: Vec<&str> = out["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "toolResult")
+            .map(|m| m["content"][0]["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            results[0],
+            crate::compact::fold::valve::masked("c0@111", 4_000)
+        );
+        assert_eq!(results[2], "z".repeat(4_000));
+        // An aborted call's usage is not counted: no estimate, the valve stays shut.
+        messages[9]["stopReason"] = json!("aborted");
+        let text = json!({ "messages": messages }).to_string();
+        let parsed = parse(&text).unwrap();
+        let mut folding = fold_with(&Pi, &parsed.list, &[], false);
+        assert_eq!(folding.relieve(10_000), None);
     }
 
     #[test]

@@ -1,25 +1,26 @@
-//! The pressure valve (OpenCode): inside one long turn, or one long item, no frame closes, and
-//! the request grows until OpenCode compacts the whole conversation. When the request about to be
-//! sent would pass [`TRIGGER`] of the count at which OpenCode compacts (opencode.md §6.1), ctx
+//! The pressure valve (OpenCode, pi): inside one long turn, or one long item, no frame closes,
+//! and the request grows until the agent compacts the whole conversation. When the request about
+//! to be sent would pass [`TRIGGER`] of the count at which the agent compacts (OpenCode:
+//! opencode.md §6.1; pi: its context window less `compaction.reserveTokens`), ctx
 //! masks the oldest tool outputs still sent whole, keeping the last [`KEEP_LAST`] calls, until the
 //! estimate is under [`TARGET`]: far enough below that the next requests grow for a while before
 //! the valve opens again, as each opening changes what prompt caches hold from the first output
 //! it masks on.
 //!
-//! The estimate is OpenCode's own count of the last finished model call (the tokens its provider
-//! reported: `tokens.total`, else input + output + cache reads and writes), plus what was added
-//! since: the outputs of that call's tools and every message after it, at [`CHARS_PER_TOKEN`]
-//! characters a token. It ignores what this request's folds take out since that call, so it
-//! errs high, never low.
+//! The estimate is the agent's own count of the last finished model call (the tokens its provider
+//! reported, [`Shape::reported_count`]), plus what was added since: the outputs of that call's
+//! tools and every message after it, at [`CHARS_PER_TOKEN`] characters a token, as pi estimates
+//! its own. It ignores what this request's folds take out since that call, so it errs high,
+//! never low.
 //!
 //! A masked output stays masked in every later request (the session's file records the call ids),
-//! so that each opening breaks the prompt cache once. OpenCode's stored session keeps every
+//! so that each opening breaks the prompt cache once. The agent's stored session keeps every
 //! output: `flame_recall` with the call's id gives it back.
 
-use serde_json::Value;
+use std::cell::Cell;
 
-use super::turns::PLACEHOLDER_START;
-use super::{Folding, View};
+use super::Folding;
+use super::turns::{PLACEHOLDER_START, is_placeholder};
 use crate::compact::inject::Edit;
 
 /// The share of the compaction count past which the valve opens.
@@ -30,6 +31,16 @@ pub const TARGET: f64 = 0.6;
 pub const KEEP_LAST: usize = 3;
 /// Characters a token, for what was added since the last reported count.
 pub const CHARS_PER_TOKEN: u64 = 4;
+
+/// How the valve names a call: its id and the time of the message holding its output
+/// (`call_1@1795902469551`). Call ids alone are not unique: some providers number calls per
+/// response, and a mask must never reach another call of the same id.
+pub fn key(call: &str, created: Option<i64>) -> String {
+    match created {
+        Some(at) => format!("{call}@{at}"),
+        None => call.to_string(),
+    }
+}
 
 /// What stands for an output the valve masked.
 pub fn masked(call: &str, chars: usize) -> String {
@@ -48,100 +59,90 @@ pub struct Opened {
     pub masked: Vec<String>,
 }
 
-/// OpenCode's count of a finished assistant message (opencode.md §3.6), when it has one.
-fn count(message: &Value) -> Option<u64> {
-    let info = message.get("info")?;
-    if info.get("role")?.as_str()? != "assistant"
-        || info.get("summary").and_then(Value::as_bool) == Some(true)
-        || info
-            .get("time")?
-            .get("completed")
-            .is_none_or(Value::is_null)
-    {
-        return None;
-    }
-    let tokens = info.get("tokens")?;
-    let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
-    let total = n(tokens.get("total"));
-    if total > 0 {
-        return Some(total);
-    }
-    let cache = tokens.get("cache");
-    Some(
-        n(tokens.get("input"))
-            + n(tokens.get("output"))
-            + n(cache.and_then(|c| c.get("read")))
-            + n(cache.and_then(|c| c.get("write"))),
-    )
-    .filter(|&c| c > 0)
-}
-
-/// The length in characters of each completed tool output of `message`, by part index.
-fn outputs(message: &Value) -> Vec<(usize, String, usize)> {
-    let parts = message.get("parts").and_then(Value::as_array);
-    parts
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .filter_map(|(i, part)| {
-            let call = part.get("callID")?.as_str()?;
-            let tool = part.get("tool")?.as_str()?;
-            let state = part.get("state")?;
-            let output = state.get("output")?.as_str()?;
-            (state.get("status")?.as_str()? == "completed"
-                && !tool.starts_with("flame_")
-                && tool != crate::opencode::todo::TOOL
-                && !output.starts_with(PLACEHOLDER_START))
-            .then(|| (i, call.to_string(), output.chars().count()))
-        })
-        .collect()
-}
-
 impl Folding<'_, '_> {
-    /// Masks the outputs of the calls in `calls` (masked by an earlier request).
+    /// The completed calls whose outputs the valve may mask, in order: not `flame_*`'s (ctx's own
+    /// entries) nor `todowrite`'s (the list), and not already folded; each with the message
+    /// holding its output and the output's length in characters.
+    fn maskable(&self) -> Vec<(usize, String, usize)> {
+        let (shape, list) = (self.shape, self.list);
+        let mut out = Vec::new();
+        for (i, view) in self.views.iter().enumerate() {
+            for call in &view.calls {
+                let Some(id) = call.call.as_ref() else {
+                    continue;
+                };
+                if !call.completed
+                    || call.tool.starts_with("flame_")
+                    || call.tool == crate::opencode::todo::TOOL
+                {
+                    continue;
+                }
+                let Some(at) = shape.output_message(list, &self.views, i, call) else {
+                    continue;
+                };
+                let Some(mut message) = self.edited(at) else {
+                    continue;
+                };
+                let chars = Cell::new(None);
+                shape.fold_output(&mut message, call, &|output| {
+                    if !is_placeholder(output) {
+                        chars.set(Some(output.chars().count()));
+                    }
+                    None
+                });
+                if let Some(chars) = chars.get() {
+                    out.push((at, key(id, self.views[at].created), chars));
+                }
+            }
+        }
+        out
+    }
+
+    /// Masks the outputs of the calls in `calls` (masked by an earlier request, or chosen now).
     pub fn mask(&mut self, calls: &[String]) {
         if calls.is_empty() {
             return;
         }
+        let (shape, list) = (self.shape, self.list);
         for i in 0..self.views.len() {
-            let held = self.views[i]
-                .calls
-                .iter()
-                .any(|c| c.call.as_ref().is_some_and(|id| calls.contains(id)));
-            if held {
-                self.mask_in(i, calls);
+            for c in 0..self.views[i].calls.len() {
+                let call = &self.views[i].calls[c];
+                let (Some(id), false) = (&call.call, call.tool.starts_with("flame_")) else {
+                    continue;
+                };
+                let Some(at) = shape.output_message(list, &self.views, i, call) else {
+                    continue;
+                };
+                let id = key(id, self.views[at].created);
+                if !calls.contains(&id) {
+                    continue;
+                }
+                let Some(mut message) = self.edited(at) else {
+                    continue;
+                };
+                let fold = |output: &str| {
+                    (!is_placeholder(output)).then(|| masked(&id, output.chars().count()))
+                };
+                if shape.fold_output(&mut message, &self.views[i].calls[c], &fold) {
+                    self.edits.messages[at] = Edit::Replace(message.to_string());
+                }
             }
-        }
-    }
-
-    fn mask_in(&mut self, i: usize, calls: &[String]) {
-        let Some(mut value) = self.edited(i) else {
-            return;
-        };
-        let mut changed = false;
-        for (part, call, chars) in outputs(&value) {
-            if !calls.contains(&call) {
-                continue;
-            }
-            value["parts"][part]["state"]["output"] = Value::String(masked(&call, chars));
-            if value["parts"][part]["state"].get("metadata").is_some() {
-                value["parts"][part]["state"]["metadata"] = Value::Object(serde_json::Map::new());
-            }
-            changed = true;
-        }
-        if changed {
-            self.edits.messages[i] = Edit::Replace(value.to_string());
         }
     }
 
     /// The estimate of the request in tokens, when the messages hold a finished model call
     /// ([module docs](self)).
     pub fn estimate(&self) -> Option<u64> {
-        let (at, value, last) = (0..self.views.len()).rev().find_map(|i| {
-            let value = self.edited(i)?;
-            count(&value).map(|c| (i, value, c))
-        })?;
-        let mut chars: u64 = outputs(&value).iter().map(|o| o.2 as u64).sum();
+        let (at, last) = (0..self.views.len())
+            .rev()
+            .find_map(|i| Some((i, self.shape.reported_count(&self.edited(i)?)?)))?;
+        // The outputs of that call's tools, where they are parts of its message (OpenCode's).
+        let mut chars: u64 = self
+            .maskable()
+            .iter()
+            .filter(|(message, _, _)| *message == at)
+            .map(|(_, _, n)| *n as u64)
+            .sum();
         for i in at + 1..self.views.len() {
             chars += match &self.edits.messages[i] {
                 Edit::Drop => 0,
@@ -161,15 +162,7 @@ impl Folding<'_, '_> {
             return None;
         }
         let target = (TARGET * compacts_at as f64) as u64;
-        let mut candidates: Vec<(usize, String, usize)> = Vec::new();
-        for i in 0..self.views.len() {
-            if !has_calls(&self.views[i]) {
-                continue;
-            }
-            if let Some(value) = self.edited(i) {
-                candidates.extend(outputs(&value).into_iter().map(|(_, c, n)| (i, c, n)));
-            }
-        }
+        let candidates = self.maskable();
         let keep = candidates.len().saturating_sub(KEEP_LAST);
         let mut left = estimate;
         let mut chosen: Vec<String> = Vec::new();
@@ -189,13 +182,9 @@ impl Folding<'_, '_> {
     }
 }
 
-fn has_calls(view: &View) -> bool {
-    view.calls.iter().any(|c| c.completed)
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::compact::fold::fold;
@@ -286,14 +275,22 @@ mod tests {
         let opened = opened.unwrap();
         assert_eq!(opened.estimate, 9_500 + 1_000);
         // Each mask takes about 975 tokens off 10 500: five of them reach 6 000.
-        assert_eq!(opened.masked, ["c0", "c1", "c2", "c3", "c4"]);
+        assert_eq!(opened.masked, ["c0@1", "c1@1", "c2@1", "c3@1", "c4@1"]);
         let outputs = outputs_of(&out);
-        assert_eq!(outputs[0], masked("c0", 4_000));
+        assert_eq!(outputs[0], masked("c0@1", 4_000));
         assert_eq!(out[0]["parts"][0]["state"]["metadata"], json!({}));
         assert_eq!(outputs[5], "x".repeat(4_000));
-        // A call masked before stays masked, whatever the estimate.
-        let (_, again) = run(&messages[..2], 1_000_000, &["c0".to_string()]);
-        assert_eq!(outputs_of(&again)[0], masked("c0", 4_000));
+        // A call masked before stays masked, whatever the estimate; another call of the same id,
+        // at another time (a provider that numbers calls per response), is not that call.
+        let mut later = messages[1].clone();
+        later["info"]["time"]["created"] = json!(5);
+        later["parts"][0]["callID"] = json!("c0");
+        let (_, again) = run(
+            &[messages[0].clone(), later],
+            1_000_000,
+            &["c0@1".to_string()],
+        );
+        assert_eq!(outputs_of(&again)[0], masked("c0@1", 4_000));
         assert_eq!(outputs_of(&again)[1], "x".repeat(4_000));
     }
 
