@@ -50,10 +50,12 @@ pub fn run(
     let mut out = if fold_on {
         let turns = closed_turns(ctx, &state, session);
         let todos = closed_todos(&state, session);
+        let left = open_todos(&state, session);
         let how = How {
             keep_user,
             turns: &turns,
             todos: &todos,
+            left: &left,
             lists: super::todo::todos_on(ctx)?,
             compacts_at,
         };
@@ -96,6 +98,7 @@ pub fn run_pi(ctx: &mut Context, session: &str, compacts_at: Option<u64>) -> Res
             keep_user,
             turns: &turns,
             todos: &[],
+            left: &[],
             lists: false,
             compacts_at,
         };
@@ -238,6 +241,17 @@ fn closed_todos(state: &State, session: &str) -> Vec<Todo> {
     todos
 }
 
+/// Where the session's open todo frames began: the message and call that opened each.
+fn open_todos(state: &State, session: &str) -> Vec<(String, String)> {
+    auto::open_todos(state, session)
+        .iter()
+        .filter_map(|id| {
+            let open = span::read(&state.frame(id)?).ok()??.open;
+            Some((open.message?, open.call?))
+        })
+        .collect()
+}
+
 /// The frame of `session` whose push is message `message`, by its recorded span.
 fn pushed_by(state: &State, session: &str, message: &str) -> Option<String> {
     state.frames().find_map(|frame| {
@@ -270,6 +284,8 @@ struct How<'t> {
     turns: &'t [Turn],
     /// The session's closed todo frames (OpenCode's only: pi has no todo tool).
     todos: &'t [Todo],
+    /// Where the session's open todo frames began.
+    left: &'t [(String, String)],
     /// Todo frames are on: every todo list but the last folds.
     lists: bool,
     /// The count at which the agent compacts, in tokens, when known: the pressure valve's.
@@ -290,6 +306,7 @@ fn folded(
     let popped = popped_frames(ctx, state, session);
     let mut folding = fold::fold_with(shape, list, &popped, how.keep_user);
     folding.fold_todos(how.todos);
+    folding.mask_left_items(how.left, how.todos);
     if how.lists {
         folding.fold_superseded_lists(how.todos);
     }

@@ -162,7 +162,7 @@ pub(super) fn fold_part_output(
 }
 
 /// Where a call is: its message's index and its part's.
-fn find_call(
+pub(super) fn find_call(
     views: &[View],
     ids: &[&str],
     (message, call): &(String, String),
@@ -309,15 +309,21 @@ impl Folding<'_, '_> {
             let Some(mut value) = self.edited(i) else {
                 continue;
             };
-            if !fold_part_output(&mut value, part, &fold) {
-                continue;
-            }
+            // The output may be folded already (inside an item's or a turn's span); the input is
+            // cut all the same.
+            let mut changed = fold_part_output(&mut value, part, &fold);
             let previous = n.checked_sub(1).map_or(&[][..], |p| &lists[p][..]);
             let input = value.pointer_mut(&format!("/parts/{part}/state/input/todos"));
-            if let (Some(input), Some(changed)) = (input, changed_items(&lists[n], previous)) {
-                *input = Value::Array(changed);
+            if let (Some(input), Some(items)) = (input, changed_items(&lists[n], previous)) {
+                let items = Value::Array(items);
+                if *input != items {
+                    *input = items;
+                    changed = true;
+                }
             }
-            self.edits.messages[i] = Edit::Replace(value.to_string());
+            if changed {
+                self.edits.messages[i] = Edit::Replace(value.to_string());
+            }
         }
     }
 
@@ -619,6 +625,10 @@ mod tests {
                 json!([item("A", "completed"), item("C", "completed"), z]),
             ),
         ];
+        // The second list's output was folded already, inside another span: its input is cut
+        // all the same.
+        let mut messages = messages;
+        messages[2]["parts"][0]["state"]["output"] = json!(placeholder("fr_other", 10));
         let text = json!({ "messages": messages }).to_string();
         let parsed = parse_messages(&text).unwrap();
         let todo = |open: (&str, &str), close: (&str, &str)| Todo {

@@ -20,7 +20,7 @@
 use std::cell::Cell;
 
 use super::Folding;
-use super::turns::{PLACEHOLDER_START, is_placeholder};
+use super::turns::{PLACEHOLDER_START, Todo, find_call, is_placeholder};
 use crate::compact::inject::Edit;
 
 /// The share of the compaction count past which the valve opens.
@@ -128,6 +128,46 @@ impl Folding<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Masks the outputs of the items the model left in progress while it went on to others:
+    /// for each open item (`open`, the message and call that opened it), the outputs made after
+    /// its opening call and before the opening call of the latest item of `closed` that began
+    /// after it. The model has finished work it began later; what it left stays recallable by
+    /// call, as the valve's masks are. (OpenCode's: pi has no todo tool.)
+    pub fn mask_left_items(&mut self, open: &[(String, String)], closed: &[Todo]) {
+        let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
+        let starts: Vec<(usize, usize)> = closed
+            .iter()
+            .filter(|t| find_call(&self.views, &ids, &t.close).is_some())
+            .filter_map(|t| find_call(&self.views, &ids, &t.open))
+            .collect();
+        let mut chosen = Vec::new();
+        for start in open {
+            let Some(from) = find_call(&self.views, &ids, start) else {
+                continue;
+            };
+            let Some(until) = starts.iter().copied().filter(|s| *s > from).max() else {
+                continue;
+            };
+            for (i, view) in self.views.iter().enumerate() {
+                for call in &view.calls {
+                    let at = (i, call.index);
+                    let Some(id) = call.call.as_ref() else {
+                        continue;
+                    };
+                    if at > from
+                        && at < until
+                        && call.completed
+                        && !call.tool.starts_with("flame_")
+                        && call.tool != crate::opencode::todo::TOOL
+                    {
+                        chosen.push(key(id, view.created));
+                    }
+                }
+            }
+        }
+        self.mask(&chosen);
     }
 
     /// The estimate of the request in tokens, when the messages hold a finished model call
@@ -292,6 +332,47 @@ mod tests {
         );
         assert_eq!(outputs_of(&again)[0], masked("c0@1", 4_000));
         assert_eq!(outputs_of(&again)[1], "x".repeat(4_000));
+    }
+
+    #[test]
+    fn an_item_left_in_progress_while_a_later_one_was_finished_has_its_outputs_masked() {
+        let todo = |id: &str, call: &str| {
+            json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
+                            "time": {"created": 1}},
+                   "parts": [{"type": "tool", "tool": "todowrite", "callID": call,
+                              "state": {"status": "completed", "input": {"todos": []},
+                                        "output": "[]"}}]})
+        };
+        let messages = [
+            todo("msg_1", "t1"),
+            bash("msg_2", "a1", "A-ONE", None),
+            todo("msg_3", "t2"),
+            bash("msg_4", "b1", "B-ONE", None),
+            todo("msg_5", "t3"),
+            bash("msg_6", "a2", "A-TWO", None),
+        ];
+        let text = json!({ "messages": messages }).to_string();
+        let list = parse_messages(&text).unwrap();
+        let b = Todo {
+            id: "fr_b".into(),
+            open: ("msg_3".into(), "t2".into()),
+            close: ("msg_5".into(), "t3".into()),
+        };
+        let open_a = [("msg_1".to_string(), "t1".to_string())];
+        let outputs = |closed: &[Todo]| {
+            let mut folding = fold(&list, &[], false);
+            folding.mask_left_items(&open_a, closed);
+            let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+            outputs_of(out["messages"].as_array().unwrap())
+        };
+        // B finished after A began: A's output before B began is masked; B's own outputs are
+        // B's fold's, and what A made after stays.
+        assert_eq!(
+            outputs(std::slice::from_ref(&b)),
+            ["[]", &masked("a1@1", 5), "[]", "B-ONE", "[]", "A-TWO"]
+        );
+        // Nothing finished after A began: nothing is masked.
+        assert_eq!(outputs(&[]), ["[]", "A-ONE", "[]", "B-ONE", "[]", "A-TWO"]);
     }
 
     #[test]
