@@ -247,7 +247,8 @@ pub const CODEX_FOLD: Def = Def {
     fallback_env: None,
     swarm_key: None,
     about: "whether a Codex session's rollout is folded when it ends, so that codex exec resume \
-            sends each popped frame as its summary",
+            sends each popped frame as its summary, and each finished turn frame (frame.auto) with \
+            its tool outputs as placeholders",
 };
 
 pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {

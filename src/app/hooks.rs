@@ -27,6 +27,7 @@ use crate::frame::state::{FrameKey, SCHEMA_VERSION, State, Status};
 use crate::frame::store::Store;
 use crate::hooks::frame_calls::Finished;
 use crate::hooks::transcript::Folded;
+use crate::hooks::turns::ClosedTurn;
 use crate::hooks::{framed, transcript};
 use crate::json::{Json, Object};
 use crate::opencode::export::Export;
@@ -747,7 +748,7 @@ impl<'a> Hook<'a> {
 
     /// The session's finished turn frames, for the fold of its transcript: each with its goal
     /// and when it opened and closed.
-    pub fn closed_turns(&self) -> Result<Vec<crate::claude::turn_fold::ClosedTurn>> {
+    pub fn closed_turns(&self) -> Result<Vec<ClosedTurn>> {
         let state = self.store.load()?;
         let in_session = |frame: &crate::frame::state::Frame| {
             let mut at = frame.parent().map(str::to_string);
@@ -767,11 +768,15 @@ impl<'a> Hook<'a> {
             .frames()
             .filter(|f| auto::is_turn(f) && f.status().is_finished())
             .filter(|f| in_session(f))
-            .map(|f| crate::claude::turn_fold::ClosedTurn {
+            .map(|f| ClosedTurn {
                 id: f.id.to_string(),
                 goal: f.goal().to_string(),
                 from: f.created_at(),
                 to: f.updated_at(),
+                agent_turn: f
+                    .field(TURN_ID_KEY)
+                    .and_then(Json::as_str)
+                    .map(str::to_string),
             })
             .collect())
     }

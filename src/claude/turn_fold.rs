@@ -22,26 +22,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::fold::{FOLDED_KEY, is_compaction, lines_and_records, relink};
-use crate::hooks::frame_calls::frame_commands;
-
-/// A finished turn frame of the session, as the state knows it.
-#[derive(Debug, Clone)]
-pub struct ClosedTurn {
-    pub id: String,
-    pub goal: String,
-    /// When it opened and closed, in ms since the epoch (ctx's clock at the hooks).
-    pub from: i64,
-    pub to: i64,
-}
-
-/// The transcript with its finished turns folded: the new text (`None` when nothing folded), the
-/// turns folded, and one sentence per turn left unfolded.
-#[derive(Debug, Default)]
-pub struct TurnsFolded {
-    pub text: Option<String>,
-    pub turns: Vec<String>,
-    pub refused: Vec<String>,
-}
+pub use crate::hooks::turns::{ClosedTurn, TurnsFolded};
+use crate::hooks::turns::{refused_for_compaction, refused_for_frames, runs_frame_commands};
 
 /// One tool call of the main conversation: its call line and its result line.
 struct ToolPair {
@@ -88,25 +70,18 @@ pub fn fold_turns(text: &str, turns: &[ClosedTurn]) -> Result<TurnsFolded, Strin
             .iter()
             .any(|&n| records[n].as_ref().is_some_and(is_compaction))
         {
-            out.refused.push(format!(
-                "turn {} left unfolded: its span holds a compaction",
-                turn.id
-            ));
+            out.refused.push(refused_for_compaction(turn));
             continue;
         }
         let inside: Vec<&ToolPair> = pairs
             .iter()
             .filter(|p| in_span(p.call) && in_span(p.result))
             .collect();
-        if inside.iter().any(|p| {
-            p.bash_command
-                .as_deref()
-                .is_some_and(|c| !frame_commands(c).is_empty())
-        }) {
-            out.refused.push(format!(
-                "turn {} left unfolded: the model's own frames in it fold instead",
-                turn.id
-            ));
+        if inside
+            .iter()
+            .any(|p| p.bash_command.as_deref().is_some_and(runs_frame_commands))
+        {
+            out.refused.push(refused_for_frames(turn));
             continue;
         }
         // Results a fold of the model's frames wrote stay with their calls.

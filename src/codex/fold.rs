@@ -24,7 +24,7 @@ use crate::hooks::frame_calls::{self, Finished, Span};
 use crate::hooks::transcript::Folded;
 
 /// The command a shell call ran (`exec_command`'s `cmd`, a `shell` call's `command`).
-fn command_of(payload: &Value) -> Option<String> {
+pub(super) fn command_of(payload: &Value) -> Option<String> {
     let arguments: Value = serde_json::from_str(payload.get("arguments")?.as_str()?).ok()?;
     match arguments.get("cmd").or_else(|| arguments.get("command"))? {
         Value::String(cmd) => Some(cmd.clone()),

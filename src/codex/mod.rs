@@ -10,6 +10,7 @@
 pub mod fold;
 pub mod hooks;
 pub mod rollout;
+pub mod turn_fold;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,8 @@
 //! What the agents that call ctx through hooks (Claude Code, Codex) share below their command
 //! adapters and the hook core (`app::hooks`): their ids as frame ids, ctx's entries in their
 //! hooks files ([`settings`]), the frame commands of their shell calls ([`frame_calls`]), which
-//! both transcript folds pair, and the rewrite of a folded transcript ([`transcript`]).
+//! both transcript folds pair, the rewrite of a folded transcript ([`transcript`]), and what
+//! their folds of finished turn frames share ([`turns`]).
 
 use serde_json::{Map, Value, json};
 
@@ -10,6 +11,7 @@ use crate::frame::id::validate_id;
 pub mod frame_calls;
 pub mod settings;
 pub mod transcript;
+pub mod turns;
 
 /// `prefix` and an agent's id as a frame id, or `None` when the id cannot be one (empty, too
 /// long, characters outside `[A-Za-z0-9_-]`, such as `../x`): such a session gets no frame.

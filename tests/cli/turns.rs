@@ -656,3 +656,304 @@ fn a_turns_lines_written_after_its_stop_are_in_its_log_before_the_fold_takes_the
         "and kept in the log"
     );
 }
+
+/// One record of a Codex rollout (0.171.0's shapes), stamped now.
+fn rollout_record(kind: &str, payload: Value) -> String {
+    let stamped = stamped(json!({"type": kind, "payload": payload}));
+    // `stamped` adds Claude Code's keys; a rollout record has only these three.
+    let mut value: Value = serde_json::from_str(&stamped).unwrap();
+    let object = value.as_object_mut().unwrap();
+    object.remove("sessionId");
+    object.remove("version");
+    value.to_string() + "\n"
+}
+
+/// A Codex turn in the rollout at `path`: its prompt (UserPromptSubmit with `turn_id`), a shell
+/// call with a large output tagged `BIG_<n>`, a small one, a record of a kind ctx does not know,
+/// and the answer; closed by its Stop unless `stop` is false (the process then ends with it).
+fn codex_turn(env: &TestEnv, path: &std::path::Path, n: u32, stop: bool) {
+    let turn = format!("01a22433-6c35-70c1-948f-b4c246b7b89{n}");
+    let cwd = env.root.to_str().unwrap();
+    let prompt = format!("Migrate module m{n}");
+    let append = |text: String| {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+    };
+    append(rollout_record(
+        "event_msg",
+        json!({"type": "task_started", "turn_attribution": {"turn_id": turn, "turn_trigger": "exec"}}),
+    ));
+    append(rollout_record(
+        "turn_context",
+        json!({"turn_id": turn, "cwd": cwd, "model": "mock-1"}),
+    ));
+    append(rollout_record(
+        "response_item",
+        json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}),
+    ));
+    codex(
+        env,
+        "UserPromptSubmit",
+        json!({"prompt": prompt, "turn_id": turn, "transcript_path": path, "cwd": cwd}),
+    );
+    let big = format!("BIG_{n} {}", "row ".repeat(2000));
+    let records = [
+        rollout_record(
+            "response_item",
+            json!({"type": "function_call", "name": "exec_command",
+                   "arguments": json!({"cmd": format!("cat m{n}.rs")}).to_string(),
+                   "call_id": format!("call_{n}_0")}),
+        ),
+        rollout_record(
+            "response_item",
+            json!({"type": "function_call_output", "call_id": format!("call_{n}_0"),
+                   "output": format!("Chunk ID: a\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n{big}")}),
+        ),
+        rollout_record(
+            "event_msg",
+            json!({"type": "token_count", "info": {"total_token_usage": {"input_tokens": 10377}}}),
+        ),
+        rollout_record(
+            "future_record",
+            json!({"turn_id": turn, "what": "a kind of record ctx does not know"}),
+        ),
+        rollout_record(
+            "response_item",
+            json!({"type": "function_call", "name": "exec_command",
+                   "arguments": json!({"cmd": "true"}).to_string(),
+                   "call_id": format!("call_{n}_1")}),
+        ),
+        rollout_record(
+            "response_item",
+            json!({"type": "function_call_output", "call_id": format!("call_{n}_1"), "output": "ok"}),
+        ),
+        rollout_record(
+            "response_item",
+            json!({"type": "message", "role": "assistant",
+                   "content": [{"type": "output_text", "text": format!("ANSWER_{n}: m{n} migrated.")}]}),
+        ),
+    ];
+    append(records.concat());
+    if stop {
+        append(rollout_record(
+            "event_msg",
+            json!({"type": "task_complete", "turn_id": turn, "last_agent_message": format!("ANSWER_{n}")}),
+        ));
+        codex(
+            env,
+            "Stop",
+            json!({"turn_id": turn, "last_assistant_message": format!("ANSWER_{n}: m{n} migrated."),
+                   "transcript_path": path, "cwd": cwd}),
+        );
+    }
+}
+
+/// A Codex rollout below the test's Codex sessions folder, holding its `session_meta`.
+fn codex_rollout(env: &TestEnv) -> std::path::PathBuf {
+    let dir = env.home.join(".codex/sessions/2026/11/28");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("rollout-2026-11-28T22-07-59-{THREAD}.jsonl"));
+    std::fs::write(
+        &path,
+        rollout_record("session_meta", json!({"id": THREAD, "cwd": "/x"})),
+    )
+    .unwrap();
+    path
+}
+
+/// The call ids of a rollout's `function_call` and `function_call_output` records.
+fn codex_calls_and_outputs(
+    text: &str,
+) -> (
+    std::collections::BTreeSet<String>,
+    std::collections::BTreeSet<String>,
+) {
+    let mut calls = std::collections::BTreeSet::new();
+    let mut outputs = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        let id = record["payload"]["call_id"].as_str().map(str::to_string);
+        match (record["payload"]["type"].as_str(), id) {
+            (Some("function_call"), Some(id)) => calls.insert(id),
+            (Some("function_call_output"), Some(id)) => outputs.insert(id),
+            _ => false,
+        };
+    }
+    (calls, outputs)
+}
+
+/// Three Codex turns, the model never calling ctx, the last ended by the process: at SessionEnd
+/// each turn's large output becomes a placeholder naming its turn frame, every call keeps its
+/// output record, every other record stays byte for byte, the turn logs hold the outputs, and a
+/// second end changes nothing.
+#[test]
+fn codex_finished_turns_fold_at_session_end_with_every_call_paired() {
+    let env = env_with("turns");
+    let rollout = codex_rollout(&env);
+    for n in 1..=3 {
+        codex_turn(&env, &rollout, n, n < 3);
+    }
+    let before = std::fs::read_to_string(&rollout).unwrap();
+    let end = json!({"reason": "other", "transcript_path": rollout, "cwd": env.root});
+    codex(&env, "SessionEnd", end.clone());
+    let after = std::fs::read_to_string(&rollout).unwrap();
+    assert!(
+        after.len() < before.len() / 4,
+        "folded: {} of {}",
+        after.len(),
+        before.len()
+    );
+    let log = hook_log_lines(&env.path(".opencode/flame/codex-hooks.log"));
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].ends_with("had no Stop before its process ended: closed"));
+    let (calls, outputs) = codex_calls_and_outputs(&after);
+    assert_eq!(calls.len(), 6);
+    assert_eq!(
+        calls, outputs,
+        "every call keeps its output, and no output is alone"
+    );
+    // Only the large outputs changed; every other line is byte for byte the original.
+    let (old, new): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
+    assert_eq!(old.len(), new.len());
+    let changed: Vec<(&&str, &&str)> = old.iter().zip(&new).filter(|(a, b)| a != b).collect();
+    assert_eq!(changed.len(), 3, "one output per turn");
+    for (was, _) in &changed {
+        assert!(was.contains("function_call_output") && was.contains("BIG_"));
+    }
+    for kept in [
+        "future_record",
+        "turn_context",
+        "task_started",
+        "ANSWER_3",
+        "Migrate module m2",
+    ] {
+        assert_eq!(
+            before.matches(kept).count(),
+            after.matches(kept).count(),
+            "{kept}"
+        );
+    }
+    let ids: Vec<String> = turns(&env)
+        .iter()
+        .map(|t| t["sessionID"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 3);
+    for (n, id) in ids.iter().enumerate() {
+        let tag = format!("BIG_{}", n + 1);
+        assert!(!after.contains(&tag), "{tag} folded out");
+        let placeholder = after
+            .lines()
+            .find(|l| l.contains(&format!("call_{}_0\"", n + 1)) && l.contains("output"))
+            .unwrap();
+        assert!(
+            placeholder.contains(&format!("`ctx frame log {id}`")),
+            "{placeholder}"
+        );
+        let turn_log = env.ok(&["frame", "log", id]);
+        assert!(turn_log.contains(&tag), "the log of {id} keeps {tag}");
+        assert!(turn_log.contains(&format!("cat m{}.rs", n + 1)));
+    }
+    // The original is kept beside it.
+    let kept = rollout.with_extension("");
+    assert!(std::fs::read_dir(&kept).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("ctx-fold-")
+    }));
+    codex(&env, "SessionEnd", end);
+    assert_eq!(
+        std::fs::read_to_string(&rollout).unwrap(),
+        after,
+        "folded once"
+    );
+    for id in &ids {
+        assert!(
+            env.ok(&["frame", "log", id]).contains("BIG_"),
+            "the log stays whole"
+        );
+    }
+}
+
+/// What a case does to a rollout's text.
+type Spoil = dyn Fn(&str) -> String;
+
+/// A rollout ctx cannot fold safely stays byte for byte, with the reason in the hook log: a last
+/// line still being written, a line that is not JSON, a line that is no Codex record, a rollout
+/// outside Codex's sessions folder; and `codex.fold = "off"` switches the fold off. Either way
+/// the turn's log, written from the rollout, holds its outputs.
+#[test]
+fn codex_turns_of_a_rollout_ctx_cannot_fold_stay_as_they_are() {
+    let cases: [(&str, &Spoil, &str); 4] = [
+        (
+            "truncated",
+            &|t| format!("{t}{{\"timestamp\":\"x\",\"type\":\"resp"),
+            "it changed since ctx read it",
+        ),
+        ("not json", &|t| format!("{t}not json\n"), "is not JSON"),
+        (
+            "not a record",
+            &|t| format!("{t}[1, 2]\n"),
+            "is not a Codex record",
+        ),
+        (
+            "outside",
+            &|t| t.to_string(),
+            "it is not below Codex's sessions folder",
+        ),
+    ];
+    for (name, spoil, why) in cases {
+        let env = env_with("turns");
+        let rollout = codex_rollout(&env);
+        codex_turn(&env, &rollout, 1, true);
+        let path = if name == "outside" {
+            let elsewhere = env.temp().join("rollout-elsewhere.jsonl");
+            std::fs::copy(&rollout, &elsewhere).unwrap();
+            elsewhere
+        } else {
+            rollout.clone()
+        };
+        let text = spoil(&std::fs::read_to_string(&path).unwrap());
+        std::fs::write(&path, &text).unwrap();
+        codex(
+            &env,
+            "SessionEnd",
+            json!({"reason": "other", "transcript_path": path, "cwd": env.root}),
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{name}");
+        let lines = hook_log_lines(&env.path(".opencode/flame/codex-hooks.log"));
+        assert_eq!(lines.len(), 1, "{name}: {lines:?}");
+        assert!(
+            lines[0].contains("left as it is: ") && lines[0].contains(why),
+            "{name}: {lines:?}"
+        );
+        assert!(
+            turn_log_holds(&env, "BIG_1"),
+            "{name}: the turn's log holds its output"
+        );
+    }
+    let env = env_with("turns");
+    env.write(
+        ".opencode/ctx.toml",
+        "[frame]\nauto = \"turns\"\n\n[codex]\nfold = \"off\"\n",
+    );
+    let rollout = codex_rollout(&env);
+    codex_turn(&env, &rollout, 1, true);
+    let text = std::fs::read_to_string(&rollout).unwrap();
+    codex(
+        &env,
+        "SessionEnd",
+        json!({"reason": "other", "transcript_path": rollout, "cwd": env.root}),
+    );
+    assert_eq!(std::fs::read_to_string(&rollout).unwrap(), text, "off");
+    assert!(!env.path(".opencode/flame/codex-hooks.log").exists());
+    assert!(turn_log_holds(&env, "BIG_1"));
+}
+
+/// Whether the log of the project's one turn frame holds `text`.
+fn turn_log_holds(env: &TestEnv, text: &str) -> bool {
+    let [turn] = <[Value; 1]>::try_from(turns(env)).unwrap();
+    env.ok(&["frame", "log", turn["sessionID"].as_str().unwrap()])
+        .contains(text)
+}

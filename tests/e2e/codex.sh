@@ -252,6 +252,78 @@ need(any('[ctx] Frame' in o and 'Summary: Refunds done' in o for o in r['outputs
 "
 }
 
+# auto_turns_run FOLD: the two runs of scenario auto_turns in a project of their own, codex.fold set to FOLD; sets
+# project and requests (the resumed run's).
+auto_turns_run() {
+  local fold=$1
+  project=$(new_project "auto-turns-$fold")
+  mkdir -p "$project/.opencode"
+  printf '[frame]\nauto = "turns"\n\n[codex]\nfold = "%s"\n' "$fold" >"$project/.opencode/ctx.toml"
+  local n
+  for n in 1 2; do
+    cat >"$work/auto-turns$n.json" <<EOF
+[
+ {"when": "Migrate module m$n", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "seq -f 'OUT_T${n}_%05g' 1 700"}}]},
+ {"when": "OUT_T${n}_00700", "reply": "ANSWER_T$n: m$n migrated."},
+ {"reply": "Done."}
+]
+EOF
+  done
+  SANDBOX=auto-turns-$fold run "auto-turns-$fold-1" "$project" "$work/auto-turns1.json" -- "Migrate module m1" >/dev/null
+  requests=$(SANDBOX=auto-turns-$fold run "auto-turns-$fold-2" "$project" "$work/auto-turns2.json" -- resume --last "Migrate module m2")
+  grep -qx "ANSWER_T2: m2 migrated." "$work/auto-turns-$fold-2.out" || fail "the resumed session answers: $(cat "$work/auto-turns-$fold-2.out")"
+}
+
+scenario_auto_turns() {
+  echo "scenario auto-turns: with frame.auto = turns and a model that never calls ctx, exec resume sends the finished turn without its outputs"
+  local project requests turn1 turn2 rollout unfolded
+  auto_turns_run off
+  unfolded=$(python3 -c "
+import glob, json, sys
+for path in sorted(glob.glob(sys.argv[1] + '/[0-9]*[0-9].json')):
+    body = json.load(open(path))
+    if 'Migrate module m2' in json.dumps(body):
+        print(len(json.dumps(body['input']))); break
+" "$requests")
+  check "$requests" "auto-turns with the fold off" "
+r = first(lambda r: 'Migrate module m2' in r['users'], 'the resumed request')
+need('OUT_T1_00700' in r['all'], 'without the fold, the first turn\\'s output is sent whole')
+"
+  auto_turns_run on
+  # The session's own frame has the first prompt as its goal too: the turns are its children.
+  turn1=$(frame_of_goal "$project" "Migrate module m1" | grep " cx_")
+  turn2=$(frame_of_goal "$project" "Migrate module m2" | grep " cx_")
+  [[ $turn1 == *" completed cx_"* && $turn2 == *" completed cx_"* ]] || fail "each prompt had its turn frame, closed: $(ctx -C "$project" frame tree)"
+  turn1=${turn1%% *} turn2=${turn2%% *}
+  check "$requests" "auto-turns resumed" "
+r = first(lambda r: 'Migrate module m2' in r['users'], 'the resumed request')
+need('OUT_T1_00' not in r['all'], 'the finished turn\\'s output is not sent (its command, which names OUT_T1, is)')
+need(any('ctx frame log $turn1' in o for o in r['outputs']), 'its placeholder, naming its turn frame, is: ' + repr(r['outputs']))
+need('Migrate module m1' in r['users'], 'the first prompt is sent whole')
+need('ANSWER_T1: m1 migrated.' in r['all'], 'and so is its answer')
+folded = len(json.dumps(r['body']['input']))
+print(f'resumed request input: {folded} characters folded, $unfolded with codex.fold = off ({100 * folded / $unfolded:.1f} %)')
+"
+  rollout=$(ls "$work"/sandbox-auto-turns-on/codex-home/sessions/*/*/*/rollout-*.jsonl)
+  python3 - "$rollout" <<'PY' || fail "the folded rollout: $(cat "$project/.opencode/flame/codex-hooks.log" 2>&1)"
+import json, sys
+calls, outputs, texts = set(), set(), []
+for line in open(sys.argv[1]):
+    p = json.loads(line).get("payload") or {}
+    if p.get("type") == "function_call":
+        calls.add(p["call_id"])
+    elif p.get("type") == "function_call_output":
+        outputs.add(p["call_id"])
+        texts.append(str(p.get("output")))
+assert calls and calls == outputs, f"every call is paired with its output: {calls ^ outputs}"
+joined = "\n".join(texts)
+assert "OUT_T1_00" not in joined and "OUT_T2_00" not in joined, "both finished turns are folded"
+assert joined.count("[ctx folded this output") == 2, texts
+PY
+  ctx -C "$project" frame log "$turn1" | grep -q "OUT_T1_00700" || fail "the first turn's log holds its output"
+  ctx -C "$project" frame log "$turn2" | grep -q "OUT_T2_00700" || fail "the second turn's log holds its output"
+}
+
 scenario_without_ctx() {
   echo "scenario without-ctx: with ctx absent, and with a broken state file, Codex still answers"
   local project requests
@@ -319,7 +391,7 @@ need('<flame-context' in requests[0]['developer'], 'and so do ctx\\'s')
   cmp "$project/.codex/hooks.json" "$work/hooks.orig" || fail "remove gives back the user's file"
 }
 
-all=(context push_pop subagent compaction resume without_ctx install)
+all=(context push_pop subagent compaction resume auto_turns without_ctx install)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -17,6 +17,7 @@ use crate::app::hooks::Hook;
 use crate::claude::{fold, log as claude_log, transcript, turn_fold};
 use crate::error::Result;
 use crate::frame::store;
+use crate::hooks::turns::{ClosedTurn, frames_then_turns};
 
 pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
     let projects = crate::claude::config_dir().map(|dir| dir.join("projects"));
@@ -28,16 +29,11 @@ pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
         projects,
         "Claude Code's projects folder",
         |text, goal_of, finished| {
-            // The model's own frames first; then the turns, on what that fold left.
-            let mut folded = fold::fold(text, goal_of, finished)?;
-            let base = folded.text.as_deref().unwrap_or(text);
-            let turned = turn_fold::fold_turns(base, &turns)?;
-            if turned.text.is_some() {
-                folded.text = turned.text;
-            }
-            folded.frames.extend(turned.turns);
-            folded.refused.extend(turned.refused);
-            Ok(folded)
+            frames_then_turns(
+                text,
+                |text| fold::fold(text, goal_of, finished),
+                |text| turn_fold::fold_turns(text, &turns),
+            )
         },
     )?;
     Ok(None)
@@ -48,7 +44,7 @@ pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
 /// out, and the Stop that wrote the log first may have read the transcript before Claude Code
 /// wrote the turn's last lines. A turn folded before is left alone: its transcript no longer holds
 /// its outputs, and its log does.
-fn refresh_turn_logs(hook: &mut Hook, turns: &[turn_fold::ClosedTurn]) -> Result<()> {
+fn refresh_turn_logs(hook: &mut Hook, turns: &[ClosedTurn]) -> Result<()> {
     if turns.is_empty() {
         return Ok(());
     }

@@ -10,8 +10,9 @@
 //! (`last_assistant_message`, `agent_transcript_path`: the subagent's rollout). Text a hook adds
 //! on SessionStart, UserPromptSubmit and SubagentStart reaches the model as a developer message.
 //! PreCompact and PostCompact read no answer. SessionEnd (`transcript_path`: the thread's rollout)
-//! is when the rollout is folded: Codex sends what it holds on `codex exec resume`, and the
-//! running process never rereads it.
+//! is when the rollout is folded (the model's popped frames, then the finished turn frames of
+//! `frame.auto`): Codex sends what it holds on `codex exec resume`, and the running process
+//! never rereads it.
 
 use std::path::{Path, PathBuf};
 
@@ -19,9 +20,11 @@ use serde_json::Value;
 
 use crate::app::agent_calls::AgentCall;
 use crate::app::hooks::{self, Harness, Hook, additional_context, field};
-use crate::codex::{THREAD_PREFIX, fold, rollout};
+use crate::codex::{THREAD_PREFIX, fold, rollout, turn_fold};
 use crate::error::{Error, Result};
 use crate::frame::store;
+use crate::hooks::turns::{ClosedTurn, frames_then_turns};
+use crate::opencode::export::Export;
 use crate::project::Project;
 
 /// The hook log (failures, and subagents matched to their calls by a guess), below
@@ -79,11 +82,12 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
             }
             Ok(context.map(|xml| with_commands(event, &xml)))
         }
-        // A turn's end: its frame closed with its answer. Its log holds no messages: ctx does not
-        // yet read a turn's records out of Codex's rollout.
+        // A turn's end: its frame closed with its answer, its log the turn's span of the rollout
+        // so far (written again, complete, at SessionEnd).
         "Stop" if hook.field("agent_id").is_none() && hook.turns_on()? => {
             let turn = hook.field("turn_id");
-            hook.turn_stop(turn, hook.field("last_assistant_message"), None)?;
+            let export = stop_export(hook, turn)?;
+            hook.turn_stop(turn, hook.field("last_assistant_message"), export.as_ref())?;
             Ok(None)
         }
         "PreToolUse" if hook.field("tool_name") == Some("spawn_agent") => spawn_call(hook),
@@ -224,8 +228,10 @@ fn read_rollout(path: &str) -> Vec<Value> {
     }
 }
 
-/// SessionEnd: folds the thread's rollout (`crate::codex::fold`), so that `codex exec resume`
-/// sends each frame the model pushed and popped in its shell as its summary and log path. The
+/// SessionEnd: folds the thread's rollout (`crate::codex::fold`, then
+/// `crate::codex::turn_fold`), so that `codex exec resume` sends each frame the model pushed and
+/// popped in its shell as its summary and log path, and each finished turn frame with its tool
+/// outputs as placeholders naming the turn's log, written again first from the rollout. The
 /// rollout as it was is kept beside it (`<rollout>/ctx-fold-<ms>.jsonl`, where Codex's list of
 /// sessions does not look); a frame ctx cannot fold safely, or a rollout whose shape it does not
 /// know, is left as it is, with the reason in the hook log.
@@ -237,13 +243,88 @@ fn session_end(hook: &mut Hook) -> Result<Option<String>> {
     if hook.turns_on()? {
         hook.turns_end()?;
     }
+    let turns = hook.closed_turns()?;
+    refresh_turn_logs(hook, &turns)?;
     let sessions = crate::codex::home_dir().map(|dir| dir.join("sessions"));
     hook.fold_at_end(
         &crate::settings::CODEX_FOLD,
         "rollout",
         sessions,
         "Codex's sessions folder",
-        fold::fold,
+        |text, goal_of, finished| {
+            frames_then_turns(
+                text,
+                |text| fold::fold(text, goal_of, finished),
+                |text| turn_fold::fold_turns(text, &turns),
+            )
+        },
     )?;
     Ok(None)
+}
+
+/// The logs of the finished turns the fold is about to fold, written again from the rollout as it
+/// is now, complete: each placeholder sends the model to its turn's log for the output it
+/// stands for. A turn folded before is left alone: the rollout no longer holds its outputs, and
+/// its log does.
+fn refresh_turn_logs(hook: &mut Hook, turns: &[ClosedTurn]) -> Result<()> {
+    if turns.is_empty() {
+        return Ok(());
+    }
+    let Some(path) = hook.field("transcript_path").map(str::to_string) else {
+        return Ok(());
+    };
+    let records = rollout_lines(&path);
+    let exports: Vec<_> = turns
+        .iter()
+        .filter_map(|turn| {
+            let span = turn_fold::span(&records, turn);
+            if span.is_empty() || turn_fold::folded_before(&records, &span) {
+                return None;
+            }
+            Some((turn.id.clone(), turn_export(&records, &span, turn, &path)))
+        })
+        .collect();
+    hook.rewrite_turn_logs(&exports)
+}
+
+/// The span of the rollout of the turn a Stop closes, as its log's export; `None` without a
+/// rollout or a turn.
+fn stop_export(hook: &Hook, turn: Option<&str>) -> Result<Option<Export>> {
+    let Some((id, created)) = hook.turn_of_stop(turn)? else {
+        return Ok(None);
+    };
+    let Some(path) = hook.field("transcript_path") else {
+        return Ok(None);
+    };
+    let records = rollout_lines(path);
+    let open = ClosedTurn {
+        id,
+        goal: String::new(),
+        from: created,
+        to: i64::MAX,
+        agent_turn: turn.map(str::to_string),
+    };
+    let span = turn_fold::span(&records, &open);
+    Ok((!span.is_empty()).then(|| turn_export(&records, &span, &open, path)))
+}
+
+/// A turn's span of the rollout as the export its log renders.
+fn turn_export(records: &[Option<Value>], span: &[usize], turn: &ClosedTurn, path: &str) -> Export {
+    let records: Vec<Value> = span.iter().filter_map(|&n| records[n].clone()).collect();
+    rollout::to_export(&records, &turn.id, &format!("rollout {path}"), None)
+}
+
+/// The rollout's lines as records, a line ctx cannot read as one being `None`.
+fn rollout_lines(path: &str) -> Vec<Option<Value>> {
+    match store::read_regular_capped(Path::new(path), MAX_ROLLOUT) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l)
+                    .ok()
+                    .filter(Value::is_object)
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
