@@ -17,6 +17,7 @@ use crate::app::hooks::Hook;
 use crate::claude::{fold, log as claude_log, transcript, turn_fold};
 use crate::error::Result;
 use crate::frame::store;
+use crate::hooks::transcript::MAX_FOLD;
 use crate::hooks::turns::{ClosedTurn, frames_then_turns};
 
 pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
@@ -51,7 +52,8 @@ fn refresh_turn_logs(hook: &mut Hook, turns: &[ClosedTurn]) -> Result<()> {
     let Some(path) = hook.field("transcript_path").map(str::to_string) else {
         return Ok(());
     };
-    let Ok(bytes) = store::read_regular_capped(Path::new(&path), claude_log::MAX_TRANSCRIPT) else {
+    // A transcript too large to fold keeps every output: its logs need no second writing.
+    let Ok(bytes) = store::read_regular_capped(Path::new(&path), MAX_FOLD) else {
         return Ok(());
     };
     let lines = transcript::parse(&String::from_utf8_lossy(&bytes));

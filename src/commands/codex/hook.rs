@@ -273,6 +273,10 @@ fn refresh_turn_logs(hook: &mut Hook, turns: &[ClosedTurn]) -> Result<()> {
     let Some(path) = hook.field("transcript_path").map(str::to_string) else {
         return Ok(());
     };
+    // A rollout too large to fold keeps every output: its logs need no second writing.
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > crate::hooks::transcript::MAX_FOLD) {
+        return Ok(());
+    }
     let records = rollout_lines(&path);
     let exports: Vec<_> = turns
         .iter()
