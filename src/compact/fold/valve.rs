@@ -26,7 +26,7 @@ use crate::compact::inject::Edit;
 /// The share of the compaction count past which the valve opens.
 pub const TRIGGER: f64 = 0.9;
 /// The share of the compaction count the valve masks down to.
-pub const TARGET: f64 = 0.6;
+pub const TARGET: f64 = 0.3;
 /// The calls whose outputs the valve never masks: the last ones, which the model works with.
 pub const KEEP_LAST: usize = 3;
 /// Characters a token, for what was added since the last reported count.
