@@ -200,7 +200,7 @@ The pressure valve (with --context-limit and --output-limit, which the plugin
 takes from chat.params): when the request's estimate (OpenCode's count of the
 last model call plus what came after it, 4 characters a token) passes 90 % of
 the count at which OpenCode compacts, the oldest tool outputs sent whole are
-masked, but the last three calls', until it is under 60 %. A masked output
+masked, but the last three calls', until it is under 30 %. A masked output
 stays masked in later requests, and flame_recall with the call's id gives it
 back from OpenCode's session.")]
     Messages {

@@ -205,7 +205,7 @@ the extension passes while frame.auto is on): pi compacts when the last model
 call's tokens pass the window less compaction.reserveTokens (--reserved,
 16384 by default, as pi's). When the request's estimate passes 90 % of that,
 the oldest tool results sent whole are masked, but the last three calls',
-until it is under 60 %, as in `ctx opencode messages`; flame_recall with a
+until it is under 30 %, as in `ctx opencode messages`; flame_recall with a
 call's id gives a masked result back from pi's session.
 
 A message ctx does not know (no known role) is passed on as it is, with a
