@@ -13,9 +13,11 @@
 //! its own. It ignores what this request's folds take out since that call, so it errs high,
 //! never low.
 //!
-//! A masked output stays masked in every later request (the session's file records the call ids),
-//! so that each opening breaks the prompt cache once. The agent's stored session keeps every
-//! output: `flame_recall` with the call's id gives it back.
+//! A masked output stays masked in every later request (the session's file records each call by
+//! [`key`]), so that each opening breaks the prompt cache once. The agent's stored session keeps
+//! every output: `flame_recall` with that key gives it back. The same masks serve the items the
+//! model left in progress ([`Folding::mask_left_items`]), which need no record: they follow from
+//! the todo frames.
 
 use std::cell::Cell;
 
