@@ -37,15 +37,18 @@ pub fn run(
     )?;
     let store = ctx.store()?;
     let mut state = ctx.read_state(&store)?;
+    let auto = ctx.auto_frames()?;
     // The item frames come from the calls this request holds; a failure to keep them costs the
     // request none of its folds.
-    match super::todo::sync(ctx, &store, session, &list, &state) {
-        Ok(Some(after)) => state = after,
-        Ok(None) => {}
-        Err(err) => ctx.out.warn(&format!(
-            "{}; the todo frames are kept at the next request",
-            err.message
-        )),
+    if auto.todos {
+        match super::todo::sync(ctx, &store, session, &list, &state) {
+            Ok(Some(after)) => state = after,
+            Ok(None) => {}
+            Err(err) => ctx.out.warn(&format!(
+                "{}; the todo frames are kept at the next request",
+                err.message
+            )),
+        }
     }
     let mut out = if fold_on {
         let turns = closed_turns(ctx, &state, session);
@@ -56,7 +59,7 @@ pub fn run(
             turns: &turns,
             todos: &todos,
             left: &left,
-            lists: super::todo::todos_on(ctx)?,
+            lists: auto.todos,
             compacts_at,
         };
         folded(ctx, &store, &state, &OpenCode, &list, session, &how)?

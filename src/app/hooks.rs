@@ -586,7 +586,7 @@ impl<'a> Hook<'a> {
 
     /// Whether `frame.auto` asks for turn frames (`turns` or `all`).
     pub fn turns_on(&self) -> Result<bool> {
-        super::turn::turns_on(&self.ctx)
+        Ok(self.ctx.auto_frames()?.turns)
     }
 
     /// A person's prompt (`frame.auto` on): opens a turn frame under the session's own frame,

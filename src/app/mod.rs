@@ -28,7 +28,31 @@ pub struct Context {
     pub hook: bool,
 }
 
+/// Which frames `frame.auto` has ctx open and close by itself.
+#[derive(Debug, Clone, Copy)]
+pub struct AutoFrames {
+    /// A frame per person's turn (`turns`, `all`).
+    pub turns: bool,
+    /// A frame per todo item in progress (`todos`, `all`).
+    pub todos: bool,
+}
+
 impl Context {
+    /// `frame.auto`, read once for every agent and every kind of frame.
+    pub fn auto_frames(&self) -> crate::error::Result<AutoFrames> {
+        let setting = crate::settings::resolve(
+            self.project.config()?,
+            &crate::settings::FRAME_AUTO,
+            None,
+            None,
+        )?;
+        let value = setting.text();
+        Ok(AutoFrames {
+            turns: matches!(value, "turns" | "all"),
+            todos: matches!(value, "todos" | "all"),
+        })
+    }
+
     /// The project's frame store; in hook mode with the shorter lock wait, and refusing to start
     /// `.opencode/flame/` in the home folder or `/`, which no one chose for a project when a hook
     /// fires there on its own, unless `hooks.state_in_home` is on.

@@ -38,17 +38,11 @@ const NO_TEXT: &str = "No assistant text was written while the item was in progr
 /// What an item's frame says when its turn ended before the item did.
 const TURN_ENDED: &str = "The turn ended before the item was finished.";
 
-/// Whether `frame.auto` opens todo frames (`todos` or `all`).
-pub fn todos_on(ctx: &Context) -> Result<bool> {
-    let config = ctx.project.config()?;
-    let setting = settings::resolve(config, &settings::FRAME_AUTO, None, None)?;
-    Ok(matches!(setting.text(), "todos" | "all"))
-}
-
 /// Takes in the todo calls of `list` that the session has not taken in yet (those after its
 /// frame's `todo_call`), in order: each opens the frames of the items it sets in progress and
 /// closes those of the items it ends. `state` is the state as read for the request; the state
-/// after is returned when anything changed. Nothing is written when no call is new, so a request
+/// after is returned when anything changed. The caller checks that `frame.auto` keeps todo
+/// frames. Nothing is written when no call is new, so a request
 /// without a new call costs no lock.
 pub(crate) fn sync(
     ctx: &Context,
@@ -57,9 +51,6 @@ pub(crate) fn sync(
     list: &MessageList<'_>,
     state: &State,
 ) -> Result<Option<State>> {
-    if !todos_on(ctx)? {
-        return Ok(None);
-    }
     let calls = todo::calls(list.messages().iter().map(|m| todo::Raw {
         id: m.id(),
         role: m.role(),

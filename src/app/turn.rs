@@ -33,13 +33,6 @@ use crate::settings;
 /// What a turn closed without its end of turn (the next person's message came first) says.
 const UNSEEN_END: &str = "The turn's end was not seen; the next person's message closed it.";
 
-/// Whether `frame.auto` opens turn frames (`turns` or `all`), for every agent.
-pub fn turns_on(ctx: &Context) -> Result<bool> {
-    let config = ctx.project.config()?;
-    let setting = settings::resolve(config, &settings::FRAME_AUTO, None, None)?;
-    Ok(matches!(setting.text(), "turns" | "all"))
-}
-
 /// The goal of a turn: the first line of the person's message with some words, cut as a
 /// session's title is; without one, the turn is named after its message (or, for an agent whose
 /// messages have no ids, its time).
@@ -154,7 +147,7 @@ pub(crate) fn start(
     if let Some(message) = message {
         ops::require_text("the message id", message)?;
     }
-    let started = if turns_on(ctx)? {
+    let started = if ctx.auto_frames()?.turns {
         let goal = goal(text, message, ctx.now);
         let now = ctx.now;
         store

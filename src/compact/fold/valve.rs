@@ -64,13 +64,19 @@ pub struct Opened {
 }
 
 impl Folding<'_, '_> {
-    /// The completed calls whose outputs the valve may mask, in order: not `flame_*`'s (ctx's own
+    /// The completed calls of the messages `calls_in` whose outputs the valve may mask, in order: not `flame_*`'s (ctx's own
     /// entries) nor `todowrite`'s (the list), and not already folded; each with the message
     /// holding its output and the output's length in characters.
-    fn maskable(&self) -> Vec<(usize, String, usize)> {
+    fn maskable(&self, calls_in: std::ops::Range<usize>) -> Vec<(usize, String, usize)> {
         let (shape, list) = (self.shape, self.list);
         let mut out = Vec::new();
-        for (i, view) in self.views.iter().enumerate() {
+        for (i, view) in self
+            .views
+            .iter()
+            .enumerate()
+            .take(calls_in.end)
+            .skip(calls_in.start)
+        {
             for call in &view.calls {
                 let Some(id) = call.call.as_ref() else {
                     continue;
@@ -180,9 +186,10 @@ impl Folding<'_, '_> {
         let (at, last) = (0..self.views.len())
             .rev()
             .find_map(|i| Some((i, self.shape.reported_count(&self.edited(i)?)?)))?;
-        // The outputs of that call's tools, where they are parts of its message (OpenCode's).
+        // The outputs of that call's tools, where they are parts of its message (OpenCode's):
+        // only that message is read for them, as every request is estimated.
         let mut chars: u64 = self
-            .maskable()
+            .maskable(at..at + 1)
             .iter()
             .filter(|(message, _, _)| *message == at)
             .map(|(_, _, n)| *n as u64)
@@ -206,7 +213,7 @@ impl Folding<'_, '_> {
             return None;
         }
         let target = (TARGET * compacts_at as f64) as u64;
-        let candidates = self.maskable();
+        let candidates = self.maskable(0..self.views.len());
         let keep = candidates.len().saturating_sub(KEEP_LAST);
         let mut left = estimate;
         let mut chosen: Vec<String> = Vec::new();
