@@ -21,7 +21,7 @@ use super::Context;
 use crate::compact::inject::MessageList;
 use crate::error::Result;
 use crate::frame::digest::{self, Digest, Ending, Tools};
-use crate::frame::ops::{self, Place};
+use crate::frame::ops;
 use crate::frame::span::{self, Mark};
 use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
@@ -148,18 +148,14 @@ fn take_in(
             digest.summary = format!("{why}\n\n{}", digest.summary);
         }
         let messages = log::Messages::of(&span, output_max);
-        let plan = ops::check_pop(state, &id, false)?;
-        if !digest.files.is_empty() {
-            ops::add_artifacts(state, &id, &digest.files, now)?;
-        }
-        ops::apply_pop(state, &plan, status, Some(&digest.summary), now)?;
-        span::close(
-            state,
-            &id,
-            Place::Session(session),
-            Mark::new(now, Some(&call.message_id), Some(&call.call)),
-        );
-        store.write_log(&id, &log::render(state, &id, now, Some(&messages)))?;
+        let ending = auto::Ending {
+            status,
+            summary: &digest.summary,
+            files: &digest.files,
+            messages: Some(&messages),
+        };
+        let mark = Mark::new(now, Some(&call.message_id), Some(&call.call));
+        auto::close(state, store, session, &id, &ending, mark, false)?;
     }
     for goal in wanted {
         let open = auto::open_todos(state, session);
@@ -248,20 +244,19 @@ pub(crate) fn close_in_turn(
                 .unwrap_or_default();
             (export.cut(&opened, |_| false), max)
         });
-        let plan = ops::check_pop(state, &id, false)?;
         let summary = match &span {
             Some((span, _)) => format!("{TURN_ENDED}\n\n{}", item_digest(span).summary),
             None => TURN_ENDED.to_string(),
         };
-        ops::apply_pop(state, &plan, Status::Blocked, Some(&summary), now)?;
-        span::close(
-            state,
-            &id,
-            Place::Session(session),
-            Mark::new(now, None, None),
-        );
         let messages = span.map(|(span, max)| log::Messages::of(&span, max));
-        store.write_log(&id, &log::render(state, &id, now, messages.as_ref()))?;
+        let ending = auto::Ending {
+            status: Status::Blocked,
+            summary: &summary,
+            files: &[],
+            messages: messages.as_ref(),
+        };
+        let mark = Mark::new(now, None, None);
+        auto::close(state, store, session, &id, &ending, mark, false)?;
     }
     Ok(())
 }

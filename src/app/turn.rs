@@ -21,7 +21,7 @@ use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::digest::{self, Digest, Ending, Tools};
 use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc, TurnDoc};
-use crate::frame::ops::{self, Place, Selector};
+use crate::frame::ops::{self, Selector};
 use crate::frame::span::{self, Mark};
 use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
@@ -109,18 +109,14 @@ fn close(
     now: i64,
 ) -> Result<()> {
     super::todo::close_in_turn(state, store, session, id, turn, now)?;
-    let plan = ops::check_pop(state, id, true)?;
-    if !digest.files.is_empty() {
-        ops::add_artifacts(state, id, &digest.files, now)?;
-    }
-    ops::apply_pop(state, &plan, Status::Completed, Some(&digest.summary), now)?;
-    span::close(
-        state,
-        id,
-        Place::Session(session),
-        Mark::new(now, None, None),
-    );
-    store.write_log(id, &log::render(state, id, now, messages))
+    let ending = auto::Ending {
+        status: Status::Completed,
+        summary: &digest.summary,
+        files: &digest.files,
+        messages,
+    };
+    let mark = Mark::new(now, None, None);
+    auto::close(state, store, session, id, &ending, mark, true)
 }
 
 /// What `start` did.

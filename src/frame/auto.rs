@@ -104,6 +104,37 @@ pub fn mark(state: &mut State, id: &str, kind: &str) {
     state.set_field(id, KEY, Json::str(kind));
 }
 
+/// How an auto-frame ends: its status, its summary, the files it changed, and the messages its
+/// log holds.
+pub struct Ending<'a> {
+    pub status: super::state::Status,
+    pub summary: &'a str,
+    pub files: &'a [String],
+    pub messages: Option<&'a super::log::Messages>,
+}
+
+/// Closes auto-frame `id` of `session` as `ending` says, its span closing at `mark`, and writes its
+/// log. `force`: a turn closes over the frames still running in it
+/// (it has waited for the explicit ones, and closed its items first); an item never does.
+pub fn close(
+    state: &mut State,
+    store: &super::store::Store,
+    session: &str,
+    id: &str,
+    ending: &Ending<'_>,
+    mark: Mark,
+    force: bool,
+) -> Result<()> {
+    let at = mark.at;
+    let plan = ops::check_pop(state, id, force)?;
+    if !ending.files.is_empty() {
+        ops::add_artifacts(state, id, ending.files, at)?;
+    }
+    ops::apply_pop(state, &plan, ending.status, Some(ending.summary), at)?;
+    span::close(state, id, Place::Session(session), mark);
+    store.write_log(id, &super::log::render(state, id, at, ending.messages))
+}
+
 /// The turn frame of `session` that is still open (in progress), if any: at most one, as a turn
 /// opens only once the one before it has closed.
 pub fn open_turn(state: &State, session: &str) -> Option<String> {
