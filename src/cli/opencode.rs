@@ -201,8 +201,9 @@ takes from chat.params): when the request's estimate (OpenCode's count of the
 last model call plus what came after it, 4 characters a token) passes 90 % of
 the count at which OpenCode compacts, the oldest tool outputs sent whole are
 masked, but the last three calls', until it is under 30 %. A masked output
-stays masked in later requests, and flame_recall with the call's id gives it
-back from OpenCode's session.")]
+stays masked in later requests, and flame_recall with the id its mask names
+(the call's id and its message's time, CALL@TIME) gives it back from
+OpenCode's session.")]
     Messages {
         /// The OpenCode session sending the messages (ses_…)
         #[arg(long, value_name = "ID")]

@@ -205,8 +205,8 @@ the extension passes while frame.auto is on): pi compacts when the last model
 call's tokens pass the window less compaction.reserveTokens (--reserved,
 16384 by default, as pi's). When the request's estimate passes 90 % of that,
 the oldest tool results sent whole are masked, but the last three calls',
-until it is under 30 %, as in `ctx opencode messages`; flame_recall with a
-call's id gives a masked result back from pi's session.
+until it is under 30 %, as in `ctx opencode messages`; flame_recall with the
+id its mask names (CALL@TIME) gives a masked result back from pi's session.
 
 A message ctx does not know (no known role) is passed on as it is, with a
 warning on stderr; a document that is no message list is refused (exit 1).")]
