@@ -1,42 +1,31 @@
-//! Todo frames (`frame.auto = todos` or `all`), kept by `ctx opencode messages` from the
-//! `todowrite` calls each request holds (`opencode::todo`): a frame ctx opens when an item goes
-//! in progress, with the item's text as its goal, and closes when the item is completed,
-//! cancelled, set back, or leaves the list, so that a long turn folds item by item with a model
-//! that never calls a ctx tool.
-//!
-//! How todo frames nest: an item's frame opens under the session's current frame, or, when that
-//! is another item's frame, beside it (two items in progress at once are siblings), so it goes
-//! under the person's turn when turns are on. It becomes the session's current frame: a
-//! `flame_push` made while the item runs goes under it. An item's frame whose explicit frames
-//! still run when the item ends waits for them: it closes at the first todo call after they were
-//! popped, or with its turn. When its turn ends first, it closes as blocked, and the item's next
-//! update in progress opens a new frame.
-//!
-//! Items have no ids: an item is its text. A renamed item is a new item (the old one left the
-//! list), and two items of the same text are one.
+//! OpenCode's todo frames (`frame.auto = todos` or `all`), kept by `ctx opencode messages` from
+//! the `todowrite` calls each request holds (`opencode::todo`), each taken in by the agents'
+//! shared core (`frame::todo`, which says how todo frames open, close and nest). An item's span
+//! runs from the message of the call that opened it to that of the call that ends it.
 
 use serde_json::Value;
 
 use super::Context;
 use crate::compact::inject::MessageList;
 use crate::error::Result;
-use crate::frame::digest::{self, Digest, Ending, Tools};
-use crate::frame::ops;
+use crate::frame::auto;
+use crate::frame::digest::Tools;
 use crate::frame::span::{self, Mark};
-use crate::frame::state::{State, Status};
+use crate::frame::state::State;
 use crate::frame::store::Store;
-use crate::frame::{auto, log};
+use crate::frame::todo::{self, Reader, Update};
 use crate::json::Json;
 use crate::opencode::export::Export;
-use crate::opencode::todo::{self, Call};
+use crate::opencode::todo::{self as opencode_todo, Call};
 use crate::opencode::turn as opencode;
 use crate::settings;
 
-/// What an item's summary says when no assistant text was written while it ran.
-const NO_TEXT: &str = "No assistant text was written while the item was in progress.";
-
-/// What an item's frame says when its turn ended before the item did.
-const TURN_ENDED: &str = "The turn ended before the item was finished.";
+/// OpenCode's tools, for an item's summary.
+const TOOLS: Tools = Tools {
+    shell: opencode::SHELL_TOOLS,
+    editing: opencode::EDITING_TOOLS,
+    path_keys: opencode::PATH_KEYS,
+};
 
 /// Takes in the todo calls of `list` that the session has not taken in yet (those after its
 /// frame's `todo_call`), in order: each opens the frames of the items it sets in progress and
@@ -51,7 +40,7 @@ pub(crate) fn sync(
     list: &MessageList<'_>,
     state: &State,
 ) -> Result<Option<State>> {
-    let calls = todo::calls(list.messages().iter().map(|m| todo::Raw {
+    let calls = opencode_todo::calls(list.messages().iter().map(|m| opencode_todo::Raw {
         id: m.id(),
         role: m.role(),
         json: m.raw(),
@@ -75,7 +64,19 @@ pub(crate) fn sync(
         }
         let mut waiting = Vec::new();
         for call in new {
-            waiting = take_in(state, store, session, list, call, output_max, now)?;
+            let mark = Mark::new(now, Some(&call.message_id), Some(&call.call));
+            let update = Update {
+                items: &call.items,
+                whole: true,
+                mark: &mark,
+            };
+            let mut span = |state: &State, id: &str| Some(item_span(state, id, list, call));
+            let mut reader = Reader {
+                span: &mut span,
+                tools: &TOOLS,
+                output_max,
+            };
+            waiting = todo::take_in(state, store, session, &update, &mut reader)?;
             state.set_field(session, auto::TODO_CALL_KEY, Json::str(&call.call));
         }
         Ok((waiting, true))
@@ -101,88 +102,6 @@ fn new_calls<'c>(state: &State, session: &str, calls: &'c [Call]) -> &'c [Call] 
         Some(at) => &calls[at + 1..],
         None => calls,
     }
-}
-
-/// Applies one call: closes the open item frames whose item it does not hold in progress, then
-/// opens a frame for each item in progress that has none. Returns the frames that could not
-/// close, with the explicit frames still running in them.
-fn take_in(
-    state: &mut State,
-    store: &Store,
-    session: &str,
-    list: &MessageList<'_>,
-    call: &Call,
-    output_max: usize,
-    now: i64,
-) -> Result<Vec<(String, Vec<String>)>> {
-    let wanted = call.in_progress();
-    let mut waiting = Vec::new();
-    for id in auto::open_todos(state, session) {
-        let goal = state.frame(&id).map(|f| f.goal().to_string());
-        let Some(goal) = goal.filter(|g| !wanted.contains(&g.as_str())) else {
-            continue;
-        };
-        let running = auto::explicit_running_below(state, &id);
-        if !running.is_empty() {
-            waiting.push((id, running));
-            continue;
-        }
-        let (status, why) = match call.item(&goal).map(|i| i.status.as_str()) {
-            Some("completed") => (Status::Completed, None),
-            Some("cancelled") => (Status::Blocked, Some("The item was cancelled.".to_string())),
-            Some(other) => (
-                Status::Blocked,
-                Some(format!(
-                    "The item was set to {} before it was finished.",
-                    if other.is_empty() { "no status" } else { other }
-                )),
-            ),
-            None => (
-                Status::Blocked,
-                Some("The item left the todo list before it was finished.".to_string()),
-            ),
-        };
-        let span = item_span(state, &id, list, call);
-        let mut digest = item_digest(&span);
-        if let Some(why) = why {
-            digest.summary = format!("{why}\n\n{}", digest.summary);
-        }
-        let messages = log::Messages::of(&span, output_max);
-        let ending = auto::Ending {
-            status,
-            summary: &digest.summary,
-            files: &digest.files,
-            messages: Some(&messages),
-        };
-        let mark = Mark::new(now, Some(&call.message_id), Some(&call.call));
-        auto::close(state, store, session, &id, &ending, mark, false)?;
-    }
-    for goal in wanted {
-        let open = auto::open_todos(state, session);
-        if open
-            .iter()
-            .any(|id| state.frame(id).is_some_and(|f| f.goal() == goal))
-        {
-            continue;
-        }
-        let parent = parent(state, session)?;
-        let at = Mark::new(now, Some(&call.message_id), Some(&call.call));
-        auto::open(state, session, goal, parent.as_deref(), auto::TODO, at)?;
-    }
-    Ok(waiting)
-}
-
-/// Where an item's frame opens: the session's current frame, or the parent of the item frames
-/// that are current, so that items in progress together are siblings.
-fn parent(state: &State, session: &str) -> Result<Option<String>> {
-    let mut at = ops::session_current(state, session)?;
-    for _ in 0..=state.len() {
-        match at.as_deref().and_then(|id| state.frame(id)) {
-            Some(frame) if auto::is_todo(&frame) => at = frame.parent().map(str::to_string),
-            _ => break,
-        }
-    }
-    Ok(at)
 }
 
 /// The messages of item frame `id`'s span in `list`: from the message of the call that opened
@@ -226,47 +145,21 @@ pub(crate) fn close_in_turn(
     messages: Option<(&Export, usize)>,
     now: i64,
 ) -> Result<()> {
-    let index = crate::frame::state::TreeIndex::new(state);
-    let below: Vec<String> = index.subtree(turn)[1..]
-        .iter()
-        .map(|d| d.to_string())
-        .collect();
-    drop(index);
-    for id in auto::open_todos(state, session) {
-        if !below.contains(&id) || !auto::explicit_running_below(state, &id).is_empty() {
-            continue;
-        }
-        let span = messages.map(|(export, max)| {
-            let opened = state
-                .frame(&id)
-                .and_then(|f| span::read(&f).ok().flatten())
-                .and_then(|s| s.open.message)
-                .unwrap_or_default();
-            (export.cut(&opened, |_| false), max)
-        });
-        let summary = match &span {
-            Some((span, _)) => format!("{TURN_ENDED}\n\n{}", item_digest(span).summary),
-            None => TURN_ENDED.to_string(),
-        };
-        let messages = span.map(|(span, max)| log::Messages::of(&span, max));
-        let ending = auto::Ending {
-            status: Status::Blocked,
-            summary: &summary,
-            files: &[],
-            messages: messages.as_ref(),
-        };
-        let mark = Mark::new(now, None, None);
-        auto::close(state, store, session, &id, &ending, mark, false)?;
-    }
-    Ok(())
-}
-
-/// The summary and files of an item's span of OpenCode messages.
-fn item_digest(span: &Export) -> Digest {
-    let tools = Tools {
-        shell: opencode::SHELL_TOOLS,
-        editing: opencode::EDITING_TOOLS,
-        path_keys: opencode::PATH_KEYS,
+    let Some((export, output_max)) = messages else {
+        return todo::close_in_turn(state, store, session, turn, None, now);
     };
-    digest::digest_or(span, &tools, &Ending::Finished, NO_TEXT)
+    let mut span = |state: &State, id: &str| {
+        let opened = state
+            .frame(id)
+            .and_then(|f| span::read(&f).ok().flatten())
+            .and_then(|s| s.open.message)
+            .unwrap_or_default();
+        Some(export.cut(&opened, |_| false))
+    };
+    let mut reader = Reader {
+        span: &mut span,
+        tools: &TOOLS,
+        output_max,
+    };
+    todo::close_in_turn(state, store, session, turn, Some(&mut reader), now)
 }

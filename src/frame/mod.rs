@@ -14,3 +14,4 @@ pub mod span;
 pub mod stale;
 pub mod state;
 pub mod store;
+pub mod todo;

@@ -11,18 +11,7 @@ use serde_json::Value;
 /// The tool's name in OpenCode.
 pub const TOOL: &str = "todowrite";
 
-/// An item of the list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
-    pub content: String,
-    pub status: String,
-}
-
-impl Item {
-    pub fn in_progress(&self) -> bool {
-        self.status == "in_progress"
-    }
-}
+pub use crate::frame::todo::Item;
 
 /// A completed `todowrite` call of the message list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,24 +22,6 @@ pub struct Call {
     pub call: String,
     /// The list as the call left it; items without a text content are left out.
     pub items: Vec<Item>,
-}
-
-impl Call {
-    /// The item of this content, if the list holds it (the first, when two share it).
-    pub fn item(&self, content: &str) -> Option<&Item> {
-        self.items.iter().find(|i| i.content == content)
-    }
-
-    /// The contents of the items in progress, each once, in list order.
-    pub fn in_progress(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for item in self.items.iter().filter(|i| i.in_progress()) {
-            if !out.contains(&item.content.as_str()) {
-                out.push(&item.content);
-            }
-        }
-        out
-    }
 }
 
 /// A message of the list as the calls are read from it: its id, its role, and its JSON.
@@ -103,15 +74,8 @@ fn call_of(part: &Value) -> Option<(String, Vec<Item>)> {
         .iter()
         .filter_map(|todo| {
             let content = todo.get("content")?.as_str()?.trim();
-            (!content.is_empty()).then(|| Item {
-                content: content.to_string(),
-                status: todo
-                    .get("status")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .trim()
-                    .to_string(),
-            })
+            let status = todo.get("status").and_then(Value::as_str).unwrap_or("");
+            (!content.is_empty()).then(|| Item::of_text(content, status.trim()))
         })
         .collect();
     Some((call.to_string(), items))
@@ -161,27 +125,17 @@ mod tests {
                     message_id: "msg_2".into(),
                     call: "call_1".into(),
                     items: vec![
-                        Item {
-                            content: "Fix A".into(),
-                            status: "in_progress".into()
-                        },
-                        Item {
-                            content: "Fix B".into(),
-                            status: "".into()
-                        },
+                        Item::of_text("Fix A", "in_progress"),
+                        Item::of_text("Fix B", ""),
                     ],
                 },
                 Call {
                     message: 2,
                     message_id: "msg_3".into(),
                     call: "call_6".into(),
-                    items: vec![Item {
-                        content: "Fix A".into(),
-                        status: "completed".into()
-                    }],
+                    items: vec![Item::of_text("Fix A", "completed")],
                 },
             ]
         );
-        assert_eq!(calls[0].in_progress(), ["Fix A"]);
     }
 }
