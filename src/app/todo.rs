@@ -13,7 +13,7 @@ use crate::frame::digest::Tools;
 use crate::frame::span::{self, Mark};
 use crate::frame::state::State;
 use crate::frame::store::Store;
-use crate::frame::todo::{self, Reader, Update};
+use crate::frame::todo::{self, Item, Reader, Update};
 use crate::json::Json;
 use crate::opencode::export::Export;
 use crate::opencode::todo::{self as opencode_todo, Call};
@@ -65,8 +65,13 @@ pub(crate) fn sync(
         let mut waiting = Vec::new();
         for call in new {
             let mark = Mark::new(now, Some(&call.message_id), Some(&call.call));
+            let items: Vec<Item> = call
+                .items
+                .iter()
+                .map(|i| Item::of_text(&i.content, &i.status))
+                .collect();
             let update = Update {
-                items: &call.items,
+                items: &items,
                 whole: true,
                 mark: &mark,
             };

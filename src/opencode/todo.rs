@@ -11,7 +11,21 @@ use serde_json::Value;
 /// The tool's name in OpenCode.
 pub const TOOL: &str = "todowrite";
 
-pub use crate::frame::todo::Item;
+/// An item of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub content: String,
+    pub status: String,
+}
+
+impl Item {
+    pub fn new(content: &str, status: &str) -> Item {
+        Item {
+            content: content.to_string(),
+            status: status.to_string(),
+        }
+    }
+}
 
 /// A completed `todowrite` call of the message list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +89,7 @@ fn call_of(part: &Value) -> Option<(String, Vec<Item>)> {
         .filter_map(|todo| {
             let content = todo.get("content")?.as_str()?.trim();
             let status = todo.get("status").and_then(Value::as_str).unwrap_or("");
-            (!content.is_empty()).then(|| Item::of_text(content, status.trim()))
+            (!content.is_empty()).then(|| Item::new(content, status.trim()))
         })
         .collect();
     Some((call.to_string(), items))
@@ -125,15 +139,15 @@ mod tests {
                     message_id: "msg_2".into(),
                     call: "call_1".into(),
                     items: vec![
-                        Item::of_text("Fix A", "in_progress"),
-                        Item::of_text("Fix B", ""),
+                        Item::new("Fix A", "in_progress"),
+                        Item::new("Fix B", ""),
                     ],
                 },
                 Call {
                     message: 2,
                     message_id: "msg_3".into(),
                     call: "call_6".into(),
-                    items: vec![Item::of_text("Fix A", "completed")],
+                    items: vec![Item::new("Fix A", "completed")],
                 },
             ]
         );
