@@ -247,8 +247,8 @@ pub const CODEX_FOLD: Def = Def {
     fallback_env: None,
     swarm_key: None,
     about: "whether a Codex session's rollout is folded when it ends, so that codex exec resume \
-            sends each popped frame as its summary, and each finished turn frame (frame.auto) with \
-            its tool outputs as placeholders",
+            sends each popped frame as its summary, and each finished turn or plan step frame \
+            (frame.auto) with its tool outputs as placeholders",
 };
 
 pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {
@@ -320,8 +320,8 @@ pub const FRAME_AUTO: Def = Def {
     fallback_env: None,
     swarm_key: None,
     about: "which frames ctx opens by itself, without the model: turns (one per person's \
-            message), todos (one per todo item in progress, OpenCode's todowrite), all (both), \
-            off",
+            message), todos (one per todo item in progress: OpenCode's todowrite, Claude Code's \
+            tasks, Codex's update_plan), all (both), off",
 };
 
 pub const HOOKS_STATE_IN_HOME: Def = Def {

@@ -21,13 +21,16 @@ use crate::claude::log as claude_log;
 use crate::compact::frame_context;
 use crate::error::{Error, Result};
 use crate::frame::auto;
+use crate::frame::digest::Tools;
 use crate::frame::log;
 use crate::frame::ops::{self, Correction, Place};
+use crate::frame::span::Mark;
 use crate::frame::state::{FrameKey, SCHEMA_VERSION, State, Status};
 use crate::frame::store::Store;
+use crate::frame::todo::{self, Item, Reader, Update};
 use crate::hooks::frame_calls::Finished;
 use crate::hooks::transcript::Folded;
-use crate::hooks::turns::ClosedTurn;
+use crate::hooks::turns::{ClosedFrame, Kind};
 use crate::hooks::{framed, transcript};
 use crate::json::{Json, Object};
 use crate::opencode::export::Export;
@@ -205,6 +208,36 @@ pub fn field<'v>(input: &'v Value, key: &str) -> Option<&'v str> {
         .get(key)
         .and_then(Value::as_str)
         .filter(|s| !s.trim().is_empty())
+}
+
+/// How an adapter reads an item frame's span of its agent's transcript, for the log and summary
+/// the item closes with: `read(id, from, to)` gives frame `id`'s messages stamped from `from` to
+/// `to` (ms since the epoch), `None` when there are none to read.
+pub struct ItemSpans<'s> {
+    pub read: &'s mut dyn FnMut(&str, i64, i64) -> Option<Export>,
+    pub tools: &'s Tools,
+}
+
+impl ItemSpans<'_> {
+    /// Runs `f` with the reader of the spans of item frames closing at `now`: each from the
+    /// frame's creation on.
+    fn with_reader<T>(
+        &mut self,
+        now: i64,
+        output_max: usize,
+        f: impl FnOnce(&mut Reader<'_>) -> T,
+    ) -> T {
+        let read = &mut self.read;
+        let mut span = |state: &State, id: &str| {
+            let from = state.frame(id)?.created_at();
+            read(id, from, now)
+        };
+        f(&mut Reader {
+            span: &mut span,
+            tools: self.tools,
+            output_max,
+        })
+    }
 }
 
 /// One hook call: the event's fields, the project, the clock.
@@ -589,6 +622,60 @@ impl<'a> Hook<'a> {
         Ok(self.ctx.auto_frames()?.turns)
     }
 
+    /// Whether `frame.auto` asks for todo frames (`todos` or `all`).
+    pub fn todos_on(&self) -> Result<bool> {
+        Ok(self.ctx.auto_frames()?.todos)
+    }
+
+    /// Whether the session has an item frame open: only then can a call of its todo tool close
+    /// one, and the adapter needs to read the transcript for the item's log.
+    pub fn has_open_items(&self) -> Result<bool> {
+        let state = self.store.load()?;
+        Ok(!auto::open_todos(&state, &self.session).is_empty())
+    }
+
+    /// A call of the agent's todo or plan tool, seen once it ran (`frame.auto` keeps todo
+    /// frames; `frame::todo` says what an update opens and closes). `items` reads the call into
+    /// its items, given the state and the session's frame (Claude Code's tasks are remembered
+    /// there), and whether they are the whole list; `spans` reads the span of an item frame it
+    /// closes. A subagent's call, or one in a session without a frame, changes nothing.
+    pub fn todo_call(
+        &mut self,
+        mut items: impl FnMut(&mut State, &str) -> (Vec<Item>, bool),
+        spans: &mut ItemSpans<'_>,
+    ) -> Result<()> {
+        if self.field("agent_id").is_some() {
+            return Ok(());
+        }
+        let session = self.session.clone();
+        let now = self.ctx.now;
+        let output_max = self.output_max()?;
+        let mark = Mark::new(now, None, self.field("tool_use_id"));
+        let store = &self.store;
+        let (waiting, _) = store.update(now, |state| {
+            if state.frame(&session).is_none() {
+                return Ok((Vec::new(), false));
+            }
+            let (items, whole) = items(state, &session);
+            let update = Update {
+                items: &items,
+                whole,
+                mark: &mark,
+            };
+            let waiting = spans.with_reader(now, output_max, |reader| {
+                todo::take_in(state, store, &session, &update, reader)
+            })?;
+            Ok((waiting, true))
+        })?;
+        for (id, running) in waiting {
+            self.notes.push(format!(
+                "item frame {id} waits for {}, pushed in it",
+                running.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
     /// A person's prompt (`frame.auto` on): opens a turn frame under the session's own frame,
     /// its goal the prompt's first line, `turn` the agent's id of the turn (Claude Code's
     /// `prompt_id`, Codex's `turn_id`), which its Stop names. Call it after the session's context
@@ -625,7 +712,7 @@ impl<'a> Hook<'a> {
                 now,
                 &mut notes,
             )?;
-            let current = ops::session_current(state, &session)?;
+            let current = current_past_items(state, &session)?;
             if current.as_deref().is_some_and(|c| c != session) {
                 return Ok((notes, closed));
             }
@@ -676,6 +763,7 @@ impl<'a> Hook<'a> {
         turn: Option<&str>,
         answer: Option<&str>,
         export: Option<&Export>,
+        mut spans: Option<&mut ItemSpans<'_>>,
     ) -> Result<()> {
         if self.field("agent_id").is_some() {
             return Ok(());
@@ -683,10 +771,8 @@ impl<'a> Hook<'a> {
         let session = self.session.clone();
         let now = self.ctx.now;
         let store = &self.store;
-        let messages = match export {
-            Some(export) => Some(log::Messages::of(export, self.output_max()?)),
-            None => None,
-        };
+        let output_max = self.output_max()?;
+        let messages = export.map(|export| log::Messages::of(export, output_max));
         let answer = answer.filter(|a| !a.trim().is_empty());
         store.update(now, |state| {
             let named = named_turn(state, turn);
@@ -705,12 +791,18 @@ impl<'a> Hook<'a> {
                 store.write_log(&id, &log::render(state, &id, now, messages.as_ref()))?;
                 return Ok(((), true));
             }
-            if ops::session_current(state, &session)?.as_deref() != Some(id.as_str()) {
+            if current_past_items(state, &session)?.as_deref() != Some(id.as_str()) {
                 let Some(answer) = answer else {
                     return Ok(((), false));
                 };
                 state.set_field(&id, FrameKey::Summary.name(), Json::str(answer));
                 return Ok(((), true));
+            }
+            match spans.as_deref_mut() {
+                Some(spans) => spans.with_reader(now, output_max, |reader| {
+                    todo::close_in_turn(state, store, &session, &id, Some(reader), now)
+                })?,
+                None => todo::close_in_turn(state, store, &session, &id, None, now)?,
             }
             let plan = ops::check_pop(state, &id, true)?;
             ops::apply_pop(state, &plan, Status::Completed, answer, now)?;
@@ -746,44 +838,70 @@ impl<'a> Hook<'a> {
         Ok(())
     }
 
-    /// The session's finished turn frames, for the fold of its transcript: each with its goal
-    /// and when it opened and closed.
-    pub fn closed_turns(&self) -> Result<Vec<ClosedTurn>> {
+    /// The session's finished auto-frames (turns and items), for the fold of its transcript:
+    /// each with its goal, when it opened and closed, and for an item the finished turn it ran in.
+    pub fn closed_auto_frames(&self) -> Result<Vec<ClosedFrame>> {
         let state = self.store.load()?;
-        let in_session = |frame: &crate::frame::state::Frame| {
+        // The frame's ancestors, nearest first, bounded by the number of frames: a cycle written
+        // by hand ends the walk.
+        let ancestors = |frame: &crate::frame::state::Frame| {
+            let mut out = Vec::new();
             let mut at = frame.parent().map(str::to_string);
-            // Up the parents, bounded by the number of frames: a cycle written by hand ends it.
-            for _ in 0..=state.len() {
-                match at {
-                    Some(ref id) if *id == self.session => return true,
-                    Some(ref id) => {
-                        at = state.frame(id).and_then(|f| f.parent().map(str::to_string))
-                    }
-                    None => return false,
+            while let Some(id) = at.take() {
+                if out.len() > state.len() {
+                    break;
                 }
+                at = state
+                    .frame(&id)
+                    .and_then(|f| f.parent().map(str::to_string));
+                out.push(id);
             }
-            false
+            out
         };
-        Ok(state
-            .frames()
-            .filter(|f| auto::is_turn(f) && f.status().is_finished())
-            .filter(|f| in_session(f))
-            .map(|f| ClosedTurn {
-                id: f.id.to_string(),
-                goal: f.goal().to_string(),
-                from: f.created_at(),
-                to: f.updated_at(),
-                agent_turn: f
+        let mut closed = Vec::new();
+        for frame in state.frames() {
+            let kind = if auto::is_turn(&frame) {
+                Kind::Turn
+            } else if auto::is_todo(&frame) {
+                Kind::Item
+            } else {
+                continue;
+            };
+            if !frame.status().is_finished() {
+                continue;
+            }
+            let up = ancestors(&frame);
+            if !up.contains(&self.session) {
+                continue;
+            }
+            let in_turn = up.iter().find(|id| {
+                state
+                    .frame(id)
+                    .is_some_and(|f| auto::is_turn(&f) && f.status().is_finished())
+            });
+            closed.push(ClosedFrame {
+                id: frame.id.to_string(),
+                kind,
+                goal: frame.goal().to_string(),
+                from: frame.created_at(),
+                to: frame.updated_at(),
+                agent_turn: frame
                     .field(TURN_ID_KEY)
                     .and_then(Json::as_str)
                     .map(str::to_string),
-            })
-            .collect())
+                in_turn: if kind == Kind::Item {
+                    in_turn.cloned()
+                } else {
+                    None
+                },
+            });
+        }
+        Ok(closed)
     }
 
-    /// Writes again the log of each turn in `exports` (a turn frame and its messages), as the
-    /// turn's Stop wrote it, now from messages read when the session ends.
-    pub fn rewrite_turn_logs(&mut self, exports: &[(String, Export)]) -> Result<()> {
+    /// Writes again the log of each auto-frame in `exports` (a turn or item frame and its
+    /// messages), as its close wrote it, now from messages read when the session ends.
+    pub fn rewrite_logs(&mut self, exports: &[(String, Export)]) -> Result<()> {
         if exports.is_empty() {
             return Ok(());
         }
@@ -856,9 +974,23 @@ fn named_turn(state: &State, turn: Option<&str>) -> Option<String> {
         .map(|f| f.id.to_string())
 }
 
-/// The session's current frame when it is a running turn frame.
+/// The session's current frame, or, when that is a todo item's frame, the frame its items run
+/// in: an item on top of its turn is the turn's own work, not a frame pushed in it.
+fn current_past_items(state: &State, session: &str) -> Result<Option<String>> {
+    let mut at = ops::session_current(state, session)?;
+    // Up the parents, bounded by the number of frames: a cycle written by hand ends the walk.
+    for _ in 0..=state.len() {
+        match at.as_deref().and_then(|id| state.frame(id)) {
+            Some(frame) if auto::is_todo(&frame) => at = frame.parent().map(str::to_string),
+            _ => break,
+        }
+    }
+    Ok(at)
+}
+
+/// The session's current frame (past its items) when it is a running turn frame.
 fn open_turn_on_top(state: &State, session: &str) -> Result<Option<String>> {
-    Ok(ops::session_current(state, session)?.filter(|id| {
+    Ok(current_past_items(state, session)?.filter(|id| {
         state
             .frame(id)
             .is_some_and(|f| auto::is_turn(&f) && !f.status().is_finished())
@@ -884,9 +1016,6 @@ fn open_turn_around(state: &State, session: &str) -> Result<Option<String>> {
     Ok(None)
 }
 
-/// Closes turn frame `id` completed, with `summary` unless it has one already, and writes its
-/// log. Subagents the turn started in the background may still run below it: they end at their
-/// own SubagentStop.
 /// Closes every running turn frame on top of `session` whose Stop was not seen: completed, with
 /// its summary so far (the answer of a Stop that left it open for a frame of the model's), else
 /// `unseen` as its summary and a note saying the Stop did not come `when`. Whether any closed.
@@ -907,18 +1036,24 @@ fn close_turns_on_top(
         if !kept {
             notes.push(format!("turn {open} had no Stop {when}: closed"));
         }
-        close_turn(store, state, &open, (!kept).then_some(unseen), now)?;
+        close_turn(store, state, session, &open, (!kept).then_some(unseen), now)?;
     }
     Ok(closed)
 }
 
+/// Closes turn frame `id` completed, with `summary` unless it has one already, and writes its
+/// log; its items still open close first, as blocked, with their summaries alone (the session's
+/// end writes their logs again from the whole transcript). Subagents the turn started in the
+/// background may still run below it: they end at their own SubagentStop.
 fn close_turn(
     store: &Store,
     state: &mut State,
+    session: &str,
     id: &str,
     summary: Option<&str>,
     now: i64,
 ) -> Result<()> {
+    todo::close_in_turn(state, store, session, id, None, now)?;
     let plan = ops::check_pop(state, id, true)?;
     ops::apply_pop(state, &plan, Status::Completed, summary, now)?;
     store.write_log(id, &log::render(state, id, now, None))

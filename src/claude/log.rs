@@ -134,11 +134,18 @@ pub fn span_export(
     super::transcript::export_of(&span, frame, &title, None)
 }
 
-/// The log of a turn frame, from its transcript as the session ends: the lines of the main
-/// conversation stamped from `from` (its prompt) to `to` (its close). Claude Code may still be
-/// writing a turn's last lines when its Stop hook reads the transcript; when the session ends they
-/// are all there, so the log that the turn's fold points to holds every output it takes out.
-pub fn turn_export(records: &[Value], from: i64, to: i64, frame: &str, transcript: &str) -> Export {
+/// The log of an auto-frame (a turn, a task), from its transcript: the lines of the main
+/// conversation stamped from `from` (its opening: a turn's prompt, a task going in progress) to
+/// `to` (its close). Claude Code may still be writing a turn's last lines when its Stop hook reads
+/// the transcript; when the session ends they are all there, so the log that the fold points to
+/// is written again then, and holds every output the fold takes out.
+pub fn span_between(
+    records: &[Value],
+    from: i64,
+    to: i64,
+    frame: &str,
+    transcript: &str,
+) -> Export {
     let until: Vec<Value> = records
         .iter()
         .filter(|r| {
@@ -150,7 +157,7 @@ pub fn turn_export(records: &[Value], from: i64, to: i64, frame: &str, transcrip
         .cloned()
         .collect();
     let span = since(&until, from, false);
-    let title = format!("transcript {transcript}, from the turn's prompt to its end");
+    let title = format!("transcript {transcript}, from the frame's opening to its close");
     super::transcript::export_of(&span, frame, &title, None)
 }
 

@@ -5,10 +5,18 @@ pub mod fold;
 pub mod ids;
 pub mod log;
 pub mod settings;
+pub mod tasks;
 pub mod transcript;
 pub mod turn_fold;
 
 use std::path::PathBuf;
+
+/// Claude Code's tools, as a todo item's summary reads them (`crate::frame::digest`).
+pub const DIGEST_TOOLS: crate::frame::digest::Tools = crate::frame::digest::Tools {
+    shell: &["Bash"],
+    editing: &["Edit", "MultiEdit", "Write", "NotebookEdit"],
+    path_keys: &["file_path", "notebook_path"],
+};
 
 /// Claude Code's own folder, as Claude Code finds it: `$CLAUDE_CONFIG_DIR` when set, else
 /// `~/.claude`. Its user settings, its transcripts (`projects/`) and the hooks' fallback log live

@@ -15,6 +15,7 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
     ("UserPromptSubmit", None),
     ("PreToolUse", Some("Agent|Bash")),
+    ("PostToolUse", Some("TaskCreate|TaskUpdate")),
     ("PostToolUseFailure", Some("Agent")),
     ("SubagentStart", None),
     ("SubagentStop", None),

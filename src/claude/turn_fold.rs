@@ -1,6 +1,7 @@
-//! Folding a Claude Code transcript's finished turn frames (`frame.auto = "turns"`), so that a
-//! `--continue` or `--resume` sends each finished turn without its tool outputs, whether or not
-//! the model ever pushed a frame. Pure: text in, text out; run after the fold of the model's own
+//! Folding a Claude Code transcript's finished turn frames (`frame.auto = "turns"`), and the
+//! finished task frames that ran in no turn frame (`frame.auto = "todos"`: the same, with the
+//! task's span and the word "Item"), so that a `--continue` or `--resume` sends each finished
+//! turn without its tool outputs, whether or not the model ever pushed a frame. Pure: text in, text out; run after the fold of the model's own
 //! frames (`super::fold`), on its result.
 //!
 //! A turn's span is the main conversation's lines written between the turn frame's opening (at
@@ -22,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::fold::{FOLDED_KEY, is_compaction, lines_and_records, relink};
-pub use crate::hooks::turns::{ClosedTurn, TurnsFolded};
+pub use crate::hooks::turns::{ClosedFrame, TurnsFolded};
 use crate::hooks::turns::{refused_for_compaction, refused_for_frames, runs_frame_commands};
 
 /// One tool call of the main conversation: its call line and its result line.
@@ -34,7 +35,7 @@ struct ToolPair {
 
 /// Folds the finished `turns` of the transcript `text` (see the module's doc). An error says why
 /// the whole transcript is left as it is (a line that is not a JSON object).
-pub fn fold_turns(text: &str, turns: &[ClosedTurn]) -> Result<TurnsFolded, String> {
+pub fn fold_turns(text: &str, turns: &[ClosedFrame]) -> Result<TurnsFolded, String> {
     let mut out = TurnsFolded::default();
     if turns.is_empty() {
         return Ok(out);
@@ -101,12 +102,14 @@ pub fn fold_turns(text: &str, turns: &[ClosedTurn]) -> Result<TurnsFolded, Strin
             removed.insert(pair.result);
         }
         let entry = format!(
-            "[ctx] Turn {} ({}) folded: {} tool output{} of this turn left out; `ctx frame log {}` \
+            "[ctx] {} {} ({}) folded: {} tool output{} of this {} left out; `ctx frame log {}` \
              gives them all back.",
+            turn.kind.title(),
             turn.id,
             turn.goal,
             inside.len(),
             if inside.len() == 1 { "" } else { "s" },
+            turn.kind.word(),
             turn.id
         );
         let mut result = records[first.result].clone().expect("a result is a record");

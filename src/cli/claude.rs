@@ -60,9 +60,15 @@ that call it; people do not need to.
                     conversation of a session that has a frame, and on resume
                     when it changed
   UserPromptSubmit  gives the session its frame (goal: the first prompt's first
-                    line) and adds its <flame-context> when it has changed
+                    line) and adds its <flame-context> when it has changed;
+                    with frame.auto = turns or all, opens the turn's frame
   PreToolUse        (Agent) notes the subagent call's description; (Bash, in a
                     subagent) makes a ctx command act on the subagent's frame
+  PostToolUse       (TaskCreate, TaskUpdate) with frame.auto = todos or all:
+                    a task in progress is a frame, closed when it is completed
+                    (or set back, or deleted: blocked)
+  Stop              with frame.auto = turns or all: closes the turn's frame,
+                    the last answer its summary, its transcript span its log
   SubagentStart     pushes the subagent's frame and adds its <flame-context>
   SubagentStop      pops it: completed, with the subagent's last message as
                     summary and its transcript in the log
@@ -75,8 +81,10 @@ that call it; people do not need to.
                     for the frame of the worker it starts
   SessionEnd        folds the session's transcript (claude.fold): each frame
                     pushed and popped through Bash becomes its pop and summary
-                    for a later --continue or --resume; the original is kept
-                    in the session's folder (ctx-fold-<ms>.jsonl)
+                    for a later --continue or --resume, and each finished turn
+                    or task frame loses its tool outputs to its log; the
+                    original is kept in the session's folder
+                    (ctx-fold-<ms>.jsonl)
 
 Whatever goes wrong (bad JSON, a broken state file, an unknown event) exits 0
 with nothing on stdout and one line in .opencode/flame/claude-hooks.log (or

@@ -55,8 +55,12 @@ it; people do not need to.
                     (goal: the first prompt's first line) and adds its
                     <flame-context> when it has changed, with the exact
                     `ctx frame push/pop --session \"cx_$CODEX_THREAD_ID\"`
-                    commands for the model's shell
+                    commands for the model's shell; with frame.auto = turns
+                    or all, opens the turn's frame
   PreToolUse        (spawn_agent) notes the subagent's task as its goal
+  PostToolUse       (update_plan) with frame.auto = todos or all: a plan step
+                    in progress is a frame, closed when it is completed (or
+                    dropped, or set back: blocked)
   SubagentStart     pushes the subagent's frame, cx_<its thread id>, and adds
                     its <flame-context> to the subagent's first request
   SubagentStop      pops it: completed, with the subagent's last message as
@@ -64,10 +68,13 @@ it; people do not need to.
   PostCompact       records the compaction's summary (from the rollout) on the
                     current frame, and adds the frame context again at the
                     next prompt
+  Stop              with frame.auto = turns or all: closes the turn's frame,
+                    the last answer its summary, its rollout span its log
   SessionEnd        folds the thread's rollout (codex.fold): each frame pushed
                     and popped in the shell becomes its pop and summary for a
-                    later `codex exec resume`; the original is kept beside it
-                    (<rollout>/ctx-fold-<ms>.jsonl)
+                    later `codex exec resume`, and each finished turn or step
+                    frame's outputs become placeholders naming its log; the
+                    original is kept beside it (<rollout>/ctx-fold-<ms>.jsonl)
 
 Codex cannot fold a popped frame out of a running conversation: no hook removes
 earlier messages; only a resumed session is sent folded. Whatever goes wrong

@@ -10,6 +10,7 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
     ("UserPromptSubmit", None),
     ("PreToolUse", Some("spawn_agent")),
+    ("PostToolUse", Some("update_plan")),
     ("SubagentStart", None),
     ("SubagentStop", None),
     ("PostCompact", None),

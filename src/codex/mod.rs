@@ -9,10 +9,20 @@
 
 pub mod fold;
 pub mod hooks;
+pub mod plan;
 pub mod rollout;
 pub mod turn_fold;
 
 use std::path::PathBuf;
+
+/// Codex's tools, as a plan step's summary reads them (`crate::frame::digest`): its shell runs
+/// as `exec_command` (`cmd`), and hooks name it `Bash`; `apply_patch` edits files by a patch
+/// that names them inside, which a summary does not read.
+pub const DIGEST_TOOLS: crate::frame::digest::Tools = crate::frame::digest::Tools {
+    shell: &["exec_command", "shell", "Bash"],
+    editing: &[],
+    path_keys: &[],
+};
 
 /// Prefix of a Codex thread's frame id (a session's and a subagent's alike).
 pub const THREAD_PREFIX: &str = crate::frame::ops::CODEX_THREAD_PREFIX;

@@ -1,6 +1,7 @@
-//! Folding a Codex rollout's finished turn frames (`frame.auto = "turns"`), so that `codex exec
-//! resume` sends each finished turn without its tool outputs, whether or not the model ever
-//! pushed a frame. Pure: text in, text out; run after the fold of the model's own frames
+//! Folding a Codex rollout's finished turn frames (`frame.auto = "turns"`), and the finished
+//! plan step frames that ran in no turn frame (`frame.auto = "todos"`: spanned by their times),
+//! so that `codex exec resume` sends each finished turn without its tool outputs, whether or not
+//! the model ever pushed a frame. Pure: text in, text out; run after the fold of the model's own frames
 //! (`super::fold`), on its result.
 //!
 //! A turn's span is what Codex wrote between its `event_msg` `task_started` and its
@@ -29,7 +30,7 @@ use super::fold::command_of;
 use super::rollout::item;
 use crate::compact::fold::turns::{is_placeholder, placeholder};
 use crate::hooks::turns::{
-    ClosedTurn, TurnsFolded, refused_for_compaction, refused_for_frames, runs_frame_commands,
+    ClosedFrame, TurnsFolded, refused_for_compaction, refused_for_frames, runs_frame_commands,
 };
 
 /// How the text a fold of the model's frames puts in a pop's output begins
@@ -76,7 +77,7 @@ fn event_turn<'r>(record: &'r Value, kinds: &[&str]) -> Option<&'r str> {
 
 /// The lines of `turn`'s span (see the module's doc), in order; empty when the rollout holds
 /// nothing of it.
-pub fn span(records: &[Option<Value>], turn: &ClosedTurn) -> Vec<usize> {
+pub fn span(records: &[Option<Value>], turn: &ClosedFrame) -> Vec<usize> {
     if let Some(id) = turn.agent_turn.as_deref() {
         let start = records
             .iter()
@@ -146,7 +147,7 @@ pub fn folded_before(records: &[Option<Value>], span: &[usize]) -> bool {
 
 /// Folds the finished `turns` of the rollout `text` (see the module's doc). An error says why
 /// the whole rollout is left as it is.
-pub fn fold_turns(text: &str, turns: &[ClosedTurn]) -> Result<TurnsFolded, String> {
+pub fn fold_turns(text: &str, turns: &[ClosedFrame]) -> Result<TurnsFolded, String> {
     let mut out = TurnsFolded::default();
     if turns.is_empty() {
         return Ok(out);
@@ -213,6 +214,7 @@ pub fn fold_turns(text: &str, turns: &[ClosedTurn]) -> Result<TurnsFolded, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::turns::Kind;
     use serde_json::json;
 
     fn line(value: Value) -> String {
@@ -257,13 +259,15 @@ mod tests {
         )
     }
 
-    fn turn(id: &str, agent: &str) -> ClosedTurn {
-        ClosedTurn {
+    fn turn(id: &str, agent: &str) -> ClosedFrame {
+        ClosedFrame {
             id: id.into(),
             goal: "g".into(),
             from: 0,
             to: 0,
             agent_turn: Some(agent.into()),
+            kind: Kind::Turn,
+            in_turn: None,
         }
     }
 

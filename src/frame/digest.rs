@@ -17,7 +17,7 @@ const MAX_COMMAND_CHARS: usize = 80;
 /// What a turn's summary needs to know of an agent's tools.
 #[derive(Debug, Clone, Copy)]
 pub struct Tools {
-    /// The tools whose `command` input is a shell command.
+    /// The tools whose `command` input (`cmd` in Codex's `exec_command`) is a shell command.
     pub shell: &'static [&'static str],
     /// The tools that change a file.
     pub editing: &'static [&'static str],
@@ -80,7 +80,9 @@ pub fn digest_or(span: &Export, tools: &Tools, ending: &Ending, no_text: &str) -
         let input = state.and_then(|s| s.get("input"));
         let text = |key: &str| input.and_then(|i| i.get(key)).and_then(Value::as_str);
         if tools.shell.contains(&tool)
-            && let Some(command) = text("command").filter(|c| !c.trim().is_empty())
+            && let Some(command) = text("command")
+                .or_else(|| text("cmd"))
+                .filter(|c| !c.trim().is_empty())
         {
             commands.push(format!("`{}` ({})", shown(command), outcome(state)));
         }

@@ -138,10 +138,7 @@ mod tests {
                     message: 1,
                     message_id: "msg_2".into(),
                     call: "call_1".into(),
-                    items: vec![
-                        Item::new("Fix A", "in_progress"),
-                        Item::new("Fix B", ""),
-                    ],
+                    items: vec![Item::new("Fix A", "in_progress"), Item::new("Fix B", ""),],
                 },
                 Call {
                     message: 2,

@@ -20,10 +20,11 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
     assert_snapshot!(env.snap(&["claude", "install"]), @r"
     exit: 0
     --- stdout
-    .claude/settings.json: 11 hooks added
+    .claude/settings.json: 12 hooks added
       + SessionStart: ctx claude hook
       + UserPromptSubmit: ctx claude hook
       + PreToolUse: ctx claude hook
+      + PostToolUse: ctx claude hook
       + PostToolUseFailure: ctx claude hook
       + SubagentStart: ctx claude hook
       + SubagentStop: ctx claude hook
@@ -42,6 +43,7 @@ fn install_adds_every_hook_and_the_slash_commands_once() {
     ");
     let hooks = &settings(&env)["hooks"];
     assert_eq!(hooks["PreToolUse"][0]["matcher"], "Agent|Bash");
+    assert_eq!(hooks["PostToolUse"][0]["matcher"], "TaskCreate|TaskUpdate");
     assert_eq!(
         hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
             .as_str()
@@ -104,10 +106,11 @@ fn the_users_keys_and_hooks_survive_install_and_remove() {
     assert_snapshot!(env.render(&out), @r"
     exit: 1
     --- stdout
-    .claude/settings.json: 11 hooks removed
+    .claude/settings.json: 12 hooks removed
       - UserPromptSubmit: ctx claude hook
       - SessionStart: ctx claude hook
       - PreToolUse: ctx claude hook
+      - PostToolUse: ctx claude hook
       - PostToolUseFailure: ctx claude hook
       - SubagentStart: ctx claude hook
       - SubagentStop: ctx claude hook
@@ -137,7 +140,7 @@ fn dry_run_writes_nothing() {
     let env = TestEnv::new();
     let out = env.ok(&["claude", "install", "--dry-run"]);
     assert!(
-        out.starts_with(".claude/settings.json: 11 hooks would be added\n"),
+        out.starts_with(".claude/settings.json: 12 hooks would be added\n"),
         "{out}"
     );
     assert!(out.contains(".claude/commands/push.md: would be written"));
@@ -147,7 +150,7 @@ fn dry_run_writes_nothing() {
         serde_json::from_str(&env.ok(&["--json", "claude", "install", "--dry-run"])).unwrap();
     assert_eq!(doc["settings_changed"], true);
     assert_eq!(doc["dry_run"], true);
-    assert_eq!(doc["added"].as_array().unwrap().len(), 11);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 12);
     assert_eq!(doc["files"][0]["action"], "written");
     assert!(!env.path(".claude").exists());
 }

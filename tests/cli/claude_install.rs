@@ -18,7 +18,7 @@ fn a_users_hook_that_mentions_ctx_is_never_taken_for_ctxs() {
     env.write(SETTINGS, MENTIONS_CTX);
     let out = env.ok(&["claude", "install"]);
     assert!(
-        out.starts_with(".claude/settings.json: 11 hooks added\n"),
+        out.starts_with(".claude/settings.json: 12 hooks added\n"),
         "nothing of the user's replaced: {out}"
     );
     assert!(
@@ -62,7 +62,7 @@ fn hand_written_hooks_that_run_ctx_are_the_users() {
     }
     let out = env.ok(&["claude", "install", "--remove"]);
     assert!(
-        out.starts_with(".claude/settings.json: 11 hooks removed\n"),
+        out.starts_with(".claude/settings.json: 12 hooks removed\n"),
         "{out}"
     );
     assert_eq!(env.read(SETTINGS), user, "byte for byte");
@@ -82,7 +82,7 @@ fn an_earlier_install_of_one_event_is_replaced_and_counted_in_the_singular() {
     );
     let out = env.ok(&["claude", "install"]);
     assert!(
-        out.starts_with(".claude/settings.json: 11 hooks added, 1 earlier one replaced\n"),
+        out.starts_with(".claude/settings.json: 12 hooks added, 1 earlier one replaced\n"),
         "{out}"
     );
     assert_eq!(env.read(SETTINGS), full);
@@ -211,10 +211,11 @@ fn remove_leaves_nothing_behind_where_ctx_was_all_there_was() {
     assert_snapshot!(planned, @r"
     exit: 0
     --- stdout
-    .claude/settings.json: 11 hooks would be removed
+    .claude/settings.json: 12 hooks would be removed
       - SessionStart: ctx claude hook
       - UserPromptSubmit: ctx claude hook
       - PreToolUse: ctx claude hook
+      - PostToolUse: ctx claude hook
       - PostToolUseFailure: ctx claude hook
       - SubagentStart: ctx claude hook
       - SubagentStop: ctx claude hook

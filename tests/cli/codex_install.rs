@@ -28,11 +28,12 @@ fn install_adds_ctxs_hooks_and_remove_gives_the_file_back_byte_for_byte() {
     assert_snapshot!(env.snap(&["codex", "install"]), @r"
     exit: 0
     --- stdout
-    .codex/hooks.json: 8 hooks added
+    .codex/hooks.json: 9 hooks added
       + Stop: ctx codex hook
       + SessionStart: ctx codex hook
       + UserPromptSubmit: ctx codex hook
       + PreToolUse: ctx codex hook
+      + PostToolUse: ctx codex hook
       + SubagentStart: ctx codex hook
       + SubagentStop: ctx codex hook
       + PostCompact: ctx codex hook
@@ -56,13 +57,14 @@ fn install_adds_ctxs_hooks_and_remove_gives_the_file_back_byte_for_byte() {
     );
     assert_eq!(ours["timeout"], 10);
     assert_eq!(hooks["PreToolUse"][0]["matcher"], "spawn_agent");
+    assert_eq!(hooks["PostToolUse"][0]["matcher"], "update_plan");
     assert_eq!(
         env.ok(&["codex", "install"]),
         ".codex/hooks.json: ctx's hooks are up to date\n"
     );
     let removed = env.ok(&["codex", "install", "--remove"]);
     assert!(
-        removed.starts_with(".codex/hooks.json: 8 hooks removed\n"),
+        removed.starts_with(".codex/hooks.json: 9 hooks removed\n"),
         "{removed}"
     );
     assert_eq!(env.read(HOOKS), USERS, "byte for byte");
@@ -77,7 +79,7 @@ fn a_new_file_is_written_whole_and_dry_run_writes_nothing() {
     let env = TestEnv::new();
     let out = env.ok(&["codex", "install", "--dry-run"]);
     assert!(
-        out.starts_with(".codex/hooks.json: 8 hooks would be added\n"),
+        out.starts_with(".codex/hooks.json: 9 hooks would be added\n"),
         "{out}"
     );
     assert!(!env.path(".codex").exists(), "nothing written");
@@ -89,7 +91,7 @@ fn a_new_file_is_written_whole_and_dry_run_writes_nothing() {
     );
     let out = env.ok(&["codex", "install", "--remove", "--dry-run"]);
     assert!(
-        out.starts_with(".codex/hooks.json: 8 hooks would be removed\n"),
+        out.starts_with(".codex/hooks.json: 9 hooks would be removed\n"),
         "{out}"
     );
     assert_eq!(env.read(HOOKS), text, "a dry run changes nothing");
@@ -103,10 +105,11 @@ fn remove_leaves_no_empty_file_nor_folder_behind() {
     assert_snapshot!(planned, @r"
     exit: 0
     --- stdout
-    .codex/hooks.json: 8 hooks would be removed
+    .codex/hooks.json: 9 hooks would be removed
       - SessionStart: ctx codex hook
       - UserPromptSubmit: ctx codex hook
       - PreToolUse: ctx codex hook
+      - PostToolUse: ctx codex hook
       - SubagentStart: ctx codex hook
       - SubagentStop: ctx codex hook
       - PostCompact: ctx codex hook
@@ -146,12 +149,12 @@ fn the_round_trip_drops_what_ctx_filled_and_emptied_and_a_file_left_empty() {
     for (before, after) in [
         ("{\"hooks\": {}, \"x\": 1}\n", Some("{\"x\": 1}\n")),
         (
-            "{\"hooks\": {\"SessionStart\": [], \"PostToolUse\": []}}\n",
-            Some("{\"hooks\": {\"PostToolUse\": []}}\n"),
+            "{\"hooks\": {\"SessionStart\": [], \"PreCompact\": []}}\n",
+            Some("{\"hooks\": {\"PreCompact\": []}}\n"),
         ),
         (
-            "{\"hooks\": {\"PostToolUse\": []}}\n",
-            Some("{\"hooks\": {\"PostToolUse\": []}}\n"),
+            "{\"hooks\": {\"PreCompact\": []}}\n",
+            Some("{\"hooks\": {\"PreCompact\": []}}\n"),
         ),
         ("{ }\n", None),
         ("{\"hooks\": {}}\n", None),
@@ -191,7 +194,7 @@ fn json_output_names_the_file_and_the_events() {
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["hooks_changed"], true);
     assert_eq!(doc["remove"], false);
-    assert_eq!(doc["added"].as_array().unwrap().len(), 8);
+    assert_eq!(doc["added"].as_array().unwrap().len(), 9);
     assert!(
         doc["hooks"]
             .as_str()

@@ -27,6 +27,7 @@ mod hooks;
 mod hostile;
 mod imports;
 mod install;
+mod items;
 mod killed;
 mod limits;
 mod lock;

@@ -6,13 +6,13 @@ use serde_json::{Value, json};
 
 use crate::common::{TestEnv, hook_log_lines};
 
-const SESSION: &str = "d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
-const FRAME: &str = "cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
-const THREAD: &str = "01a21b53-5da8-7ef0-95e9-bcc9ecf19422";
-const THREAD_FRAME: &str = "cx_01a21b53-5da8-7ef0-95e9-bcc9ecf19422";
+pub(crate) const SESSION: &str = "d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+pub(crate) const FRAME: &str = "cc_d8b237b6-eaf2-4cf3-b16a-9202c9ddbd2b";
+pub(crate) const THREAD: &str = "01a21b53-5da8-7ef0-95e9-bcc9ecf19422";
+pub(crate) const THREAD_FRAME: &str = "cx_01a21b53-5da8-7ef0-95e9-bcc9ecf19422";
 
 /// A project whose `ctx.toml` sets `frame.auto`.
-fn env_with(auto: &str) -> TestEnv {
+pub(crate) fn env_with(auto: &str) -> TestEnv {
     let env = TestEnv::new();
     env.write(
         ".opencode/ctx.toml",
@@ -22,7 +22,7 @@ fn env_with(auto: &str) -> TestEnv {
 }
 
 /// A Claude Code event: the fields every event has, and `fields`.
-fn claude(env: &TestEnv, name: &str, fields: Value) -> String {
+pub(crate) fn claude(env: &TestEnv, name: &str, fields: Value) -> String {
     let mut value = json!({
         "session_id": SESSION,
         "transcript_path": "/nonexistent/t.jsonl",
@@ -36,7 +36,7 @@ fn claude(env: &TestEnv, name: &str, fields: Value) -> String {
 }
 
 /// A Codex event, the same way.
-fn codex(env: &TestEnv, name: &str, fields: Value) -> String {
+pub(crate) fn codex(env: &TestEnv, name: &str, fields: Value) -> String {
     let mut value = json!({
         "session_id": THREAD,
         "transcript_path": null,
@@ -50,12 +50,12 @@ fn codex(env: &TestEnv, name: &str, fields: Value) -> String {
     env.hook("codex", name, value.to_string().as_bytes())
 }
 
-fn state(env: &TestEnv) -> Value {
+pub(crate) fn state(env: &TestEnv) -> Value {
     serde_json::from_str(&env.read(".opencode/flame/state.json")).unwrap()
 }
 
 /// The turn frames in the state (`"auto": "turn"`), in file order (the order they opened).
-fn turns(env: &TestEnv) -> Vec<Value> {
+pub(crate) fn turns(env: &TestEnv) -> Vec<Value> {
     state(env)["frames"]
         .as_object()
         .unwrap()
@@ -65,7 +65,7 @@ fn turns(env: &TestEnv) -> Vec<Value> {
         .collect()
 }
 
-fn session_current(env: &TestEnv, session: &str) -> Value {
+pub(crate) fn session_current(env: &TestEnv, session: &str) -> Value {
     state(env)["sessionFrames"][session].clone()
 }
 
@@ -407,7 +407,7 @@ fn a_closed_turns_log_holds_its_span_of_the_transcript_with_the_tool_outputs() {
 }
 
 /// A transcript line of the main conversation, stamped now.
-fn stamped(mut value: Value) -> String {
+pub(crate) fn stamped(mut value: Value) -> String {
     std::thread::sleep(std::time::Duration::from_millis(3));
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -436,7 +436,7 @@ fn stamped(mut value: Value) -> String {
     value.to_string() + "\n"
 }
 
-fn call_line(uuid: &str, parent: &str, id: &str, command: &str) -> String {
+pub(crate) fn call_line(uuid: &str, parent: &str, id: &str, command: &str) -> String {
     stamped(
         json!({"type": "assistant", "uuid": uuid, "parentUuid": parent,
         "message": {"id": format!("m_{uuid}"), "role": "assistant", "content": [{"type": "tool_use",
@@ -444,13 +444,13 @@ fn call_line(uuid: &str, parent: &str, id: &str, command: &str) -> String {
     )
 }
 
-fn result_line(uuid: &str, parent: &str, id: &str, output: &str) -> String {
+pub(crate) fn result_line(uuid: &str, parent: &str, id: &str, output: &str) -> String {
     stamped(json!({"type": "user", "uuid": uuid, "parentUuid": parent,
         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
         "content": output}]}, "toolUseResult": {"stdout": output}}))
 }
 
-fn text_line(kind: &str, uuid: &str, parent: &str, text: &str) -> String {
+pub(crate) fn text_line(kind: &str, uuid: &str, parent: &str, text: &str) -> String {
     let content = if kind == "user" {
         Value::from(text)
     } else {
@@ -658,7 +658,7 @@ fn a_turns_lines_written_after_its_stop_are_in_its_log_before_the_fold_takes_the
 }
 
 /// One record of a Codex rollout (0.171.0's shapes), stamped now.
-fn rollout_record(kind: &str, payload: Value) -> String {
+pub(crate) fn rollout_record(kind: &str, payload: Value) -> String {
     let stamped = stamped(json!({"type": kind, "payload": payload}));
     // `stamped` adds Claude Code's keys; a rollout record has only these three.
     let mut value: Value = serde_json::from_str(&stamped).unwrap();
@@ -750,7 +750,7 @@ fn codex_turn(env: &TestEnv, path: &std::path::Path, n: u32, stop: bool) {
 }
 
 /// A Codex rollout below the test's Codex sessions folder, holding its `session_meta`.
-fn codex_rollout(env: &TestEnv) -> std::path::PathBuf {
+pub(crate) fn codex_rollout(env: &TestEnv) -> std::path::PathBuf {
     let dir = env.home.join(".codex/sessions/2026/11/28");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("rollout-2026-11-28T22-07-59-{THREAD}.jsonl"));
@@ -763,7 +763,7 @@ fn codex_rollout(env: &TestEnv) -> std::path::PathBuf {
 }
 
 /// The call ids of a rollout's `function_call` and `function_call_output` records.
-fn codex_calls_and_outputs(
+pub(crate) fn codex_calls_and_outputs(
     text: &str,
 ) -> (
     std::collections::BTreeSet<String>,

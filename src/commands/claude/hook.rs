@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::app::agent_calls::{AgentCall, CallMeta};
-use crate::app::hooks::{self, Harness, Hook, additional_context, field};
-use crate::claude::{ids, log as claude_log, transcript};
+use crate::app::hooks::{self, Harness, Hook, ItemSpans, additional_context, field};
+use crate::claude::{DIGEST_TOOLS, ids, log as claude_log, tasks, transcript};
 use crate::error::{Error, Result};
 use crate::frame::state::Status;
 use crate::frame::store;
@@ -77,6 +77,9 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
         "Stop" => turn_stop(hook),
         "PreToolUse" if hook.field("tool_name") == Some("Bash") => subagent_bash(hook),
         "PreToolUse" => agent_call(hook),
+        "PostToolUse" if matches!(hook.field("tool_name"), Some(tasks::CREATE | tasks::UPDATE)) => {
+            task_call(hook)
+        }
         "UserPromptExpansion" => command_expansion(hook),
         "SubagentStart" => subagent_start(hook),
         "SubagentStop" => subagent_stop(hook),
@@ -319,7 +322,8 @@ fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
 }
 
 /// Stop (`frame.auto` on): closes the turn's frame with the turn's last message as its summary
-/// and its span of the session's transcript, from the prompt to the answer, as its log.
+/// and its span of the session's transcript, from the prompt to the answer, as its log; a task
+/// still in progress in it closes first, as blocked, with its own span.
 fn turn_stop(hook: &mut Hook) -> Result<Option<String>> {
     if hook.field("agent_id").is_some() || !hook.turns_on()? {
         return Ok(None);
@@ -329,19 +333,59 @@ fn turn_stop(hook: &mut Hook) -> Result<Option<String>> {
         return Ok(None);
     };
     let path = hook.field("transcript_path");
-    let export = path.and_then(|path| {
-        let bytes = store::read_regular_capped(Path::new(path), MAX_TRANSCRIPT).ok()?;
-        let lines = transcript::parse(&String::from_utf8_lossy(&bytes));
-        Some(claude_log::span_export(
-            &lines.records,
-            created,
-            false,
-            &frame,
-            path,
-        ))
-    });
-    hook.turn_stop(turn, hook.field("last_assistant_message"), export.as_ref())?;
+    let records = path.and_then(read_transcript);
+    let export = path
+        .zip(records.as_ref())
+        .map(|(path, records)| claude_log::span_export(records, created, false, &frame, path));
+    let mut read = |id: &str, from: i64, to: i64| {
+        let (path, records) = path.zip(records.as_ref())?;
+        Some(claude_log::span_between(records, from, to, id, path))
+    };
+    let mut spans = ItemSpans {
+        read: &mut read,
+        tools: &DIGEST_TOOLS,
+    };
+    let answer = hook.field("last_assistant_message");
+    hook.turn_stop(turn, answer, export.as_ref(), Some(&mut spans))?;
     Ok(None)
+}
+
+/// PostToolUse of `TaskCreate` or `TaskUpdate` (`frame.auto` keeps todo frames): the task's frame
+/// opens or closes (`crate::claude::tasks`); one that closes gets its span of the transcript as
+/// its log, read only when a task frame is open.
+fn task_call(hook: &mut Hook) -> Result<Option<String>> {
+    if hook.field("agent_id").is_some() || !hook.todos_on()? {
+        return Ok(None);
+    }
+    let event: &Value = hook.input;
+    let tool = hook.field("tool_name").unwrap_or_default();
+    let input = event.get("tool_input").unwrap_or(&Value::Null);
+    let response = event.get("tool_response").unwrap_or(&Value::Null);
+    let path = hook.field("transcript_path");
+    let records = match path {
+        Some(path) if hook.has_open_items()? => read_transcript(path),
+        _ => None,
+    };
+    let mut read = |id: &str, from: i64, to: i64| {
+        let (path, records) = path.zip(records.as_ref())?;
+        Some(claude_log::span_between(records, from, to, id, path))
+    };
+    let mut spans = ItemSpans {
+        read: &mut read,
+        tools: &DIGEST_TOOLS,
+    };
+    hook.todo_call(
+        |state, session| (tasks::items(state, session, tool, input, response), false),
+        &mut spans,
+    )?;
+    Ok(None)
+}
+
+/// The session's transcript named by an event, as records: only a regular file is read, without
+/// waiting on a pipe; `None` when it cannot be read.
+fn read_transcript(path: &str) -> Option<Vec<Value>> {
+    let bytes = store::read_regular_capped(Path::new(path), MAX_TRANSCRIPT).ok()?;
+    Some(transcript::parse(&String::from_utf8_lossy(&bytes)).records)
 }
 
 /// PostToolUseFailure of `Agent`: the subagent the call started ended badly, or none started

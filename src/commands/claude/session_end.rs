@@ -18,12 +18,13 @@ use crate::claude::{fold, log as claude_log, transcript, turn_fold};
 use crate::error::Result;
 use crate::frame::store;
 use crate::hooks::transcript::MAX_FOLD;
-use crate::hooks::turns::{ClosedTurn, frames_then_turns};
+use crate::hooks::turns::{ClosedFrame, frames_then_turns, to_fold};
 
 pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
     let projects = crate::claude::config_dir().map(|dir| dir.join("projects"));
-    let turns = hook.closed_turns()?;
-    refresh_turn_logs(hook, &turns)?;
+    let closed = hook.closed_auto_frames()?;
+    refresh_logs(hook, &closed)?;
+    let turns = to_fold(&closed);
     hook.fold_at_end(
         &crate::settings::CLAUDE_FOLD,
         "transcript",
@@ -40,13 +41,13 @@ pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
     Ok(None)
 }
 
-/// The logs of the finished turns the fold is about to fold, written again from the transcript as
-/// it is now, complete: the fold's entry sends the model to a turn's log for every output it takes
-/// out, and the Stop that wrote the log first may have read the transcript before Claude Code
-/// wrote the turn's last lines. A turn folded before is left alone: its transcript no longer holds
-/// its outputs, and its log does.
-fn refresh_turn_logs(hook: &mut Hook, turns: &[ClosedTurn]) -> Result<()> {
-    if turns.is_empty() {
+/// The logs of the finished auto-frames (turns and items), written again from the transcript as
+/// it is now, complete: the fold's entry sends the model to a frame's log for every output it
+/// takes out, and the Stop or task update that wrote the log first may have read the transcript
+/// before Claude Code wrote the span's last lines. A frame folded before, or in a turn folded
+/// before, is left alone: its transcript no longer holds its outputs, and its log does.
+fn refresh_logs(hook: &mut Hook, closed: &[ClosedFrame]) -> Result<()> {
+    if closed.is_empty() {
         return Ok(());
     }
     let Some(path) = hook.field("transcript_path").map(str::to_string) else {
@@ -62,13 +63,14 @@ fn refresh_turn_logs(hook: &mut Hook, turns: &[ClosedTurn]) -> Result<()> {
         .iter()
         .filter_map(|r| r.get(fold::FOLDED_KEY)?.as_str())
         .collect();
-    let exports: Vec<_> = turns
+    let exports: Vec<_> = closed
         .iter()
-        .filter(|t| !folded.contains(t.id.as_str()))
-        .map(|t| {
-            let export = claude_log::turn_export(&lines.records, t.from, t.to, &t.id, &path);
-            (t.id.clone(), export)
+        .filter(|f| !folded.contains(f.id.as_str()))
+        .filter(|f| f.in_turn.as_deref().is_none_or(|t| !folded.contains(t)))
+        .map(|f| {
+            let export = claude_log::span_between(&lines.records, f.from, f.to, &f.id, &path);
+            (f.id.clone(), export)
         })
         .collect();
-    hook.rewrite_turn_logs(&exports)
+    hook.rewrite_logs(&exports)
 }

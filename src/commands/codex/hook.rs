@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::app::agent_calls::AgentCall;
-use crate::app::hooks::{self, Harness, Hook, additional_context, field};
-use crate::codex::{THREAD_PREFIX, fold, rollout, turn_fold};
+use crate::app::hooks::{self, Harness, Hook, ItemSpans, additional_context, field};
+use crate::codex::{DIGEST_TOOLS, THREAD_PREFIX, fold, plan, rollout, turn_fold};
 use crate::error::{Error, Result};
 use crate::frame::store;
-use crate::hooks::turns::{ClosedTurn, frames_then_turns};
+use crate::hooks::turns::{ClosedFrame, Kind, frames_then_turns, to_fold};
 use crate::opencode::export::Export;
 use crate::project::Project;
 
@@ -82,15 +82,9 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
             }
             Ok(context.map(|xml| with_commands(event, &xml)))
         }
-        // A turn's end: its frame closed with its answer, its log the turn's span of the rollout
-        // so far (written again, complete, at SessionEnd).
-        "Stop" if hook.field("agent_id").is_none() && hook.turns_on()? => {
-            let turn = hook.field("turn_id");
-            let export = stop_export(hook, turn)?;
-            hook.turn_stop(turn, hook.field("last_assistant_message"), export.as_ref())?;
-            Ok(None)
-        }
+        "Stop" if hook.field("agent_id").is_none() && hook.turns_on()? => turn_stop(hook),
         "PreToolUse" if hook.field("tool_name") == Some("spawn_agent") => spawn_call(hook),
+        "PostToolUse" if hook.field("tool_name") == Some(plan::TOOL) => plan_call(hook),
         "SubagentStart" => subagent_start(hook),
         "SubagentStop" => subagent_stop(hook),
         "PostCompact" => post_compact(hook),
@@ -243,8 +237,9 @@ fn session_end(hook: &mut Hook) -> Result<Option<String>> {
     if hook.turns_on()? {
         hook.turns_end()?;
     }
-    let turns = hook.closed_turns()?;
-    refresh_turn_logs(hook, &turns)?;
+    let closed = hook.closed_auto_frames()?;
+    refresh_logs(hook, &closed)?;
+    let turns = to_fold(&closed);
     let sessions = crate::codex::home_dir().map(|dir| dir.join("sessions"));
     hook.fold_at_end(
         &crate::settings::CODEX_FOLD,
@@ -262,12 +257,12 @@ fn session_end(hook: &mut Hook) -> Result<Option<String>> {
     Ok(None)
 }
 
-/// The logs of the finished turns the fold is about to fold, written again from the rollout as it
-/// is now, complete: each placeholder sends the model to its turn's log for the output it
-/// stands for. A turn folded before is left alone: the rollout no longer holds its outputs, and
-/// its log does.
-fn refresh_turn_logs(hook: &mut Hook, turns: &[ClosedTurn]) -> Result<()> {
-    if turns.is_empty() {
+/// The logs of the finished auto-frames (turns and plan steps), written again from the rollout
+/// as it is now, complete: each placeholder sends the model to its frame's log for the output it
+/// stands for. A frame folded before (its span holds placeholders) is left alone: the rollout no
+/// longer holds its outputs, and its log does.
+fn refresh_logs(hook: &mut Hook, closed: &[ClosedFrame]) -> Result<()> {
+    if closed.is_empty() {
         return Ok(());
     }
     let Some(path) = hook.field("transcript_path").map(str::to_string) else {
@@ -278,44 +273,105 @@ fn refresh_turn_logs(hook: &mut Hook, turns: &[ClosedTurn]) -> Result<()> {
         return Ok(());
     }
     let records = rollout_lines(&path);
-    let exports: Vec<_> = turns
+    let exports: Vec<_> = closed
         .iter()
-        .filter_map(|turn| {
-            let span = turn_fold::span(&records, turn);
+        .filter_map(|frame| {
+            let span = turn_fold::span(&records, frame);
             if span.is_empty() || turn_fold::folded_before(&records, &span) {
                 return None;
             }
-            Some((turn.id.clone(), turn_export(&records, &span, turn, &path)))
+            Some((
+                frame.id.clone(),
+                span_export(&records, &span, &frame.id, &path),
+            ))
         })
         .collect();
-    hook.rewrite_turn_logs(&exports)
+    hook.rewrite_logs(&exports)
 }
 
-/// The span of the rollout of the turn a Stop closes, as its log's export; `None` without a
-/// rollout or a turn.
-fn stop_export(hook: &Hook, turn: Option<&str>) -> Result<Option<Export>> {
+/// Stop (`frame.auto` keeps turns): the turn's frame closed with its answer, its log the turn's
+/// span of the rollout so far (written again, complete, at SessionEnd); a plan step still in
+/// progress in it closes first, as blocked, with its own span.
+fn turn_stop(hook: &mut Hook) -> Result<Option<String>> {
+    let turn = hook.field("turn_id");
     let Some((id, created)) = hook.turn_of_stop(turn)? else {
         return Ok(None);
     };
-    let Some(path) = hook.field("transcript_path") else {
-        return Ok(None);
-    };
-    let records = rollout_lines(path);
-    let open = ClosedTurn {
+    let path = hook.field("transcript_path");
+    let records = path.map(rollout_lines).unwrap_or_default();
+    let open = ClosedFrame {
         id,
+        kind: Kind::Turn,
         goal: String::new(),
         from: created,
         to: i64::MAX,
         agent_turn: turn.map(str::to_string),
+        in_turn: None,
     };
-    let span = turn_fold::span(&records, &open);
-    Ok((!span.is_empty()).then(|| turn_export(&records, &span, &open, path)))
+    let export = path.and_then(|path| {
+        let span = turn_fold::span(&records, &open);
+        (!span.is_empty()).then(|| span_export(&records, &span, &open.id, path))
+    });
+    let mut read = |id: &str, from: i64, to: i64| step_export(&records, path?, id, from, to);
+    let mut spans = ItemSpans {
+        read: &mut read,
+        tools: &DIGEST_TOOLS,
+    };
+    let answer = hook.field("last_assistant_message");
+    hook.turn_stop(turn, answer, export.as_ref(), Some(&mut spans))?;
+    Ok(None)
 }
 
-/// A turn's span of the rollout as the export its log renders.
-fn turn_export(records: &[Option<Value>], span: &[usize], turn: &ClosedTurn, path: &str) -> Export {
+/// PostToolUse of `update_plan` (`frame.auto` keeps todo frames): the plan's steps open and close
+/// their frames (`crate::codex::plan`); one that closes gets its span of the rollout as its log,
+/// read only when a step's frame is open.
+fn plan_call(hook: &mut Hook) -> Result<Option<String>> {
+    if hook.field("agent_id").is_some() || !hook.todos_on()? {
+        return Ok(None);
+    }
+    let event: &Value = hook.input;
+    let Some(items) = event.get("tool_input").and_then(plan::items) else {
+        return Ok(None);
+    };
+    let path = hook.field("transcript_path");
+    let records = match path {
+        Some(path) if hook.has_open_items()? => rollout_lines(path),
+        _ => Vec::new(),
+    };
+    let mut read = |id: &str, from: i64, to: i64| step_export(&records, path?, id, from, to);
+    let mut spans = ItemSpans {
+        read: &mut read,
+        tools: &DIGEST_TOOLS,
+    };
+    hook.todo_call(|_, _| (items.clone(), true), &mut spans)?;
+    Ok(None)
+}
+
+/// The span of the rollout stamped from `from` to `to`, for plan step `id`'s log.
+fn step_export(
+    records: &[Option<Value>],
+    path: &str,
+    id: &str,
+    from: i64,
+    to: i64,
+) -> Option<Export> {
+    let step = ClosedFrame {
+        id: id.to_string(),
+        kind: Kind::Item,
+        goal: String::new(),
+        from,
+        to,
+        agent_turn: None,
+        in_turn: None,
+    };
+    let span = turn_fold::span(records, &step);
+    (!span.is_empty()).then(|| span_export(records, &span, id, path))
+}
+
+/// A frame's span of the rollout as the export its log renders.
+fn span_export(records: &[Option<Value>], span: &[usize], id: &str, path: &str) -> Export {
     let records: Vec<Value> = span.iter().filter_map(|&n| records[n].clone()).collect();
-    rollout::to_export(&records, &turn.id, &format!("rollout {path}"), None)
+    rollout::to_export(&records, id, &format!("rollout {path}"), None)
 }
 
 /// The rollout's lines as records, a line ctx cannot read as one being `None`.
