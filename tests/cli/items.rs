@@ -600,3 +600,68 @@ fn codex_plan_steps_alone_fold_each_finished_step() {
     assert_eq!(calls, outputs);
     assert!(env.ok(&["frame", "log", &step]).contains("M1_SOURCE"));
 }
+
+/// A turn whose only content is a subagent: the subagent's frame runs under the turn and pops at
+/// its SubagentStop with its report; the turn closes at its Stop; at SessionEnd the Agent call's
+/// result (the report) is the turn's fold entry, paired with its call, and the turn's log and the
+/// subagent's keep the report.
+#[test]
+fn a_turn_whose_only_content_is_a_subagent_folds_whole() {
+    let env = env_with("all");
+    let mut session = Claude::new(&env);
+    session.prompt(1, "Audit the refunds");
+    let turn = id(&turns(&env)[0]);
+    let agent = "a1b2c3d4e5f6a7b8";
+    session.event(
+        "PreToolUse",
+        json!({"tool_name": "Agent", "tool_use_id": "toolu_agent",
+               "tool_input": {"description": "Audit refunds", "prompt": "p", "subagent_type": "general-purpose"}}),
+    );
+    session.event(
+        "SubagentStart",
+        json!({"agent_id": agent, "agent_type": "general-purpose"}),
+    );
+    let frame = format!("cca_{agent}");
+    assert_eq!(
+        state(&env)["frames"][&frame]["parentSessionID"],
+        turn.as_str()
+    );
+    let report = format!("REPORT: {}", "two refunds are wrong ".repeat(100));
+    session.event(
+        "SubagentStop",
+        json!({"agent_id": agent, "agent_type": "general-purpose", "last_assistant_message": report}),
+    );
+    let parent = session.last.clone();
+    session.append(
+        stamped(
+            json!({"type": "assistant", "uuid": "c_agent", "parentUuid": parent,
+            "message": {"id": "m_agent", "role": "assistant", "content": [{"type": "tool_use",
+            "id": "toolu_agent", "name": "Agent", "input": {"description": "Audit refunds"}}]}}),
+        ),
+        "c_agent",
+    );
+    session.append(
+        result_line("r_agent", "c_agent", "toolu_agent", &report),
+        "r_agent",
+    );
+    session.say("The audit found two wrong refunds.");
+    session.stop(1, "The audit found two wrong refunds.");
+    let frames = &state(&env)["frames"];
+    assert_eq!(frames[&frame]["status"], "completed");
+    assert_eq!(frames[&turn]["status"], "completed");
+    let after = session.end();
+    assert!(!after.contains("two refunds are wrong"), "the report folds");
+    assert!(after.contains(&format!(
+        "[ctx] Turn {turn} (Audit the refunds) folded: 1 tool output"
+    )));
+    assert!(after.contains("The audit found two wrong refunds."));
+    assert_whole(&after);
+    assert!(
+        env.ok(&["frame", "log", &turn])
+            .contains("two refunds are wrong")
+    );
+    assert!(
+        env.ok(&["frame", "log", &frame])
+            .contains("two refunds are wrong")
+    );
+}

@@ -670,7 +670,50 @@ PY
   [[ $log == *LONG_ONE_END* ]] || fail "ctx frame log gives the first turn's outputs back: $(head -c 2000 <<<"$log")"
 }
 
-all=(subagent parallel subagent_push background resume compaction commands typed_command headless_continue left_alone without_ctx settings plugin auto_turns)
+scenario_auto_tasks() {
+  echo "scenario auto_tasks: with the task tools turned on and frame.auto = all, a task in progress is a frame in its turn, closed by its update, folded with the turn for --continue"
+  local project requests tree turn task log
+  project=$(new_project auto-tasks)
+  mkdir -p "$project/.opencode"
+  printf '[frame]\nauto = "all"\n' >"$project/.opencode/ctx.toml"
+  # The user turns the task tools on (ctx never does); ctx's hooks stay as installed.
+  python3 - "$project/.claude/settings.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+settings = json.load(open(path))
+settings["env"] = {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
+json.dump(settings, open(path, "w"), indent=2)
+PY
+  cat >"$work/auto-tasks1.json" <<'EOF'
+[
+ {"when": "Migrate the modules", "tool_calls": [{"name": "TaskCreate", "arguments": {"subject": "Migrate module m1", "description": "Move m1 to the new API", "activeForm": "Migrating m1"}}]},
+ {"when": "tool_result", "tool_calls": [{"name": "TaskUpdate", "arguments": {"taskId": "1", "status": "in_progress"}}]},
+ {"when": "Updated task #1", "tool_calls": [{"name": "Bash", "arguments": {"command": "head -c 20000 /dev/zero | tr '\\0' m; printf 'LONG_%s_END' M1", "description": "long"}}]},
+ {"when": "LONG_M1_END", "tool_calls": [{"name": "TaskUpdate", "arguments": {"taskId": "1", "status": "completed"}}]},
+ {"when": "LONG_M1_END", "reply": "TASKS_DONE: m1 migrated."}
+]
+EOF
+  echo '[{"reply": "Continued."}]' >"$work/auto-tasks2.json"
+  SANDBOX=auto-tasks run auto-tasks1 "$project" "$work/auto-tasks1.json" -- -p "Migrate the modules" >/dev/null
+  requests=$(SANDBOX=auto-tasks run auto-tasks2 "$project" "$work/auto-tasks2.json" -- -p "Go on" --continue)
+  tree=$(ctx -C "$project" frame tree --json)
+  [[ $(field "[(c['goal'], c['status']) for c in d['roots'][0]['children'][0]['children']]" <<<"$tree") == "[('Migrate module m1', 'completed')]" ]] \
+    || fail "the task in progress was a frame in its turn, closed completed: $(ctx -C "$project" frame tree; cat "$project/.opencode/flame/claude-hooks.log" 2>/dev/null)"
+  turn=$(field "d['roots'][0]['children'][0]['id']" <<<"$tree")
+  task=$(field "d['roots'][0]['children'][0]['children'][0]['id']" <<<"$tree")
+  log=$(ctx -C "$project" frame log "$task")
+  [[ $log == *LONG_M1_END* ]] || fail "the task's log holds its output: $(head -c 2000 <<<"$log")"
+  check "$requests" "auto_tasks continue" "
+r = requests[0]
+need('Go on' in r['all'], 'the continued request')
+need('LONG_M1_END' not in r['all'] and 'm' * 1000 not in r['all'], 'the task\\'s output is not sent')
+need('ctx frame log $turn' in r['all'], 'the fold entry names the turn the task folded with')
+need('TASKS_DONE: m1 migrated.' in r['all'], 'the answer is sent whole')
+"
+  [[ ! -s $project/.opencode/flame/claude-hooks.log ]] || fail "no hook failed: $(cat "$project/.opencode/flame/claude-hooks.log")"
+}
+
+all=(subagent parallel subagent_push background resume compaction commands typed_command headless_continue left_alone without_ctx settings plugin auto_turns auto_tasks)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

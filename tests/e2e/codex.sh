@@ -324,6 +324,45 @@ PY
   ctx -C "$project" frame log "$turn2" | grep -q "OUT_T2_00700" || fail "the second turn's log holds its output"
 }
 
+scenario_auto_plan() {
+  echo "scenario auto-plan: with update_plan turned on and frame.auto = all, each plan step in progress is a frame in its turn, closed by the plan, folded with the turn"
+  local project requests turn m1 m2 tree
+  project=$(new_project auto-plan)
+  mkdir -p "$project/.opencode"
+  printf '[frame]\nauto = "all"\n' >"$project/.opencode/ctx.toml"
+  cat >"$work/auto-plan1.json" <<'EOF'
+[
+ {"when": "Migrate the modules", "tool_calls": [{"name": "update_plan", "arguments": {"plan": [{"step": "Migrate m1", "status": "in_progress"}, {"step": "Migrate m2", "status": "pending"}]}}]},
+ {"when": "Plan updated", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "seq -f 'OUT_P1_%05g' 1 700"}}]},
+ {"when": "OUT_P1_00700", "tool_calls": [{"name": "update_plan", "arguments": {"plan": [{"step": "Migrate m1", "status": "completed"}, {"step": "Migrate m2", "status": "in_progress"}]}}]},
+ {"when": "OUT_P1_00700", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "seq -f 'OUT_P2_%05g' 1 700"}}]},
+ {"when": "OUT_P2_00700", "tool_calls": [{"name": "update_plan", "arguments": {"plan": [{"step": "Migrate m1", "status": "completed"}, {"step": "Migrate m2", "status": "completed"}]}}]},
+ {"when": "OUT_P2_00700", "reply": "ANSWER_PLAN: both migrated."},
+ {"reply": "Done."}
+]
+EOF
+  echo '[{"when": "Now the tests", "reply": "ANSWER_TESTS: fine."}, {"reply": "Done."}]' >"$work/auto-plan2.json"
+  SANDBOX=auto-plan run auto-plan1 "$project" "$work/auto-plan1.json" -- -c tools.update_plan.enabled=true "Migrate the modules" >/dev/null
+  grep -qx "ANSWER_PLAN: both migrated." "$work/auto-plan1.out" || fail "the plan run answers: $(cat "$work/auto-plan1.out")"
+  requests=$(SANDBOX=auto-plan run auto-plan2 "$project" "$work/auto-plan2.json" -- -c tools.update_plan.enabled=true resume --last "Now the tests")
+  tree=$(ctx -C "$project" frame tree --json)
+  turn=$(field "d['roots'][0]['children'][0]['id']" <<<"$tree")
+  [[ $(field "[(c['goal'], c['status']) for c in d['roots'][0]['children'][0]['children']]" <<<"$tree") == "[('Migrate m1', 'completed'), ('Migrate m2', 'completed')]" ]] \
+    || fail "each step in progress was a frame in its turn, closed completed: $(ctx -C "$project" frame tree)"
+  m1=$(field "d['roots'][0]['children'][0]['children'][0]['id']" <<<"$tree")
+  m2=$(field "d['roots'][0]['children'][0]['children'][1]['id']" <<<"$tree")
+  ctx -C "$project" frame log "$m1" | grep -q "OUT_P1_00700" || fail "the first step's log holds its output"
+  ctx -C "$project" frame log "$m2" | grep -q "OUT_P2_00700" || fail "the second step's log holds its output"
+  ! ctx -C "$project" frame log "$m1" | grep -q "OUT_P2_00700" || fail "and not the second step's"
+  check "$requests" "auto-plan resumed" "
+r = first(lambda r: 'Now the tests' in r['users'], 'the resumed request')
+need('OUT_P1_00' not in r['all'] and 'OUT_P2_00' not in r['all'], 'the steps\\' outputs are not sent')
+need(any('ctx frame log $turn' in o for o in r['outputs']), 'their placeholders name the turn they folded with')
+need('ANSWER_PLAN: both migrated.' in r['all'], 'the answer is sent whole')
+"
+  [[ ! -s $project/.opencode/flame/codex-hooks.log ]] || fail "no hook failed: $(cat "$project/.opencode/flame/codex-hooks.log")"
+}
+
 scenario_without_ctx() {
   echo "scenario without-ctx: with ctx absent, and with a broken state file, Codex still answers"
   local project requests
@@ -391,7 +430,7 @@ need('<flame-context' in requests[0]['developer'], 'and so do ctx\\'s')
   cmp "$project/.codex/hooks.json" "$work/hooks.orig" || fail "remove gives back the user's file"
 }
 
-all=(context push_pop subagent compaction resume auto_turns without_ctx install)
+all=(context push_pop subagent compaction resume auto_turns auto_plan without_ctx install)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
