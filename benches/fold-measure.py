@@ -21,7 +21,9 @@ as compact JSON (non-ASCII kept); every size below is counted on that text:
   provider's prefix cache starts with them, so each change makes the whole request uncached);
 - refused: requests the strict stand-in refused (REQUESTS_DIR/NNNN.error.txt);
 - tool errors: tool calls that OpenCode recorded as failed (status "error", or a call of an unknown tool, which
-  OpenCode turns into its `invalid` tool), read from the sandbox's opencode.db beside REQUESTS_DIR;
+  OpenCode turns into its `invalid` tool), read from the sandbox's opencode.db beside REQUESTS_DIR; or, for pi
+  (benches/pi-long.sh), the tool results pi stored with isError, read from its session files in pi-sessions/
+  beside REQUESTS_DIR;
 - outputs still sent: how many of the session's `bash` outputs (each recognised by its first 200 characters)
   the last request still carries.
 """
@@ -106,7 +108,15 @@ def measure(ctx, folder):
         served, sent = served + prefix, sent + len(r["text"])
         shares.append(prefix / max(1, len(r["text"])))
     db = os.path.join(folder, "..", "data", "opencode", "opencode.db")
-    if os.path.exists(db):
+    pi_sessions = os.path.join(folder, "..", "pi-sessions")
+    if os.path.isdir(pi_sessions):
+        for path in sorted(glob.glob(os.path.join(pi_sessions, "**", "*.jsonl"), recursive=True)):
+            for line in open(path):
+                message = (json.loads(line) if line.strip() else {}).get("message") or {}
+                if message.get("role") == "toolResult" and message.get("isError"):
+                    problem = text(message)
+                    errors.append(f"{message.get('toolName')} {message.get('toolCallId')}: {problem[:200]!r}")
+    elif os.path.exists(db):
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
             for (data,) in con.execute("SELECT data FROM part"):
                 part = json.loads(data)

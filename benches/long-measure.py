@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Reads the stand-in model's request logs of benches/long.sh and prints a markdown table, one row per way.
+"""Reads the stand-in model's request logs of benches/long.sh (or benches/pi-long.sh) and prints a markdown table,
+one row per way.
 
   long-measure.py CTX WAY=REQUESTS_DIR [WAY=REQUESTS_DIR...] [--json FILE]
 
 The measures of benches/fold-measure.py (its header defines them: characters of a request's messages without the
 system ones, cacheable prefixes, billed input = not cacheable + 0.1 x the rest), plus:
 - compactions: the requests OpenCode sent to summarize the session (they offer no tools, and their system prompt
-  is OpenCode's "context summarization agent"; its title request also offers no tools);
+  is OpenCode's "context summarization agent"; its title request also offers no tools), or pi's (no tools, system
+  prompt "You are a context summarization assistant"; when pi splits a turn it sends a second one, for the turn's
+  prefix, which is part of the same compaction and not counted again);
 - all requests, not cacheable and billed count every request the model was sent, the compactions and titles
   too, for they are input the session is billed for: each of them as the agent's requests are counted (its
   messages without the system ones, served the prefix it shares with the request just before it);
@@ -27,15 +30,24 @@ fold = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fold)
 
 
+def is_compaction(body):
+    """A request that summarizes the session for a compaction: OpenCode's, or pi's."""
+    if body.get("tools"):
+        return False
+    system = " ".join(fold.text(m) for m in body.get("messages") or [] if m.get("role") == "system").lower()
+    return "summarization agent" in system or "context summarization assistant" in system
+
+
 def compactions(folder):
     count = 0
     for path in sorted(glob.glob(os.path.join(folder, "[0-9]*[0-9].json"))):
         body = json.load(open(path))
-        if body.get("tools"):
+        if not is_compaction(body):
             continue
-        system = " ".join(fold.text(m) for m in body.get("messages") or [] if m.get("role") == "system")
-        if "summarization agent" in system.lower():
-            count += 1
+        words = " ".join(fold.text(m) for m in body.get("messages") or [] if m.get("role") == "user")
+        if "This is the PREFIX of a turn that was too large to keep" in words:
+            continue  # pi's second summary of a split turn: the same compaction
+        count += 1
     return count
 
 
@@ -53,8 +65,7 @@ def other_requests(folder):
         if not body.get("tools"):
             new = len(text) - fold.common_prefix(before, text)
             sent, uncached = sent + len(text), uncached + new
-            system = " ".join(fold.text(m) for m in messages if m.get("role") == "system")
-            if "summarization agent" in system.lower():
+            if is_compaction(body):
                 compaction += len(text)
         before = text
     return sent, uncached, compaction
@@ -121,10 +132,12 @@ def main():
         print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
     turns = results.get("turns")
     if plain and turns:
-        # The targets for a model that never calls ctx (turn frames only; no todo frames nor valve yet).
-        checks = [
+        # The targets for a model that never calls ctx (turn frames and the valve; pi-long.sh's only ways).
+        checks = [] if ctx_way else [("plain compacts at least twice", plain["compactions"] >= 2)]
+        checks += [
             ("turns: never compacts", turns["compactions"] == 0),
             ("turns: billed input at most half of plain's", turns["billed"] <= 0.5 * plain["billed"]),
+            ("nothing refused (plain, turns)", plain["refused"] == turns["refused"] == 0),
         ]
         if dcp:
             checks.append(("turns: billed input at most DCP's", turns["billed"] <= dcp["billed"]))

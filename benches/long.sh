@@ -14,10 +14,11 @@
 #   plain-todos  OpenCode without plugins;
 #   ctx-todos    ctx's plugin with frame.auto = "all": ctx frames the turns and the items and folds them itself;
 #   dcp-todos    DCP with its automatic strategies only (the model never calls `compress`).
-# The session: 22 frames, every fourth with a frame nested in it, each running bash calls that print 10 000 to
-# 40 000 characters of a made-up build log (benches/fold-output.py, seeded), a bash call between frames, and a
-# person's message in the middle (a second `opencode run --continue`). The stand-in reports usage as a quarter of
-# the request's characters, so OpenCode compacts when a request nears the model's limit.
+# The session: 22 frames (benches/long_items.py, which benches/pi-long.sh runs as pi turns), every fourth with a
+# frame nested in it, each running bash calls that print 10 000 to 40 000 characters of a made-up build log
+# (benches/fold-output.py, seeded), a bash call between frames, and a person's message in the middle (a second
+# `opencode run --continue`). The stand-in reports usage as a quarter of the request's characters, so OpenCode
+# compacts when a request nears the model's limit.
 # Then benches/long-measure.py prints a markdown table: compactions and what they sent, the largest request, the
 # input billed with a prompt cache (uncached + 0.1 x cached, in characters, every request counted: the
 # compactions' too), the characters no cache could serve, refusals and tool errors; and the targets (ctx never compacts where plain does at least twice, ctx's billed input at most
@@ -41,15 +42,16 @@ person=(Also check the currency rounding in each remaining item.)
 # compaction requests (no tools) get the stand-in's fixed reply.
 steps() {
   python3 - "$1" "$2" <<'PY'
-import json, random, sys
+import json, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "benches")
+import long_items  # the items, which benches/pi-long.sh runs too
 way, half = sys.argv[1], int(sys.argv[2])
 call = lambda name, **arguments: {"tools": True, "tool_calls": [{"name": name, "arguments": arguments}]}
-rng = random.Random(20261127)
-frames = [(n, rng.randrange(10_000, 40_001), rng.randrange(10_000, 40_001)) for n in range(1, 23)]
 way, todos = way.removesuffix("-todos"), way.endswith("-todos")
 # The todo workload's list: every item from the start, pending until its turn; a nested frame's item is added when
 # it starts. `pending_done` holds a completion kept for the call that starts the next item.
-items = {f"Refund backlog item {n}": "pending" for n, _, _ in frames}
+items = {f"Refund backlog item {n}": "pending" for n, _, _ in long_items.ITEMS}
 late = {7, 15}
 pending_done = []
 if half == 2:
@@ -93,7 +95,7 @@ def frame(n, sizes, nested):
             else:
                 out.append(call("bash", command="echo push", description=f"Item {n} detail"))
             message += 1
-            out.append(call("bash", command=f"python3 build-log.py {n} inner 12000", description=f"Detail {n}"))
+            out.append(call("bash", command=f"python3 build-log.py {n} inner {long_items.INNER_SIZE}", description=f"Detail {n}"))
             message += 1
             detail = f"Item {n} detail: rounding is half-even."
             if todos:
@@ -122,11 +124,11 @@ def frame(n, sizes, nested):
     out.append(call("bash", command=f"echo 'between items: {n} of 22 done'", description="Progress"))
     message += 1
     return out
-for n, a, b in frames:
+for n, a, b in long_items.ITEMS:
     part = 1 if n <= 11 else 2
     if part == 2 and n == 12:
         message += 2  # the first run's final reply, and the person's message
-    chunk = frame(n, (a, b), nested=(n % 4 == 0))
+    chunk = frame(n, (a, b), nested=long_items.nested(n))
     if part == half:
         steps.extend(chunk)
 if todos and half == 2:

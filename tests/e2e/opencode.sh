@@ -1121,6 +1121,112 @@ need('V0-2499' in agent[-1]['all'], 'flame_recall gave the masked output back')
 "
 }
 
+scenario_auto_push() {
+  echo "scenario auto_push: with frame.auto = all, a flame_push inside a running todo item goes under the item's frame, its pop folds its span at once, and the item and the turn then close as they do; a turn that ends with a pushed frame still running waits for it"
+  local project first second third turn1 item1 pushed1 turn2 pushed2 lines
+  project=$(new_project auto-push)
+  printf 'frame.auto = "all"\n' >"$project/.opencode/ctx.toml"
+  # The frames ctx opened or the model pushed (not the session's), oldest first, one line each:
+  # "ID STATUS turn|todo|pushed PARENT GOAL".
+  frames() {
+    python3 - "$project/.opencode/flame/state.json" <<'PY'
+import json, sys
+frames = json.load(open(sys.argv[1]))["frames"]
+for f in sorted(frames.values(), key=lambda f: f["createdAt"]):
+    if f["sessionID"].startswith("fr_"):
+        print(f["sessionID"], f["status"], f.get("auto") or "pushed", f.get("parentSessionID"), f["goal"])
+PY
+  }
+  local m1='"content": "Migrate m1", "priority": "high"'
+  # Turn 1: item m1 in progress, a push in it, a 20 000-character output, the pop, another output
+  # in the item, m1 completed, an answer.
+  {
+    printf '[\n'
+    todo_call "[{$m1, \"status\": \"in_progress\"}]"; printf ',\n'
+    printf '{"tools": true, "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Check the rounding of m1"}}]},\n'
+    big_bash PSHA; printf ',\n'
+    printf '{"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "ROUNDING-SUMMARY: half-even"}}]},\n'
+    big_bash M1B; printf ',\n'
+    todo_call "[{$m1, \"status\": \"completed\"}]"; printf ',\n'
+    printf '{"tools": true, "reply": "ASSIST0: m1 is migrated."}\n]\n'
+  } >"$work/auto-push-1.json"
+  first=$(SANDBOX=auto-push MOCK_STRICT=1 run auto-push-1 "$project" "$work/auto-push-1.json" -- run "PERSON0: migrate m1")
+  ls "$first"/*.error.txt >/dev/null 2>&1 && fail "auto_push: the strict stand-in refused a request: $(cat "$first"/*.error.txt)"
+  mapfile -t lines < <(frames)
+  read -r turn1 _ <<<"${lines[0]:-}"
+  read -r item1 _ <<<"${lines[1]:-}"
+  read -r pushed1 _ <<<"${lines[2]:-}"
+  [[ ${#lines[@]} == 3 && ${lines[0]} == "$turn1 completed turn ses_"*" PERSON0: migrate m1" &&
+    ${lines[1]} == "$item1 completed todo $turn1 Migrate m1" &&
+    ${lines[2]} == "$pushed1 completed pushed $item1 Check the rounding of m1" ]] ||
+    fail "auto_push: not a closed turn, its closed item, and the popped frame under the item: $(printf '%s; ' "${lines[@]}")"
+  ctx -C "$project" frame tree --json | python3 -c "
+import json, sys
+def find(nodes, id):
+    for n in nodes:
+        if n['id'] == id:
+            return n
+        found = find(n['children'], id)
+        if found:
+            return found
+roots = json.load(sys.stdin)['roots']
+turn, item = find(roots, '$turn1'), find(roots, '$item1')
+assert turn and [c['id'] for c in turn['children']] == ['$item1'], turn
+assert [c['id'] for c in item['children']] == ['$pushed1'], item
+" || fail "auto_push: ctx frame tree does not show the pushed frame under the item, under the turn"
+  [[ $(frame_json "$project" "$pushed1" | field 'd["frame"]["summary"]') == "ROUNDING-SUMMARY: half-even" ]] ||
+    fail "auto_push: the pushed frame's summary is not the pop's"
+  grep -q "PSHA-2499" "$project/.opencode/flame/logs/frame-$pushed1.md" || fail "auto_push: the pushed frame's log misses its output"
+  check "$first" "auto_push, first turn" "
+agent = [r for r in requests if r['tools']]
+need(len(agent) == 7, 'seven model calls, not %d' % len(agent))
+need('PSHA-2499' in agent[3]['all'], 'while the pushed frame ran, its output went whole')
+for r in agent[4:]:
+    need('PSHA-2499' not in r['all'], 'after the pop, the pushed frame\'s output is folded in ' + r['file'])
+    need('ROUNDING-SUMMARY: half-even' in r['all'], 'the pop\'s summary is sent')
+    need(any(text(m).startswith('<flame-folded id=\"$pushed1\"') for m in r['messages']), 'the pop\'s fold entry is sent')
+need('M1B-2499' in agent[5]['all'], 'the item\'s own output after the pop goes whole while the item runs')
+need('M1B-2499' not in agent[6]['all'] and 'into the log of frame $item1: flame_recall' in agent[6]['all'], 'the item folds once completed')
+"
+  # Turn 2: a push, an output, and the turn ends with the pushed frame running: it waits.
+  {
+    printf '[\n'
+    printf '{"tools": true, "when": "PERSON1", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Check the totals"}}]},\n'
+    big_bash TOTA; printf ',\n'
+    printf '{"tools": true, "reply": "ASSIST1: the totals check is under way."}\n]\n'
+  } >"$work/auto-push-2.json"
+  second=$(SANDBOX=auto-push MOCK_STRICT=1 run auto-push-2 "$project" "$work/auto-push-2.json" -- run --continue "PERSON1: check the totals")
+  ls "$second"/*.error.txt >/dev/null 2>&1 && fail "auto_push: the strict stand-in refused a request: $(cat "$second"/*.error.txt)"
+  mapfile -t lines < <(frames)
+  read -r turn2 _ <<<"${lines[3]:-}"
+  read -r pushed2 _ <<<"${lines[4]:-}"
+  [[ ${#lines[@]} == 5 && ${lines[3]} == "$turn2 in_progress turn ses_"*" PERSON1: check the totals" &&
+    ${lines[4]} == "$pushed2 in_progress pushed $turn2 Check the totals" ]] ||
+    fail "auto_push: the second turn does not wait, open, for the frame pushed in it: $(printf '%s; ' "${lines[@]}")"
+  check "$second" "auto_push, second turn" "
+agent = [r for r in requests if r['tools']]
+for r in agent:
+    need('M1B-2499' not in r['all'] and 'PSHA-2499' not in r['all'], 'the first turn stays folded in ' + r['file'])
+    need('ROUNDING-SUMMARY: half-even' in r['all'], 'with the pop\'s summary')
+need('TOTA-2499' in agent[-1]['all'], 'the running frame\'s output goes whole')
+"
+  # Turn 3: the person's next message is the waiting turn's; the pop ends its frame, and the turn
+  # closes at this end of turn.
+  printf '[\n{"tools": true, "when": "PERSON2", "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "TOTALS-SUMMARY: they balance"}}]},\n{"tools": true, "reply": "ASSIST2: the totals are checked."}\n]\n' >"$work/auto-push-3.json"
+  third=$(SANDBOX=auto-push MOCK_STRICT=1 run auto-push-3 "$project" "$work/auto-push-3.json" -- run --continue "PERSON2: finish the totals check")
+  ls "$third"/*.error.txt >/dev/null 2>&1 && fail "auto_push: the strict stand-in refused a request: $(cat "$third"/*.error.txt)"
+  mapfile -t lines < <(frames)
+  [[ ${#lines[@]} == 5 && ${lines[3]} == "$turn2 completed turn ses_"*" PERSON1: check the totals" &&
+    ${lines[4]} == "$pushed2 completed pushed $turn2 Check the totals" ]] ||
+    fail "auto_push: the waiting turn did not close once its frame was popped, or a third turn opened: $(printf '%s; ' "${lines[@]}")"
+  check "$third" "auto_push, the waiting turn's end" "
+agent = [r for r in requests if r['tools']]
+need(len(agent) == 2, 'two model calls, not %d' % len(agent))
+need('TOTA-2499' in agent[0]['all'], 'before the pop, the running frame\'s output goes whole')
+need('TOTA-2499' not in agent[1]['all'] and 'TOTALS-SUMMARY: they balance' in agent[1]['all'], 'after the pop, it is folded to its summary')
+"
+}
+
 scenario_notice_bad_input() {
   echo "scenario notice_bad_input: a parent's unknown agent or model, a refused or undeliverable notice, a config that is not JSON"
   # What a real OpenCode cannot be made to do on cue, played by a stand-in client (no OpenCode
@@ -1131,7 +1237,8 @@ scenario_notice_bad_input() {
 }
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget
-  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns auto_todos valve)
+  agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns auto_todos valve
+  auto_push)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"

@@ -580,7 +580,110 @@ need('V0-2199' in requests[-1]['all'], 'flame_recall gave the masked output back
 "
 }
 
-all=(fold log context compaction without_ctx broken_state bad_input commands subagent settings auto_turns valve)
+scenario_auto_push() {
+  echo "scenario auto_push: with frame.auto = turns, a flame_push inside the running turn goes under the turn frame, its pop folds its span at once, and the turn closes at its end; a turn that ends with a pushed frame still running waits for it, across pi -p -c"
+  local project first second third turn1 pushed1 turn2 pushed2 lines
+  project=$(new_project auto-push)
+  mkdir -p "$project/.opencode"
+  printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
+  # The frames ctx opened or the model pushed (not the session's), oldest first, one line each:
+  # "ID STATUS turn|pushed PARENT GOAL".
+  frames() {
+    python3 - "$project/.opencode/flame/state.json" <<'PY'
+import json, sys
+frames = json.load(open(sys.argv[1]))["frames"]
+for f in sorted(frames.values(), key=lambda f: f["createdAt"]):
+    if f["sessionID"].startswith("fr_"):
+        print(f["sessionID"], f["status"], f.get("auto") or "pushed", f.get("parentSessionID"), f["goal"])
+PY
+  }
+  # Turn 1: a push, a 20 KB output, the pop, another 20 KB output in the turn, an answer.
+  cat >"$work/auto-push-1.json" <<JSON
+[
+ {"tools": true, "when": "PERSON0", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Audit the ledger entries"}}]},
+ $(big_bash PSHA),
+ {"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "LEDGER-SUMMARY: 3 entries are wrong"}}]},
+ $(big_bash AFTA),
+ {"tools": true, "reply": "ASSIST0: the ledger is audited."}
+]
+JSON
+  first=$(AGENT=auto-push run auto-push-1 "$project" "$work/auto-push-1.json" "PERSON0: audit the ledger")
+  [[ $(cat "$work/auto-push-1.out") == "ASSIST0: the ledger is audited." ]] || fail "auto_push: pi answers"
+  mapfile -t lines < <(frames)
+  read -r turn1 _ <<<"${lines[0]:-}"
+  read -r pushed1 _ <<<"${lines[1]:-}"
+  [[ ${#lines[@]} == 2 && ${lines[0]} == "$turn1 completed turn pi_"*" PERSON0: audit the ledger" &&
+    ${lines[1]} == "$pushed1 completed pushed $turn1 Audit the ledger entries" ]] ||
+    fail "auto_push: no closed turn frame with the popped frame under it: $(printf '%s; ' "${lines[@]}")"
+  ctx -C "$project" frame tree --json | python3 -c "
+import json, sys
+def find(nodes, id):
+    for n in nodes:
+        if n['id'] == id:
+            return n
+        found = find(n['children'], id)
+        if found:
+            return found
+turn = find(json.load(sys.stdin)['roots'], '$turn1')
+assert turn and [c['id'] for c in turn['children']] == ['$pushed1'], turn
+" || fail "auto_push: ctx frame tree does not show the pushed frame under the turn"
+  [[ $(ctx -C "$project" frame show "$pushed1" --json | field 'd["frame"]["summary"]') == "LEDGER-SUMMARY: 3 entries are wrong" ]] ||
+    fail "auto_push: the pushed frame's summary is not the pop's"
+  grep -qF "PSHA-2199" "$project/.opencode/flame/logs/frame-$pushed1.md" || fail "auto_push: the pushed frame's log misses its output"
+  check "$first" "auto_push, first turn" "
+need(len(requests) == 5, 'five requests')
+need('PSHA-2199' in requests[2]['all'], 'while the pushed frame ran, its output went whole')
+for r in requests[3:]:
+    need('PSHA-' not in r['all'], 'after the pop, the pushed frame\'s output is folded in ' + r['file'])
+    need('LEDGER-SUMMARY: 3 entries are wrong' in r['all'] and '<flame-folded' in r['all'], 'the pop\'s summary and fold entry are sent')
+need('AFTA-2199' in requests[4]['all'], 'the running turn\'s own output after the pop goes whole')
+need('ctx folded this output' not in json.dumps(requests[4]['messages']), 'nothing of the running turn is a placeholder')
+"
+  # Turn 2: a push, a 20 KB output, and the turn ends with the pushed frame running: it waits.
+  cat >"$work/auto-push-2.json" <<JSON
+[
+ {"tools": true, "when": "PERSON1", "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Check the rounding"}}]},
+ $(big_bash RNDA),
+ {"tools": true, "reply": "ASSIST1: the rounding check is under way."}
+]
+JSON
+  second=$(AGENT=auto-push run auto-push-2 "$project" "$work/auto-push-2.json" -c "PERSON1: check the rounding")
+  mapfile -t lines < <(frames)
+  read -r turn2 _ <<<"${lines[2]:-}"
+  read -r pushed2 _ <<<"${lines[3]:-}"
+  [[ ${#lines[@]} == 4 && ${lines[2]} == "$turn2 in_progress turn pi_"*" PERSON1: check the rounding" &&
+    ${lines[3]} == "$pushed2 in_progress pushed $turn2 Check the rounding" ]] ||
+    fail "auto_push: the second turn does not wait, open, for the frame pushed in it: $(printf '%s; ' "${lines[@]}")"
+  check "$second" "auto_push, second turn" "
+for r in requests:
+    need('AFTA-2199' not in r['all'] and 'into the log of frame $turn1: flame_recall' in r['all'], 'the first turn is folded in ' + r['file'])
+    need('PSHA-' not in r['all'] and 'LEDGER-SUMMARY: 3 entries are wrong' in r['all'], 'its pushed frame stays folded to its entry')
+need('RNDA-2199' in requests[-1]['all'], 'the running frame\'s output goes whole')
+"
+  # Turn 3: the person's next prompt is the waiting turn's; the pop ends its frame, and the turn
+  # closes at this end.
+  cat >"$work/auto-push-3.json" <<'JSON'
+[
+ {"tools": true, "when": "PERSON2", "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "ROUNDING-SUMMARY: half-even everywhere"}}]},
+ {"tools": true, "reply": "ASSIST2: the rounding is checked."}
+]
+JSON
+  third=$(AGENT=auto-push run auto-push-3 "$project" "$work/auto-push-3.json" -c "PERSON2: finish the rounding check")
+  mapfile -t lines < <(frames)
+  [[ ${#lines[@]} == 4 && ${lines[2]} == "$turn2 completed turn pi_"*" PERSON1: check the rounding" &&
+    ${lines[3]} == "$pushed2 completed pushed $turn2 Check the rounding" ]] ||
+    fail "auto_push: the waiting turn did not close once its frame was popped, or a third turn opened: $(printf '%s; ' "${lines[@]}")"
+  grep -qF "turn $turn2 waits for $pushed2: this message is its" "$work/auto-push-3.err" ||
+    fail "auto_push: ctx does not say the prompt is the waiting turn's: $(cat "$work/auto-push-3.err")"
+  check "$third" "auto_push, the waiting turn's end" "
+need(len(requests) == 2, 'two requests')
+need('RNDA-2199' in requests[0]['all'], 'before the pop, the running frame\'s output goes whole')
+need('RNDA-' not in requests[1]['all'], 'after the pop, it is folded')
+need('ROUNDING-SUMMARY: half-even everywhere' in requests[1]['all'], 'the pop\'s summary is sent')
+"
+}
+
+all=(fold log context compaction without_ctx broken_state bad_input commands subagent settings auto_turns valve auto_push)
 chosen=("${@:-${all[@]}}")
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
