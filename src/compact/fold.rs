@@ -112,7 +112,25 @@ pub trait Shape {
         call: &Call,
         fold: &dyn Fn(&str) -> Option<String>,
     ) -> bool;
+
+    /// The part or block of `call` in `message` (the JSON of the message that makes the call),
+    /// to edit it or mark it dropped.
+    fn call_block<'v>(&self, message: &'v mut Value, call: &Call) -> Option<&'v mut Value>;
+
+    /// Empties the input of the call whose part or block is `block`.
+    fn empty_input(&self, block: &mut Value);
+
+    /// The list of parts or blocks of `message` that calls are among.
+    fn blocks<'v>(&self, message: &'v mut Value) -> Option<&'v mut Vec<Value>>;
+
+    /// Whether a message whose calls were all dropped still has something to send (a text);
+    /// one without is dropped whole.
+    fn keeps_something(&self, blocks: &[Value]) -> bool;
 }
+
+/// The mark a fold leaves on a call's part or block it drops while other passes still read the
+/// message by its parts' places; [`Folding::write`] takes the marked parts out.
+pub(crate) const DROPPED: &str = "ctxDropped";
 
 /// What [`Shape::set_output`] puts in place of a pop's output.
 #[derive(Debug, Clone, Copy)]
@@ -169,6 +187,31 @@ impl Shape for OpenCode {
         fold: &dyn Fn(&str) -> Option<String>,
     ) -> bool {
         turns::fold_part_output(message, call.index, fold)
+    }
+
+    fn call_block<'v>(&self, message: &'v mut Value, call: &Call) -> Option<&'v mut Value> {
+        message.get_mut("parts")?.get_mut(call.index)
+    }
+
+    fn empty_input(&self, part: &mut Value) {
+        if let Some(state) = part.get_mut("state").and_then(Value::as_object_mut) {
+            state.insert("input".into(), Value::Object(Default::default()));
+        }
+    }
+
+    fn blocks<'v>(&self, message: &'v mut Value) -> Option<&'v mut Vec<Value>> {
+        message.get_mut("parts")?.as_array_mut()
+    }
+
+    /// A text, a file or a call left: an assistant message of step marks (or reasoning) alone
+    /// says nothing the model would be sent.
+    fn keeps_something(&self, parts: &[Value]) -> bool {
+        parts.iter().any(|p| {
+            matches!(
+                p.get("type").and_then(Value::as_str),
+                Some("text" | "tool" | "file")
+            )
+        })
     }
 
     /// opencode.md §3.6: the last finished, non-summary assistant message's `tokens.total`, else
@@ -301,7 +344,7 @@ pub struct Anchor {
 }
 
 /// One tool call of a message, as folding needs it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Call {
     /// Where the call is in its message (the part or content block).
     pub index: usize,
@@ -1122,6 +1165,35 @@ impl<'l, 'a> Folding<'l, 'a> {
     /// message, as a synthetic user message.
     /// Message `i` as it will be sent, parsed; none when it is dropped (or, edited by another
     /// plugin, does not parse).
+    /// Takes out the calls a fold marked dropped ([`DROPPED`]), and a message left with nothing
+    /// to send.
+    fn take_out_dropped(&mut self) {
+        for edit in &mut self.edits.messages {
+            let Edit::Replace(text) = edit else {
+                continue;
+            };
+            if !text.contains(DROPPED) {
+                continue;
+            }
+            let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            let Some(blocks) = self.shape.blocks(&mut value) else {
+                continue;
+            };
+            let before = blocks.len();
+            blocks.retain(|b| b.get(DROPPED).is_none());
+            if blocks.len() == before {
+                continue;
+            }
+            *edit = if self.shape.keeps_something(blocks) {
+                Edit::Replace(value.to_string())
+            } else {
+                Edit::Drop
+            };
+        }
+    }
+
     fn edited(&self, i: usize) -> Option<Value> {
         let text = match &self.edits.messages[i] {
             Edit::Drop => return None,
@@ -1132,6 +1204,7 @@ impl<'l, 'a> Folding<'l, 'a> {
     }
 
     pub fn write(mut self, anchors: &[Anchor]) -> String {
+        self.take_out_dropped();
         let messages = self.list.messages();
         let by_id: HashMap<&str, &Anchor> = anchors.iter().map(|a| (a.after.as_str(), a)).collect();
         // A context already among the messages (ctx's plugin loaded twice, globally and in the

@@ -34,6 +34,19 @@ fn big(mark: &str) -> String {
 }
 
 /// What ctx folds an output of `chars` characters into, in turn `id`'s log.
+/// What the results of a closed turn of `calls` calls, `chars` characters of output in all, come
+/// to: the first one's content, its entry (the others go, calls and results).
+fn entry(id: &str, calls: usize, chars: usize) -> Value {
+    if calls == 1 {
+        return placeholder(id, chars);
+    }
+    json!([{"type": "text", "text": format!(
+        "[ctx folded this output and the {} other tool calls after it ({chars} characters of \
+         output in all) into the log of frame {id}: flame_recall with id {id}, or `ctx frame log \
+         {id}`, gives them back]", calls - 1
+    )}])
+}
+
 fn placeholder(id: &str, chars: usize) -> Value {
     json!([{"type": "text", "text": format!(
         "[ctx folded this output ({chars} characters) into the log of frame {id}: flame_recall \
@@ -217,16 +230,20 @@ fn a_person_turn_is_a_frame_closed_with_its_digest_and_its_outputs_fold_once_clo
         &big("OUT1"),
         false,
     );
-    // The closed turn's results say where their outputs are; every other message, the texts
-    // and the calls among them, goes as pi made it.
+    // The closed turn sends its first call, its input emptied, with the turn's entry as its
+    // result; its other call goes with its result; every other message, the texts among them,
+    // goes as pi made it.
     let mut expected = pi.messages.clone();
-    expected[2]["content"] = placeholder(&first, big("OUT0").chars().count());
-    expected[4]["content"] = placeholder(&first, "Edited src/a.rs".len());
+    expected[1]["content"][0]["arguments"] = json!({});
+    let chars = big("OUT0").chars().count() + "Edited src/a.rs".len();
+    expected[2]["content"] = entry(&first, 2, chars);
+    expected.drain(3..5);
     assert_eq!(pi.request(), expected);
     // Closed too, the second turn folds its own output.
     pi.answer("ASSIST1: tested", "stop");
     assert_eq!(pi.end().0, second);
-    expected[8]["content"] = placeholder(&second, big("OUT1").chars().count());
+    expected[5]["content"][0]["arguments"] = json!({});
+    expected[6]["content"] = placeholder(&second, big("OUT1").chars().count());
     expected.push(pi.messages[9].clone());
     assert_eq!(pi.request(), expected);
 }
@@ -339,7 +356,8 @@ fn flame_outputs_stay_and_a_turn_waits_for_the_frame_pushed_in_it() {
             .starts_with("<flame-context")
     );
     assert_eq!(sent[4], pi.messages[9]);
-    assert_eq!(sent[5]["content"], placeholder(&turn, "fixed".len()));
+    // The turn's own output is shorter than an entry would be: it stays.
+    assert_eq!(sent[5], pi.messages[10]);
     assert_eq!(sent[6], pi.messages[11]);
     assert!(!json!(sent).to_string().contains("LED-1"));
 }
@@ -395,11 +413,12 @@ fn a_turn_without_assistant_text_and_an_interrupted_one_say_so() {
     let mut pi = Pi::new(&env);
     let (quiet, _) = pi.person("PERSON0: list");
     pi.call("c1", "bash", json!({"command": "ls"}), "a b", false);
+    let fail = format!("FAIL {}\n\nCommand exited with code 2", "x".repeat(300));
     pi.call(
         "c2",
         "bash",
         json!({"command": "make   check"}),
-        "FAIL\n\nCommand exited with code 2",
+        &fail,
         true,
     );
     pi.answer("", "stop");
@@ -410,13 +429,8 @@ fn a_turn_without_assistant_text_and_an_interrupted_one_say_so() {
     );
     let (stopped, _) = pi.person("PERSON1: rebuild");
     pi.answer("Rebuilding now", "toolUse");
-    pi.call(
-        "c3",
-        "bash",
-        json!({"command": "sleep 60"}),
-        "\n\nCommand aborted",
-        true,
-    );
+    let aborted = format!("{}\n\nCommand aborted", "y".repeat(300));
+    pi.call("c3", "bash", json!({"command": "sleep 60"}), &aborted, true);
     // pi's message for a run the person stopped: empty, stopReason aborted.
     pi.add(
         json!({"role": "assistant", "content": [{"type": "text", "text": ""}],
@@ -431,15 +445,23 @@ fn a_turn_without_assistant_text_and_an_interrupted_one_say_so() {
     pi.person("PERSON2: again");
     let sent = pi.request();
     let chars = |s: &str| s.chars().count();
+    let result = |call: &str| {
+        sent.iter()
+            .find(|m| m["toolCallId"] == call)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(result("c1")["content"], entry(&quiet, 2, 3 + chars(&fail)));
     assert_eq!(
-        sent[4]["content"],
-        placeholder(&quiet, chars("FAIL\n\nCommand exited with code 2"))
+        result("c2"),
+        Value::Null,
+        "the failing call goes with its output"
     );
-    assert_eq!(sent[4]["isError"], true);
     assert_eq!(
-        sent[9]["content"],
-        placeholder(&stopped, chars("\n\nCommand aborted"))
+        result("c3")["content"],
+        placeholder(&stopped, chars(&aborted))
     );
+    assert_eq!(result("c3")["isError"], true);
 }
 
 #[test]

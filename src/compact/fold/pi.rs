@@ -344,6 +344,30 @@ impl Shape for Pi {
         true
     }
 
+    fn call_block<'v>(&self, message: &'v mut Value, call: &Call) -> Option<&'v mut Value> {
+        message.get_mut("content")?.get_mut(call.index)
+    }
+
+    fn empty_input(&self, block: &mut Value) {
+        if let Some(block) = block.as_object_mut() {
+            block.insert("arguments".into(), json!({}));
+        }
+    }
+
+    fn blocks<'v>(&self, message: &'v mut Value) -> Option<&'v mut Vec<Value>> {
+        message.get_mut("content")?.as_array_mut()
+    }
+
+    /// A text or a call left: a message of thinking alone says nothing the model would be sent.
+    fn keeps_something(&self, blocks: &[Value]) -> bool {
+        blocks.iter().any(|b| {
+            matches!(
+                b.get("type").and_then(Value::as_str),
+                Some("text" | "toolCall" | "image")
+            )
+        })
+    }
+
     /// pi's `calculateContextTokens` of an assistant message's `usage`: `totalTokens`, else
     /// input + output + cache reads and writes; an aborted or failed call's usage is not counted
     /// (pi's `getLastAssistantUsageInfo`).
@@ -378,7 +402,7 @@ impl Shape for Pi {
 mod tests {
     use super::*;
     use crate::compact::fold::tests::popped as popped_at;
-    use crate::compact::fold::turns::{Turn, placeholder};
+    use crate::compact::fold::turns::{Turn, entry, placeholder};
     use crate::compact::fold::{Popped, fold_with};
     use crate::frame::span::Mark;
 
@@ -1009,6 +1033,11 @@ mod tests {
     /// Two person turns: the first (prompt at 100, opened at 105, closed at 150) runs bash (c1,
     /// with text beside it), then flame_status (c2) and answers; the second (prompt at 200) runs
     /// bash (c3).
+    /// A tool output of 300 characters and more, tagged `tag`.
+    fn big(tag: &str) -> String {
+        format!("BIG {tag} {}", ".".repeat(300))
+    }
+
     fn two_turns() -> String {
         json!({"messages": [
             {"role": "user", "content": [{"type": "text", "text": "PERSON0: build"}], "timestamp": 100},
@@ -1018,37 +1047,49 @@ mod tests {
                 {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "make"}}],
                 "stopReason": "toolUse", "timestamp": 110},
             {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
-                "content": [{"type": "text", "text": "BIG ONE"}], "details": {"x": 1},
+                "content": [{"type": "text", "text": big("ONE")}], "details": {"x": 1},
                 "isError": true, "timestamp": 111},
             {"role": "assistant", "content": [{"type": "toolCall", "id": "c2", "name": "flame_status",
                 "arguments": {}}], "stopReason": "toolUse", "timestamp": 120},
             {"role": "toolResult", "toolCallId": "c2", "toolName": "flame_status",
                 "content": [{"type": "text", "text": "TREE"}], "isError": false, "timestamp": 121},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "more"},
+                {"type": "toolCall", "id": "c1b", "name": "bash", "arguments": {"command": "make docs"}}],
+                "stopReason": "toolUse", "timestamp": 122},
+            {"role": "toolResult", "toolCallId": "c1b", "toolName": "bash",
+                "content": [{"type": "text", "text": big("ONE-B")}], "isError": false, "timestamp": 123},
             {"role": "assistant", "content": [{"type": "text", "text": "ASSIST0: built"}],
                 "stopReason": "stop", "timestamp": 130},
             {"role": "user", "content": [{"type": "text", "text": "PERSON1: test"}], "timestamp": 200},
             {"role": "assistant", "content": [{"type": "toolCall", "id": "c3", "name": "bash",
                 "arguments": {"command": "make test"}}], "stopReason": "toolUse", "timestamp": 210},
             {"role": "toolResult", "toolCallId": "c3", "toolName": "bash",
-                "content": "BIG TWO", "isError": false, "timestamp": 211},
+                "content": big("TWO"), "isError": false, "timestamp": 211},
         ]})
         .to_string()
     }
 
     #[test]
-    fn a_closed_turn_replaces_only_its_results_content_and_keeps_every_message() {
+    fn a_closed_turn_sends_its_texts_and_one_entry_and_every_call_left_has_its_result() {
         let text = two_turns();
         let given: Value = serde_json::from_str(&text).unwrap();
         let given = given["messages"].as_array().unwrap().clone();
         let out = with_turns(&text, &[closed_turn(105, 150)]);
-        assert_eq!(out.len(), given.len());
-        // Everything but c1's result, byte for byte: the texts, the calls, flame_status's
-        // result, the running turn.
-        for i in (0..given.len()).filter(|&i| i != 3) {
-            assert_eq!(out[i], given[i], "message {i}");
+        // The second bash call's message (a call and thinking) and its result go.
+        assert_eq!(out.len(), given.len() - 2);
+        // Everything else byte for byte but the first call, whose input is emptied, and its
+        // result, which is the turn's entry: the texts, flame_status's call and result, the
+        // running turn.
+        let kept: Vec<usize> = (0..given.len()).filter(|&i| i != 6 && i != 7).collect();
+        for (n, &i) in kept.iter().enumerate().filter(|&(_, &i)| i != 2 && i != 3) {
+            assert_eq!(out[n], given[i], "message {i}");
         }
+        let mut call = given[2].clone();
+        call["content"][1]["arguments"] = json!({});
+        assert_eq!(out[2], call);
         let mut folded = given[3].clone();
-        folded["content"] = json!([{"type": "text", "text": placeholder("fr_turn", 7)}]);
+        let chars = big("ONE").len() + big("ONE-B").len();
+        folded["content"] = json!([{"type": "text", "text": entry("fr_turn", 2, chars)}]);
         assert_eq!(out[3], folded);
         assert_eq!(pairing_error(&out), None);
         // Folded twice, it is the same.
@@ -1063,18 +1104,28 @@ mod tests {
         // Closed before its second call ran: only the first result is the turn's.
         let out = with_turns(&text, &[closed_turn(105, 115)]);
         assert!(output(&out, 3).contains("ctx folded"));
-        assert!(output(&out, 9).contains("BIG TWO"));
+        assert!(output(&out, 7).contains("BIG ONE-B"));
+        assert!(output(&out, 11).contains("BIG TWO"));
         // The second turn, once closed, folds its own result: a string content too.
         let out = with_turns(&text, &[closed_turn(105, 150), closed_turn(205, 250)]);
         assert_eq!(
             out[9]["content"],
-            json!([{"type": "text", "text": placeholder("fr_turn", 7)}])
+            json!([{"type": "text", "text": placeholder("fr_turn", big("TWO").len())}])
         );
         // A turn nothing was written in (its prompt's work is not among the messages) folds
         // nothing, not even the next turn's messages.
         let given: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(
             json!(with_turns(&text, &[closed_turn(140, 150)])),
+            given["messages"]
+        );
+        // Outputs no longer than the entry would be stay as they are.
+        let small = text
+            .replace(&big("ONE"), "ONE")
+            .replace(&big("ONE-B"), "ONE-B");
+        let given: Value = serde_json::from_str(&small).unwrap();
+        assert_eq!(
+            json!(with_turns(&small, &[closed_turn(105, 150)])),
             given["messages"]
         );
     }

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::{Folding, View};
+use super::{Call, DROPPED, Folding, Shape, View};
 use crate::compact::inject::Edit;
 pub use crate::opencode::turn::{is_person, is_plugin_prompt};
 
@@ -94,6 +94,40 @@ pub fn placeholder(id: &str, chars: usize) -> String {
         "{PLACEHOLDER_START} ({chars} characters) into the log of frame {id}: flame_recall with \
          id {id}, or `ctx frame log {id}`, gives it back]"
     )
+}
+
+/// What stands for the `calls` tool calls of closed auto-frame `id`'s span, `chars` characters of
+/// output in all, in the output of the first: frame `id`'s log keeps them all.
+pub fn entry(id: &str, calls: usize, chars: usize) -> String {
+    if calls == 1 {
+        return placeholder(id, chars);
+    }
+    format!(
+        "{PLACEHOLDER_START} and the {} other tool calls after it ({chars} characters of output \
+         in all) into the log of frame {id}: flame_recall with id {id}, or `ctx frame log {id}`, \
+         gives them back]",
+        calls - 1
+    )
+}
+
+/// The text of `call`'s output in `message` (its output's message), as it will be sent; none
+/// when the call has no output a fold may take (it did not complete, or the agent sends it
+/// compacted).
+fn output_text(shape: &dyn Shape, message: &mut Value, call: &Call) -> Option<String> {
+    let seen = std::cell::RefCell::new(None);
+    shape.fold_output(message, call, &|text| {
+        *seen.borrow_mut() = Some(text.to_string());
+        None
+    });
+    seen.into_inner()
+}
+
+/// The frame whose log a placeholder or entry sends the model to; none for any other output
+/// (a mask of the pressure valve's names a call, not a frame).
+fn named_frame(output: &str) -> Option<&str> {
+    let rest = output.strip_prefix(PLACEHOLDER_START)?;
+    let (_, after) = rest.split_once(" into the log of frame ")?;
+    after.split_once(':').map(|(id, _)| id)
 }
 
 /// The text of an output already folded is left as it is: not folded twice.
@@ -179,53 +213,21 @@ pub(super) fn find_call(
 impl Folding<'_, '_> {
     /// Folds the spans of `turns`, closed turn frames of the session, into what is sent.
     pub fn fold_turns(&mut self, turns: &[Turn]) {
-        let (shape, list) = (self.shape, self.list);
-        let messages = list.messages();
-        let ids: Vec<&str> = messages.iter().map(|m| m.id()).collect();
-        // The messages holding outputs of the spans, as they will be sent, and those of them
-        // where an output was replaced.
-        let mut read: BTreeMap<usize, Value> = BTreeMap::new();
-        let mut folded: BTreeSet<usize> = BTreeSet::new();
+        let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
         for turn in turns {
             let Some(range) = span(&self.views, &ids, turn) else {
                 continue;
             };
-            let fold = |output: &str| {
-                (!is_placeholder(output)).then(|| placeholder(&turn.id, output.chars().count()))
-            };
-            for i in range {
-                if self.edits.messages[i] == Edit::Drop {
-                    continue;
-                }
-                for call in &self.views[i].calls {
-                    if !call.completed || call.tool.starts_with("flame_") {
-                        continue;
-                    }
-                    let Some(at) = shape.output_message(list, &self.views, i, call) else {
-                        continue;
-                    };
-                    let message = match read.entry(at) {
-                        Entry::Occupied(held) => held.into_mut(),
-                        Entry::Vacant(slot) => {
-                            let text = match &self.edits.messages[at] {
-                                Edit::Drop => continue,
-                                Edit::Keep => messages[at].raw(),
-                                Edit::Replace(text) => text.as_str(),
-                            };
-                            let Ok(value) = serde_json::from_str::<Value>(text) else {
-                                continue;
-                            };
-                            slot.insert(value)
-                        }
-                    };
-                    if shape.fold_output(message, call, &fold) {
-                        folded.insert(at);
-                    }
-                }
-            }
-        }
-        for at in folded {
-            self.edits.messages[at] = Edit::Replace(read[&at].to_string());
+            let calls: Vec<(usize, Call)> = range
+                .flat_map(|i| {
+                    self.views[i]
+                        .calls
+                        .iter()
+                        .filter(|c| c.completed && !c.tool.starts_with("flame_"))
+                        .map(move |c| (i, c.clone()))
+                })
+                .collect();
+            self.fold_span(&turn.id, &calls);
         }
     }
 
@@ -243,21 +245,107 @@ impl Folding<'_, '_> {
             if close <= open {
                 continue;
             }
-            let fold = |output: &str| {
-                (!is_placeholder(output)).then(|| placeholder(&todo.id, output.chars().count()))
-            };
+            let mut calls = Vec::new();
             for i in open.0..=close.0 {
                 let within = |part: usize| {
                     (i != open.0 || part > open.1) && (i != close.0 || part < close.1)
                 };
-                let parts: Vec<usize> = self.views[i]
-                    .calls
-                    .iter()
-                    .filter(|c| c.completed && !c.tool.starts_with("flame_") && within(c.index))
-                    .map(|c| c.index)
-                    .collect();
-                self.fold_parts(i, &parts, &fold);
+                calls.extend(
+                    self.views[i]
+                        .calls
+                        .iter()
+                        .filter(|c| c.completed && !c.tool.starts_with("flame_") && within(c.index))
+                        .map(|c| (i, c.clone())),
+                );
             }
+            self.fold_span(&todo.id, &calls);
+        }
+    }
+
+    /// Folds `calls` (each with the index of its message), the completed calls of closed
+    /// auto-frame `id`'s span: the first one's output becomes the span's entry, which names the
+    /// frame and how to recall it, and its input is emptied; every other one goes, its output
+    /// with it (a call and its output are one part in OpenCode; pi's output message goes whole).
+    /// So the span sends its person's and model's texts and one entry, and every call left has
+    /// its output. A call an earlier fold dropped is not counted; a span whose outputs are no
+    /// longer than its entry would be is left as it is.
+    fn fold_span(&mut self, id: &str, calls: &[(usize, Call)]) {
+        let (shape, list) = (self.shape, self.list);
+        let mut read: BTreeMap<usize, Value> = BTreeMap::new();
+        // The calls still sent: (its message, the call, its output's message, the output's size).
+        let mut live: Vec<(usize, &Call, usize, usize)> = Vec::new();
+        for (i, call) in calls {
+            let Some(at) = shape.output_message(list, &self.views, *i, call) else {
+                continue;
+            };
+            let Some(message) = self.read_into(&mut read, *i) else {
+                continue;
+            };
+            if shape
+                .call_block(message, call)
+                .is_none_or(|b| b.get(DROPPED).is_some())
+            {
+                continue;
+            }
+            let Some(output) = self.read_into(&mut read, at) else {
+                continue;
+            };
+            let Some(text) = output_text(shape, output, call) else {
+                continue;
+            };
+            match named_frame(&text) {
+                // Folded before: the span is as its fold left it.
+                Some(named) if named == id => return,
+                // An item's entry inside a turn: it stays, naming the item's own log.
+                Some(_) => continue,
+                None => live.push((*i, call, at, text.chars().count())),
+            }
+        }
+        let total: usize = live.iter().map(|l| l.3).sum();
+        let Some(&(first, first_call, first_out, _)) = live.first() else {
+            return;
+        };
+        let entry = entry(id, live.len(), total);
+        if total <= entry.chars().count() {
+            return;
+        }
+        let mut changed: BTreeSet<usize> = BTreeSet::new();
+        let output = read.get_mut(&first_out).expect("read above");
+        shape.fold_output(output, first_call, &|_| Some(entry.clone()));
+        changed.insert(first_out);
+        let message = read.get_mut(&first).expect("read above");
+        if let Some(block) = shape.call_block(message, first_call) {
+            shape.empty_input(block);
+        }
+        changed.insert(first);
+        for &(i, call, at, _) in &live[1..] {
+            let message = read.get_mut(&i).expect("read above");
+            if let Some(block) = shape.call_block(message, call) {
+                *block = serde_json::json!({ DROPPED: true });
+            }
+            changed.insert(i);
+            if at != i {
+                self.edits.messages[at] = Edit::Drop;
+                changed.remove(&at);
+                read.remove(&at);
+            }
+        }
+        for at in changed {
+            if let Some(value) = read.get(&at) {
+                self.edits.messages[at] = Edit::Replace(value.to_string());
+            }
+        }
+    }
+
+    /// Message `i` as it will be sent, read once into `read`; none when it is dropped or not JSON.
+    fn read_into<'r>(
+        &self,
+        read: &'r mut BTreeMap<usize, Value>,
+        i: usize,
+    ) -> Option<&'r mut Value> {
+        match read.entry(i) {
+            Entry::Occupied(held) => Some(held.into_mut()),
+            Entry::Vacant(slot) => Some(slot.insert(self.edited(i)?)),
         }
     }
 
@@ -326,23 +414,6 @@ impl Folding<'_, '_> {
             }
         }
     }
-
-    /// Folds the outputs of OpenCode message `i`'s tool parts `parts` by `fold`.
-    fn fold_parts(&mut self, i: usize, parts: &[usize], fold: &dyn Fn(&str) -> Option<String>) {
-        if parts.is_empty() {
-            return;
-        }
-        let Some(mut value) = self.edited(i) else {
-            return;
-        };
-        let mut changed = false;
-        for &part in parts {
-            changed |= fold_part_output(&mut value, part, fold);
-        }
-        if changed {
-            self.edits.messages[i] = Edit::Replace(value.to_string());
-        }
-    }
 }
 
 #[cfg(test)]
@@ -387,35 +458,47 @@ mod tests {
     }
 
     #[test]
-    fn a_closed_turn_keeps_its_texts_and_calls_and_replaces_its_outputs() {
+    fn a_closed_turn_keeps_its_texts_and_one_call_whose_output_is_its_entry() {
         let big = "x".repeat(20_000);
         let dcp = json!({"info": {"id": "msg_dcp", "role": "user", "sessionID": "ses_a",
                                   "time": {"created": 25}},
                          "parts": [{"type": "text", "synthetic": true, "text": "DCP summary"}]});
+        let mut second = answer("msg_2b", 12, "call_2", &big, "ASSIST0b: tested");
+        second["parts"][0]["state"]["input"] = json!({"command": "make test"});
+        let only_call = json!({"info": {"id": "msg_2c", "role": "assistant", "sessionID": "ses_a",
+                                        "time": {"created": 13}},
+                               "parts": [{"type": "step-start"},
+                                         answer("x", 0, "call_3", &big, "")["parts"][0].clone(),
+                                         {"type": "step-finish"}]});
         let messages = vec![
             user("msg_1", 10, "PERSON0: build it"),
             answer("msg_2", 11, "call_1", &big, "ASSIST0: built"),
+            second.clone(),
+            only_call,
             dcp.clone(),
             user("msg_3", 30, "PERSON1: again"),
             answer("msg_4", 31, "call_1", &big, "ASSIST1: built again"),
         ];
         let out = folded(&messages, &[turn("msg_1", 20)]);
-        assert_eq!(out.len(), messages.len());
-        // Everything but the closed turn's output, byte for byte: the texts, the other plugin's
-        // message after the turn, the next turn.
-        for i in [0, 2, 3, 4] {
-            assert_eq!(out[i], messages[i]);
+        // The message that held only a call (and step marks) goes; every other stays.
+        assert_eq!(out.len(), messages.len() - 1);
+        // The texts, the other plugin's message after the turn, the next turn: byte for byte.
+        for (o, i) in [(0, 0), (3, 4), (4, 5), (5, 6)] {
+            assert_eq!(out[o], messages[i]);
         }
+        // The first call stays, its input emptied, its output the turn's entry.
         let part = &out[1]["parts"][0];
         assert_eq!(part["callID"], "call_1");
-        assert_eq!(part["state"]["input"], json!({"command": "make"}));
+        assert_eq!(part["state"]["input"], json!({}));
         assert_eq!(part["state"]["status"], "completed");
         assert_eq!(
             part["state"]["output"],
-            placeholder("fr_turn1", 20_000).as_str()
+            entry("fr_turn1", 3, 60_000).as_str()
         );
         assert_eq!(part["state"]["metadata"], json!({}));
         assert_eq!(out[1]["parts"][1], messages[1]["parts"][1]);
+        // The others go with their outputs; the model's text stays.
+        assert_eq!(out[2]["parts"], json!([second["parts"][1]]));
     }
 
     #[test]
@@ -425,59 +508,59 @@ mod tests {
                             "parts": [{"type": "text", "text": "Frame ses_b completed: ok"},
                                       {"type": "text", "synthetic": true,
                                        "text": "Frame ses_b finished with status completed. …"}]});
+        let big = |tag: &str| format!("{tag} {}", ".".repeat(300));
         let messages = vec![
             user("msg_1", 10, "PERSON0"),
-            answer("msg_2", 11, "call_1", "OUT-A", "a"),
+            answer("msg_2", 11, "call_1", &big("OUT-A"), "a"),
             notice,
             user("msg_o", 13, "go on <!-- OMO_INTERNAL_INITIATOR -->"),
-            answer("msg_3", 14, "call_2", "OUT-B", "b"),
+            answer("msg_3", 14, "call_2", &big("OUT-B"), "b"),
             user("msg_4", 15, "PERSON1"),
-            answer("msg_5", 16, "call_3", "OUT-C", "c"),
+            answer("msg_5", 16, "call_3", &big("OUT-C"), "c"),
         ];
-        // Closed long after: the span ends at the next person's message.
+        let output = |out: &[Value], i: usize| out[i]["parts"][0]["state"]["output"].clone();
+        // Closed long after: the span ends at the next person's message, and holds both calls.
         let out = folded(&messages, &[turn("msg_1", 1_000)]);
-        let output = |i: usize| {
-            out[i]["parts"][0]["state"]["output"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        };
-        assert!(output(1).starts_with(PLACEHOLDER_START));
-        assert!(output(4).starts_with(PLACEHOLDER_START));
-        assert_eq!(output(6), "OUT-C");
+        assert_eq!(output(&out, 1), json!(entry("fr_turn1", 2, 2 * 306)));
+        assert_eq!(out[4]["parts"], json!([{"type": "text", "text": "b"}]));
+        assert_eq!(output(&out, 6), json!(big("OUT-C")));
         // Closed at 12: what was written after its close is not the turn's.
         let out = folded(&messages, &[turn("msg_1", 12)]);
-        let output = |i: usize| {
-            out[i]["parts"][0]["state"]["output"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        };
-        assert!(output(1).starts_with(PLACEHOLDER_START));
-        assert_eq!(output(4), "OUT-B");
+        assert_eq!(output(&out, 1), json!(placeholder("fr_turn1", 306)));
+        assert_eq!(output(&out, 4), json!(big("OUT-B")));
     }
 
     #[test]
     fn a_turn_whose_message_is_gone_or_folded_twice_is_left_as_it_is() {
+        let big = "OUT-A ".repeat(100);
         let messages = vec![
             user("msg_1", 10, "PERSON0"),
-            answer("msg_2", 11, "call_1", "OUT-A", "a"),
+            answer("msg_2", 11, "call_1", &big, "a"),
+            answer("msg_3", 12, "call_2", &big, "b"),
         ];
         assert_eq!(folded(&messages, &[turn("msg_gone", 1_000)]), messages);
         let once = folded(&messages, &[turn("msg_1", 1_000)]);
+        assert_ne!(once, messages);
         assert_eq!(folded(&once, &[turn("msg_1", 1_000)]), once);
+        // Outputs no longer than the entry would be are left as they are.
+        let small = vec![
+            messages[0].clone(),
+            answer("msg_2", 11, "call_1", "OUT-A", "a"),
+        ];
+        assert_eq!(folded(&small, &[turn("msg_1", 1_000)]), small);
     }
 
     #[test]
     fn a_todo_span_folds_the_calls_between_its_two_todo_calls_and_no_other() {
         let part = |call: &str, tool: &str, output: &str| {
             json!({"type": "tool", "tool": tool, "callID": call,
-                   "state": {"status": "completed", "input": {}, "output": output}})
+                   "state": {"status": "completed", "input": {"command": "x"}, "output": output}})
         };
         let message = |id: &str, parts: Vec<Value>| {
             json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
                             "time": {"created": 11}}, "parts": parts})
         };
+        let inside = |tag: &str| format!("{tag} {}", ".".repeat(200));
         let messages = vec![
             user("msg_1", 10, "PERSON0"),
             message(
@@ -485,14 +568,14 @@ mod tests {
                 vec![
                     part("c1", "bash", "BEFORE"),
                     part("c2", "todowrite", "LIST1"),
-                    part("c3", "bash", "IN1"),
+                    part("c3", "bash", &inside("IN1")),
                 ],
             ),
-            message("msg_3", vec![part("c4", "bash", "IN2")]),
+            message("msg_3", vec![part("c4", "bash", &inside("IN2"))]),
             message(
                 "msg_4",
                 vec![
-                    part("c5", "bash", "IN3"),
+                    part("c5", "bash", &inside("IN3")),
                     part("c6", "todowrite", "LIST2"),
                     part("c7", "bash", "AFTER"),
                 ],
@@ -508,26 +591,26 @@ mod tests {
         let mut folding = fold(&list, &[], false);
         folding.fold_todos(&[todo]);
         let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
-        let outputs: Vec<&str> = out["messages"]
+        let calls: Vec<(&str, &str)> = out["messages"]
             .as_array()
             .unwrap()
             .iter()
             .flat_map(|m| m["parts"].as_array().unwrap())
-            .filter_map(|p| p["state"]["output"].as_str())
+            .filter_map(|p| Some((p["callID"].as_str()?, p["state"]["output"].as_str()?)))
             .collect();
-        let folded = |chars| placeholder("fr_item", chars);
+        let entry = entry("fr_item", 3, 3 * 204);
         assert_eq!(
-            outputs,
+            calls,
             [
-                "BEFORE",
-                "LIST1",
-                &folded(3),
-                &folded(3),
-                &folded(3),
-                "LIST2",
-                "AFTER"
+                ("c1", "BEFORE"),
+                ("c2", "LIST1"),
+                ("c3", entry.as_str()),
+                ("c6", "LIST2"),
+                ("c7", "AFTER")
             ]
         );
+        // msg_3 held only c4: it goes.
+        assert_eq!(out["messages"].as_array().unwrap().len(), 3);
     }
 
     #[test]
