@@ -130,6 +130,12 @@ fn named_frame(output: &str) -> Option<&str> {
     after.split_once(':').map(|(id, _)| id)
 }
 
+/// Whether a fold of a closed span may take `call` (with its output): a completed call that is
+/// not ctx's own (`flame_*` outputs, fold entries and recalls among them, always stay).
+fn foldable(call: &Call) -> bool {
+    call.completed && !call.tool.starts_with("flame_")
+}
+
 /// The text of an output already folded is left as it is: not folded twice.
 pub fn is_placeholder(output: &str) -> bool {
     output.starts_with(PLACEHOLDER_START)
@@ -214,6 +220,7 @@ impl Folding<'_, '_> {
     /// Folds the spans of `turns`, closed turn frames of the session, into what is sent.
     pub fn fold_turns(&mut self, turns: &[Turn]) {
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
+        let list = self.last_todo_list();
         for turn in turns {
             let Some(range) = span(&self.views, &ids, turn) else {
                 continue;
@@ -223,7 +230,7 @@ impl Folding<'_, '_> {
                     self.views[i]
                         .calls
                         .iter()
-                        .filter(|c| c.completed && !c.tool.starts_with("flame_"))
+                        .filter(move |c| foldable(c) && list != Some((i, c.index)))
                         .map(move |c| (i, c.clone()))
                 })
                 .collect();
@@ -231,10 +238,23 @@ impl Folding<'_, '_> {
         }
     }
 
+    /// Where the last completed `todowrite` call is (message, part): it holds the whole todo
+    /// list as it stands, which no fold takes from the model.
+    fn last_todo_list(&self) -> Option<(usize, usize)> {
+        self.views.iter().enumerate().rev().find_map(|(i, v)| {
+            v.calls
+                .iter()
+                .rev()
+                .find(|c| c.completed && c.tool == crate::opencode::todo::TOOL)
+                .map(|c| (i, c.index))
+        })
+    }
+
     /// Folds the spans of `todos`, closed todo frames of the session (OpenCode's), into what is
     /// sent.
     pub fn fold_todos(&mut self, todos: &[Todo]) {
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
+        let list = self.last_todo_list();
         for todo in todos {
             let (Some(open), Some(close)) = (
                 find_call(&self.views, &ids, &todo.open),
@@ -254,7 +274,7 @@ impl Folding<'_, '_> {
                     self.views[i]
                         .calls
                         .iter()
-                        .filter(|c| c.completed && !c.tool.starts_with("flame_") && within(c.index))
+                        .filter(|c| foldable(c) && within(c.index) && list != Some((i, c.index)))
                         .map(|c| (i, c.clone())),
                 );
             }
@@ -746,6 +766,34 @@ mod tests {
             json!([item("A", "completed"), item("B", "in_progress")])
         );
         assert_eq!(b[2..], [whole(3), whole(4)]);
+    }
+
+    #[test]
+    fn the_last_todo_list_stays_whole_in_a_closed_turn() {
+        let list = |id: &str, created: i64, call: &str, output: &str| {
+            json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
+                            "time": {"created": created}},
+                   "parts": [{"type": "tool", "tool": "todowrite", "callID": call,
+                              "state": {"status": "completed", "input": {"todos": [output]},
+                                        "output": output}}]})
+        };
+        let big = "B".repeat(2_000);
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            list("msg_2", 11, "c1", &format!("FIRST {big}")),
+            answer("msg_3", 12, "c2", &big, "a"),
+            list("msg_4", 13, "c3", &format!("LAST {big}")),
+        ];
+        let out = folded(&messages, &[turn("msg_1", 1_000)]);
+        // The first list's call holds the entry; the bash call goes; the last list is whole.
+        assert!(
+            out[1]["parts"][0]["state"]["output"]
+                .as_str()
+                .unwrap()
+                .starts_with(PLACEHOLDER_START)
+        );
+        assert_eq!(out[2]["parts"], json!([{"type": "text", "text": "a"}]));
+        assert_eq!(out[3], messages[3]);
     }
 
     #[test]
