@@ -27,7 +27,7 @@ fn arb_command() -> impl Strategy<Value = String> {
         "[a-z' ]{0,8}".prop_map(|s| format!("logger '{s}ctx claude hook finished'")),
         prop::sample::select(vec!["Stop", "SessionStart", "SubagentStop"])
             .prop_map(|e| format!("ctx claude hook {e}")),
-        Just(command("PostToolUse")),
+        Just(command("TaskCompleted")),
         Just(command("Notification")),
         Just(format!("{} # mine", command("SessionStart"))),
     ]
