@@ -29,3 +29,4 @@ pub mod spent;
 pub mod swarm;
 pub mod text;
 pub mod time;
+pub mod tools;

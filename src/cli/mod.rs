@@ -227,7 +227,8 @@ project's files.
         shell: clap_complete::Shell,
     },
 
-    /// Write completions/, man/ and schemas/ into DIR (used to refresh the committed copies)
+    /// Write completions/, man/, schemas/ and the plugins' tool tables into DIR (used to refresh the
+    /// committed copies)
     #[command(hide = true)]
     GenerateArtifacts {
         /// The repository root to write into

@@ -1,6 +1,7 @@
 //! Completion scripts and man pages, generated from the clap definitions, the JSON Schemas of
-//! the `--json` documents, generated from their types, and the pictures of the demo project in
-//! the README and the book. The copies committed under `completions/`, `man/`, `schemas/` and
+//! the `--json` documents, generated from their types, the `flame_*` tool tables of the plugins,
+//! generated from `crate::tools`, and the pictures of the demo project in the README and the
+//! book. The copies committed under `completions/`, `man/`, `schemas/`, `integrations/` and
 //! `docs/src/` are kept fresh by tests.
 
 use std::path::Path;
@@ -123,7 +124,8 @@ fn collect_pages(
     Ok(())
 }
 
-/// Writes `completions/`, `man/` and `schemas/` under `dir`.
+/// Writes `completions/`, `man/`, `schemas/`, the package manifests, the plugins' tool tables
+/// (when `dir` holds the plugins) and the pictures (when it holds the demo) under `dir`.
 pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
     let write = |path: &Path, bytes: &[u8]| -> Result<()> {
         if let Some(parent) = path.parent() {
@@ -160,6 +162,27 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
                 .map_err(|e| Error::io(&file, "make executable", &e))?;
         }
     }
+    // The plugins' tool tables, in place in their files: a DIR without them gets the rest.
+    let mut plugins = 0;
+    for plugin in crate::tools::PLUGINS {
+        let file = dir.join(plugin.path);
+        if !file.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, "read", &e))?;
+        let fresh = crate::tools::refresh(&text, plugin.flavor).ok_or_else(|| {
+            Error::failure(format!(
+                "{} has no generated region ({} … {})",
+                file.display(),
+                crate::tools::BEGIN,
+                crate::tools::END
+            ))
+        })?;
+        if fresh != text {
+            write(&file, fresh.as_bytes())?;
+        }
+        plugins += 1;
+    }
     // The pictures need the demo project: a DIR without one (a scratch folder) gets the rest.
     let demo = dir.join("examples/demo");
     let pictures = if demo.is_dir() { &PICTURES[..] } else { &[] };
@@ -180,7 +203,12 @@ pub fn write_artifacts(out: &Output, dir: &Path) -> Result<ExitCode> {
         write(&dir.join("docs/src").join(file), &run.stdout)?;
     }
     out.note(&format!(
-        "wrote completions/, man/, schemas/, the package manifests{} under {}",
+        "wrote completions/, man/, schemas/, the package manifests{}{} under {}",
+        if plugins == 0 {
+            ""
+        } else {
+            ", the plugins' tool tables"
+        },
         if pictures.is_empty() {
             " (no examples/demo: no pictures)"
         } else {

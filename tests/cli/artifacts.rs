@@ -1,5 +1,6 @@
-//! Generated files committed to the repository (completions/, man/, schemas/) match what the binary
-//! generates now. When this fails, refresh them with: cargo run -q -- generate-artifacts .
+//! Generated files committed to the repository (completions/, man/, schemas/, the package
+//! manifests, the plugins' flame_* tool tables) match what the binary generates now. When this
+//! fails, refresh them with: cargo run -q -- generate-artifacts .
 
 use std::path::Path;
 
@@ -100,6 +101,39 @@ fn package_manifests_are_fresh() {
         assert!(
             committed == text,
             "{path} is stale: run `cargo run -q -- generate-artifacts .`"
+        );
+    }
+}
+
+/// The flame_* tools of the OpenCode plugin and the pi extension are src/tools.rs's table: each
+/// file's generated region is the one generate-artifacts writes now (an edited description there
+/// fails), and outside it the file defines one handler per tool of the table, in its order.
+#[test]
+fn the_plugins_tool_tables_are_fresh() {
+    use ctxkit::tools::{BEGIN, END, PLUGINS, TOOLS, refresh};
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let table: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+    for plugin in PLUGINS {
+        let path = plugin.path;
+        let committed = std::fs::read_to_string(repo.join(path)).unwrap();
+        let fresh = refresh(&committed, plugin.flavor)
+            .unwrap_or_else(|| panic!("{path} has no generated region ({BEGIN} … {END})"));
+        assert!(
+            committed == fresh,
+            "{path}: its flame_* tool table is stale (the table is src/tools.rs): run `cargo run -q -- generate-artifacts .`"
+        );
+        let (before, rest) = committed.split_at(committed.find(BEGIN).unwrap());
+        let handwritten = format!("{before}{}", &rest[rest.find(END).unwrap()..]);
+        let defined: Vec<&str> = handwritten
+            .match_indices("define(\"")
+            .map(|(at, call)| {
+                let name = &handwritten[at + call.len()..];
+                &name[..name.find('"').unwrap()]
+            })
+            .collect();
+        assert_eq!(
+            defined, table,
+            "{path}: one define(\"flame_…\", …) per tool of src/tools.rs, in its order"
         );
     }
 }

@@ -34,7 +34,9 @@
 // Nothing here may break the agent: a missing, slow or failing ctx, or a broken state file, is logged
 // once and OpenCode carries on with its data untouched. CTX_BIN names the ctx binary; CTX_TIMEOUT_MS
 // (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook mode, which waits
-// at most 3 s for the state's lock and starts no frame state in the home folder or /.
+// at most 3 s for the state's lock and starts no frame state in the home folder or /. The flame_*
+// tools' descriptions and arguments (the table at the end of this file) are generated from ctx's
+// src/tools.rs, the pi extension's too: change them there, then run `ctx generate-artifacts .`.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -44,8 +46,6 @@ import { pathToFileURL } from "node:url";
 const TIMEOUT_MS = Number(process.env.CTX_TIMEOUT_MS) || 10000;
 // How long after a subagent ends its parent is told (Flame's design: let the task's own result land first).
 const NOTICE_DELAY_MS = 200;
-// Longest context preview, in characters, when the model does not ask for another length.
-const PREVIEW_CHARS = 2000;
 
 // `ctxBin`: the binary the npm package ctxkit hands over (its own); else CTX_BIN, else ctx on PATH.
 // OpenCode's plugin kit (`tool`, with its zod schemas), which the flame_* tools are defined with.
@@ -468,12 +468,13 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
     }
   }
   if (tool) {
-    const z = tool.schema;
+    // Each tool's description and arguments: flameTools, the table generated at the end of this file.
+    const table = flameTools(tool.schema);
     // Every tool answers with text; nothing it meets may throw into OpenCode's turn.
-    const define = (name, description, args, execute) => {
+    const define = (name, execute) => {
       tools[name] = tool({
-        description,
-        args,
+        description: table[name].description,
+        args: table[name].args,
         async execute(input, context) {
           try {
             const queue = callIDs.get(`${context.sessionID} ${name}`);
@@ -485,158 +486,73 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
         },
       });
     };
-    const id = (what) => z.string().describe(`${what}: a full frame id or a unique prefix of at least 4 characters`);
 
-    define(
-      "flame_push",
-      "Start a child frame of this session's current frame for a subtask with its own goal, and make it this session's current frame. Use it when you begin a distinct piece of work (a feature, a fix, an investigation) whose result should be summarised on its own; call flame_pop when it is done.",
-      { goal: z.string().describe("What the new frame is for, in one sentence (required, not blank)") },
-      ({ goal }, session, at) => push(session, goal, at),
+    define("flame_push", ({ goal }, session, at) => push(session, goal, at));
+    define("flame_pop", ({ status, summary }, session, at) => pop(session, status, summary, at));
+    if (autoFrames !== "off") define("flame_recall", async ({ id: wanted }, session) => {
+      const result = await run(["frame", "log", "--", wanted]);
+      if (result.ok) return result.stdout.trimEnd() || "(the log is empty)";
+      // An output the pressure valve masked is named by its call: OpenCode's session keeps it.
+      const output = await callOutput(session, wanted);
+      return output ?? refusal(result);
+    });
+    define("flame_status", async (_args, session) => {
+      const shown = await text(frameArgs(session, "frame", "show"));
+      const tree = await text(frameArgs(session, "frame", "tree"));
+      return `This session's current frame:\n${shown}\n\nThe frame tree:\n${tree}`;
+    });
+    define("flame_tree", async ({ showFull, rootID, showDetails }, session) => {
+      const args = frameArgs(session, "frame", "tree");
+      if (showDetails) args.push("--details");
+      if (rootID) args.push(`--from=${rootID}`);
+      else if (showFull === false) {
+        const frame = await currentFrame(session);
+        if (frame) args.push("--from", frame.id);
+      }
+      return text(args);
+    });
+    define("flame_plan", ({ goal, parentSessionID }, session) => plan(session, [goal], parentSessionID));
+    define("flame_plan_children", ({ children, parentSessionID }, session) => plan(session, children, parentSessionID));
+    define("flame_activate", async ({ sessionID }, session, at) => {
+      await ensureFrame(session);
+      const result = await run(frameArgs(session, "frame", "activate", "--json", ...spanArgs(at), "--", sessionID));
+      if (!result.ok) return refusal(result);
+      const { frame } = JSON.parse(result.stdout);
+      return `Frame ${say(frame)} is now this session's current frame.`;
+    });
+    define("flame_invalidate", async ({ reason, sessionID }, session, at) => {
+      const args = frameArgs(session, "frame", "invalidate", "--json", `--reason=${reason}`, ...spanArgs(at));
+      if (sessionID) args.push("--", sessionID);
+      const result = await run(args);
+      if (!result.ok) return refusal(result);
+      const doc = JSON.parse(result.stdout);
+      const left = doc.in_progress_descendants.length ? ` Still running below it: ${doc.in_progress_descendants.join(", ")}.` : "";
+      return `Invalidated ${doc.invalidated.join(", ")}.${left}`;
+    });
+    define("flame_set_goal", async ({ goal }, session) => {
+      const result = await run(frameArgs(session, "frame", "edit", "--json", `--goal=${goal}`));
+      if (!result.ok) return refusal(result);
+      return `The goal of frame ${say(JSON.parse(result.stdout).frame)} is set.`;
+    });
+    define("flame_add_artifact", async ({ artifact }, session) => {
+      const result = await run(frameArgs(session, "frame", "artifact", "--json", "--", artifact));
+      if (!result.ok) return refusal(result);
+      const doc = JSON.parse(result.stdout);
+      return doc.added.length ? `Recorded ${artifact} on frame ${doc.frame.id}.` : `${artifact} was already recorded on frame ${doc.frame.id}.`;
+    });
+    define("flame_add_decision", async ({ decision }, session) => {
+      const result = await run(frameArgs(session, "frame", "decision", "--json", "--", decision));
+      if (!result.ok) return refusal(result);
+      return `Recorded the decision on frame ${JSON.parse(result.stdout).frame.id}.`;
+    });
+    define("flame_get_summary", ({ sessionID }, session) =>
+      text(frameArgs(session, "frame", "show", ...(sessionID ? ["--", sessionID] : []))),
     );
-    define(
-      "flame_pop",
-      "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first. After the pop, the frame's messages (from its flame_push on) are folded out of the conversation: what stays is this call, with its summary, and as its result a <flame-folded> entry with the frame's status (none: completed), goal (none when completed with a summary), artifacts and decisions, the summary only when the call does not hold it, and a log attribute only when the frame's log is not .opencode/flame/logs/frame-<id>.md, where a pop writes it (log=\"\": no log). So write a summary that carries what later work needs; the log holds every message and tool output in full.",
-      {
-        status: z.enum(["completed", "failed", "blocked"]).optional().describe("How the frame ended (default: completed)"),
-        summary: z.string().optional().describe("What was achieved or learned, for later frames and the log (default: none)"),
-      },
-      ({ status, summary }, session, at) => pop(session, status, summary, at),
-    );
-    if (autoFrames !== "off") define(
-      "flame_recall",
-      "Give back what ctx folded out of the conversation. With a frame's id: what its log keeps, every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). With a tool call's id: that call's whole output, from this session. Use it when an output replaced by \"[ctx folded this output … flame_recall with id <id> …]\" is needed again.",
-      { id: z.string().describe("The id the folded output names: a frame's (or a unique prefix of at least 4 characters), or a tool call's") },
-      async ({ id: wanted }, session) => {
-        const result = await run(["frame", "log", "--", wanted]);
-        if (result.ok) return result.stdout.trimEnd() || "(the log is empty)";
-        // An output the pressure valve masked is named by its call: OpenCode's session keeps it.
-        const output = await callOutput(session, wanted);
-        return output ?? refusal(result);
-      },
-    );
-    define(
-      "flame_status",
-      "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
-      {},
-      async (_args, session) => {
-        const shown = await text(frameArgs(session, "frame", "show"));
-        const tree = await text(frameArgs(session, "frame", "tree"));
-        return `This session's current frame:\n${shown}\n\nThe frame tree:\n${tree}`;
-      },
-    );
-    define(
-      "flame_tree",
-      "Show the frame tree: frames in creation order with their status, this session's current frame marked.",
-      {
-        showFull: z.boolean().optional().describe("The whole tree (default: true); false shows only this session's current frame and what is below it"),
-        rootID: z.string().optional().describe("Show only this frame's subtree (default: all roots)"),
-        showDetails: z.boolean().optional().describe("Add summaries, artifacts, decisions and log paths (default: false)"),
-      },
-      async ({ showFull, rootID, showDetails }, session) => {
-        const args = frameArgs(session, "frame", "tree");
-        if (showDetails) args.push("--details");
-        if (rootID) args.push(`--from=${rootID}`);
-        else if (showFull === false) {
-          const frame = await currentFrame(session);
-          if (frame) args.push("--from", frame.id);
-        }
-        return text(args);
-      },
-    );
-    define(
-      "flame_plan",
-      "Plan one child frame (status planned) for work to do later, without starting it. Use it to lay out the next steps; start a planned frame with flame_activate.",
-      {
-        goal: z.string().describe("What the planned frame is for (required)"),
-        parentSessionID: z.string().optional().describe("The parent frame (default: this session's current frame)"),
-      },
-      ({ goal, parentSessionID }, session) => plan(session, [goal], parentSessionID),
-    );
-    define(
-      "flame_plan_children",
-      "Plan several child frames at once, in the order given, without starting them.",
-      {
-        children: z.array(z.string()).min(1).describe("The goals of the planned frames, in order (at least one)"),
-        parentSessionID: z.string().optional().describe("The parent frame (default: this session's current frame)"),
-      },
-      ({ children, parentSessionID }, session) => plan(session, children, parentSessionID),
-    );
-    define(
-      "flame_activate",
-      "Start a planned frame, or resume a blocked one, and make it this session's current frame. Its parent must be in progress.",
-      { sessionID: id("The frame to start") },
-      async ({ sessionID }, session, at) => {
-        await ensureFrame(session);
-        const result = await run(frameArgs(session, "frame", "activate", "--json", ...spanArgs(at), "--", sessionID));
-        if (!result.ok) return refusal(result);
-        const { frame } = JSON.parse(result.stdout);
-        return `Frame ${say(frame)} is now this session's current frame.`;
-      },
-    );
-    define(
-      "flame_invalidate",
-      "Mark a frame as no longer needed (invalidated), with its planned descendants; running descendants are reported and left as they are. Use it when a plan changed and a frame's goal no longer applies.",
-      {
-        reason: z.string().describe("Why the frame no longer applies (required)"),
-        sessionID: z.string().optional().describe("The frame (default: this session's current frame)"),
-      },
-      async ({ reason, sessionID }, session, at) => {
-        const args = frameArgs(session, "frame", "invalidate", "--json", `--reason=${reason}`, ...spanArgs(at));
-        if (sessionID) args.push("--", sessionID);
-        const result = await run(args);
-        if (!result.ok) return refusal(result);
-        const doc = JSON.parse(result.stdout);
-        const left = doc.in_progress_descendants.length ? ` Still running below it: ${doc.in_progress_descendants.join(", ")}.` : "";
-        return `Invalidated ${doc.invalidated.join(", ")}.${left}`;
-      },
-    );
-    define(
-      "flame_set_goal",
-      "Correct the goal of this session's current frame (a typo, a sharper wording).",
-      { goal: z.string().describe("The new goal (required, not blank)") },
-      async ({ goal }, session) => {
-        const result = await run(frameArgs(session, "frame", "edit", "--json", `--goal=${goal}`));
-        if (!result.ok) return refusal(result);
-        return `The goal of frame ${say(JSON.parse(result.stdout).frame)} is set.`;
-      },
-    );
-    define(
-      "flame_add_artifact",
-      "Record a file or other output that this session's current frame produced (exact duplicates are skipped).",
-      { artifact: z.string().describe("A path or name, recorded exactly as given") },
-      async ({ artifact }, session) => {
-        const result = await run(frameArgs(session, "frame", "artifact", "--json", "--", artifact));
-        if (!result.ok) return refusal(result);
-        const doc = JSON.parse(result.stdout);
-        return doc.added.length ? `Recorded ${artifact} on frame ${doc.frame.id}.` : `${artifact} was already recorded on frame ${doc.frame.id}.`;
-      },
-    );
-    define(
-      "flame_add_decision",
-      "Record a decision taken in this session's current frame, so later frames see it.",
-      { decision: z.string().describe("The decision, in one sentence (required)") },
-      async ({ decision }, session) => {
-        const result = await run(frameArgs(session, "frame", "decision", "--json", "--", decision));
-        if (!result.ok) return refusal(result);
-        return `Recorded the decision on frame ${JSON.parse(result.stdout).frame.id}.`;
-      },
-    );
-    define(
-      "flame_get_summary",
-      "Show every field of a frame: goal, status, times, summary, artifacts, decisions, log.",
-      { sessionID: z.string().optional().describe("The frame (default: this session's current frame)") },
-      ({ sessionID }, session) => text(frameArgs(session, "frame", "show", ...(sessionID ? ["--", sessionID] : []))),
-    );
-    define(
-      "flame_context_preview",
-      "Show the <flame-context> XML that is added to this session's messages: the current frame, its ancestors and finished siblings.",
-      { maxLength: z.number().int().positive().optional().describe(`Longest preview in characters (default: ${PREVIEW_CHARS})`) },
-      async ({ maxLength }, session) => {
-        const xml = await text(frameArgs(session, "compact", "render", "--for", "frame", "--format", "xml"));
-        const max = maxLength ?? PREVIEW_CHARS;
-        return xml.length > max ? `${xml.slice(0, max)}\n… [${xml.length - max} more characters]` : xml;
-      },
-    );
+    define("flame_context_preview", async ({ maxLength }, session) => {
+      const xml = await text(frameArgs(session, "compact", "render", "--for", "frame", "--format", "xml"));
+      const max = maxLength ?? PREVIEW_CHARS;
+      return xml.length > max ? `${xml.slice(0, max)}\n… [${xml.length - max} more characters]` : xml;
+    });
   }
 
   // ---- slash commands ----------------------------------------------------------------------------
@@ -829,3 +745,99 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
     },
   };
 };
+
+// ---- BEGIN GENERATED from src/tools.rs by `ctx generate-artifacts .`: edit the table there ----
+// The longest context preview, in characters, when the model does not ask for another length.
+const PREVIEW_CHARS = 2000;
+// The flame_* tools as the model reads them: each one's description and args, in OpenCode's plugin kit (`z` is its `tool.schema`).
+const flameTools = (z) => ({
+  flame_push: {
+    description: "Start a child frame of this session's current frame for a subtask with its own goal, and make it this session's current frame. Use it when you begin a distinct piece of work (a feature, a fix, an investigation) whose result should be summarised on its own; call flame_pop when it is done.",
+    args: {
+      goal: z.string().describe("What the new frame is for, in one sentence (required, not blank)"),
+    },
+  },
+  flame_pop: {
+    description: "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first. After the pop, the frame's messages (from its flame_push on) are folded out of the conversation: what stays is this call, with its summary, and as its result a <flame-folded> entry with the frame's status (none: completed), goal (none when completed with a summary), artifacts and decisions, the summary only when the call does not hold it, and a log attribute only when the frame's log is not .opencode/flame/logs/frame-<id>.md, where a pop writes it (log=\"\": no log). So write a summary that carries what later work needs; the log holds every message and tool output in full.",
+    args: {
+      status: z.enum(["completed", "failed", "blocked"]).optional().describe("How the frame ended (default: completed)"),
+      summary: z.string().optional().describe("What was achieved or learned, for later frames and the log (default: none)"),
+    },
+  },
+  flame_recall: {
+    description: "Give back what ctx folded out of the conversation. With a frame's id: what its log keeps, every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). With a tool call's id: that call's whole output, from this session. Use it when an output replaced by \"[ctx folded this output … flame_recall with id <id> …]\" is needed again.",
+    args: {
+      id: z.string().describe("The id the folded output names: a frame's (or a unique prefix of at least 4 characters), or a tool call's"),
+    },
+  },
+  flame_status: {
+    description: "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
+    args: {},
+  },
+  flame_tree: {
+    description: "Show the frame tree: frames in creation order with their status, this session's current frame marked.",
+    args: {
+      showFull: z.boolean().optional().describe("The whole tree (default: true); false shows only this session's current frame and what is below it"),
+      rootID: z.string().optional().describe("Show only this frame's subtree (default: all roots)"),
+      showDetails: z.boolean().optional().describe("Add summaries, artifacts, decisions and log paths (default: false)"),
+    },
+  },
+  flame_plan: {
+    description: "Plan one child frame (status planned) for work to do later, without starting it. Use it to lay out the next steps; start a planned frame with flame_activate.",
+    args: {
+      goal: z.string().describe("What the planned frame is for (required)"),
+      parentSessionID: z.string().optional().describe("The parent frame (default: this session's current frame)"),
+    },
+  },
+  flame_plan_children: {
+    description: "Plan several child frames at once, in the order given, without starting them.",
+    args: {
+      children: z.array(z.string()).min(1).describe("The goals of the planned frames, in order (at least one)"),
+      parentSessionID: z.string().optional().describe("The parent frame (default: this session's current frame)"),
+    },
+  },
+  flame_activate: {
+    description: "Start a planned frame, or resume a blocked one, and make it this session's current frame. Its parent must be in progress.",
+    args: {
+      sessionID: z.string().describe("The frame to start: a full frame id or a unique prefix of at least 4 characters"),
+    },
+  },
+  flame_invalidate: {
+    description: "Mark a frame as no longer needed (invalidated), with its planned descendants; running descendants are reported and left as they are. Use it when a plan changed and a frame's goal no longer applies.",
+    args: {
+      reason: z.string().describe("Why the frame no longer applies (required)"),
+      sessionID: z.string().optional().describe("The frame (default: this session's current frame)"),
+    },
+  },
+  flame_set_goal: {
+    description: "Correct the goal of this session's current frame (a typo, a sharper wording).",
+    args: {
+      goal: z.string().describe("The new goal (required, not blank)"),
+    },
+  },
+  flame_add_artifact: {
+    description: "Record a file or other output that this session's current frame produced (exact duplicates are skipped).",
+    args: {
+      artifact: z.string().describe("A path or name, recorded exactly as given"),
+    },
+  },
+  flame_add_decision: {
+    description: "Record a decision taken in this session's current frame, so later frames see it.",
+    args: {
+      decision: z.string().describe("The decision, in one sentence (required)"),
+    },
+  },
+  flame_get_summary: {
+    description: "Show every field of a frame: goal, status, times, summary, artifacts, decisions, log.",
+    args: {
+      sessionID: z.string().optional().describe("The frame (default: this session's current frame)"),
+    },
+  },
+  flame_context_preview: {
+    description: "Show the <flame-context> XML that is added to this session's messages: the current frame, its ancestors and finished siblings.",
+    args: {
+      maxLength: z.number().int().positive().optional().describe("Longest preview in characters (default: 2000)"),
+    },
+  },
+});
+// ---- END GENERATED ----

@@ -37,7 +37,9 @@
 // reported once and pi carries on with its data untouched. CTX_BIN names the ctx binary;
 // CTX_TIMEOUT_MS (default 10000) bounds each call. Every call runs with CTX_HOOK set: ctx's hook
 // mode, which waits at most 3 s for the state's lock and starts no frame state in the home
-// folder or /.
+// folder or /. The flame_* tools' descriptions and parameters (the table at the end of this file)
+// are generated from ctx's src/tools.rs, the OpenCode plugin's too: change them there, then run
+// `ctx generate-artifacts .`.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -46,8 +48,6 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 
 const TIMEOUT_MS = Number(process.env.CTX_TIMEOUT_MS) || 10000;
-// Longest context preview, in characters, when the model does not ask for another length.
-const PREVIEW_CHARS = 2000;
 // The customType of the messages ctx adds (the frame context); `ctx pi messages` knows it.
 const CUSTOM_TYPE = "ctx";
 
@@ -296,14 +296,11 @@ export default async function (pi: ExtensionAPI) {
     return ["--context-limit", String(window), ...(reserve === undefined ? [] : ["--reserved", String(reserve)])];
   };
 
-  // Every tool answers with text; nothing it meets may throw into pi's turn.
-  const define = (
-    name: string,
-    description: string,
-    parameters: any,
-    execute: (params: any, session: string, call: string, ctx: any) => Promise<string>,
-  ) => {
+  // Every tool answers with text; nothing it meets may throw into pi's turn. Each tool's
+  // description and parameters: flameTools, the table generated at the end of this file.
+  const define = (name: string, execute: (params: any, session: string, call: string, ctx: any) => Promise<string>) => {
     if (!toolsOn) return;
+    const { description, parameters } = flameTools[name as keyof typeof flameTools];
     pi.registerTool({
       name,
       label: name,
@@ -321,173 +318,87 @@ export default async function (pi: ExtensionAPI) {
       },
     });
   };
-  const id = (what: string) => Type.String({ description: `${what}: a full frame id or a unique prefix of at least 4 characters` });
-  const optional = (description: string) => Type.Optional(Type.String({ description }));
 
-  define(
-    "flame_push",
-    "Start a child frame of this session's current frame for a subtask with its own goal, and make it this session's current frame. Use it when you begin a distinct piece of work (a feature, a fix, an investigation) whose result should be summarised on its own; call flame_pop when it is done.",
-    Type.Object({ goal: Type.String({ description: "What the new frame is for, in one sentence (required, not blank)" }) }),
-    ({ goal: g }, session, call) => push(session, g, call),
-  );
-  define(
-    "flame_pop",
-    "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first. After the pop, the frame's messages (from its flame_push on) are folded out of the conversation: what stays is this call, with its summary, and as its result a <flame-folded> entry with the frame's status (none: completed), goal (none when completed with a summary), artifacts and decisions, the summary only when the call does not hold it, and a log attribute only when the frame's log is not .opencode/flame/logs/frame-<id>.md, where a pop writes it (log=\"\": no log). So write a summary that carries what later work needs; the log holds every message and tool output in full.",
-    Type.Object({
-      status: Type.Optional(Type.Union([Type.Literal("completed"), Type.Literal("failed"), Type.Literal("blocked")], { description: "How the frame ended (default: completed)" })),
-      summary: optional("What was achieved or learned, for later frames and the log (default: none)"),
-    }),
-    ({ status, summary }, session, call, ctx) => pop(ctx, session, status, summary, call),
-  );
+  define("flame_push", ({ goal: g }, session, call) => push(session, g, call));
+  define("flame_pop", ({ status, summary }, session, call, ctx) => pop(ctx, session, status, summary, call));
   if (autoFrames !== "off") {
-    define(
-      "flame_recall",
-      "Give back what ctx folded out of the conversation. With a frame's id: what its log keeps, every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). With a tool call's id: that call's whole result, from this session. Use it when an output replaced by \"[ctx folded this output … flame_recall with id <id> …]\" is needed again.",
-      Type.Object({ id: Type.String({ description: "The id the folded output names: a frame's (or a unique prefix of at least 4 characters), or a tool call's" }) }),
-      async ({ id: wanted }, _session, _call, ctx) => {
-        const result = await run(["frame", "log", "--", wanted]);
-        if (result.ok) return result.stdout.trimEnd() || "(the log is empty)";
-        // A result the pressure valve masked is named by its call (`<call id>@<the result's
-        // time>`): pi's session keeps it.
-        const cut = wanted.lastIndexOf("@");
-        const call = cut > 0 ? wanted.slice(0, cut) : wanted;
-        const time = cut > 0 ? Number(wanted.slice(cut + 1)) : undefined;
-        const entries = ctx?.sessionManager?.getBranch?.() ?? [];
-        const found = entries.find(
-          (e: any) =>
-            e?.message?.role === "toolResult" &&
-            e.message.toolCallId === call &&
-            (time === undefined || e.message.timestamp === time),
-        );
-        const content = found?.message?.content;
-        if (typeof content === "string") return content;
-        if (Array.isArray(content)) return content.map((b: any) => (b?.type === "text" ? b.text : JSON.stringify(b))).join("\n");
-        return refusal(result);
-      },
-    );
+    define("flame_recall", async ({ id: wanted }, _session, _call, ctx) => {
+      const result = await run(["frame", "log", "--", wanted]);
+      if (result.ok) return result.stdout.trimEnd() || "(the log is empty)";
+      // A result the pressure valve masked is named by its call (`<call id>@<the result's
+      // time>`): pi's session keeps it.
+      const cut = wanted.lastIndexOf("@");
+      const call = cut > 0 ? wanted.slice(0, cut) : wanted;
+      const time = cut > 0 ? Number(wanted.slice(cut + 1)) : undefined;
+      const entries = ctx?.sessionManager?.getBranch?.() ?? [];
+      const found = entries.find(
+        (e: any) =>
+          e?.message?.role === "toolResult" &&
+          e.message.toolCallId === call &&
+          (time === undefined || e.message.timestamp === time),
+      );
+      const content = found?.message?.content;
+      if (typeof content === "string") return content;
+      if (Array.isArray(content)) return content.map((b: any) => (b?.type === "text" ? b.text : JSON.stringify(b))).join("\n");
+      return refusal(result);
+    });
   }
-  define(
-    "flame_status",
-    "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
-    Type.Object({}),
-    async (_p, session) => {
-      const shown = await text(frameArgs(session, "frame", "show"));
-      const tree = await text(frameArgs(session, "frame", "tree"));
-      return `This session's current frame:\n${shown}\n\nThe frame tree:\n${tree}`;
-    },
+  define("flame_status", async (_p, session) => {
+    const shown = await text(frameArgs(session, "frame", "show"));
+    const tree = await text(frameArgs(session, "frame", "tree"));
+    return `This session's current frame:\n${shown}\n\nThe frame tree:\n${tree}`;
+  });
+  define("flame_tree", async ({ showFull, rootID, showDetails }, session) => {
+    const args = frameArgs(session, "frame", "tree");
+    if (showDetails) args.push("--details");
+    if (rootID) args.push(`--from=${rootID}`);
+    else if (showFull === false) {
+      const frame = await currentFrame(session);
+      if (frame) args.push("--from", frame.id);
+    }
+    return text(args);
+  });
+  define("flame_plan", ({ goal: g, parentSessionID }, session) => plan(session, [g], parentSessionID));
+  define("flame_plan_children", ({ children, parentSessionID }, session) => plan(session, children, parentSessionID));
+  define("flame_activate", async ({ sessionID }, session, call) => {
+    await ensureFrame(session);
+    const result = await run(frameArgs(session, "frame", "activate", "--json", `--span-call=${call}`, "--", sessionID));
+    if (!result.ok) return refusal(result);
+    return `Frame ${say(JSON.parse(result.stdout).frame)} is now this session's current frame.`;
+  });
+  define("flame_invalidate", async ({ reason, sessionID }, session, call) => {
+    const args = frameArgs(session, "frame", "invalidate", "--json", `--reason=${reason}`, `--span-call=${call}`);
+    if (sessionID) args.push("--", sessionID);
+    const result = await run(args);
+    if (!result.ok) return refusal(result);
+    const doc = JSON.parse(result.stdout);
+    const left = doc.in_progress_descendants.length ? ` Still running below it: ${doc.in_progress_descendants.join(", ")}.` : "";
+    return `Invalidated ${doc.invalidated.join(", ")}.${left}`;
+  });
+  define("flame_set_goal", async ({ goal: g }, session) => {
+    const result = await run(frameArgs(session, "frame", "edit", "--json", `--goal=${g}`));
+    if (!result.ok) return refusal(result);
+    return `The goal of frame ${say(JSON.parse(result.stdout).frame)} is set.`;
+  });
+  define("flame_add_artifact", async ({ artifact }, session) => {
+    const result = await run(frameArgs(session, "frame", "artifact", "--json", "--", artifact));
+    if (!result.ok) return refusal(result);
+    const doc = JSON.parse(result.stdout);
+    return doc.added.length ? `Recorded ${artifact} on frame ${doc.frame.id}.` : `${artifact} was already recorded on frame ${doc.frame.id}.`;
+  });
+  define("flame_add_decision", async ({ decision }, session) => {
+    const result = await run(frameArgs(session, "frame", "decision", "--json", "--", decision));
+    if (!result.ok) return refusal(result);
+    return `Recorded the decision on frame ${JSON.parse(result.stdout).frame.id}.`;
+  });
+  define("flame_get_summary", ({ sessionID }, session) =>
+    text(frameArgs(session, "frame", "show", ...(sessionID ? ["--", sessionID] : []))),
   );
-  define(
-    "flame_tree",
-    "Show the frame tree: frames in creation order with their status, this session's current frame marked.",
-    Type.Object({
-      showFull: Type.Optional(Type.Boolean({ description: "The whole tree (default: true); false shows only this session's current frame and what is below it" })),
-      rootID: optional("Show only this frame's subtree (default: all roots)"),
-      showDetails: Type.Optional(Type.Boolean({ description: "Add summaries, artifacts, decisions and log paths (default: false)" })),
-    }),
-    async ({ showFull, rootID, showDetails }, session) => {
-      const args = frameArgs(session, "frame", "tree");
-      if (showDetails) args.push("--details");
-      if (rootID) args.push(`--from=${rootID}`);
-      else if (showFull === false) {
-        const frame = await currentFrame(session);
-        if (frame) args.push("--from", frame.id);
-      }
-      return text(args);
-    },
-  );
-  define(
-    "flame_plan",
-    "Plan one child frame (status planned) for work to do later, without starting it. Use it to lay out the next steps; start a planned frame with flame_activate.",
-    Type.Object({
-      goal: Type.String({ description: "What the planned frame is for (required)" }),
-      parentSessionID: optional("The parent frame (default: this session's current frame)"),
-    }),
-    ({ goal: g, parentSessionID }, session) => plan(session, [g], parentSessionID),
-  );
-  define(
-    "flame_plan_children",
-    "Plan several child frames at once, in the order given, without starting them.",
-    Type.Object({
-      children: Type.Array(Type.String(), { minItems: 1, description: "The goals of the planned frames, in order (at least one)" }),
-      parentSessionID: optional("The parent frame (default: this session's current frame)"),
-    }),
-    ({ children, parentSessionID }, session) => plan(session, children, parentSessionID),
-  );
-  define(
-    "flame_activate",
-    "Start a planned frame, or resume a blocked one, and make it this session's current frame. Its parent must be in progress.",
-    Type.Object({ sessionID: id("The frame to start") }),
-    async ({ sessionID }, session, call) => {
-      await ensureFrame(session);
-      const result = await run(frameArgs(session, "frame", "activate", "--json", `--span-call=${call}`, "--", sessionID));
-      if (!result.ok) return refusal(result);
-      return `Frame ${say(JSON.parse(result.stdout).frame)} is now this session's current frame.`;
-    },
-  );
-  define(
-    "flame_invalidate",
-    "Mark a frame as no longer needed (invalidated), with its planned descendants; running descendants are reported and left as they are. Use it when a plan changed and a frame's goal no longer applies.",
-    Type.Object({
-      reason: Type.String({ description: "Why the frame no longer applies (required)" }),
-      sessionID: optional("The frame (default: this session's current frame)"),
-    }),
-    async ({ reason, sessionID }, session, call) => {
-      const args = frameArgs(session, "frame", "invalidate", "--json", `--reason=${reason}`, `--span-call=${call}`);
-      if (sessionID) args.push("--", sessionID);
-      const result = await run(args);
-      if (!result.ok) return refusal(result);
-      const doc = JSON.parse(result.stdout);
-      const left = doc.in_progress_descendants.length ? ` Still running below it: ${doc.in_progress_descendants.join(", ")}.` : "";
-      return `Invalidated ${doc.invalidated.join(", ")}.${left}`;
-    },
-  );
-  define(
-    "flame_set_goal",
-    "Correct the goal of this session's current frame (a typo, a sharper wording).",
-    Type.Object({ goal: Type.String({ description: "The new goal (required, not blank)" }) }),
-    async ({ goal: g }, session) => {
-      const result = await run(frameArgs(session, "frame", "edit", "--json", `--goal=${g}`));
-      if (!result.ok) return refusal(result);
-      return `The goal of frame ${say(JSON.parse(result.stdout).frame)} is set.`;
-    },
-  );
-  define(
-    "flame_add_artifact",
-    "Record a file or other output that this session's current frame produced (exact duplicates are skipped).",
-    Type.Object({ artifact: Type.String({ description: "A path or name, recorded exactly as given" }) }),
-    async ({ artifact }, session) => {
-      const result = await run(frameArgs(session, "frame", "artifact", "--json", "--", artifact));
-      if (!result.ok) return refusal(result);
-      const doc = JSON.parse(result.stdout);
-      return doc.added.length ? `Recorded ${artifact} on frame ${doc.frame.id}.` : `${artifact} was already recorded on frame ${doc.frame.id}.`;
-    },
-  );
-  define(
-    "flame_add_decision",
-    "Record a decision taken in this session's current frame, so later frames see it.",
-    Type.Object({ decision: Type.String({ description: "The decision, in one sentence (required)" }) }),
-    async ({ decision }, session) => {
-      const result = await run(frameArgs(session, "frame", "decision", "--json", "--", decision));
-      if (!result.ok) return refusal(result);
-      return `Recorded the decision on frame ${JSON.parse(result.stdout).frame.id}.`;
-    },
-  );
-  define(
-    "flame_get_summary",
-    "Show every field of a frame: goal, status, times, summary, artifacts, decisions, log.",
-    Type.Object({ sessionID: optional("The frame (default: this session's current frame)") }),
-    ({ sessionID }, session) => text(frameArgs(session, "frame", "show", ...(sessionID ? ["--", sessionID] : []))),
-  );
-  define(
-    "flame_context_preview",
-    "Show the <flame-context> XML that is added to this session's messages: the current frame, its ancestors and finished siblings.",
-    Type.Object({ maxLength: Type.Optional(Type.Integer({ minimum: 1, description: `Longest preview in characters (default: ${PREVIEW_CHARS})` })) }),
-    async ({ maxLength }, session) => {
-      const xml = await text(frameArgs(session, "compact", "render", "--for", "frame", "--format", "xml"));
-      const max = maxLength ?? PREVIEW_CHARS;
-      return xml.length > max ? `${xml.slice(0, max)}\n… [${xml.length - max} more characters]` : xml;
-    },
-  );
+  define("flame_context_preview", async ({ maxLength }, session) => {
+    const xml = await text(frameArgs(session, "compact", "render", "--for", "frame", "--format", "xml"));
+    const max = maxLength ?? PREVIEW_CHARS;
+    return xml.length > max ? `${xml.slice(0, max)}\n… [${xml.length - max} more characters]` : xml;
+  });
 
   // ---- slash commands -----------------------------------------------------------------------------
 
@@ -731,3 +642,99 @@ export default async function (pi: ExtensionAPI) {
     await json(["frame", "edit", "--session", session, "--json", "--summary-file", "-"], summary);
   });
 }
+
+// ---- BEGIN GENERATED from src/tools.rs by `ctx generate-artifacts .`: edit the table there ----
+// The longest context preview, in characters, when the model does not ask for another length.
+const PREVIEW_CHARS = 2000;
+// The flame_* tools as the model reads them: each one's description and parameters, in pi's TypeBox schemas.
+const flameTools = {
+  flame_push: {
+    description: "Start a child frame of this session's current frame for a subtask with its own goal, and make it this session's current frame. Use it when you begin a distinct piece of work (a feature, a fix, an investigation) whose result should be summarised on its own; call flame_pop when it is done.",
+    parameters: Type.Object({
+      goal: Type.String({ description: "What the new frame is for, in one sentence (required, not blank)" }),
+    }),
+  },
+  flame_pop: {
+    description: "Finish this session's current frame: record its status and summary, write its log (with this session's messages since the frame began), and make its parent the current frame. Use it when the frame's goal is reached (completed), cannot be reached (failed), or waits on something outside your control (blocked; it can be resumed with flame_activate). A frame with running child frames is refused: pop those first. After the pop, the frame's messages (from its flame_push on) are folded out of the conversation: what stays is this call, with its summary, and as its result a <flame-folded> entry with the frame's status (none: completed), goal (none when completed with a summary), artifacts and decisions, the summary only when the call does not hold it, and a log attribute only when the frame's log is not .opencode/flame/logs/frame-<id>.md, where a pop writes it (log=\"\": no log). So write a summary that carries what later work needs; the log holds every message and tool output in full.",
+    parameters: Type.Object({
+      status: Type.Optional(Type.Union([Type.Literal("completed"), Type.Literal("failed"), Type.Literal("blocked")], { description: "How the frame ended (default: completed)" })),
+      summary: Type.Optional(Type.String({ description: "What was achieved or learned, for later frames and the log (default: none)" })),
+    }),
+  },
+  flame_recall: {
+    description: "Give back what ctx folded out of the conversation. With a frame's id: what its log keeps, every message and tool output of the frame (an output over frame.log.output_max bytes cut, marked). With a tool call's id: that call's whole output, from this session. Use it when an output replaced by \"[ctx folded this output … flame_recall with id <id> …]\" is needed again.",
+    parameters: Type.Object({
+      id: Type.String({ description: "The id the folded output names: a frame's (or a unique prefix of at least 4 characters), or a tool call's" }),
+    }),
+  },
+  flame_status: {
+    description: "Show this session's current frame in full and the whole frame tree (its current frame marked). Use it to see where you are before you push, pop or plan.",
+    parameters: Type.Object({}),
+  },
+  flame_tree: {
+    description: "Show the frame tree: frames in creation order with their status, this session's current frame marked.",
+    parameters: Type.Object({
+      showFull: Type.Optional(Type.Boolean({ description: "The whole tree (default: true); false shows only this session's current frame and what is below it" })),
+      rootID: Type.Optional(Type.String({ description: "Show only this frame's subtree (default: all roots)" })),
+      showDetails: Type.Optional(Type.Boolean({ description: "Add summaries, artifacts, decisions and log paths (default: false)" })),
+    }),
+  },
+  flame_plan: {
+    description: "Plan one child frame (status planned) for work to do later, without starting it. Use it to lay out the next steps; start a planned frame with flame_activate.",
+    parameters: Type.Object({
+      goal: Type.String({ description: "What the planned frame is for (required)" }),
+      parentSessionID: Type.Optional(Type.String({ description: "The parent frame (default: this session's current frame)" })),
+    }),
+  },
+  flame_plan_children: {
+    description: "Plan several child frames at once, in the order given, without starting them.",
+    parameters: Type.Object({
+      children: Type.Array(Type.String(), { minItems: 1, description: "The goals of the planned frames, in order (at least one)" }),
+      parentSessionID: Type.Optional(Type.String({ description: "The parent frame (default: this session's current frame)" })),
+    }),
+  },
+  flame_activate: {
+    description: "Start a planned frame, or resume a blocked one, and make it this session's current frame. Its parent must be in progress.",
+    parameters: Type.Object({
+      sessionID: Type.String({ description: "The frame to start: a full frame id or a unique prefix of at least 4 characters" }),
+    }),
+  },
+  flame_invalidate: {
+    description: "Mark a frame as no longer needed (invalidated), with its planned descendants; running descendants are reported and left as they are. Use it when a plan changed and a frame's goal no longer applies.",
+    parameters: Type.Object({
+      reason: Type.String({ description: "Why the frame no longer applies (required)" }),
+      sessionID: Type.Optional(Type.String({ description: "The frame (default: this session's current frame)" })),
+    }),
+  },
+  flame_set_goal: {
+    description: "Correct the goal of this session's current frame (a typo, a sharper wording).",
+    parameters: Type.Object({
+      goal: Type.String({ description: "The new goal (required, not blank)" }),
+    }),
+  },
+  flame_add_artifact: {
+    description: "Record a file or other output that this session's current frame produced (exact duplicates are skipped).",
+    parameters: Type.Object({
+      artifact: Type.String({ description: "A path or name, recorded exactly as given" }),
+    }),
+  },
+  flame_add_decision: {
+    description: "Record a decision taken in this session's current frame, so later frames see it.",
+    parameters: Type.Object({
+      decision: Type.String({ description: "The decision, in one sentence (required)" }),
+    }),
+  },
+  flame_get_summary: {
+    description: "Show every field of a frame: goal, status, times, summary, artifacts, decisions, log.",
+    parameters: Type.Object({
+      sessionID: Type.Optional(Type.String({ description: "The frame (default: this session's current frame)" })),
+    }),
+  },
+  flame_context_preview: {
+    description: "Show the <flame-context> XML that is added to this session's messages: the current frame, its ancestors and finished siblings.",
+    parameters: Type.Object({
+      maxLength: Type.Optional(Type.Integer({ minimum: 1, description: "Longest preview in characters (default: 2000)" })),
+    }),
+  },
+};
+// ---- END GENERATED ----
