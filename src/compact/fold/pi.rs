@@ -675,8 +675,9 @@ mod tests {
                     for n in 0..*k {
                         at += 1;
                         messages.push(
+                            // Longer than a fold's entry, so that closed turns do fold.
                             json!({"role": "toolResult", "toolCallId": format!("c{t}_{n}"),
-                            "toolName": "bash", "content": [{"type": "text", "text": "out"}],
+                            "toolName": "bash", "content": [{"type": "text", "text": "o".repeat(300)}],
                             "isError": false, "timestamp": at}),
                         );
                     }
