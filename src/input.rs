@@ -37,12 +37,22 @@ pub fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>> {
 
 /// Reads the file at `path`, refusing more than `cap` bytes.
 pub fn read_file(path: &Path, cap: u64) -> Result<Vec<u8>> {
-    crate::frame::store::read_capped(path, cap).map_err(|e| match e.kind() {
+    crate::frame::store::read_capped(path, cap).map_err(|e| read_error(path, cap, &e))
+}
+
+/// [`read_file`] into `buffer`, kept from one file to the next.
+pub fn read_file_into(path: &Path, cap: u64, buffer: &mut Vec<u8>) -> Result<()> {
+    crate::frame::store::read_capped_into(path, cap, buffer).map_err(|e| read_error(path, cap, &e))
+}
+
+/// The error of reading the file `path` capped at `cap` bytes.
+fn read_error(path: &Path, cap: u64, e: &std::io::Error) -> Error {
+    match e.kind() {
         std::io::ErrorKind::FileTooLarge => {
             Error::failure(format!("{}: larger than {} MiB", path.display(), cap >> 20))
         }
-        _ => Error::io(path, "read", &e),
-    })
+        _ => Error::io(path, "read", e),
+    }
 }
 
 /// [`read_input`] of a text: not UTF-8 is refused, naming the file.

@@ -8,6 +8,7 @@ pub mod settings;
 pub mod tasks;
 pub mod transcript;
 pub mod turn_fold;
+pub mod usage;
 
 use std::path::PathBuf;
 

@@ -2,12 +2,10 @@
 //! `~/.claude/projects/<project>/<session>.jsonl`, a subagent's in
 //! `<session>/subagents/agent-<id>.jsonl`.
 //!
-//! Two readings: the conversation, as the messages of an OpenCode-shaped export so that a frame's
-//! log renders it as it renders an OpenCode session (flame.md §8.3); and the usage of each model
-//! response. A response is written one line per content block, every line with the same
-//! `message.id` and `requestId`, the usage growing as it streams: it is counted once, with its
-//! last line's usage. A line that is not JSON (a write cut short) is skipped and counted, never
-//! fatal.
+//! The conversation, as the messages of an OpenCode-shaped export so that a frame's log renders
+//! it as it renders an OpenCode session (flame.md §8.3), and the token counts of a response; the
+//! usage of each response is read by [`super::usage`], from the transcript's bytes. A line that is
+//! not JSON (a write cut short) is skipped and counted, never fatal.
 
 use std::collections::HashMap;
 
@@ -66,41 +64,6 @@ impl Tokens {
             .into_iter()
             .fold(self.input, u64::saturating_add)
     }
-
-    /// The counts of a `usage` object, and `name value` of each present one that is not a
-    /// count (negative, fractional, not a number), taken as 0.
-    fn from_usage(usage: &Value) -> (Tokens, Vec<String>) {
-        let mut bad = Vec::new();
-        let mut n = |name: &str, v: Option<&Value>| match v {
-            None | Some(Value::Null) => 0,
-            Some(v) => match v.as_u64() {
-                Some(n) => n,
-                None => {
-                    bad.push(format!("{name} {v}"));
-                    0
-                }
-            },
-        };
-        let tokens = Tokens {
-            input: n("input_tokens", usage.get("input_tokens")),
-            output: n("output_tokens", usage.get("output_tokens")),
-            cache_read: n(
-                "cache_read_input_tokens",
-                usage.get("cache_read_input_tokens"),
-            ),
-            cache_write: n(
-                "cache_creation_input_tokens",
-                usage.get("cache_creation_input_tokens"),
-            ),
-            thinking: n(
-                "thinking_tokens",
-                usage
-                    .get("output_tokens_details")
-                    .and_then(|d| d.get("thinking_tokens")),
-            ),
-        };
-        (tokens, bad)
-    }
 }
 
 /// One model response of a transcript.
@@ -117,59 +80,6 @@ pub struct Response {
     pub tokens: Tokens,
     /// `usage` fields that are not counts (`name value`), taken as 0 in `tokens`.
     pub bad_counts: Vec<String>,
-}
-
-/// The model responses of a transcript, each once, in the order of their first lines. Lines
-/// without a `message.id` or `usage` (user turns, hook records) are not responses; neither are
-/// Claude Code's own placeholders (model `<synthetic>`). A response is the lines with its message
-/// id and request id (ccusage's key): its time is its first line's, its usage its last line's,
-/// since Claude Code writes a line per content block as the response streams and the early lines
-/// carry the counts of that moment (`output_tokens` 1 on the first, 273 on the last).
-pub fn responses(records: &[Value]) -> Vec<Response> {
-    let mut at: HashMap<(&str, &str), usize> = HashMap::new();
-    let mut out: Vec<Response> = Vec::new();
-    for record in records {
-        if record.get("type").and_then(Value::as_str) != Some("assistant") {
-            continue;
-        }
-        let Some(message) = record.get("message") else {
-            continue;
-        };
-        let (Some(id), Some(usage)) = (
-            message.get("id").and_then(Value::as_str),
-            message.get("usage").filter(|u| u.is_object()),
-        ) else {
-            continue;
-        };
-        let model = message.get("model").and_then(Value::as_str).unwrap_or("");
-        if model == "<synthetic>" {
-            continue;
-        }
-        let request = record
-            .get("requestId")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let (tokens, bad_counts) = Tokens::from_usage(usage);
-        if let Some(&known) = at.get(&(id, request)) {
-            let response = &mut out[known];
-            response.tokens = tokens;
-            response.bad_counts = bad_counts;
-            continue;
-        }
-        at.insert((id, request), out.len());
-        out.push(Response {
-            id: id.to_string(),
-            request: request.to_string(),
-            model: model.to_string(),
-            time: record
-                .get("timestamp")
-                .and_then(Value::as_str)
-                .and_then(crate::time::parse_rfc3339_utc),
-            tokens,
-            bad_counts,
-        });
-    }
-    out
 }
 
 /// What the `.meta.json` Claude Code writes beside a subagent's transcript as it starts it says.
@@ -368,26 +278,10 @@ mod tests {
 "#;
 
     #[test]
-    fn each_response_counts_once_and_a_cut_line_is_skipped() {
+    fn a_cut_line_is_skipped_and_counted() {
         let lines = parse(TRANSCRIPT);
         assert_eq!(lines.skipped, 1);
-        let responses = responses(&lines.records);
-        assert_eq!(responses.len(), 2);
-        let mut total = Tokens::default();
-        for r in &responses {
-            total.add(&r.tokens);
-        }
-        assert_eq!(
-            total,
-            Tokens {
-                input: 1100,
-                output: 14,
-                cache_read: 100,
-                cache_write: 7,
-                thinking: 3
-            }
-        );
-        assert_eq!(responses[0].time, Some(1_795_628_268_000));
+        assert_eq!(lines.records.len(), 6);
     }
 
     #[test]

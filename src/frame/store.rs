@@ -628,6 +628,27 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     read_to_end_capped(&file, cap, ReadBuffer::for_file(path, cap))
 }
 
+/// [`read_capped`] into `buffer`, whose room is kept from one file to the next: the files a
+/// thread reads one after another are not given fresh memory to fault in each time.
+pub fn read_capped_into(path: &Path, cap: u64, buffer: &mut Vec<u8>) -> io::Result<()> {
+    use std::io::Read;
+    let file = open_capped(path, cap)?;
+    let room = usize::try_from(file.metadata()?.len())
+        .unwrap_or(0)
+        .saturating_add(1);
+    if buffer.capacity() < room {
+        // Anew rather than grown: growing would copy the last file's bytes for nothing.
+        *buffer = Vec::with_capacity(room);
+    }
+    buffer.clear();
+    // One byte past the cap, to tell a file that grew past it since it was opened.
+    (&file).take(cap.saturating_add(1)).read_to_end(buffer)?;
+    if buffer.len() as u64 > cap {
+        return Err(io::Error::from(io::ErrorKind::FileTooLarge));
+    }
+    Ok(())
+}
+
 /// Reads a whole file that must be a regular one, refusing files larger than `cap` bytes: for
 /// files named by what another program hands ctx (hook input), which may be a named pipe or a
 /// device. The file is opened without waiting (a named pipe with no writer would block the

@@ -11,22 +11,26 @@
 //! sources once per message id and request id, as ccusage keys it (a resumed or forked session
 //! repeats earlier lines). Claude Code records no cost: calls are priced from the
 //! models.dev cache like any call without a recorded cost.
+//!
+//! Only what cost needs is read of a transcript ([`crate::claude::usage`]), and the files of a
+//! folder are read on every core, then added to the records one by one in their order: the
+//! report is the same whichever core finished first.
 
-use std::path::Path;
-
-use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::price::PriceList;
-use super::record::{Call, Records, Session, Tokens};
+use super::record::{Call, Records, Session, SourceInfo, Tokens};
+use crate::claude::usage::{self, Place, Usage};
 use crate::claude::{ids, transcript};
+use crate::error::Result;
 
-/// The subagent whose transcript `file` is, by its place (`…/subagents/…/agent-<id>.jsonl`) or,
-/// outside such a folder (a `<project>/agent-<id>.jsonl`, a copy elsewhere), by its first line
-/// that says whether it is on the sidechain: a subagent's says so and names its `agentId`. A
-/// main transcript may hold sidechain lines with an agent's id further down; they do not make it
-/// a subagent's.
-fn subagent_of<'a>(file: &'a Path, lines: &'a [Value]) -> Option<&'a str> {
-    let named = |r: &'a Value| r.get("agentId")?.as_str().filter(|s| !s.is_empty());
+/// The source Claude Code's transcripts are.
+const KIND: &str = "claude-transcripts";
+
+/// Where `file` is: a subagent's place (`…/subagents/…/agent-<id>.jsonl`), and the agent id its
+/// name gives.
+fn place_of(file: &Path) -> (Place, Option<&str>) {
     let from_name = file
         .file_stem()
         .and_then(|s| s.to_str())
@@ -36,32 +40,35 @@ fn subagent_of<'a>(file: &'a Path, lines: &'a [Value]) -> Option<&'a str> {
         .ancestors()
         .skip(1)
         .any(|dir| dir.file_name().is_some_and(|n| n == "subagents"));
-    if from_name.is_some() && in_subagents {
-        return lines.iter().find_map(named).or(from_name);
-    }
-    let first = lines
-        .iter()
-        .find(|r| r.get("isSidechain").is_some_and(Value::is_boolean))?;
-    if first.get("isSidechain") != Some(&Value::Bool(true)) {
-        return None;
-    }
-    named(first).or(from_name)
+    let place = Place {
+        subagent_folder: from_name.is_some() && in_subagents,
+        agent_named: from_name.is_some(),
+    };
+    (place, from_name)
 }
 
-/// The session a transcript's lines belong to (its frame-style id, its parent, a title), and the
-/// subagent's type (`general-purpose`, `Explore`, …; the main conversation's is not named).
-fn session_of(file: &Path, lines: &[Value]) -> Option<(Session, String)> {
-    let text = |key: &str| {
-        lines
-            .iter()
-            .find_map(|r| r.get(key)?.as_str().filter(|s| !s.is_empty()))
-    };
-    let session_id = text("sessionId")?;
-    let created = lines
-        .iter()
-        .find_map(|r| crate::time::parse_rfc3339_utc(r.get("timestamp")?.as_str()?))
-        .unwrap_or(0);
-    match subagent_of(file, lines) {
+/// The subagent whose transcript `file` is, by its place (`…/subagents/…/agent-<id>.jsonl`, then
+/// its first agent id, else the one its name gives) or, outside such a folder (a
+/// `<project>/agent-<id>.jsonl`, a copy elsewhere), by its first line that says whether it is on
+/// the sidechain: a subagent's says so and names its `agentId`. A main transcript may hold
+/// sidechain lines with an agent's id further down; they do not make it a subagent's.
+fn subagent_of<'a>(file: &'a Path, usage: &'a Usage) -> Option<&'a str> {
+    let (place, from_name) = place_of(file);
+    if place.subagent_folder {
+        return usage.agent_id.as_deref().or(from_name);
+    }
+    match &usage.sidechain {
+        Some((true, agent)) => agent.as_deref().or(from_name),
+        _ => None,
+    }
+}
+
+/// The session a transcript is (its frame-style id, its parent, a title), and the subagent's
+/// type (`general-purpose`, `Explore`, …; the main conversation's is not named).
+fn session_of(file: &Path, usage: &Usage) -> Option<(Session, String)> {
+    let session_id = usage.session_id.as_deref()?;
+    let created = usage.created.unwrap_or(0);
+    match subagent_of(file, usage) {
         Some(agent) => {
             let meta = transcript::agent_meta(file).unwrap_or_default();
             Some((
@@ -78,7 +85,7 @@ fn session_of(file: &Path, lines: &[Value]) -> Option<(Session, String)> {
             Session {
                 id: ids::session_frame(session_id)?,
                 parent: None,
-                title: first_prompt(lines).unwrap_or_default(),
+                title: usage.prompt.clone().unwrap_or_default(),
                 created,
             },
             String::new(),
@@ -86,47 +93,106 @@ fn session_of(file: &Path, lines: &[Value]) -> Option<(Session, String)> {
     }
 }
 
-/// The first line of a session's first typed prompt: a text, or the first text part of a content
-/// array (text and image parts). Sidechain and meta lines are not the person's.
-fn first_prompt(lines: &[Value]) -> Option<String> {
-    lines.iter().find_map(|r| {
-        let flag = |key: &str| r.get(key).and_then(Value::as_bool) == Some(true);
-        if r.get("type")?.as_str()? != "user" || flag("isSidechain") || flag("isMeta") {
-            return None;
-        }
-        let text = match r.get("message")?.get("content")? {
-            Value::String(text) => text.as_str(),
-            Value::Array(parts) => parts.iter().find_map(|p| {
-                (p.get("type")?.as_str()? == "text").then_some(())?;
-                p.get("text")?.as_str()
-            })?,
-            _ => return None,
-        };
-        Some(
-            text.lines()
-                .find(|l| !l.trim().is_empty())?
-                .trim()
-                .to_string(),
-        )
-    })
+/// Reads the transcripts `files`, found at `path` (at most `cap` bytes a file), into `records`:
+/// read on every core, added in their order.
+pub(super) fn read_files(
+    path: &Path,
+    files: &[PathBuf],
+    cap: u64,
+    prices: &PriceList,
+    records: &mut Records,
+) -> Result<()> {
+    records.sources.push(SourceInfo {
+        kind: KIND,
+        path: path.display().to_string(),
+    });
+    for (file, usage) in files.iter().zip(read_all(files, cap)) {
+        add_transcript(file, usage?, prices, records);
+    }
+    Ok(())
 }
 
-/// Reads one transcript's `lines` (of `file`) into `records`.
-pub(super) fn read_lines(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
-    let responses = transcript::responses(lines);
-    if responses.is_empty() {
+/// What cost needs of each of `files` (at most `cap` bytes a file), in their order: read by one
+/// thread a core, each taking the largest file not yet taken (so that the cores finish
+/// together, and each buffer is made once, for its first file), into a buffer of its own kept
+/// from one file to the next.
+fn read_all(files: &[PathBuf], cap: u64) -> Vec<Result<Usage>> {
+    let mut largest_first: Vec<(u64, usize)> = files
+        .iter()
+        .enumerate()
+        .map(|(at, file)| (std::fs::metadata(file).map_or(0, |m| m.len()), at))
+        .collect();
+    largest_first.sort_unstable_by(|a, b| b.cmp(a));
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut buffer = Vec::new();
+        let mut read = Vec::new();
+        loop {
+            let Some(&(_, at)) = largest_first.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                return read;
+            };
+            let file = &files[at];
+            let usage = crate::input::read_file_into(file, cap, &mut buffer)
+                .map(|()| usage::read(&buffer, place_of(file).0));
+            read.push((at, usage));
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    let mut read = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut read = work();
+        for other in others {
+            read.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        read
+    });
+    read.sort_unstable_by_key(|(at, _)| *at);
+    read.into_iter().map(|(_, usage)| usage).collect()
+}
+
+/// Reads `bytes`, the whole of the transcript `path` (given as a pipe), into `records`.
+pub(super) fn read_bytes(path: &Path, bytes: &[u8], prices: &PriceList, records: &mut Records) {
+    records.sources.push(SourceInfo {
+        kind: KIND,
+        path: path.display().to_string(),
+    });
+    add_transcript(path, usage::read(bytes, place_of(path).0), prices, records);
+}
+
+/// Adds what was read of the transcript `file` to `records`.
+fn add_transcript(file: &Path, usage: Usage, prices: &PriceList, records: &mut Records) {
+    if usage.not_utf8 {
+        records.problems.push(format!(
+            "{}: not UTF-8; read with U+FFFD in place of the bad bytes",
+            file.display()
+        ));
+    }
+    if usage.skipped > 0 {
+        records.problems.push(format!(
+            "{}: {} line(s) are not JSON; skipped",
+            file.display(),
+            usage.skipped
+        ));
+    }
+    if usage.responses.is_empty() {
         return;
     }
-    let Some((session, agent)) = session_of(file, lines) else {
+    let Some((session, agent)) = session_of(file, &usage) else {
         records.problems.push(format!(
             "{}: no usable \"sessionId\"; its {} response(s) are skipped",
             file.display(),
-            responses.len()
+            usage.responses.len()
         ));
         return;
     };
     let at = records.add_session(session);
-    for response in responses {
+    for response in usage.responses {
         for bad in &response.bad_counts {
             records.problems.push(format!(
                 "{}: response {}: {bad} is not a token count; taken as 0",

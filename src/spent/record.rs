@@ -156,9 +156,11 @@ pub struct Records {
     pub problems: Vec<String>,
     /// The sources read, for the report's header.
     pub sources: Vec<SourceInfo>,
-    positions: std::collections::HashMap<String, usize>,
+    /// Ids and keys come from files: foldhash, seeded per process, and quicker than SipHash on
+    /// the thousands of calls of a folder of transcripts.
+    positions: foldhash::HashMap<String, usize>,
     /// Each call's key, with the source it was read from ([`Records::take_repeated`]).
-    seen_calls: std::collections::HashMap<String, u64>,
+    seen_calls: foldhash::HashMap<String, u64>,
     /// Calls left out since [`Records::take_repeated`] was last called, as an earlier source
     /// held them already.
     repeated: u64,

@@ -27,17 +27,49 @@ pub enum Agent {
     Codex,
 }
 
-/// How one session file's lines are read into the records.
+/// How one session file's lines are read into the records (pi's and Codex's).
 type Reader = fn(&Path, &[Value], &PriceList, &mut Records);
 
 impl Agent {
-    /// The source its files are, and the reader of one of them.
-    fn source(self) -> (&'static str, Reader) {
+    /// The source its files are, and the reader of one file's lines; none for Claude Code's
+    /// transcripts, which are read from their bytes, only what cost needs of them.
+    fn lines_reader(self) -> Option<(&'static str, Reader)> {
         match self {
-            Agent::Claude => ("claude-transcripts", claude_transcripts::read_lines),
-            Agent::Pi => ("pi-sessions", pi_sessions::read_session),
-            Agent::Codex => ("codex-sessions", codex_rollouts::read_rollout),
+            Agent::Claude => None,
+            Agent::Pi => Some(("pi-sessions", pi_sessions::read_session)),
+            Agent::Codex => Some(("codex-sessions", codex_rollouts::read_rollout)),
         }
+    }
+
+    /// Reads its session files `files`, found at `path`, into `records`.
+    fn read_files(
+        self,
+        path: &Path,
+        files: Vec<PathBuf>,
+        prices: &PriceList,
+        records: &mut Records,
+    ) -> Result<()> {
+        let Some((kind, read)) = self.lines_reader() else {
+            return claude_transcripts::read_files(path, &files, MAX_SESSION_FILE, prices, records);
+        };
+        jsonl::read_files(
+            kind,
+            MAX_SESSION_FILE,
+            path,
+            files,
+            records,
+            |file, lines, records| read(file, lines, prices, records),
+        )
+    }
+
+    /// Reads `bytes`, the whole of its session file `path` (a pipe), into `records`.
+    fn read_bytes(self, path: &Path, bytes: &[u8], prices: &PriceList, records: &mut Records) {
+        let Some((kind, read)) = self.lines_reader() else {
+            return claude_transcripts::read_bytes(path, bytes, prices, records);
+        };
+        jsonl::read_text(kind, path, bytes, records, |file, lines, records| {
+            read(file, lines, prices, records)
+        });
     }
 }
 
@@ -187,18 +219,9 @@ pub fn read_folder(path: &Path, prices: &PriceList, records: &mut Records) -> Re
         }
     }
     for (agent, files) in by_agent {
-        if files.is_empty() {
-            continue;
+        if !files.is_empty() {
+            agent.read_files(path, files, prices, records)?;
         }
-        let (kind, read) = agent.source();
-        jsonl::read_files(
-            kind,
-            MAX_SESSION_FILE,
-            path,
-            files,
-            records,
-            |file, lines, records| read(file, lines, prices, records),
-        )?;
     }
     Ok(true)
 }
@@ -226,15 +249,7 @@ pub fn read_file(path: &Path, prices: &PriceList, records: &mut Records) -> Resu
         Ok(agent) => agent,
         Err(known) => return Ok(known),
     };
-    let (kind, read) = agent.source();
-    jsonl::read_files(
-        kind,
-        MAX_SESSION_FILE,
-        path,
-        vec![path.to_path_buf()],
-        records,
-        |file, lines, records| read(file, lines, prices, records),
-    )?;
+    agent.read_files(path, vec![path.to_path_buf()], prices, records)?;
     Ok(true)
 }
 
@@ -250,10 +265,7 @@ pub fn read_bytes(
         Ok(agent) => agent,
         Err(known) => return Ok(known),
     };
-    let (kind, read) = agent.source();
-    jsonl::read_text(kind, path, bytes, records, |file, lines, records| {
-        read(file, lines, prices, records)
-    });
+    agent.read_bytes(path, bytes, prices, records);
     Ok(true)
 }
 
