@@ -864,11 +864,13 @@ scenario_omo() {
   project=$(new_project omo)
   mock_config "$project" "\"plugin\": [\"$omo\"]"
   # oh-my-opencode's task tool returns at once with run_in_background (its output names the
-  # background task, bg_…); the root keeps busy in a bash call while the child works.
+  # background task, bg_…); the root keeps busy in a bash call while the child works. Not a bare
+  # `sleep N`: oh-my-opencode refuses that while a child runs ("Background task wait is already
+  # managed by the plugin"), so the root would end its turn first whenever the child is slow.
   cat >"$work/omo.json" <<'EOF'
 [
  {"tools": true, "when": "Delegate the audit", "tool_calls": [{"name": "task", "arguments": {"description": "Audit refunds", "prompt": "AUDIT_IN_THE_BACKGROUND", "subagent_type": "explore", "run_in_background": true}}]},
- {"tools": true, "when": "bg_", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 8", "description": "wait"}}]},
+ {"tools": true, "when": "bg_", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 8; echo waited", "description": "wait"}}]},
  {"tools": true, "when": "AUDIT_IN_THE_BACKGROUND", "delay": 1, "reply": "BG_ANSWER: 3 refund issues found."},
  {"tools": true, "when": "finished with status completed", "reply": "The audit is back."},
  {"tools": true, "delay": 2, "reply": "Noted."}
