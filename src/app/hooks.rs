@@ -712,7 +712,7 @@ impl<'a> Hook<'a> {
                 now,
                 &mut notes,
             )?;
-            let current = current_past_items(state, &session)?;
+            let current = auto::current_past_items(state, &session)?;
             if current.as_deref().is_some_and(|c| c != session) {
                 return Ok((notes, closed));
             }
@@ -791,7 +791,7 @@ impl<'a> Hook<'a> {
                 store.write_log(&id, &log::render(state, &id, now, messages.as_ref()))?;
                 return Ok(((), true));
             }
-            if current_past_items(state, &session)?.as_deref() != Some(id.as_str()) {
+            if auto::current_past_items(state, &session)?.as_deref() != Some(id.as_str()) {
                 let Some(answer) = answer else {
                     return Ok(((), false));
                 };
@@ -974,23 +974,9 @@ fn named_turn(state: &State, turn: Option<&str>) -> Option<String> {
         .map(|f| f.id.to_string())
 }
 
-/// The session's current frame, or, when that is a todo item's frame, the frame its items run
-/// in: an item on top of its turn is the turn's own work, not a frame pushed in it.
-fn current_past_items(state: &State, session: &str) -> Result<Option<String>> {
-    let mut at = ops::session_current(state, session)?;
-    // Up the parents, bounded by the number of frames: a cycle written by hand ends the walk.
-    for _ in 0..=state.len() {
-        match at.as_deref().and_then(|id| state.frame(id)) {
-            Some(frame) if auto::is_todo(&frame) => at = frame.parent().map(str::to_string),
-            _ => break,
-        }
-    }
-    Ok(at)
-}
-
 /// The session's current frame (past its items) when it is a running turn frame.
 fn open_turn_on_top(state: &State, session: &str) -> Result<Option<String>> {
-    Ok(current_past_items(state, session)?.filter(|id| {
+    Ok(auto::current_past_items(state, session)?.filter(|id| {
         state
             .frame(id)
             .is_some_and(|f| auto::is_turn(&f) && !f.status().is_finished())

@@ -99,6 +99,21 @@ pub fn explicit_running_below(state: &State, id: &str) -> Vec<String> {
         .collect()
 }
 
+/// The session's current frame, or, when that is a todo item's frame, the frame its items run
+/// in (its turn, or the session's own frame): an item on top is the work of the frame below it,
+/// not a frame pushed in it. Where a new item's frame opens, and what a turn's end sees on top.
+pub fn current_past_items(state: &State, session: &str) -> Result<Option<String>> {
+    let mut at = ops::session_current(state, session)?;
+    // Up the parents, bounded by the number of frames: a cycle written by hand ends the walk.
+    for _ in 0..=state.len() {
+        match at.as_deref().and_then(|id| state.frame(id)) {
+            Some(frame) if is_todo(&frame) => at = frame.parent().map(str::to_string),
+            _ => break,
+        }
+    }
+    Ok(at)
+}
+
 /// Marks frame `id` as opened by ctx, of `kind`.
 pub fn mark(state: &mut State, id: &str, kind: &str) {
     state.set_field(id, KEY, Json::str(kind));

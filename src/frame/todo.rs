@@ -20,7 +20,6 @@
 
 use super::digest::{self, Digest, Ending, Tools};
 use super::log;
-use super::ops;
 use super::span::Mark;
 use super::state::{State, Status, TreeIndex};
 use super::store::Store;
@@ -193,7 +192,8 @@ pub fn take_in(
         {
             continue;
         }
-        let parent = parent(state, session)?;
+        // Beside the items in progress, so that items in progress together are siblings.
+        let parent = auto::current_past_items(state, session)?;
         let id = auto::open(
             state,
             session,
@@ -207,19 +207,6 @@ pub fn take_in(
         }
     }
     Ok(waiting)
-}
-
-/// Where an item's frame opens: the session's current frame, or the parent of the item frames
-/// that are current, so that items in progress together are siblings.
-fn parent(state: &State, session: &str) -> Result<Option<String>> {
-    let mut at = ops::session_current(state, session)?;
-    for _ in 0..=state.len() {
-        match at.as_deref().and_then(|id| state.frame(id)) {
-            Some(frame) if auto::is_todo(&frame) => at = frame.parent().map(str::to_string),
-            _ => break,
-        }
-    }
-    Ok(at)
 }
 
 /// Closes the open item frames below turn `turn` as blocked, as the turn closes before their
