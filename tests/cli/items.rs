@@ -7,8 +7,9 @@ use serde_json::{Value, json};
 
 use crate::common::{TestEnv, hook_log_lines};
 use crate::turns::{
-    FRAME, SESSION, THREAD_FRAME, call_line, claude, codex, codex_calls_and_outputs, codex_rollout,
-    env_with, result_line, rollout_record, session_current, stamped, state, text_line, turns,
+    FRAME, SESSION, THREAD_FRAME, assert_whole, call_line, claude, codex, codex_calls_and_outputs,
+    codex_rollout, env_with, result_line, rollout_record, session_current, stamped, state,
+    text_line, turns,
 };
 
 /// The todo frames in the state (`"auto": "todo"`), in the order they opened.
@@ -154,40 +155,6 @@ impl<'e> Claude<'e> {
         self.event("SessionEnd", json!({"reason": "other"}));
         std::fs::read_to_string(&self.path).unwrap()
     }
-}
-
-/// Every kept call of a Claude Code transcript has its result and every result its call, and
-/// every kept `parentUuid` names a kept line.
-fn assert_whole(transcript: &str) {
-    let records: Vec<Value> = transcript
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let uuids: std::collections::HashSet<&str> =
-        records.iter().filter_map(|r| r["uuid"].as_str()).collect();
-    let mut calls = std::collections::BTreeSet::new();
-    let mut results = std::collections::BTreeSet::new();
-    for r in &records {
-        if let Some(parent) = r["parentUuid"].as_str().filter(|p| !p.is_empty()) {
-            assert!(
-                uuids.contains(parent),
-                "{parent}: a kept line's parent is kept"
-            );
-        }
-        for block in r["message"]["content"].as_array().into_iter().flatten() {
-            match block["type"].as_str() {
-                Some("tool_use") => calls.insert(block["id"].as_str().unwrap().to_string()),
-                Some("tool_result") => {
-                    results.insert(block["tool_use_id"].as_str().unwrap().to_string())
-                }
-                _ => false,
-            };
-        }
-    }
-    assert_eq!(
-        calls, results,
-        "every kept call has its result, and no result is alone"
-    );
 }
 
 /// A task going in progress opens a frame under the person's turn, named by the task's subject;

@@ -460,6 +460,41 @@ pub(crate) fn text_line(kind: &str, uuid: &str, parent: &str, text: &str) -> Str
         "message": {"id": format!("m_{uuid}"), "role": kind, "content": content}}))
 }
 
+/// Checks that a folded Claude Code transcript stays whole: every kept `parentUuid` names a kept
+/// line, every kept call has its result and every result its call. Returns the calls kept.
+pub(crate) fn assert_whole(transcript: &str) -> std::collections::BTreeSet<String> {
+    let records: Vec<Value> = transcript
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let uuids: std::collections::HashSet<&str> =
+        records.iter().filter_map(|r| r["uuid"].as_str()).collect();
+    let mut calls = std::collections::BTreeSet::new();
+    let mut results = std::collections::BTreeSet::new();
+    for r in &records {
+        if let Some(parent) = r["parentUuid"].as_str().filter(|p| !p.is_empty()) {
+            assert!(
+                uuids.contains(parent),
+                "{parent}: a kept line's parent is kept"
+            );
+        }
+        for block in r["message"]["content"].as_array().into_iter().flatten() {
+            match block["type"].as_str() {
+                Some("tool_use") => calls.insert(block["id"].as_str().unwrap().to_string()),
+                Some("tool_result") => {
+                    results.insert(block["tool_use_id"].as_str().unwrap().to_string())
+                }
+                _ => false,
+            };
+        }
+    }
+    assert_eq!(
+        calls, results,
+        "every kept call has its result, and every result its call"
+    );
+    calls
+}
+
 /// Two person turns, the model never calling ctx: at SessionEnd each finished turn keeps its
 /// prompt and its answer byte for byte, its first tool call answered by the fold's entry and the
 /// others taken out, and the folded transcript stays one valid chain in which every call has its
@@ -550,35 +585,7 @@ fn finished_turns_fold_at_session_end_and_the_folded_transcript_stays_whole() {
         assert!(after.contains(line));
     }
     assert!(!after.contains("BIG_OUTPUT"), "outputs left out");
-    let records: Vec<Value> = after
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let uuids: std::collections::HashSet<&str> =
-        records.iter().filter_map(|r| r["uuid"].as_str()).collect();
-    let mut calls = std::collections::HashSet::new();
-    let mut results = std::collections::HashSet::new();
-    for r in &records {
-        if let Some(parent) = r["parentUuid"].as_str().filter(|p| !p.is_empty()) {
-            assert!(
-                uuids.contains(parent),
-                "{parent}: a kept line's parent is kept"
-            );
-        }
-        for block in r["message"]["content"].as_array().into_iter().flatten() {
-            match block["type"].as_str() {
-                Some("tool_use") => calls.insert(block["id"].as_str().unwrap().to_string()),
-                Some("tool_result") => {
-                    results.insert(block["tool_use_id"].as_str().unwrap().to_string())
-                }
-                _ => false,
-            };
-        }
-    }
-    assert_eq!(
-        calls, results,
-        "every kept call has its result, and every result its call"
-    );
+    let calls = assert_whole(&after);
     assert_eq!(calls.len(), 2, "one call left per turn: {calls:?}");
     let turn_ids: Vec<String> = turns(&env)
         .iter()
