@@ -15,6 +15,7 @@ use crate::claude::{DIGEST_TOOLS, ids, log as claude_log, tasks, transcript};
 use crate::error::{Error, Result};
 use crate::frame::state::Status;
 use crate::frame::store;
+use crate::opencode::export::Export;
 use crate::project::Project;
 
 /// Subagent transcripts larger than this are left out of the log.
@@ -337,10 +338,7 @@ fn turn_stop(hook: &mut Hook) -> Result<Option<String>> {
     let export = path
         .zip(records.as_ref())
         .map(|(path, records)| claude_log::span_export(records, created, false, &frame, path));
-    let mut read = |id: &str, from: i64, to: i64| {
-        let (path, records) = path.zip(records.as_ref())?;
-        Some(claude_log::span_between(records, from, to, id, path))
-    };
+    let mut read = span_reader(path, records.as_deref());
     let mut spans = ItemSpans {
         read: &mut read,
         tools: &DIGEST_TOOLS,
@@ -366,10 +364,7 @@ fn task_call(hook: &mut Hook) -> Result<Option<String>> {
         Some(path) if hook.has_open_items()? => read_transcript(path),
         _ => None,
     };
-    let mut read = |id: &str, from: i64, to: i64| {
-        let (path, records) = path.zip(records.as_ref())?;
-        Some(claude_log::span_between(records, from, to, id, path))
-    };
+    let mut read = span_reader(path, records.as_deref());
     let mut spans = ItemSpans {
         read: &mut read,
         tools: &DIGEST_TOOLS,
@@ -379,6 +374,18 @@ fn task_call(hook: &mut Hook) -> Result<Option<String>> {
         &mut spans,
     )?;
     Ok(None)
+}
+
+/// How an item frame's span is read from the session's transcript at `path` (its `records`):
+/// the main conversation's lines stamped from its opening to its close; nothing without both.
+fn span_reader<'r>(
+    path: Option<&'r str>,
+    records: Option<&'r [Value]>,
+) -> impl FnMut(&str, i64, i64) -> Option<Export> + 'r {
+    move |id, from, to| {
+        let (path, records) = path.zip(records)?;
+        Some(claude_log::span_between(records, from, to, id, path))
+    }
 }
 
 /// The session's transcript named by an event, as records: only a regular file is read, without
