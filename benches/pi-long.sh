@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long session of benches/long.sh in pi (npm @mariozechner/pi-coding-agent, the version tests/e2e/pi.sh pins,
+# The long session of benches/long.sh in pi (npm @mariozechner/pi-coding-agent, the version tests/e2e/pi-install.sh pins,
 # run as it runs it: `pi -p` offline against the stand-in model of tests/e2e/mock-llm.py in strict mode), with a
 # model that never calls ctx. pi has no todo tool, so each item is one person's turn: one `pi -p` process per item,
 # the first starting the session and each next one continuing it (`pi -p -c`). Two ways:
@@ -29,7 +29,6 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 CONTEXT_TOKENS=64000
 OUTPUT_TOKENS=4000
-PI_VERSION=$(grep -m1 -o '^PI_VERSION=[0-9.]*' tests/e2e/pi.sh | cut -d= -f2)
 [[ $# -gt 0 ]] || set -- plain turns
 ways=("$@")
 for way in "${ways[@]}"; do
@@ -45,12 +44,7 @@ else
   ctx=$repo/target/release/ctx
 fi
 
-pi_home=${CTX_PI_HOME:-$HOME/.cache/ctx-pi}
-pi_bin=$pi_home/node_modules/.bin/pi
-if [[ ! -x $pi_bin ]] || [[ $("$pi_bin" --version 2>/dev/null) != "$PI_VERSION" ]]; then
-  mkdir -p "$pi_home"
-  (cd "$pi_home" && npm install --no-audit --no-fund --silent "@mariozechner/pi-coding-agent@$PI_VERSION" >&2)
-fi
+source tests/e2e/pi-install.sh
 
 work=$(mktemp -d)
 mock_pid=

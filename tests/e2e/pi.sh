@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests with the real pi (npm @mariozechner/pi-coding-agent, pinned below): builds ctx,
+# End-to-end tests with the real pi (npm @mariozechner/pi-coding-agent, pinned in pi-install.sh): builds ctx,
 # installs ctx's extension into temporary projects with `ctx pi install`, runs `pi -p` offline
 # against the stand-in model of mock-llm.py (--strict: tool calls and results must pair up),
 # scripted with tool calls and reported usage, and checks the frame tree and logs on disk and, in
@@ -15,18 +15,12 @@ here=$repo/tests/e2e
 export MOCK_PORT=${MOCK_PORT:-47301}
 # A pi started from a session with a frame becomes its child: these runs start from none.
 unset CTX_SESSION CTX_SESSION_PID
-PI_VERSION=0.73.1
 
 cargo build --quiet --manifest-path "$repo/Cargo.toml"
 ctx_dir=$repo/target/debug
 export PATH=$ctx_dir:$PATH
 
-pi_home=${CTX_PI_HOME:-$HOME/.cache/ctx-pi}
-pi_bin=$pi_home/node_modules/.bin/pi
-if [[ ! -x $pi_bin ]] || [[ $("$pi_bin" --version 2>/dev/null) != "$PI_VERSION" ]]; then
-  mkdir -p "$pi_home"
-  (cd "$pi_home" && npm install --no-audit --no-fund --silent "@mariozechner/pi-coding-agent@$PI_VERSION" >&2)
-fi
+source "$here/pi-install.sh"
 
 work=$(mktemp -d)
 mock_pid=
