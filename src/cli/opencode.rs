@@ -178,12 +178,15 @@ it: the messages written between the push and the pop, by their times; what
 another plugin put in their place stays. A span whose pop is not among the
 messages (popped from a shell) is not folded.
 
-Frames ctx keeps by itself (frame.auto): a closed turn frame keeps its texts
-and calls, and the output of each completed call becomes a placeholder naming
-the frame whose log keeps it. With frame.auto = todos or all, the todowrite
-calls among the messages that were not taken in yet open a frame per item set
-in progress and close it when the item is completed, cancelled, set back or
-dropped; a closed item's outputs (between its two calls) fold the same way.
+Frames ctx keeps by itself (frame.auto): a closed turn frame keeps every text
+word for word and one call, its input emptied, whose output is the turn's entry
+naming the frame whose log keeps every output; its other calls go with their
+outputs (flame_* calls, an item's entry and the last todo list stay; a turn
+whose outputs are shorter than its entry stays whole). With frame.auto = todos
+or all, the todowrite calls among the messages that were not taken in yet open
+a frame per item set in progress and close it when the item is completed,
+cancelled, set back or dropped; a closed item's calls (between its two
+todowrite calls) fold the same way.
 
 The session's <flame-context> goes in a synthetic user message right after the
 latest person's message, push or pop, the first time that one is the latest,

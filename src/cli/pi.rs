@@ -149,10 +149,12 @@ closes without them in the log, with one warning. A turn whose explicit frames
 (pushed inside it) still run waits for them: it is left open, and closes at
 the first end of turn after they were popped.
 
-Once closed, `ctx pi messages` folds the turn: every message, text and tool
-call is sent as it was, and the content of each tool result (but flame_*'s)
-becomes a line naming the frame and how to recall it (flame_recall, or `ctx
-frame log <id>`).
+Once closed, `ctx pi messages` folds the turn: every person's message and
+text of the model's is sent as it was; the first tool call stays, its
+arguments emptied, and its result becomes the turn's entry, naming the frame
+and how to recall it (flame_recall, or `ctx frame log <id>`); every other call
+goes with its result (flame_* calls stay), and a message left with nothing to
+send goes too. A turn whose results are shorter than its entry stays whole.
 
 Prints the id of the frame opened or closed, or nothing (JSON: {\"version\": 1,
 \"frame\": FRAME or null}, and a \"reason\" when --end closed nothing).")]
