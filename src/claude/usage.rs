@@ -10,8 +10,8 @@
 //! byte search and never parsed. A line that is read is parsed field by field, the fields cost
 //! does not need skipped without a copy ([`Line`]).
 //!
-//! A line that is not read is checked only for being whole (`{` … `}`, as a line cut short by a
-//! crash is not); a line that is read is checked as JSON. Every byte is checked as UTF-8.
+//! A line that is not read is checked only for being whole (one `{` … `}` by its braces and
+//! strings, as a line cut short by a crash is not); a line that is read is checked as JSON. Every byte is checked as UTF-8.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -110,10 +110,57 @@ fn read_text(text: &str, place: Place) -> Usage {
     usage
 }
 
-/// Whether `line` is blank or, once trimmed, a `{` … `}`: what a line that is not read is checked
-/// for. Any other is read, and so said if it is not JSON.
+/// Whether `line` is blank or, once trimmed, one `{` … `}` whose braces close only at its end,
+/// braces inside strings not counted: what a line that is not read is checked for. Any other is
+/// read, and so said if it is not JSON.
+///
+/// This finds every line cut short, as a crash leaves one: in a prefix of a JSON object, the
+/// object's first brace is still open, or a string is. It skips from quote to brace to quote, so
+/// it costs far less than a parse.
 fn whole(line: &[u8]) -> bool {
-    matches!(line.trim_ascii(), [] | [b'{', .., b'}'])
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return true;
+    }
+    if line[0] != b'{' {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut at = 0;
+    loop {
+        // Outside a string.
+        let Some(n) = memchr::memchr3(b'"', b'{', b'}', &line[at..]) else {
+            return false;
+        };
+        at += n;
+        match line[at] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return at + 1 == line.len();
+                }
+            }
+            _ => {
+                // Inside a string: to the first quote that an odd run of backslashes does not
+                // escape. Searching for quotes alone passes over the `\n` escapes that most of
+                // a transcript's text is cut by.
+                let open = at;
+                loop {
+                    let Some(n) = memchr::memchr(b'"', &line[at + 1..]) else {
+                        return false;
+                    };
+                    at += 1 + n;
+                    let before = &line[open + 1..at];
+                    let backslashes = before.iter().rev().take_while(|&&b| b == b'\\').count();
+                    if backslashes % 2 == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        at += 1;
+    }
 }
 
 /// Reads one line: its facts into `usage`, its response into `responses`.
@@ -580,6 +627,33 @@ mod tests {
 {"type":"assista
 "#;
 
+    #[test]
+    fn a_line_cut_after_a_closing_brace_is_still_skipped() {
+        // Cut after an inner object's brace: it begins with `{` and ends with `}`.
+        let text = concat!(
+            r#"{"isSidechain":false,"sessionId":"s","type":"user","message":{"content":"Fix it"},"timestamp":"2026-01-10T09:00:07.000Z"}"#,
+            "\n",
+            r#"{"agentId":[{"type":"text","text":"Hi"}],"sessionId":[{"type":"text","text":"Hi"}"#,
+            "\n",
+            r#"{"a":"\"}"}"#,
+            "\n",
+            r#"{"a":"}\\"}"#,
+        );
+        assert_eq!(read(text.as_bytes(), Place::default()).skipped, 1);
+        for (line, is_whole) in [
+            ("", true),
+            ("  {} ", true),
+            (r#"{"a":{"b":"}"}}"#, true),
+            (r#"{"a":{"b":"}"}"#, false),
+            (r#"{"a":"\"#, false),
+            (r#"{"a":"\"}"#, false),
+            ("{}{}", false),
+            ("[{}]", false),
+        ] {
+            assert_eq!(whole(line.as_bytes()), is_whole, "{line}");
+        }
+    }
+
     /// The same response counted from a parse of every line into JSON values.
     fn every_line_parsed(text: &str) -> (usize, Vec<(String, Tokens)>) {
         let lines = crate::claude::transcript::parse(text);
@@ -718,6 +792,8 @@ mod properties {
             ])
             .prop_map(Value::from),
             "[a-z0-9:.T-]{0,24}".prop_map(Value::from),
+            // What a line's braces are counted past.
+            r#"[{}\[\]"\\ a]{0,8}"#.prop_map(Value::from),
             Just(json!({})),
             Just(json!([{"type": "text", "text": "Hi"}])),
         ]
@@ -908,6 +984,26 @@ mod properties {
             prop_assert_eq!(&read.sidechain, &full.sidechain);
             if !matches!(full.sidechain, Some((true, Some(_)))) {
                 prop_assert_eq!(&read.prompt, &full.prompt);
+            }
+        }
+
+        /// A JSON object is whole, and no prefix of it is: a line cut anywhere is found.
+        #[test]
+        fn an_object_is_whole_and_every_prefix_of_it_is_not(
+            object in prop::collection::btree_map("[a-z{}\"\\\\]{0,3}", any_value(), 0..4),
+            spaces in " {0,2}",
+        ) {
+            let json = serde_json::to_string(&object).unwrap();
+            let text = format!("{spaces}{json}{spaces}");
+            for end in 0..=text.len() {
+                let prefix = &text.as_bytes()[..end];
+                let holds_it = end >= spaces.len() + json.len();
+                prop_assert_eq!(
+                    whole(prefix),
+                    holds_it || prefix.trim_ascii().is_empty(),
+                    "{:?}",
+                    String::from_utf8_lossy(prefix)
+                );
             }
         }
     }
