@@ -29,7 +29,8 @@ ALL_TARGETS=(
   aarch64-apple-darwin
   x86_64-pc-windows-gnu
 )
-MAX_BYTES=$((15 * 1024 * 1024))
+# 15 MB: what ctx needs at run time is inside the binary, and it stays this small.
+MAX_BYTES=15000000
 
 tag=""
 prebuilt=""
@@ -111,7 +112,7 @@ for target in "${targets[@]}"; do
   bytes=$(wc -c <"$binary")
   echo "$target: $binary, $bytes bytes"
   if [ -z "$prebuilt" ] && [ "$bytes" -gt "$MAX_BYTES" ]; then
-    echo "error: $binary is $bytes bytes, over the 15 MB limit" >&2
+    echo "error: $binary is $bytes bytes, over the 15 MB limit (15 000 000 bytes)" >&2
     failed+=("$target (over 15 MB)")
     continue
   fi
