@@ -857,7 +857,9 @@ fn prices_and_token_counts_out_of_range_are_refused_and_said() {
     // wrapped round.
     edit(
         &db,
-        "UPDATE message SET data = json_set(data, '$.tokens.input', 1e30) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';
+        // json('1e30') puts the number's own text in: with the SQL literal 1e30 (a REAL), the
+        // count read back was 1e30 in one run and the double just below it in another.
+        "UPDATE message SET data = json_set(data, '$.tokens.input', json('1e30')) WHERE id = 'msg_213cabe17001UEG5A3U8LtnWjG';
          UPDATE message SET data = json_set(data, '$.tokens.output', 18446744073709551615) WHERE id = 'msg_213ca8f00001I6uTuodDcDVOmi';",
     );
     let doc = json(&env, &db, &[]);
