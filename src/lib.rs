@@ -18,6 +18,7 @@ pub mod input;
 pub mod install;
 pub mod json;
 pub mod json_edit;
+pub mod kilo;
 pub mod opencode;
 pub mod output;
 pub mod package;

@@ -96,6 +96,9 @@ fn absolute(dir: &Path) -> Result<PathBuf> {
     std::path::absolute(dir).map_err(|e| Error::io(dir, "resolve", &e))
 }
 
+/// Kilo Code's project folder (`crate::kilo`), a root marker as OpenCode's `.opencode/` is.
+pub const KILO_DIR: &str = ".kilo";
+
 /// What chose the project root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {
@@ -103,6 +106,8 @@ pub enum Marker {
     Given,
     /// The nearest folder holding `.opencode/`, at or below the git worktree root.
     Opencode,
+    /// The nearest folder holding `.kilo/` (Kilo Code's), at or below the git worktree root.
+    Kilo,
     /// The nearest folder holding `.swarm/`, at or below the git worktree root.
     Swarm,
     /// The git worktree root: the nearest folder holding `.git` (a folder, or a file as in
@@ -118,9 +123,12 @@ impl Marker {
         match self {
             Marker::Given => "given",
             Marker::Opencode => "holds .opencode/",
+            Marker::Kilo => "holds .kilo/",
             Marker::Swarm => "holds .swarm/",
             Marker::Git => "git worktree root (.git)",
-            Marker::WorkingDirectory => "the working directory: no .opencode/, .swarm/ or .git",
+            Marker::WorkingDirectory => {
+                "the working directory: no .opencode/, .kilo/, .swarm/ or .git"
+            }
         }
     }
 
@@ -129,6 +137,7 @@ impl Marker {
         match self {
             Marker::Given => "given",
             Marker::Opencode => ".opencode",
+            Marker::Kilo => ".kilo",
             Marker::Swarm => ".swarm",
             Marker::Git => ".git",
             Marker::WorkingDirectory => "cwd",
@@ -137,8 +146,8 @@ impl Marker {
 }
 
 /// The project root of working directory `start` (cli.md, `-C`): walking up from `start` (itself
-/// included), the first folder holding `.opencode/` or `.swarm/`, or holding `.git` (the git
-/// worktree root, where the walk ends: a project's root is never above its worktree); else
+/// included), the first folder holding `.opencode/`, `.kilo/` or `.swarm/`, or holding `.git` (the
+/// git worktree root, where the walk ends: a project's root is never above its worktree); else
 /// `start`. The walk never enters `home` from below: the home folder holds `.opencode/` for
 /// OpenCode's own binary, and is a project only when it is the working directory.
 pub fn discover_root(start: &Path, home: Option<&Path>) -> (PathBuf, Marker) {
@@ -150,6 +159,8 @@ pub fn discover_root(start: &Path, home: Option<&Path>) -> (PathBuf, Marker) {
         }
         let marker = if has_dir(dir, ".opencode") {
             Some(Marker::Opencode)
+        } else if has_dir(dir, KILO_DIR) {
+            Some(Marker::Kilo)
         } else if has_dir(dir, ".swarm") {
             Some(Marker::Swarm)
         } else if dir.join(".git").symlink_metadata().is_ok() {

@@ -568,7 +568,7 @@ pub struct Global {
     pub source: Source,
     /// The variable it came from, or how a default was found.
     pub detail: Option<String>,
-    /// For the root: what chose it: `.opencode`, `.swarm` or `.git` (the folder holds it),
+    /// For the root: what chose it: `.opencode`, `.kilo`, `.swarm` or `.git` (the folder holds it),
     /// `cwd` (none was found: the working directory), or `given` (`-C`, `CTX_ROOT`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marker: Option<&'static str>,

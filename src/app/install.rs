@@ -1,6 +1,7 @@
-//! `ctx opencode install`, `ctx pi install` and `ctx hooks install`: the files built into ctx,
-//! written where OpenCode, pi and git look for them (and, `--remove`, taken out again); and
-//! `ctx claude install` and `ctx codex install`: ctx's hooks merged into the agent's hooks file.
+//! `ctx opencode install`, `ctx kilo install`, `ctx pi install` and `ctx hooks install`: the files
+//! built into ctx, written where OpenCode, Kilo Code, pi and git look for them (and, `--remove`,
+//! taken out again); and `ctx claude install` and `ctx codex install`: ctx's hooks merged into
+//! the agent's hooks file.
 
 use std::path::{Path, PathBuf};
 
@@ -122,6 +123,34 @@ pub fn opencode(
         &dir,
         files,
         "ctx opencode install",
+        global,
+        remove,
+        options,
+    )
+}
+
+/// Kilo Code loads OpenCode's plugins and commands from its own folders: the same files go
+/// there.
+pub fn kilo(
+    ctx: &mut Context,
+    global: bool,
+    remove: bool,
+    options: &InstallOptions,
+) -> Result<ExitCode> {
+    let dir = if global {
+        crate::kilo::user_dir().ok_or_else(|| {
+            Error::failure(
+                "cannot find the user's Kilo folder: XDG_CONFIG_HOME is not set, and HOME is not an absolute path",
+            )
+        })?
+    } else {
+        ctx.project.root.join(crate::kilo::PROJECT_DIR)
+    };
+    agent_files(
+        ctx,
+        &dir,
+        install::OPENCODE_FILES,
+        "ctx kilo install",
         global,
         remove,
         options,

@@ -10,9 +10,9 @@ use crate::spent::sources;
 /// Problems printed as warnings before the rest are only counted.
 const MAX_WARNINGS: usize = 20;
 
-/// The records of `paths` (default: OpenCode's own, the project's Claude Code transcripts and pi
-/// sessions, and Codex's sessions; an error saying where they were looked for when none is
-/// there), priced with the models.dev cache.
+/// The records of `paths` (default: OpenCode's and Kilo Code's own, the project's Claude Code
+/// transcripts and pi sessions, and Codex's sessions; an error saying where they were looked for
+/// when none is there), priced with the models.dev cache.
 pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
     if !paths.is_empty() {
@@ -25,7 +25,7 @@ pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Recor
             defaults.looked_for
         ))
         .with_hint(
-            "give --source: an opencode.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex",
+            "give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex",
         ));
     }
     sources::load(&defaults.found, &prices)
@@ -38,7 +38,8 @@ struct DefaultSources {
     looked_for: String,
 }
 
-/// OpenCode's records (all its projects'; `$OPENCODE_DB` or its data directory), Claude Code's
+/// OpenCode's records (all its projects'; `$OPENCODE_DB` or its data directory), Kilo Code's (its
+/// `kilo.db`, all its projects'), Claude Code's
 /// transcripts and pi's sessions of this project (in the folders they name after it), and
 /// Codex's sessions (all its projects': Codex files them by date), those that exist.
 fn default_sources(ctx: &Context) -> DefaultSources {
@@ -53,6 +54,20 @@ fn default_sources(ctx: &Context) -> DefaultSources {
             path.display()
         )),
         Err(e) => Some(e.to_string()),
+    };
+    let kilo = match crate::kilo::database() {
+        Some(db) if db.is_file() => {
+            found.push(db);
+            None
+        }
+        Some(db) => Some(format!(
+            "Kilo Code's database {} does not exist",
+            db.display()
+        )),
+        None => Some(
+            "Kilo Code's data directory is unknown: neither XDG_DATA_HOME nor HOME is set"
+                .to_string(),
+        ),
     };
     let claude = folder(
         &mut found,
@@ -74,7 +89,7 @@ fn default_sources(ctx: &Context) -> DefaultSources {
     );
     DefaultSources {
         found,
-        looked_for: [opencode, claude, pi, codex]
+        looked_for: [opencode, kilo, claude, pi, codex]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()
@@ -133,9 +148,9 @@ pub fn warn_problems(ctx: &Context, problems: &[String]) {
 }
 
 /// Each frame's own and rolled-up figures (by frame position), from the default records
-/// ([`default_sources`]: OpenCode's, the project's Claude Code transcripts and pi sessions,
-/// Codex's sessions): for
-/// `frame tree --cost`, `frame show --cost` and the flame graph's `--weight cost`.
+/// ([`default_sources`]: OpenCode's and Kilo Code's, the project's Claude Code transcripts and pi
+/// sessions, Codex's sessions): for `frame tree --cost`, `frame show --cost` and the flame graph's
+/// `--weight cost`.
 pub fn frame_costs(
     ctx: &Context,
     state: &crate::frame::state::State,

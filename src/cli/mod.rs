@@ -7,6 +7,7 @@ pub mod codex;
 pub mod compact;
 mod deferred;
 pub mod frame;
+pub mod kilo;
 pub mod opencode;
 pub mod pi;
 pub mod swarm;
@@ -77,10 +78,10 @@ pub struct GlobalArgs {
     /// Project root [default: discovered from the working directory]
     ///
     /// The default: walking up from the working directory (itself included), the first folder
-    /// holding .opencode/ or .swarm/, or holding .git (a folder or a file: the git worktree
-    /// root, where the walk stops); else the working directory. The walk never climbs into the
-    /// home folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it is the
-    /// working directory or -C says so. `ctx config` shows which marker chose the root.
+    /// holding .opencode/, .kilo/ or .swarm/, or holding .git (a folder or a file: the git
+    /// worktree root, where the walk stops); else the working directory. The walk never climbs
+    /// into the home folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it
+    /// is the working directory or -C says so. `ctx config` shows which marker chose the root.
     #[arg(
         short = 'C',
         long = "root",
@@ -189,6 +190,10 @@ pub enum Command {
     /// Codex CLI integration: install ctx's hooks; the hooks' entry point
     #[command(subcommand)]
     Codex(Deferred<codex::CodexCommand>),
+
+    /// Kilo Code integration: install ctx's OpenCode plugin and commands where Kilo loads them
+    #[command(subcommand)]
+    Kilo(Deferred<kilo::KiloCommand>),
 
     /// Git hooks: install ctx's pre-commit and post-commit hooks
     #[command(subcommand)]

@@ -8,6 +8,7 @@ pub mod config;
 pub mod frame;
 pub mod generate;
 pub mod git_hooks;
+pub mod kilo;
 pub mod opencode;
 pub mod pi;
 pub mod swarm;
@@ -122,6 +123,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Claude(Deferred(command)) => claude::run(&mut ctx, command),
         Command::Pi(Deferred(command)) => pi::run(&mut ctx, command),
         Command::Codex(Deferred(command)) => codex::run(&mut ctx, command),
+        Command::Kilo(Deferred(command)) => kilo::run(&mut ctx, command),
         Command::Hooks(Deferred(command)) => git_hooks::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")

@@ -1,4 +1,5 @@
-//! Where the records come from: OpenCode's database, the JSON files of OpenCode 1.1 and older
+//! Where the records come from: OpenCode's database (and Kilo Code's, which has its tables), the
+//! JSON files of OpenCode 1.1 and older
 //! (`storage/`), `opencode export` files, and the session files of Claude Code, pi and Codex CLI
 //! ([`super::session_files`]).
 
@@ -63,8 +64,11 @@ pub fn load(paths: &[PathBuf], prices: &PriceList) -> Result<Records> {
 
 fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
     if path.is_dir() {
-        if path.join("opencode.db").is_file() {
-            return opencode_db::read(&path.join("opencode.db"), prices, records);
+        // Kilo Code's data folder holds kilo.db, OpenCode's tables under Kilo's name.
+        for name in ["opencode.db", "kilo.db"] {
+            if path.join(name).is_file() {
+                return opencode_db::read(&path.join(name), prices, records);
+            }
         }
         if path.join("session").is_dir() && path.join("message").is_dir() {
             return read_storage(path, prices, records);
@@ -76,7 +80,7 @@ fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
             return Ok(());
         }
         return Err(Error::failure(format!(
-            "{}: holds neither opencode.db, OpenCode's storage/ folder, nor session files (*.jsonl) of Claude Code, pi or Codex",
+            "{}: holds neither opencode.db, kilo.db, OpenCode's storage/ folder, nor session files (*.jsonl) of Claude Code, pi or Codex",
             path.display()
         )));
     }

@@ -178,10 +178,10 @@ fn help_of_three_commands() {
               Project root [default: discovered from the working directory]
               
               The default: walking up from the working directory (itself included), the first folder
-              holding .opencode/ or .swarm/, or holding .git (a folder or a file: the git worktree root,
-              where the walk stops); else the working directory. The walk never climbs into the home
-              folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it is the working
-              directory or -C says so. `ctx config` shows which marker chose the root.
+              holding .opencode/, .kilo/ or .swarm/, or holding .git (a folder or a file: the git
+              worktree root, where the walk stops); else the working directory. The walk never climbs
+              into the home folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it
+              is the working directory or -C says so. `ctx config` shows which marker chose the root.
               
               [env: CTX_ROOT]
 
@@ -340,10 +340,10 @@ fn help_of_three_commands() {
               Project root [default: discovered from the working directory]
               
               The default: walking up from the working directory (itself included), the first folder
-              holding .opencode/ or .swarm/, or holding .git (a folder or a file: the git worktree root,
-              where the walk stops); else the working directory. The walk never climbs into the home
-              folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it is the working
-              directory or -C says so. `ctx config` shows which marker chose the root.
+              holding .opencode/, .kilo/ or .swarm/, or holding .git (a folder or a file: the git
+              worktree root, where the walk stops); else the working directory. The walk never climbs
+              into the home folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it
+              is the working directory or -C says so. `ctx config` shows which marker chose the root.
               
               [env: CTX_ROOT]
 
@@ -484,10 +484,10 @@ fn help_of_three_commands() {
               Project root [default: discovered from the working directory]
               
               The default: walking up from the working directory (itself included), the first folder
-              holding .opencode/ or .swarm/, or holding .git (a folder or a file: the git worktree root,
-              where the walk stops); else the working directory. The walk never climbs into the home
-              folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it is the working
-              directory or -C says so. `ctx config` shows which marker chose the root.
+              holding .opencode/, .kilo/ or .swarm/, or holding .git (a folder or a file: the git
+              worktree root, where the walk stops); else the working directory. The walk never climbs
+              into the home folder, whose .opencode/ is OpenCode's own: $HOME is the root only when it
+              is the working directory or -C says so. `ctx config` shows which marker chose the root.
               
               [env: CTX_ROOT]
 

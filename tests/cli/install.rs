@@ -317,3 +317,111 @@ fn remove_keeps_the_folders_that_were_there_before() {
     assert!(env.path(".claude").is_dir(), "the user's .claude/ stays");
     assert_eq!(std::fs::read_dir(env.path(".claude")).unwrap().count(), 0);
 }
+
+/// `ctx kilo install` writes OpenCode's plugin and commands where Kilo Code loads them: the same
+/// texts under `.kilo/` (or the user's Kilo folder), stamped with its own command; the user's other
+/// files there (Kilo's own config, their plugins) are never touched, and `--remove` gives the
+/// folder back as it was.
+#[test]
+fn kilo_gets_the_opencode_plugin_and_commands_in_its_own_folders() {
+    let env = TestEnv::new();
+    let config = "// mine, with comments\n{ \"plugin\": [\"their-plugin\"] }\n";
+    env.write(".kilo/kilo.jsonc", config);
+    env.write(
+        ".kilo/plugin/theirs.js",
+        "export const Theirs = async () => ({});\n",
+    );
+    let out = env.snap(&["kilo", "install"]);
+    assert_snapshot!(out, @r"
+    exit: 0
+    --- stdout
+    .kilo/plugin/ctx.js: written
+    .kilo/command/push.md: written
+    .kilo/command/pop.md: written
+    .kilo/command/status.md: written
+    .kilo/command/plan.md: written
+    .kilo/command/tree.md: written
+    .kilo/command/swarm-status.md: written
+    --- stderr
+    ");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/opencode");
+    for file in FILES {
+        let installed = env.read(&file.replace(".opencode/", ".kilo/"));
+        assert!(installed.contains("(ctx kilo install)"), "{file}");
+        let source =
+            std::fs::read_to_string(repo.join(file.trim_start_matches(".opencode/"))).unwrap();
+        assert_eq!(unstamped(&installed), source, "{file}");
+    }
+    assert!(
+        !env.path(PLUGIN).exists(),
+        "OpenCode's folder is not Kilo's"
+    );
+    assert_eq!(
+        env.ok(&["kilo", "install"])
+            .matches(": up to date\n")
+            .count(),
+        7
+    );
+    let out = env.ok(&["kilo", "install", "--remove"]);
+    assert!(
+        out.ends_with(
+            ".kilo/command/swarm-status.md: removed\n.kilo/command/: removed (left empty)\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(env.read(".kilo/kilo.jsonc"), config);
+    assert_eq!(
+        env.read(".kilo/plugin/theirs.js"),
+        "export const Theirs = async () => ({});\n"
+    );
+    assert!(!env.path(".kilo/plugin/ctx.js").exists());
+    assert!(!env.path(".kilo/command").exists());
+
+    // --global: $XDG_CONFIG_HOME/kilo, else ~/.config/kilo.
+    let out = env.ok(&["kilo", "install", "--global", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let dir = env.home.join(".config/kilo");
+    assert_eq!(doc["dir"], dir.display().to_string());
+    assert!(dir.join("plugin/ctx.js").is_file());
+    let elsewhere = env.temp().join("xdg");
+    let out = env
+        .ctx()
+        .env("XDG_CONFIG_HOME", &elsewhere)
+        .args(["kilo", "install", "--global", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("xdg/kilo/plugin/ctx.js: would be written"),
+        "{}",
+        env.render(&out)
+    );
+    assert!(!elsewhere.exists(), "a dry run writes nothing");
+}
+
+#[test]
+fn kilo_install_refuses_a_dangling_link_and_a_read_only_file() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".kilo")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(env.temp().join("nowhere"), env.path(".kilo/plugin")).unwrap();
+    let out = env.run(&["kilo", "install"]);
+    assert_eq!(out.status.code(), Some(1), "{}", env.render(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("which does not exist; ctx does not create"),
+        "{}",
+        env.render(&out)
+    );
+    assert!(!env.temp().join("nowhere").exists());
+    assert!(!env.path(".kilo/command").exists(), "nothing written");
+    std::fs::remove_file(env.path(".kilo/plugin")).unwrap();
+    env.ok(&["kilo", "install"]);
+    let path = env.path(".kilo/plugin/ctx.js");
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&path, perms).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let out = env.run(&["kilo", "install", "--force"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is read-only"));
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}

@@ -343,3 +343,21 @@ fn without_a_usable_home_the_rule_still_chooses() {
         Vec::<PathBuf>::new()
     );
 }
+
+/// Kilo Code's project folder marks a root as OpenCode's does: ctx run from below a Kilo project
+/// that is not a git repository finds its frames at the top.
+#[test]
+fn a_folder_holding_kilos_folder_is_the_root() {
+    let home = Home::new();
+    std::fs::create_dir_all(home.path("k/.kilo")).unwrap();
+    std::fs::create_dir_all(home.path("k/src/deep")).unwrap();
+    let doc = home.config("k/src/deep");
+    assert_eq!(doc["root"]["marker"], ".kilo");
+    assert_eq!(
+        doc["root"]["value"],
+        std::fs::canonicalize(home.path("k"))
+            .unwrap()
+            .display()
+            .to_string()
+    );
+}

@@ -167,6 +167,50 @@ fn the_default_source_is_opencodes_data_directory() {
     );
 }
 
+/// Kilo Code, an OpenCode fork, keeps OpenCode's tables in its own `kilo.db`: read by default
+/// beside OpenCode's, and as a `--source` file or folder.
+#[test]
+fn kilo_codes_database_is_read_by_default_and_as_a_source() {
+    let (env, db) = fixture();
+    let data = db.parent().unwrap().parent().unwrap();
+    std::fs::create_dir_all(data.join("kilo")).unwrap();
+    let kilo = data.join("kilo/kilo.db");
+    std::fs::rename(&db, &kilo).unwrap();
+    let rows = |out: std::process::Output| {
+        assert!(out.status.success(), "{}", env.render(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            doc["rows"].as_array().unwrap().len(),
+            doc["sources"].clone(),
+        )
+    };
+    let by_default = env
+        .ctx()
+        .env("XDG_DATA_HOME", data)
+        .args(["budget", "spent", "--json", "--by", "session"])
+        .output()
+        .unwrap();
+    let (count, sources) = rows(by_default);
+    assert_eq!(count, 4);
+    assert_eq!(sources[0]["path"], kilo.display().to_string());
+    assert_eq!(sources[0]["kind"], "opencode-db");
+    for source in [kilo.clone(), data.join("kilo")] {
+        let out = spent(&env, &source, &["--json", "--by", "session"]);
+        assert_eq!(rows(out).0, 4, "{}", source.display());
+    }
+    // Beside OpenCode's, each is read; the same calls twice are counted once.
+    std::fs::copy(&kilo, &db).unwrap();
+    let both = env
+        .ctx()
+        .env("XDG_DATA_HOME", data)
+        .args(["budget", "spent", "--json", "--by", "session"])
+        .output()
+        .unwrap();
+    let (count, sources) = rows(both);
+    assert_eq!(count, 4);
+    assert_eq!(sources.as_array().unwrap().len(), 2);
+}
+
 #[test]
 fn sessions_models_and_days() {
     let (env, db) = fixture();
@@ -920,8 +964,8 @@ fn without_records_the_error_says_where_each_agent_was_looked_for() {
     exit: 1
     --- stdout
     --- stderr
-    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist
-    hint: give --source: an opencode.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex
+    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist
+    hint: give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex
     ");
     let out = env.run(&["frame", "tree", "--cost"]);
     let text = env.render(&out);
@@ -936,7 +980,7 @@ fn without_records_the_error_says_where_each_agent_was_looked_for() {
 
     5 frames: 1 → in_progress, 4 ✓ completed
     --- stderr
-    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist
+    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist
     ");
 }
 

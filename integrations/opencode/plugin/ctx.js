@@ -51,24 +51,35 @@ const NOTICE_DELAY_MS = 200;
 // OpenCode's plugin kit (`tool`, with its zod schemas), which the flame_* tools are defined with.
 // Found where this file is (a project's .opencode/node_modules, or beside the npm package when npm
 // installed it), else in the folders OpenCode installs it into for its own plugins: the project's
-// .opencode/ and the user's OpenCode folder. The npm package names it as an optional peer, so that
-// `npm i -g ctxkit` for the command alone does not pull it in; OpenCode, which loads the package by
-// name, keeps its own copy in its config folder.
+// .opencode/ and the user's OpenCode folder. Kilo Code (an OpenCode fork) installs its own copy,
+// @kilocode/plugin, into .kilo/ and its user folder: the same `tool`. The npm package names the kit
+// as an optional peer, so that `npm i -g ctxkit` for the command alone does not pull it in;
+// OpenCode, which loads the package by name, keeps its own copy in its config folder.
+const KITS = [
+  // The package, its folders below the project, and below the user's config folder.
+  ["@opencode-ai/plugin", [".opencode"], ["opencode"]],
+  ["@kilocode/plugin", [".kilo", ".kilocode"], ["kilo"]],
+];
 const pluginKit = async (directory) => {
-  try {
-    return (await import("@opencode-ai/plugin")).tool;
-  } catch {}
-  // The kit's package exports an ES module only, which require.resolve cannot find: its entry
-  // is read from its own package.json in the node_modules OpenCode fills.
-  const config = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
-  for (const dir of [join(directory ?? ".", ".opencode"), join(config, "opencode")]) {
+  for (const [name] of KITS) {
     try {
-      const kit = join(dir, "node_modules", "@opencode-ai", "plugin");
-      const manifest = JSON.parse(readFileSync(join(kit, "package.json"), "utf8"));
-      const entry = manifest.exports?.["."]?.import ?? manifest.module ?? manifest.main;
-      if (typeof entry !== "string") continue;
-      return (await import(pathToFileURL(join(kit, entry)).href)).tool;
+      return (await import(name)).tool;
     } catch {}
+  }
+  // The kit's package exports an ES module only, which require.resolve cannot find: its entry
+  // is read from its own package.json in the node_modules the agent fills.
+  const config = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  for (const [name, projectDirs, userDirs] of KITS) {
+    const dirs = [...projectDirs.map((d) => join(directory ?? ".", d)), ...userDirs.map((d) => join(config, d))];
+    for (const dir of dirs) {
+      try {
+        const kit = join(dir, "node_modules", ...name.split("/"));
+        const manifest = JSON.parse(readFileSync(join(kit, "package.json"), "utf8"));
+        const entry = manifest.exports?.["."]?.import ?? manifest.module ?? manifest.main;
+        if (typeof entry !== "string") continue;
+        return (await import(pathToFileURL(join(kit, entry)).href)).tool;
+      } catch {}
+    }
   }
   return undefined;
 };
@@ -464,7 +475,7 @@ export const CtxPlugin = async ({ client, directory, ctxBin }) => {
   if (toolsOn) {
     tool = await pluginKit(directory);
     if (!tool) {
-      log("the flame_* tools are off: @opencode-ai/plugin cannot be loaded from .opencode/node_modules");
+      log("the flame_* tools are off: neither @opencode-ai/plugin nor @kilocode/plugin can be loaded (.opencode/node_modules, .kilo/node_modules)");
     }
   }
   if (tool) {

@@ -1,0 +1,16 @@
+//! `ctx kilo …`: ctx's OpenCode plugin and commands where Kilo Code loads them. Everything the
+//! plugin calls afterwards is `ctx opencode …`: Kilo's sessions are OpenCode's.
+
+use super::Context;
+use crate::cli::kilo::KiloCommand;
+use crate::error::{ExitCode, Result};
+
+pub fn run(ctx: &mut Context, command: KiloCommand) -> Result<ExitCode> {
+    match command {
+        KiloCommand::Install {
+            global,
+            remove,
+            options,
+        } => crate::app::install::kilo(ctx, global, remove, &options),
+    }
+}
