@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
-# `ctx budget spent` against `opencode stats` (OpenCode 1.18.33, which prints tables only) on the
-# fixture database of tests/fixtures/spent/: sessions, total cost, input, output, cache read and
-# cache write of the overview, and per model its messages, tokens and cost, each compared at the
+# `ctx budget spent` against the agent's own `stats` (OpenCode 1.18.33 and Kilo Code 7.7.9 print
+# tables only), on the same database: sessions, total cost, input, output, cache read and cache
+# write of the overview, and per model its messages, tokens and cost, each compared at the
 # precision the table prints (opencode.md §12: the model section adds reasoning into "Output").
 #
-#   tests/e2e/spent-stats.sh        (needs cargo, node/npm, python3)
+#   tests/e2e/spent-stats.sh [opencode|kilo] [SANDBOX]      (needs cargo, node/npm, python3)
+#
+# Without SANDBOX, the database is the fixture of tests/fixtures/spent/ (OpenCode's), given to the
+# agent as its own. With SANDBOX (a folder of opencode-sandbox.sh or kilo-sandbox.sh), it is the
+# database the agent wrote there: opencode.sh's `spent` scenario, after a live run.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+agent=${1:-opencode}
+[[ $agent == opencode || $agent == kilo ]] || { echo "usage: $0 [opencode|kilo] [SANDBOX]" >&2; exit 2; }
 cargo build --quiet --manifest-path "$repo/Cargo.toml"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/sandbox/data/opencode" "$work/project"
-cp "$repo/tests/fixtures/spent/opencode-1.18.33.db" "$work/sandbox/data/opencode/opencode.db"
-cp "$repo/tests/fixtures/spent/opencode-1.18.33.db" "$work/ctx.db"
-"$repo/tests/e2e/opencode-sandbox.sh" "$work/sandbox" "$work/project" -- stats --models >"$work/stats.txt" 2>&1
+sandbox=${2:-$work/sandbox}
+db=$sandbox/data/$agent/$agent.db
+if [[ -z ${2:-} ]]; then
+  mkdir -p "$(dirname "$db")"
+  cp "$repo/tests/fixtures/spent/opencode-1.18.33.db" "$db"
+fi
+mkdir -p "$work/project"
+# ctx reads a copy (with its write-ahead log): the agent's stats may write to its own.
+cp "$db" "$work/ctx.db"
+[[ ! -f $db-wal ]] || cp "$db-wal" "$work/ctx.db-wal"
+"$repo/tests/e2e/$agent-sandbox.sh" "$sandbox" "$work/project" -- stats --models >"$work/stats.txt" 2>&1
 "$repo/target/debug/ctx" -C "$work/project" budget spent --source "$work/ctx.db" --json >"$work/total.json"
 "$repo/target/debug/ctx" -C "$work/project" budget spent --source "$work/ctx.db" --json --by model >"$work/models.json"
 "$repo/target/debug/ctx" -C "$work/project" budget spent --source "$work/ctx.db" --json --by session >"$work/sessions.json"
-python3 - "$work" <<'PY'
+python3 - "$work" "$agent" <<'PY'
 import json, re, sys
-work = sys.argv[1]
+work, agent = sys.argv[1:3]
 text = open(f"{work}/stats.txt").read()
 total = json.load(open(f"{work}/total.json"))["total"]
 models = {r["key"]: r["total"] for r in json.load(open(f"{work}/models.json"))["rows"]}
@@ -35,13 +48,13 @@ def same(label, theirs, ours):
     decimals = len(cell.rstrip("KM").split(".")[1]) if "." in cell else 0
     scale = {"K": 1e3, "M": 1e6}.get(cell[-1:], 1)
     ok = round(ours / scale, decimals) == round(value / scale, decimals)
-    print(("ok  " if ok else "FAIL"), f"{label}: opencode stats {cell}, ctx {ours}")
+    print(("ok  " if ok else "FAIL"), f"{label}: {agent} stats {cell}, ctx {ours}")
     return ok
 
 def cell(section, key):
     m = re.search(rf"│\s*{re.escape(key)}\s+(\S+)\s*│", section)
     if not m:
-        sys.exit(f"no {key!r} in opencode stats:\n{section}")
+        sys.exit(f"no {key!r} in {agent} stats:\n{section}")
     return m.group(1)
 
 overview, rest = text.split("MODEL USAGE")

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# End-to-end tests with the real Kilo Code CLI (npm @kilocode/cli, installed on first use by
+# kilo-sandbox.sh): opencode.sh's scenarios, run through Kilo. Kilo is an OpenCode fork with
+# OpenCode's plugin API, so the same plugin, the same scripts and the same checks prove the same
+# things; `ctx kilo install` writes the plugin and commands into .kilo/.
+#
+#   tests/e2e/kilo.sh [SCENARIO...]      (default: all of opencode.sh's but swarm_architect)
+#
+# MOCK_PORT picks the stand-in's port.
+set -euo pipefail
+export CTX_E2E_AGENT=kilo MOCK_PORT=${MOCK_PORT:-47271}
+# Kilo and the plugin kit the projects are given, before the first project needs the kit.
+"$(dirname "$0")/kilo-sandbox.sh" --install
+exec "$(dirname "$0")/opencode.sh" "$@"
