@@ -17,9 +17,5 @@ pub fn user_dir() -> Option<PathBuf> {
 /// Kilo's database of sessions and messages: `$XDG_DATA_HOME/kilo/kilo.db`, else
 /// `~/.local/share/kilo/kilo.db`; OpenCode's tables.
 pub fn database() -> Option<PathBuf> {
-    std::env::var_os("XDG_DATA_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| crate::project::home_dir().map(|h| h.join(".local").join("share")))
-        .map(|data| data.join("kilo").join("kilo.db"))
+    crate::project::xdg_data_home().map(|data| data.join("kilo").join("kilo.db"))
 }

@@ -267,6 +267,14 @@ pub fn xdg_config_home() -> Option<PathBuf> {
         .or_else(|| home_dir().map(|h| h.join(".config")))
 }
 
+/// `$XDG_DATA_HOME`, defaulting to `~/.local/share`.
+pub fn xdg_data_home() -> Option<PathBuf> {
+    std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home_dir().map(|h| h.join(".local").join("share")))
+}
+
 /// `$XDG_CACHE_HOME`, defaulting to `~/.cache`.
 pub fn xdg_cache_home() -> Option<PathBuf> {
     std::env::var_os("XDG_CACHE_HOME")

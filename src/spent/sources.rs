@@ -1,7 +1,6 @@
 //! Where the records come from: OpenCode's database (and Kilo Code's, which has its tables), the
-//! JSON files of OpenCode 1.1 and older
-//! (`storage/`), `opencode export` files, and the session files of Claude Code, pi and Codex CLI
-//! ([`super::session_files`]).
+//! JSON files of OpenCode 1.1 and older (`storage/`), `opencode export` files, and the session
+//! files of Claude Code, pi and Codex CLI ([`super::session_files`]).
 
 use std::path::{Path, PathBuf};
 
@@ -15,11 +14,7 @@ use crate::error::{Error, Result};
 
 /// OpenCode's data directory: `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode`.
 pub fn opencode_data_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_DATA_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| crate::project::home_dir().map(|h| h.join(".local").join("share")))
-        .map(|d| d.join("opencode"))
+    crate::project::xdg_data_home().map(|d| d.join("opencode"))
 }
 
 /// The sources to read when none is given: `$OPENCODE_DB` (absolute, or relative to the data
