@@ -4,15 +4,17 @@
 # write of the overview, and per model its messages, tokens and cost, each compared at the
 # precision the table prints (opencode.md §12: the model section adds reasoning into "Output").
 #
-#   tests/e2e/spent-stats.sh [opencode|kilo] [SANDBOX]      (needs cargo, node/npm, python3)
+#   tests/e2e/spent-stats.sh [opencode [SANDBOX] | kilo SANDBOX]      (needs cargo, node/npm, python3)
 #
-# Without SANDBOX, the database is the fixture of tests/fixtures/spent/ (OpenCode's), given to the
-# agent as its own. With SANDBOX (a folder of opencode-sandbox.sh or kilo-sandbox.sh), it is the
-# database the agent wrote there: opencode.sh's `spent` scenario, after a live run.
+# Without SANDBOX, the database is the fixture of tests/fixtures/spent/, OpenCode's own. With SANDBOX
+# (a folder of opencode-sandbox.sh or kilo-sandbox.sh), it is the database the agent wrote there:
+# opencode.sh's `spent` scenario, after a live run. Kilo needs one: given OpenCode's fixture, the
+# total cost of `kilo stats` (0.18) is not the sum of its own per-model costs (0.2717).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 agent=${1:-opencode}
-[[ $agent == opencode || $agent == kilo ]] || { echo "usage: $0 [opencode|kilo] [SANDBOX]" >&2; exit 2; }
+[[ $agent == opencode || ($agent == kilo && -n ${2:-}) ]] ||
+  { echo "usage: $0 [opencode [SANDBOX] | kilo SANDBOX]" >&2; exit 2; }
 cargo build --quiet --manifest-path "$repo/Cargo.toml"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
