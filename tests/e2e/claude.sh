@@ -9,20 +9,13 @@
 #
 # Needs cargo, node/npm (to install Claude Code) and python3. MOCK_PORT picks the stand-in's port.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-here=$repo/tests/e2e
+source "$(dirname "$0")/lib.sh" claude
+export PATH=$ctx_dir:$PATH
 export MOCK_PORT=${MOCK_PORT:-47831}
 # Every scenario in strict mode: the stand-in refuses, as Anthropic's API does, a request whose
 # tool_use and tool_result blocks do not pair up (what a rewritten transcript could break).
 export MOCK_STRICT=1
 
-cargo build --quiet --manifest-path "$repo/Cargo.toml"
-ctx_dir=$repo/target/debug
-export PATH=$ctx_dir:$PATH
-
-work=$(mktemp -d)
-trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A fresh project (a git repository) with ctx's hooks and commands, as a user installs them.
 new_project() {

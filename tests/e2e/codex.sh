@@ -9,21 +9,12 @@
 #
 # Needs cargo, node/npm (to install Codex) and python3. MOCK_PORT picks the stand-in's port.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-here=$repo/tests/e2e
-export MOCK_PORT=${MOCK_PORT:-47401}
-
-cargo build --quiet --manifest-path "$repo/Cargo.toml"
-ctx_dir=$repo/target/debug
-ctx_bin=$ctx_dir/ctx
+source "$(dirname "$0")/lib.sh" codex
 # Codex finds ctx's hooks' `ctx` on its own PATH; the model's login shell does not (its PATH is the login
 # PATH), which is why the frame context names ctx by its absolute path.
 export PATH=$ctx_dir:$PATH
-
-# Named for this suite: files of a plain `mktemp -d` folder were seen to vanish while other suites ran beside it.
-work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-codex-e2e.XXXXXX")
-trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+ctx_bin=$ctx_dir/ctx
+export MOCK_PORT=${MOCK_PORT:-47401}
 
 # A fresh project (a git repository) with ctx's hooks, as a user installs them.
 new_project() {

@@ -18,22 +18,17 @@
 # ${CTX_VERDACCIO_HOME:-$HOME/.cache/ctx-verdaccio}. NPM_PORT (default 47241) is the registry's
 # port, MOCK_PORT (default 47242) the stand-in model's.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-here=$repo/tests/e2e
+source "$(dirname "$0")/lib.sh" npm
 export MOCK_PORT=${MOCK_PORT:-47242}
 npm_port=${NPM_PORT:-47241}
 registry=http://127.0.0.1:$npm_port/
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$repo/Cargo.toml" | head -1)
 
-work=$(mktemp -d)
 verdaccio_pid=""
-cleanup() {
+at_exit() {
   [[ -z $verdaccio_pid ]] || kill "$verdaccio_pid" 2>/dev/null || true
   ! mountpoint -q "$work/noexec" 2>/dev/null || umount "$work/noexec"
-  [[ -n ${KEEP:-} ]] || rm -rf "$work"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # ---- the packages -----------------------------------------------------------------------------
 
@@ -44,8 +39,7 @@ fi
 grep -q "^error: tag v$version-not does not match Cargo.toml's version $version" "$work/refused.err" \
   || fail "release.sh: $(cat "$work/refused.err")"
 
-cargo build --quiet --manifest-path "$repo/Cargo.toml"
-strip -o "$work/ctx" "$repo/target/debug/ctx"
+strip -o "$work/ctx" "$ctx_dir/ctx"
 "$repo/scripts/release.sh" --binary "$work/ctx" --out "$work/dist" x86_64-unknown-linux-musl >/dev/null
 
 # ---- the registry -----------------------------------------------------------------------------

@@ -14,10 +14,10 @@
 # agent's own folder, kilo-sandbox.sh for opencode-sandbox.sh. ctx's own files (.opencode/flame/,
 # .opencode/ctx.toml) are where they are for either.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-here=$repo/tests/e2e
-export MOCK_PORT=${MOCK_PORT:-47231}
 agent=${CTX_E2E_AGENT:-opencode}
+source "$(dirname "$0")/lib.sh" "$agent"
+export PATH=$ctx_dir:$PATH
+export MOCK_PORT=${MOCK_PORT:-47231}
 case $agent in
   # agent_dir: the project's folder the agent loads plugins, commands and agents from; data: the
   # name of its folders under XDG_DATA_HOME and XDG_CACHE_HOME.
@@ -28,13 +28,6 @@ case $agent in
 esac
 sandbox_script=$here/$agent-sandbox.sh
 
-cargo build --quiet --manifest-path "$repo/Cargo.toml"
-ctx_dir=$repo/target/debug
-export PATH=$ctx_dir:$PATH
-
-work=$(mktemp -d)
-trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A fresh project with ctx's plugin and commands, written by `ctx opencode install` as a user
 # would (nothing copied by hand). OpenCode installs the plugin's one dependency

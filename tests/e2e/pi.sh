@@ -10,26 +10,17 @@
 # Needs cargo, node/npm (pi is installed into ${CTX_PI_HOME:-~/.cache/ctx-pi} when missing) and
 # python3. MOCK_PORT picks the stand-in's port. KEEP=1 keeps the temporary folder.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-here=$repo/tests/e2e
+source "$(dirname "$0")/lib.sh" pi
+export PATH=$ctx_dir:$PATH
 export MOCK_PORT=${MOCK_PORT:-47301}
 # A pi started from a session with a frame becomes its child: these runs start from none.
 unset CTX_SESSION CTX_SESSION_PID
 
-cargo build --quiet --manifest-path "$repo/Cargo.toml"
-ctx_dir=$repo/target/debug
-export PATH=$ctx_dir:$PATH
 
 source "$here/pi-install.sh"
 
-work=$(mktemp -d)
 mock_pid=
-cleanup() {
-  [[ -n $mock_pid ]] && kill "$mock_pid" 2>/dev/null || true
-  [[ -n ${KEEP:-} ]] || rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+at_exit() { [[ -z $mock_pid ]] || kill "$mock_pid" 2>/dev/null; }
 
 # A fresh project (a git repository, as a project is), with ctx's extension written by
 # `ctx pi install` as a user would, unless PLAIN is set.
