@@ -28,7 +28,6 @@ case $agent in
 esac
 sandbox_script=$here/$agent-sandbox.sh
 
-
 # A fresh project with ctx's plugin and commands, written by `ctx opencode install` as a user
 # would (nothing copied by hand). OpenCode installs the plugin's one dependency
 # (@opencode-ai/plugin) into .opencode/ at start-up; the first project's copy is reused by the
@@ -660,7 +659,7 @@ PY
 [
  {"tools": true, "tool_calls": [{"name": "bash", "arguments": {"command": "ls", "description": "list"}}],
   "usage": {"prompt_tokens": 12000, "completion_tokens": 300, "prompt_tokens_details": {"cached_tokens": 8000}}},
- {"tools": true, "text": "Two files.", "usage": {"prompt_tokens": 12500, "completion_tokens": 40}}
+ {"tools": true, "reply": "Two files.", "usage": {"prompt_tokens": 12500, "completion_tokens": 40}}
 ]
 EOF
   run spent "$project" "$work/spent.json" -- run "Count the files" >/dev/null
