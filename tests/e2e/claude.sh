@@ -16,7 +16,6 @@ export MOCK_PORT=${MOCK_PORT:-47831}
 # tool_use and tool_result blocks do not pair up (what a rewritten transcript could break).
 export MOCK_STRICT=1
 
-
 # A fresh project (a git repository) with ctx's hooks and commands, as a user installs them.
 new_project() {
   local project=$work/$1

@@ -16,7 +16,6 @@ export MOCK_PORT=${MOCK_PORT:-47301}
 # A pi started from a session with a frame becomes its child: these runs start from none.
 unset CTX_SESSION CTX_SESSION_PID
 
-
 source "$here/pi-install.sh"
 
 mock_pid=
