@@ -106,73 +106,68 @@ pub fn print_agent_hooks(
     Ok(())
 }
 
-pub fn opencode(
-    ctx: &mut Context,
-    global: bool,
-    remove: bool,
-    options: &InstallOptions,
-) -> Result<ExitCode> {
-    let dir = if global {
-        user_opencode_dir()?
-    } else {
-        ctx.project.root.join(".opencode")
-    };
-    let files = install::OPENCODE_FILES;
-    agent_files(
-        ctx,
-        &dir,
-        files,
-        "ctx opencode install",
-        global,
-        remove,
-        options,
-    )
+/// An agent whose ctx files are plain files in a folder of its own: where they go, and what.
+pub struct FileAgent {
+    /// The folder below the project's root.
+    project_dir: &'static str,
+    /// The user's folder, for `--global`; `None` when it cannot be found.
+    user_dir: fn() -> Option<PathBuf>,
+    /// Why, when `user_dir` is `None`.
+    no_user_dir: &'static str,
+    files: &'static [Embedded],
+    /// The command that writes them, as their stamp says.
+    command: &'static str,
 }
+
+/// OpenCode: `.opencode/`, or `$XDG_CONFIG_HOME/opencode` (default `~/.config/opencode`), as
+/// OpenCode looks for its global files.
+pub const OPENCODE: FileAgent = FileAgent {
+    project_dir: ".opencode",
+    user_dir: || crate::project::xdg_config_home().map(|config| config.join("opencode")),
+    no_user_dir: "cannot find the user's OpenCode folder: XDG_CONFIG_HOME is not set, and HOME is not an absolute path",
+    files: install::OPENCODE_FILES,
+    command: "ctx opencode install",
+};
 
 /// Kilo Code loads OpenCode's plugins and commands from its own folders: the same files go
 /// there.
-pub fn kilo(
-    ctx: &mut Context,
-    global: bool,
-    remove: bool,
-    options: &InstallOptions,
-) -> Result<ExitCode> {
-    let dir = if global {
-        crate::kilo::user_dir().ok_or_else(|| {
-            Error::failure(
-                "cannot find the user's Kilo folder: XDG_CONFIG_HOME is not set, and HOME is not an absolute path",
-            )
-        })?
-    } else {
-        ctx.project.root.join(crate::kilo::PROJECT_DIR)
-    };
-    agent_files(
-        ctx,
-        &dir,
-        install::OPENCODE_FILES,
-        "ctx kilo install",
-        global,
-        remove,
-        options,
-    )
-}
+pub const KILO: FileAgent = FileAgent {
+    project_dir: crate::kilo::PROJECT_DIR,
+    user_dir: crate::kilo::user_dir,
+    no_user_dir: "cannot find the user's Kilo folder: XDG_CONFIG_HOME is not set, and HOME is not an absolute path",
+    files: install::OPENCODE_FILES,
+    command: "ctx kilo install",
+};
 
-pub fn pi(
+/// pi: `.pi/`, or pi's agent folder, where it finds global extensions (`crate::pi::agent_dir`).
+pub const PI: FileAgent = FileAgent {
+    project_dir: ".pi",
+    user_dir: crate::pi::agent_dir,
+    no_user_dir: "cannot find pi's agent folder: PI_CODING_AGENT_DIR is not set (or starts with ~), \
+                  and HOME is not an absolute path",
+    files: install::PI_FILES,
+    command: "ctx pi install",
+};
+
+/// `ctx opencode install`, `ctx kilo install`, `ctx pi install`: `agent`'s files into the
+/// project's folder (`global`: the user's), or out of it (`remove`).
+pub fn agent(
     ctx: &mut Context,
+    agent: &FileAgent,
     global: bool,
     remove: bool,
     options: &InstallOptions,
 ) -> Result<ExitCode> {
     let dir = if global {
-        pi_agent_dir()?
+        (agent.user_dir)().ok_or_else(|| Error::failure(agent.no_user_dir))?
     } else {
-        ctx.project.root.join(".pi")
+        ctx.project.root.join(agent.project_dir)
     };
     agent_files(
         ctx,
         &dir,
-        install::PI_FILES,
-        "ctx pi install",
+        agent.files,
+        agent.command,
         global,
         remove,
         options,
@@ -307,27 +302,6 @@ pub fn file_doc(outcome: &Outcome) -> InstalledFile {
         path: outcome.path.display().to_string(),
         action: outcome.action,
     }
-}
-
-/// `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`, as OpenCode looks for its global files.
-fn user_opencode_dir() -> Result<PathBuf> {
-    if let Some(config) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(config).join("opencode"));
-    }
-    let home = crate::project::home_dir().ok_or_else(|| {
-        Error::failure("cannot find the user's OpenCode folder: XDG_CONFIG_HOME is not set, and HOME is not an absolute path")
-    })?;
-    Ok(home.join(".config/opencode"))
-}
-
-/// pi's agent folder, where it finds global extensions (`crate::pi::agent_dir`).
-fn pi_agent_dir() -> Result<PathBuf> {
-    crate::pi::agent_dir().ok_or_else(|| {
-        Error::failure(
-            "cannot find pi's agent folder: PI_CODING_AGENT_DIR is not set (or starts with ~), \
-             and HOME is not an absolute path",
-        )
-    })
 }
 
 /// The hooks folder git uses for the repository at `root` (core.hooksPath, worktrees and

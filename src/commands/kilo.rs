@@ -11,6 +11,6 @@ pub fn run(ctx: &mut Context, command: KiloCommand) -> Result<ExitCode> {
             global,
             remove,
             options,
-        } => crate::app::install::kilo(ctx, global, remove, &options),
+        } => crate::app::install::agent(ctx, &crate::app::install::KILO, global, remove, &options),
     }
 }

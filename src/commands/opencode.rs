@@ -19,7 +19,13 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             global,
             remove,
             options,
-        } => crate::app::install::opencode(ctx, global, remove, &options),
+        } => crate::app::install::agent(
+            ctx,
+            &crate::app::install::OPENCODE,
+            global,
+            remove,
+            &options,
+        ),
         OpencodeCommand::Frame {
             session,
             title,

@@ -14,7 +14,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             global,
             remove,
             options,
-        } => crate::app::install::pi(ctx, global, remove, &options),
+        } => crate::app::install::agent(ctx, &crate::app::install::PI, global, remove, &options),
         PiCommand::Frame {
             session,
             title,
