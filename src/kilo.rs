@@ -14,8 +14,10 @@ pub fn user_dir() -> Option<PathBuf> {
     crate::project::xdg_config_home().map(|config| config.join("kilo"))
 }
 
-/// Kilo's database of sessions and messages: `$XDG_DATA_HOME/kilo/kilo.db`, else
-/// `~/.local/share/kilo/kilo.db`; OpenCode's tables.
+/// The name of Kilo's database of sessions and messages, OpenCode's tables under Kilo's name.
+pub const DATABASE: &str = "kilo.db";
+
+/// Kilo's database: `$XDG_DATA_HOME/kilo/kilo.db`, else `~/.local/share/kilo/kilo.db`.
 pub fn database() -> Option<PathBuf> {
-    crate::project::xdg_data_home().map(|data| data.join("kilo").join("kilo.db"))
+    crate::project::xdg_data_home().map(|data| data.join("kilo").join(DATABASE))
 }

@@ -1,6 +1,8 @@
 //! The records of model calls with their prices, as `ctx budget spent` and the frame tree's costs
 //! (`ctx frame tree --cost`, `frame show --cost`, the flame graph's `--weight cost`) read them.
 
+use std::path::{Path, PathBuf};
+
 use super::Context;
 use crate::error::{Error, Result};
 use crate::spent::price::PriceList;
@@ -13,7 +15,7 @@ const MAX_WARNINGS: usize = 20;
 /// The records of `paths` (default: OpenCode's and Kilo Code's own, the project's Claude Code
 /// transcripts and pi sessions, and Codex's sessions; an error saying where they were looked for
 /// when none is there), priced with the models.dev cache.
-pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Records> {
+pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
     if !paths.is_empty() {
         return sources::load(paths, &prices);
@@ -33,42 +35,36 @@ pub fn load_records(ctx: &Context, paths: &[std::path::PathBuf]) -> Result<Recor
 
 /// The records read without `--source`, and where they were looked for.
 struct DefaultSources {
-    found: Vec<std::path::PathBuf>,
+    found: Vec<PathBuf>,
     /// Each agent's place, for a message when nothing was found.
     looked_for: String,
 }
 
 /// OpenCode's records (all its projects'; `$OPENCODE_DB` or its data directory), Kilo Code's (its
-/// `kilo.db`, all its projects'), Claude Code's
-/// transcripts and pi's sessions of this project (in the folders they name after it), and
-/// Codex's sessions (all its projects': Codex files them by date), those that exist.
+/// `kilo.db`, all its projects'), Claude Code's transcripts and pi's sessions of this project (in
+/// the folders they name after it), and Codex's sessions (all its projects': Codex files them by
+/// date), those that exist.
 fn default_sources(ctx: &Context) -> DefaultSources {
     let mut found = Vec::new();
+    let database =
+        |db: &Path, agent: &str| format!("{agent}'s database {} does not exist", db.display());
     let opencode = match sources::default_source() {
-        Ok(path) if path.exists() => {
-            found.push(path);
-            None
-        }
-        Ok(path) => Some(format!(
-            "OpenCode's database {} does not exist",
-            path.display()
-        )),
+        Ok(db) => look(
+            &mut found,
+            Some(db),
+            Path::exists,
+            |db| database(db, "OpenCode"),
+            "",
+        ),
         Err(e) => Some(e.to_string()),
     };
-    let kilo = match crate::kilo::database() {
-        Some(db) if db.is_file() => {
-            found.push(db);
-            None
-        }
-        Some(db) => Some(format!(
-            "Kilo Code's database {} does not exist",
-            db.display()
-        )),
-        None => Some(
-            "Kilo Code's data directory is unknown: neither XDG_DATA_HOME nor HOME is set"
-                .to_string(),
-        ),
-    };
+    let kilo = look(
+        &mut found,
+        crate::kilo::database(),
+        Path::is_file,
+        |db| database(db, "Kilo Code"),
+        "Kilo Code's data directory is unknown: neither XDG_DATA_HOME nor HOME is set",
+    );
     let claude = folder(
         &mut found,
         crate::claude::projects_dir(&ctx.project.root),
@@ -100,17 +96,30 @@ fn default_sources(ctx: &Context) -> DefaultSources {
 /// An agent's folder of session files, `dir`: added to `found` when it is one; else why not:
 /// `what` does not exist there, or (no `dir`) `unknown`.
 fn folder(
-    found: &mut Vec<std::path::PathBuf>,
-    dir: Option<std::path::PathBuf>,
+    found: &mut Vec<PathBuf>,
+    dir: Option<PathBuf>,
     what: &str,
     unknown: &str,
 ) -> Option<String> {
-    match dir {
-        Some(dir) if dir.is_dir() => {
-            found.push(dir);
+    let missing = |dir: &Path| format!("{what}, {}, do not exist", dir.display());
+    look(found, dir, Path::is_dir, missing, unknown)
+}
+
+/// An agent's records at `place`: added to `found` when `there` says they are; else why not:
+/// `missing` of the place, or (no place) `unknown`.
+fn look(
+    found: &mut Vec<PathBuf>,
+    place: Option<PathBuf>,
+    there: fn(&Path) -> bool,
+    missing: impl FnOnce(&Path) -> String,
+    unknown: &str,
+) -> Option<String> {
+    match place {
+        Some(place) if there(&place) => {
+            found.push(place);
             None
         }
-        Some(dir) => Some(format!("{what}, {}, do not exist", dir.display())),
+        Some(place) => Some(missing(&place)),
         None => Some(unknown.to_string()),
     }
 }

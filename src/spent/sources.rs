@@ -60,7 +60,7 @@ pub fn load(paths: &[PathBuf], prices: &PriceList) -> Result<Records> {
 fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
     if path.is_dir() {
         // Kilo Code's data folder holds kilo.db, OpenCode's tables under Kilo's name.
-        for name in ["opencode.db", "kilo.db"] {
+        for name in ["opencode.db", crate::kilo::DATABASE] {
             if path.join(name).is_file() {
                 return opencode_db::read(&path.join(name), prices, records);
             }
