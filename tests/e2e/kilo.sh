@@ -4,7 +4,8 @@
 # OpenCode's plugin API, so the same plugin, the same scripts and the same checks prove the same
 # things; `ctx kilo install` writes the plugin and commands into .kilo/.
 #
-#   tests/e2e/kilo.sh [SCENARIO...]      (default: all of opencode.sh's but swarm_architect)
+#   tests/e2e/kilo.sh [SCENARIO...]      (default: opencode.sh's, but swarm_architect and the
+#                                         agent-free notice_bad_input; see the end of opencode.sh)
 #
 # MOCK_PORT picks the stand-in's port.
 set -euo pipefail

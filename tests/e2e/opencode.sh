@@ -1285,11 +1285,16 @@ all=(context tools subagent parallel compaction commands without_ctx broken_stat
   agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns auto_todos valve
   auto_push)
 if [[ $agent == kilo ]]; then
-  # Kilo adds parts of its own to the person's messages (<environment_details>, and a plan-file
-  # reminder on the architect's first one in one request but not the next), which the scenario's
-  # last check (a request starts with the whole request before it) is not about.
-  all=("${all[@]/swarm_architect/}")
+  # swarm_architect: Kilo adds parts of its own to the person's messages (<environment_details>,
+  # and a plan-file reminder on the architect's first one in one request but not the next), which
+  # the scenario's last check (a request starts with the whole request before it) is not about.
+  # notice_bad_input runs no agent (a stand-in client plays one): OpenCode's run of it suffices.
+  kept=()
+  for name in "${all[@]}"; do
+    [[ $name == swarm_architect || $name == notice_bad_input ]] || kept+=("$name")
+  done
+  all=("${kept[@]}")
 fi
 chosen=("${@:-${all[@]}}")
-for name in "${chosen[@]}"; do [[ -z $name ]] || "scenario_${name//-/_}"; done
+for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
