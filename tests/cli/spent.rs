@@ -184,13 +184,14 @@ fn kilo_codes_database_is_read_by_default_and_as_a_source() {
             doc["sources"].clone(),
         )
     };
-    let by_default = env
-        .ctx()
-        .env("XDG_DATA_HOME", data)
-        .args(["budget", "spent", "--json", "--by", "session"])
-        .output()
-        .unwrap();
-    let (count, sources) = rows(by_default);
+    let by_default = || {
+        env.ctx()
+            .env("XDG_DATA_HOME", data)
+            .args(["budget", "spent", "--json", "--by", "session"])
+            .output()
+            .unwrap()
+    };
+    let (count, sources) = rows(by_default());
     assert_eq!(count, 4);
     assert_eq!(sources[0]["path"], kilo.display().to_string());
     assert_eq!(sources[0]["kind"], "opencode-db");
@@ -200,13 +201,7 @@ fn kilo_codes_database_is_read_by_default_and_as_a_source() {
     }
     // Beside OpenCode's, each is read; the same calls twice are counted once.
     std::fs::copy(&kilo, &db).unwrap();
-    let both = env
-        .ctx()
-        .env("XDG_DATA_HOME", data)
-        .args(["budget", "spent", "--json", "--by", "session"])
-        .output()
-        .unwrap();
-    let (count, sources) = rows(both);
+    let (count, sources) = rows(by_default());
     assert_eq!(count, 4);
     assert_eq!(sources.as_array().unwrap().len(), 2);
 }

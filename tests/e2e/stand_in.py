@@ -173,7 +173,7 @@ def serve(wire):
 
             try:
                 raw = wire.decode(raw, self.headers)
-            except Exception as e:  # noqa: BLE001 - whatever a decoder raises, the request is refused
+            except Exception as e:  # whatever a decoder raises, the request is refused
                 refuse(f"body cannot be decoded: {e}")
                 return
             with open(prefix + ".json", "wb") as f:
