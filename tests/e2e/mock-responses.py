@@ -69,7 +69,8 @@ class Responses(Wire):
             sequence["n"] += 1
             out.send(f"event: {kind}\ndata: {json.dumps(obj)}\n\n".encode())
 
-        response = {"id": f"resp_{n}", "object": "response", "created_at": int(time.time()),
+        # Unique across processes, as the real API's are: a rollout names each call by it.
+        response = {"id": f"resp_{os.getpid()}_{n}", "object": "response", "created_at": int(time.time()),
                     "model": req.get("model", "mock-1"), "status": "in_progress", "output": []}
         event("response.created", {"response": response})
         output = []
