@@ -989,6 +989,45 @@ const CX_SUBAGENT: &str = "cx_01a21b54-46a5-7443-8c8d-477211acd08f";
 const CX_HELLO: &str = "cx_01a21b54-500b-7a02-953d-22368e4204dd";
 const CX_REFUND_WORK: &str = "fr_xdcanmgsa9tv";
 
+/// A real Codex thread resumed once and forked once (tests/fixtures/spent-codex-fork): each call
+/// once, with the thread that made it; the six are the `tokens used` Codex printed at the end.
+#[test]
+fn a_resumed_and_forked_codex_thread_counts_each_call_once_with_its_own_thread() {
+    let env = TestEnv::new();
+    let sessions =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spent-codex-fork/sessions");
+    let doc = json(&env, &sessions, &["--by", "session"]);
+    let rows: Vec<(String, u64, u64)> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["key"].as_str().unwrap().to_string(),
+                r["total"]["calls"].as_u64().unwrap(),
+                r["total"]["tokens"]["total"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "cx_01a22613-4e2d-7f02-af7f-bca0da6efe0a".to_string(),
+                4,
+                4340
+            ),
+            (
+                "cx_01a22613-7b42-7e92-83dc-d451b3934d05".to_string(),
+                2,
+                2170
+            ),
+        ]
+    );
+    assert_eq!(doc["total"]["tokens"]["total"], 6510);
+    assert_eq!(doc["problems"], serde_json::json!([]));
+}
+
 /// Copies the folder `from` to `to` (files and folders only).
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
