@@ -9,6 +9,7 @@ pub mod codex;
 pub mod commands;
 pub mod compact;
 pub mod complete;
+pub mod conversation;
 pub mod document;
 pub mod error;
 pub mod flamegraph;

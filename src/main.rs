@@ -13,17 +13,13 @@ const STACK_SIZE: usize = 256 << 20;
 fn main() -> std::process::ExitCode {
     // SAFETY: first thing in `main`, before any other thread starts.
     unsafe { ctxkit::cli::forget_empty_ctx_variables() };
-    // Claude Code's and Codex's hooks call `ctx claude hook EVENT` and `ctx codex hook EVENT`:
-    // answered before anything else, and never with a failure, whatever happens (an exit 2 would
-    // block the agent's action).
-    if let Some((agent, event)) = hook_event() {
-        let worker =
-            std::thread::Builder::new()
-                .stack_size(STACK_SIZE)
-                .spawn(move || match agent {
-                    Agent::Claude => commands::claude::hook_main(&event),
-                    Agent::Codex => commands::codex::hook_main(&event),
-                });
+    // The agents' hooks call `ctx <agent> hook EVENT` (`commands::hook_main`): answered before
+    // anything else, and never with a failure, whatever happens (an exit 2 would block the
+    // agent's action).
+    if let Some((hook_main, event)) = hook_event() {
+        let worker = std::thread::Builder::new()
+            .stack_size(STACK_SIZE)
+            .spawn(move || hook_main(&event));
         if let Ok(handle) = worker {
             let _ = handle.join();
         }
@@ -55,15 +51,9 @@ fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(code)
 }
 
-/// The agents whose hooks call ctx.
-enum Agent {
-    Claude,
-    Codex,
-}
-
-/// The agent and EVENT of a command line that is exactly `ctx claude hook EVENT` or
-/// `ctx codex hook EVENT` (`-h` and `--help` are not events: clap answers them).
-fn hook_event() -> Option<(Agent, String)> {
+/// The hook entry and EVENT of a command line that is exactly `ctx <agent> hook EVENT`, for an
+/// agent whose hooks call ctx (`-h` and `--help` are not events: clap answers them).
+fn hook_event() -> Option<(commands::HookMain, String)> {
     let mut args = std::env::args_os().skip(1);
     let (Some(group), Some(command), Some(event), None) =
         (args.next(), args.next(), args.next(), args.next())
@@ -71,12 +61,8 @@ fn hook_event() -> Option<(Agent, String)> {
         return None;
     };
     let event = event.to_string_lossy().into_owned();
-    let agent = match group.to_str()? {
-        "claude" => Agent::Claude,
-        "codex" => Agent::Codex,
-        _ => return None,
-    };
-    (command == "hook" && !event.starts_with('-')).then_some((agent, event))
+    let hook_main = commands::hook_main(group.to_str()?)?;
+    (command == "hook" && !event.starts_with('-')).then_some((hook_main, event))
 }
 
 /// Runs the command and reports its error; returns the process's exit code.

@@ -4,13 +4,13 @@
 
 use ctxkit::budget::session;
 use ctxkit::compact::fold::{self, Anchor, Popped};
+use ctxkit::compact::id::IdMinter;
 use ctxkit::compact::inject::{self, Position};
+use ctxkit::conversation::Export;
 use ctxkit::frame::span::{Mark, Span};
 use ctxkit::frame::state::{self, State};
 use ctxkit::frame::{import as frame_import, log};
 use ctxkit::json;
-use ctxkit::opencode::export::Export;
-use ctxkit::opencode::id::IdMinter;
 use ctxkit::swarm::doc::{Counts, StatusDoc};
 use ctxkit::swarm::{config as swarm_config_file, extract, markdown, model, plan_json};
 use ctxkit::text::utf16_len;

@@ -10,13 +10,13 @@ use super::frame_context::{read_stdin, session_frame_context, swarm_budget_line}
 use crate::compact::fold::turns::{Todo, Turn};
 use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape, valve};
 use crate::compact::frame_context::Said;
+use crate::compact::id::IdMinter;
 use crate::compact::inject::{self, MessageList, Position};
 use crate::compact::session::{self, SessionFile};
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::state::State;
 use crate::frame::store::Store;
 use crate::frame::{auto, span};
-use crate::opencode::id::IdMinter;
 use crate::settings;
 
 /// `compacts_at`: where the session's model compacts, in tokens, when the plugin knows its

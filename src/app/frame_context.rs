@@ -84,7 +84,7 @@ pub(crate) fn session_frame_context(
 pub(crate) fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<String>> {
     use crate::budget::{session, tokenize::Method, verdict};
     let swarm = ctx.swarm_config().context_budget;
-    let export = crate::opencode::export::Export::parse_export_or_list(list, true)
+    let export = crate::conversation::Export::parse_export_or_list(list, true)
         .map_err(|why| Error::failure(format!("<stdin>: {why}")))?;
     let view = session::view(&export);
     // OpenCode's own opencode-swarm gives the warning where it belongs; ctx gives it only for

@@ -19,6 +19,7 @@ use super::Context;
 use super::agent_calls::{AgentCall, CallMeta, Queue};
 use crate::claude::log as claude_log;
 use crate::compact::frame_context;
+use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::frame::auto;
 use crate::frame::digest::Tools;
@@ -33,7 +34,6 @@ use crate::hooks::transcript::Folded;
 use crate::hooks::turns::{ClosedFrame, Kind};
 use crate::hooks::{framed, transcript};
 use crate::json::{Json, Object};
-use crate::opencode::export::Export;
 use crate::project::Project;
 
 /// Hook input larger than this is not a hook event.

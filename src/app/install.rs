@@ -122,8 +122,8 @@ pub struct FileAgent {
 /// OpenCode: `.opencode/`, or `$XDG_CONFIG_HOME/opencode` (default `~/.config/opencode`), as
 /// OpenCode looks for its global files.
 pub const OPENCODE: FileAgent = FileAgent {
-    project_dir: ".opencode",
-    user_dir: || crate::project::xdg_config_home().map(|config| config.join("opencode")),
+    project_dir: crate::opencode::PROJECT_DIR,
+    user_dir: crate::opencode::user_dir,
     no_user_dir: "cannot find the user's OpenCode folder: XDG_CONFIG_HOME is not set, and HOME is not an absolute path",
     files: install::OPENCODE_FILES,
     command: "ctx opencode install",
@@ -141,7 +141,7 @@ pub const KILO: FileAgent = FileAgent {
 
 /// pi: `.pi/`, or pi's agent folder, where it finds global extensions (`crate::pi::agent_dir`).
 pub const PI: FileAgent = FileAgent {
-    project_dir: ".pi",
+    project_dir: crate::pi::PROJECT_DIR,
     user_dir: crate::pi::agent_dir,
     no_user_dir: "cannot find pi's agent folder: PI_CODING_AGENT_DIR is not set (or starts with ~), \
                   and HOME is not an absolute path",

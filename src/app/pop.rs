@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Context;
+use crate::conversation::Export;
 use crate::document::Version;
 use crate::error::{Error, Result};
 use crate::frame::doc::{FrameJson, PopDoc};
@@ -13,7 +14,6 @@ use crate::frame::state::{State, Status};
 use crate::frame::store::{self, Store};
 use crate::frame::{log, span};
 use crate::input::{label, read_input};
-use crate::opencode::export::Export;
 
 /// Exports can be large; anything past this is not a session export.
 const MAX_EXPORT_BYTES: u64 = 1 << 30;
@@ -136,7 +136,7 @@ pub(crate) fn pop(
 /// (no transcript given): its span of their transcript, which the hooks noted (`claude::log`). Read
 /// ahead of the lock, as the messages of a given transcript are; whatever is missing or
 /// unreadable leaves the log without messages.
-fn claude_span(store: &Store, selector: &Selector) -> Option<crate::opencode::export::Export> {
+fn claude_span(store: &Store, selector: &Selector) -> Option<crate::conversation::Export> {
     let session = selector.session.as_deref()?;
     let state = store.load().ok()?;
     let (path, sidechain) = crate::claude::log::transcript_of(&state, session)?;
@@ -148,7 +148,7 @@ fn claude_span(store: &Store, selector: &Selector) -> Option<crate::opencode::ex
     let lines = loop {
         let bytes =
             store::read_capped(Path::new(&path), crate::claude::log::MAX_TRANSCRIPT).ok()?;
-        let lines = crate::claude::transcript::parse(&String::from_utf8_lossy(&bytes));
+        let lines = crate::spent::jsonl::parse(&String::from_utf8_lossy(&bytes));
         let complete = crate::claude::log::holds_pop_call(&lines.records, created);
         if complete || started.elapsed() >= std::time::Duration::from_secs(1) {
             break lines;

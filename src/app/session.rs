@@ -6,13 +6,13 @@
 
 use super::Context;
 use super::pop::{PopInputs, pop, print_pop_doc, read_transcript};
+use crate::conversation::Export;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc};
 use crate::frame::ops::{self, Place, Selector};
 use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
-use crate::opencode::export::Export;
 
 /// Longest goal taken from a session title, in characters.
 const MAX_TITLE_CHARS: usize = 200;

@@ -7,10 +7,23 @@ use super::Context;
 use crate::error::{Error, Result};
 use crate::spent::price::PriceList;
 use crate::spent::record::Records;
-use crate::spent::sources;
+use crate::spent::sources::{self, Readers};
+use crate::{claude, codex, kilo, opencode, pi};
 
 /// Problems printed as warnings before the rest are only counted.
 const MAX_WARNINGS: usize = 20;
+
+/// The agents' records that `--source` may name: the databases with OpenCode's tables, and the
+/// session files of the agents that keep one per session, in the order a file is matched (their
+/// first lines never look alike, so the order only settles a line made to look like two).
+const READERS: Readers<'static> = Readers {
+    databases: &[opencode::DATABASE, kilo::DATABASE],
+    session_files: &[
+        claude::cost::SESSION_FILES,
+        pi::cost::SESSION_FILES,
+        codex::cost::SESSION_FILES,
+    ],
+};
 
 /// The records of `paths` (default: OpenCode's and Kilo Code's own, the project's Claude Code
 /// transcripts and pi sessions, and Codex's sessions; an error saying where they were looked for
@@ -18,7 +31,7 @@ const MAX_WARNINGS: usize = 20;
 pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
     if !paths.is_empty() {
-        return sources::load(paths, &prices);
+        return sources::load(paths, &READERS, &prices);
     }
     let defaults = default_sources(ctx);
     if defaults.found.is_empty() {
@@ -30,7 +43,7 @@ pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
             "give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex",
         ));
     }
-    sources::load(&defaults.found, &prices)
+    sources::load(&defaults.found, &READERS, &prices)
 }
 
 /// The records read without `--source`, and where they were looked for.
@@ -48,7 +61,7 @@ fn default_sources(ctx: &Context) -> DefaultSources {
     let mut found = Vec::new();
     let database =
         |db: &Path, agent: &str| format!("{agent}'s database {} does not exist", db.display());
-    let opencode = match sources::default_source() {
+    let opencode = match opencode::default_source() {
         Ok(db) => look(
             &mut found,
             Some(db),
@@ -60,26 +73,26 @@ fn default_sources(ctx: &Context) -> DefaultSources {
     };
     let kilo = look(
         &mut found,
-        crate::kilo::database(),
+        kilo::database(),
         Path::is_file,
         |db| database(db, "Kilo Code"),
         "Kilo Code's data directory is unknown: neither XDG_DATA_HOME nor HOME is set",
     );
     let claude = folder(
         &mut found,
-        crate::claude::projects_dir(&ctx.project.root),
+        claude::projects_dir(&ctx.project.root),
         "Claude Code's transcripts of this project",
         "Claude Code's folder is unknown: neither CLAUDE_CONFIG_DIR nor HOME is set",
     );
     let pi = folder(
         &mut found,
-        crate::spent::pi_sessions::project_sessions_dir(&ctx.project.root),
+        pi::project_sessions_dir(&ctx.project.root),
         "pi's sessions of this project",
         "pi's folder is unknown: neither PI_CODING_AGENT_DIR nor HOME is set",
     );
     let codex = folder(
         &mut found,
-        crate::spent::codex_rollouts::home().map(|h| h.join("sessions")),
+        codex::home_dir().map(|h| h.join("sessions")),
         "Codex's sessions",
         "Codex's folder is unknown: neither CODEX_HOME nor HOME is set",
     );
@@ -176,11 +189,147 @@ pub fn frame_costs(
         ));
         Records::default()
     } else {
-        sources::load(&defaults.found, &load_prices(ctx))?
+        sources::load(&defaults.found, &READERS, &load_prices(ctx))?
     };
     warn_problems(ctx, &records.problems);
     let attribution = crate::spent::attribute::attribute(&records, state);
     let (own, total, _) =
         crate::spent::attribute::frame_figures(&records, state, &attribution, &|_| true);
     Ok((own, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spent::session_files::{Kind, kind_of};
+
+    #[test]
+    fn each_agents_first_line_names_it_whatever_its_spacing_and_key_order() {
+        let agent = |line: &str| match kind_of(line.as_bytes(), READERS.session_files) {
+            Kind::Agent(format) => Some(format.agent),
+            Kind::Empty => Some("empty"),
+            Kind::Unknown => None,
+        };
+        assert_eq!(
+            agent(r#"{"type":"session","version":3,"id":"x"}"#),
+            Some("pi")
+        );
+        assert_eq!(
+            agent(r#"{"id": "x", "version": 3, "type": "session"}"#),
+            Some("pi")
+        );
+        assert_eq!(
+            agent(r#"{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{}}"#),
+            Some("Codex CLI")
+        );
+        assert_eq!(
+            agent(r#"{"timestamp": "t", "type": "session_meta", "payload": {}}"#),
+            Some("Codex CLI")
+        );
+        assert_eq!(
+            agent(r#"{"timestamp":"t","type":"event_msg","payload":{}}"#),
+            Some("Codex CLI")
+        );
+        assert_eq!(
+            agent(r#"{"type":"user","sessionId":"s"}"#),
+            Some("Claude Code")
+        );
+        // Seen in Claude Code 2.1.328: a fork subagent's transcript begins so.
+        assert_eq!(
+            agent(
+                r#"{"type":"fork-context-ref","agentId":"a3b7","parentSessionId":"9997","parentLastUuid":"bcdd","contextLength":16}"#
+            ),
+            Some("Claude Code")
+        );
+        assert_eq!(
+            agent(r#"{"type":"some-later-kind","uuid":"u","parentUuid":null}"#),
+            Some("Claude Code")
+        );
+        assert_eq!(agent(" \n"), Some("empty"));
+        assert_eq!(agent(r#"{"note":"x"}"#), None);
+        assert_eq!(agent("not json"), None);
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::spent::price::PriceList;
+    use crate::spent::record::{MAX_CALL_TOKENS, Records};
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+    use std::path::Path;
+
+    /// Any JSON value a field may hold in a damaged or foreign file.
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(|f| json!(f)),
+            "[a-z0-9:.T-]{0,24}".prop_map(Value::from),
+            Just(json!({})),
+            Just(json!([])),
+        ]
+    }
+
+    /// A line: one of each agent's line shapes, with its fields replaced by any values.
+    fn any_line() -> impl Strategy<Value = Value> {
+        let shapes = prop_oneof![
+            Just(json!({"type": "session", "id": "s", "timestamp": "2026-11-27T04:46:06.770Z"})),
+            Just(
+                json!({"type": "message", "id": "e", "timestamp": "t", "message": {"role": "assistant", "provider": "p", "model": "m", "timestamp": 1,
+                "usage": {"input": 1, "output": 1, "cacheRead": 1, "cacheWrite": 1, "totalTokens": 4, "cost": {"total": 0.1}}}})
+            ),
+            Just(
+                json!({"type": "session_meta", "timestamp": "t", "payload": {"id": "c", "parent_thread_id": "d", "timestamp": "t"}})
+            ),
+            Just(json!({"type": "turn_context", "payload": {"model": "m"}})),
+            Just(
+                json!({"type": "token_usage_record", "timestamp": "2026-11-27T04:47:17.522Z", "payload": {"thread_id": "c", "response_id": "r",
+                "usage": {"input_tokens": 5, "cached_input_tokens": 9, "output_tokens": 1, "reasoning_output_tokens": 3, "total_tokens": 6}}})
+            ),
+            Just(
+                json!({"type": "event_msg", "timestamp": "t", "payload": {"type": "token_count", "info": {"total_token_usage": {"total_tokens": 1},
+                "last_token_usage": {"input_tokens": 1, "output_tokens": 1}}}})
+            ),
+        ];
+        (shapes, prop::collection::vec(any_value(), 0..4)).prop_map(|(mut line, values)| {
+            // Replace leaves, depth first, with the values drawn.
+            fn replace(v: &mut Value, values: &mut Vec<Value>) {
+                match v {
+                    Value::Object(map) => map.values_mut().for_each(|v| replace(v, values)),
+                    leaf => {
+                        if let Some(new) = values.pop() {
+                            *leaf = new;
+                        }
+                    }
+                }
+            }
+            let mut values = values;
+            replace(&mut line, &mut values);
+            line
+        })
+    }
+
+    proptest! {
+        /// Whatever the lines hold, reading them never panics and no count read passes the
+        /// bound of a call.
+        #[test]
+        fn any_lines_are_read_without_panic(lines in prop::collection::vec(any_line(), 0..12)) {
+            let prices = PriceList::default();
+            let file = Path::new("f.jsonl");
+            let mut records = Records::default();
+            pi::cost::read_session(file, &lines, &prices, &mut records);
+            codex::cost::read_rollout(file, &lines, &prices, &mut records);
+            prop_assert!(records.calls.len() <= 2 * lines.len());
+            for call in &records.calls {
+                let t = call.tokens;
+                for n in [t.input, t.output, t.reasoning, t.cache_read, t.cache_write] {
+                    prop_assert!(n <= MAX_CALL_TOKENS);
+                }
+            }
+        }
+    }
 }

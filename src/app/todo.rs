@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::Context;
 use crate::compact::inject::MessageList;
+use crate::conversation::Export;
 use crate::error::Result;
 use crate::frame::auto;
 use crate::frame::digest::Tools;
@@ -15,7 +16,6 @@ use crate::frame::state::State;
 use crate::frame::store::Store;
 use crate::frame::todo::{self, Item, Reader, Update};
 use crate::json::Json;
-use crate::opencode::export::Export;
 use crate::opencode::todo::{self as opencode_todo, Call};
 use crate::opencode::turn as opencode;
 use crate::settings;

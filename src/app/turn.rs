@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::Context;
 use super::pop::read_transcript;
+use crate::conversation::Export;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::digest::{self, Digest, Ending, Tools};
@@ -27,7 +28,6 @@ use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
 use crate::frame::{auto, log};
 use crate::input::{label, read_input};
-use crate::opencode::export::Export;
 use crate::settings;
 
 /// What a turn closed without its end of turn (the next person's message came first) says.

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::opencode::export::Export;
+use crate::conversation::Export;
 
 /// Text OpenCode sends for a compaction request part.
 const COMPACTION_PROMPT: &str = "What did we do so far?";
@@ -155,7 +155,7 @@ pub fn swarm_would_warn(budget_enabled: Option<bool>, session: Option<&SessionVi
 /// Reads what the budget needs from a validated export.
 pub fn view(export: &Export) -> SessionView {
     let messages: Vec<_> = export.messages().collect();
-    let is_summary = |m: &crate::opencode::export::Message| {
+    let is_summary = |m: &crate::conversation::Message| {
         m.role() == "assistant" && m.info.get("summary").and_then(Value::as_bool) == Some(true)
     };
     // History sent to the model starts at the last compaction summary.

@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::ids;
+use crate::conversation::Export;
 use crate::frame::state::State;
-use crate::opencode::export::Export;
 
 /// The key of a Claude Code session's record (`claudeSessions`) that names its transcript, noted
 /// by the hooks from their input's `transcript_path`.
@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn the_span_starts_at_the_frames_creation_and_leaves_side_chains_out() {
-        let lines = crate::claude::transcript::parse(concat!(
+        let lines = crate::spent::jsonl::parse(concat!(
             r#"{"type":"user","message":{"role":"user","content":"before"},"timestamp":"2026-11-25T17:37:47.000Z"}"#,
             "\n",
             r#"{"type":"user","message":{"role":"user","content":"after"},"timestamp":"2026-11-25T17:37:49.000Z"}"#,
@@ -187,7 +187,7 @@ mod tests {
     fn a_push_in_the_call_of_the_frames_first_command_starts_the_span_at_that_call() {
         // Claude Code writes the call before it runs it, so before the frame exists; its result,
         // the id and the first command's output, after.
-        let lines = crate::claude::transcript::parse(concat!(
+        let lines = crate::spent::jsonl::parse(concat!(
             r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t0","name":"Bash","input":{"command":"ls"}}]},"timestamp":"2026-11-25T17:37:46.000Z"}"#,
             "\n",
             r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t0","content":"README"}]},"timestamp":"2026-11-25T17:37:46.500Z"}"#,
@@ -214,7 +214,7 @@ mod tests {
             let line = serde_json::json!({"type": "assistant", "timestamp": "2026-11-25T17:37:49.000Z",
                 "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t1",
                 "name": "Bash", "input": {"command": command}}]}});
-            crate::claude::transcript::parse(&line.to_string())
+            crate::spent::jsonl::parse(&line.to_string())
         };
         let since = crate::time::parse_rfc3339_utc("2026-11-25T17:37:48.000Z").unwrap();
         for pops in [

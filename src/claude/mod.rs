@@ -1,6 +1,7 @@
 //! What ctx knows of Claude Code (claude-code.md): its ids as frame ids, its settings file, its
-//! transcripts, and where its own folder is.
+//! transcripts (read for their cost in `cost`), and where its own folder is.
 
+pub mod cost;
 pub mod fold;
 pub mod ids;
 pub mod log;
@@ -18,6 +19,9 @@ pub const DIGEST_TOOLS: crate::frame::digest::Tools = crate::frame::digest::Tool
     editing: &["Edit", "MultiEdit", "Write", "NotebookEdit"],
     path_keys: &["file_path", "notebook_path"],
 };
+
+/// The project's folder of Claude Code's settings, where install writes ctx's hooks.
+pub const PROJECT_DIR: &str = ".claude";
 
 /// Claude Code's own folder, as Claude Code finds it: `$CLAUDE_CONFIG_DIR` when set, else
 /// `~/.claude`. Its user settings, its transcripts (`projects/`) and the hooks' fallback log live

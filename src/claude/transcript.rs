@@ -11,32 +11,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::conversation::Export;
 use crate::hooks::export_message;
-use crate::opencode::export::Export;
-
-/// The lines of a transcript that are JSON objects, and how many lines were not.
-pub struct Lines {
-    pub records: Vec<Value>,
-    pub skipped: usize,
-}
-
-/// Splits a transcript into its records; blank lines are nothing, other non-objects are skipped.
-pub fn parse(text: &str) -> Lines {
-    let mut lines = Lines {
-        records: Vec::new(),
-        skipped: 0,
-    };
-    for line in text.lines() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(value @ Value::Object(_)) => lines.records.push(value),
-            _ => lines.skipped += 1,
-        }
-    }
-    lines
-}
+use crate::spent::jsonl::Lines;
 
 /// Tokens of one or more model responses, as Anthropic reports them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -267,6 +244,7 @@ pub fn last_assistant_text(lines: &Lines) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spent::jsonl::parse;
 
     const TRANSCRIPT: &str = r#"{"type":"user","message":{"role":"user","content":"Audit refunds"},"timestamp":"2026-11-25T17:37:47.443Z"}
 {"type":"attachment","attachment":{"type":"hook_success"}}

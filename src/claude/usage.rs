@@ -656,7 +656,7 @@ mod tests {
 
     /// The same response counted from a parse of every line into JSON values.
     fn every_line_parsed(text: &str) -> (usize, Vec<(String, Tokens)>) {
-        let lines = crate::claude::transcript::parse(text);
+        let lines = crate::spent::jsonl::parse(text);
         let mut out: Vec<(String, Tokens)> = Vec::new();
         for r in &lines.records {
             let (Some("assistant"), Some(id), Some(usage)) = (
@@ -853,7 +853,7 @@ mod properties {
 
     /// The facts and responses of `text` as read when every line was parsed into JSON values.
     fn every_line_parsed(text: &str) -> Usage {
-        let lines = crate::claude::transcript::parse(text);
+        let lines = crate::spent::jsonl::parse(text);
         let records = &lines.records;
         let named = |r: &Value, key: &str| {
             r.get(key)?

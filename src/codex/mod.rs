@@ -1,5 +1,6 @@
 //! What ctx knows of Codex CLI (agents.md, "Codex CLI"): its thread ids as frame ids, the hooks
-//! ctx installs into its `hooks.json`, its rollout files, and where its own folder is.
+//! ctx installs into its `hooks.json`, its rollout files (read for their cost in `cost`), and
+//! where its own folder is.
 //!
 //! Frames: a session (a Codex thread) is `cx_<thread id>`, and so is a subagent that
 //! `spawn_agent` started, since a subagent is a thread of its own: the id its SubagentStart
@@ -7,6 +8,7 @@
 //! "cx_$CODEX_THREAD_ID"` acts on the frame of whichever thread runs it. Codex writes its ids as
 //! lowercase UUIDs, which are frame id characters already.
 
+pub mod cost;
 pub mod fold;
 pub mod hooks;
 pub mod plan;
@@ -25,7 +27,26 @@ pub const DIGEST_TOOLS: crate::frame::digest::Tools = crate::frame::digest::Tool
 };
 
 /// Prefix of a Codex thread's frame id (a session's and a subagent's alike).
-pub const THREAD_PREFIX: &str = crate::frame::ops::CODEX_THREAD_PREFIX;
+pub const THREAD_PREFIX: &str = "cx_";
+
+/// Refuses a `--session` that is [`THREAD_PREFIX`] alone: `--session "cx_$CODEX_THREAD_ID"` run
+/// in a shell without the variable. Acting on the shared current frame instead would move some
+/// other thread's work.
+pub fn check_session_arg(session: &str) -> crate::error::Result<()> {
+    if session != THREAD_PREFIX {
+        return Ok(());
+    }
+    Err(crate::error::Error::failure(format!(
+        "--session {session} names no Codex thread: CODEX_THREAD_ID is empty or unset in this shell"
+    ))
+    .with_hint(
+        "run it in the shell Codex gives the model, where CODEX_THREAD_ID is set, or name the \
+         thread in full: --session cx_<thread id>",
+    ))
+}
+
+/// The project's folder of Codex's settings, where install writes ctx's hooks.
+pub const PROJECT_DIR: &str = ".codex";
 
 /// Codex's own folder, as Codex finds it: `$CODEX_HOME` when set (and not empty), else
 /// `~/.codex`. Its user `hooks.json`, its rollouts (`sessions/`) and the hooks' fallback log live

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+use crate::conversation::Export;
 use crate::hooks::export_message;
-use crate::opencode::export::Export;
 
 /// The records of a rollout; lines that are not JSON objects are skipped.
 pub fn parse(text: &str) -> Vec<Value> {

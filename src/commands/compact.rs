@@ -12,13 +12,13 @@ use crate::cli::compact::{
 use crate::cli::frame::FrameSelector;
 use crate::compact::doc::{CompactingOutput, SystemOutput};
 use crate::compact::frame_context;
+use crate::compact::id::IdMinter;
 use crate::compact::inject::{self, Position};
 use crate::compact::notice;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::ops;
 use crate::frame::state::State;
 use crate::frame::store::Store;
-use crate::opencode::id::IdMinter;
 use crate::swarm::hooks::{self, Wanted};
 
 pub fn run(ctx: &mut Context, command: CompactCommand) -> Result<ExitCode> {
@@ -163,7 +163,7 @@ fn frame_entry(
         settings.budgets.total = left;
     }
     let state = load_state(ctx)?;
-    let selector = super::selector(&args.selector);
+    let selector = super::selector(&args.selector)?;
     let current = if required {
         Some(ops::require_current(&state, &selector)?)
     } else {
@@ -274,7 +274,7 @@ fn notice(
     host: Option<HostArg>,
 ) -> Result<()> {
     let state = load_state(ctx)?;
-    let selector = super::selector(args);
+    let selector = super::selector(args)?;
     let id = match &selector.flag {
         Some(arg) => ops::lookup(&state, arg)?,
         None => {

@@ -82,7 +82,7 @@ fn print_frame_doc(ctx: &mut Context, state: &State, id: &str) -> Result<()> {
 
 fn push(ctx: &mut Context, store: &Store, args: &PushArgs) -> Result<ExitCode> {
     let (goal, parent, adopted) = (&args.goal, args.parent.as_deref(), args.id.as_deref());
-    let selector = selector(&args.selector);
+    let selector = selector(&args.selector)?;
     let now = ctx.now;
     let ((id, note), state) = store.update(now, |state| {
         let (parent, note) = match parent {
@@ -121,7 +121,7 @@ fn cmd_pop(ctx: &mut Context, store: &Store, args: PopArgs) -> Result<ExitCode> 
         PopStatus::Failed => Status::Failed,
         PopStatus::Blocked => Status::Blocked,
     };
-    let selector = selector(&args.selector);
+    let selector = selector(&args.selector)?;
     let at = span_mark(&args.span, ctx.now);
     let (plan, state) = pop(ctx, store, status, inputs, args.force, &selector, at)?;
     print_pop(ctx, store, &plan, &state, &selector)
@@ -174,7 +174,7 @@ fn tree_scope(
         .as_deref()
         .map(|arg| ops::lookup(&state, arg))
         .transpose()?;
-    let current = ops::current(&state, &selector(&args.selector))?;
+    let current = ops::current(&state, &selector(&args.selector)?)?;
     Ok((state, from, current))
 }
 
@@ -186,7 +186,7 @@ fn tree_text(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCo
     // selectors give, and is marked as such.
     let (selected, current) = match &args.selector.frame {
         Some(_) => {
-            let mut others = selector(&args.selector);
+            let mut others = selector(&args.selector)?;
             others.flag = None;
             (current, ops::current(&state, &others)?)
         }
@@ -386,7 +386,7 @@ fn tree_svg(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCod
 
 fn show(ctx: &mut Context, store: &Store, args: &ShowArgs) -> Result<ExitCode> {
     let state = ctx.read_state(store)?;
-    let id = ops::target(&state, args.id.as_deref(), &selector(&args.selector))?;
+    let id = ops::target(&state, args.id.as_deref(), &selector(&args.selector)?)?;
     let frame = state.frame(&id).expect("the id was just resolved");
     let cost = match args.cost {
         true => {
@@ -432,14 +432,14 @@ fn show(ctx: &mut Context, store: &Store, args: &ShowArgs) -> Result<ExitCode> {
 
 fn current(ctx: &mut Context, store: &Store, args: &CurrentArgs) -> Result<ExitCode> {
     let state = ctx.read_state(store)?;
-    let id = ops::require_current(&state, &selector(&args.selector))?;
+    let id = ops::require_current(&state, &selector(&args.selector)?)?;
     print_frame_doc(ctx, &state, &id)?;
     Ok(ExitCode::Success)
 }
 
 fn plan(ctx: &mut Context, store: &Store, args: &PlanArgs) -> Result<ExitCode> {
     let (goals, parent) = (&args.goals, args.parent.as_deref());
-    let selector = selector(&args.selector);
+    let selector = selector(&args.selector)?;
     let now = ctx.now;
     let (ids, state) = store.update(now, |state| {
         let parent = match parent {
@@ -487,7 +487,7 @@ fn activate(ctx: &mut Context, store: &Store, args: &ActivateArgs) -> Result<Exi
 
 fn invalidate(ctx: &mut Context, store: &Store, args: &InvalidateArgs) -> Result<ExitCode> {
     let (arg, reason, dry_run) = (args.id.as_deref(), &args.reason, args.dry_run);
-    let selector = selector(&args.selector);
+    let selector = selector(&args.selector)?;
     let now = ctx.now;
     let change = if dry_run {
         let state = ctx.read_state(store)?;
@@ -528,7 +528,7 @@ fn invalidate(ctx: &mut Context, store: &Store, args: &InvalidateArgs) -> Result
 
 fn artifact(ctx: &mut Context, store: &Store, args: &ArtifactArgs) -> Result<ExitCode> {
     let paths = &args.paths;
-    let selector = selector(&args.selector);
+    let selector = selector(&args.selector)?;
     let now = ctx.now;
     let ((id, added), state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
@@ -549,7 +549,7 @@ fn artifact(ctx: &mut Context, store: &Store, args: &ArtifactArgs) -> Result<Exi
 
 fn decision(ctx: &mut Context, store: &Store, args: &DecisionArgs) -> Result<ExitCode> {
     let texts = &args.texts;
-    let selector = selector(&args.selector);
+    let selector = selector(&args.selector)?;
     let now = ctx.now;
     let ((id, added), state) = store.update(now, |state| {
         let id = ops::require_current(state, &selector)?;
@@ -595,7 +595,7 @@ fn edit(ctx: &mut Context, store: &Store, args: EditArgs) -> Result<ExitCode> {
         moved,
     };
     let arg = args.id.as_deref();
-    let selector = selector(&args.selector);
+    let selector = selector(&args.selector)?;
     let now = ctx.now;
     let ((id, log_note), state) = store.update(now, |state| {
         let id = ops::target(state, arg, &selector)?;
@@ -640,7 +640,7 @@ fn edit(ctx: &mut Context, store: &Store, args: EditArgs) -> Result<ExitCode> {
 fn show_log(ctx: &mut Context, store: &Store, args: &LogArgs) -> Result<ExitCode> {
     let path_only = args.path;
     let state = ctx.read_state(store)?;
-    let id = ops::target(&state, args.id.as_deref(), &selector(&args.selector))?;
+    let id = ops::target(&state, args.id.as_deref(), &selector(&args.selector)?)?;
     let frame = state.frame(&id).expect("the id was just resolved");
     let Some(relative) = frame.log_path() else {
         return Err(Error::failure(format!(

@@ -21,13 +21,19 @@ use crate::project::Project;
 
 /// `--frame`, then `--session` (or `CTX_SESSION`), then `CTX_FRAME` (flame.md §5), for every
 /// command that acts on "the current frame". `CTX_FRAME` is read here rather than by clap's
-/// `env`, which would fill `--frame` with it and so rank it above `--session`.
-pub(crate) fn selector(args: &crate::cli::frame::FrameSelector) -> crate::frame::ops::Selector {
-    crate::frame::ops::Selector {
+/// `env`, which would fill `--frame` with it and so rank it above `--session`. A session that is
+/// an agent's prefix alone (a shell without the agent's thread variable) is refused here.
+pub(crate) fn selector(
+    args: &crate::cli::frame::FrameSelector,
+) -> Result<crate::frame::ops::Selector> {
+    if let Some(session) = args.session.session.as_deref() {
+        crate::codex::check_session_arg(session)?;
+    }
+    Ok(crate::frame::ops::Selector {
         flag: args.frame.clone(),
         session: args.session.session.clone(),
         env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
-    }
+    })
 }
 
 /// Frame state in the home folder's `.opencode/flame/` that this project no longer uses, with the
@@ -87,6 +93,19 @@ pub fn walks_frame_trees(command: &Command) -> bool {
             | Command::Pi(_)
             | Command::Codex(_)
     )
+}
+
+/// What runs `ctx <agent> hook EVENT`: answered before the command line is parsed, and never
+/// with a failure, whatever happens (an exit 2 would block the agent's action).
+pub type HookMain = fn(&str);
+
+/// The hook entry of `agent`, when its hooks call ctx (Claude Code's and Codex's).
+pub fn hook_main(agent: &str) -> Option<HookMain> {
+    match agent {
+        "claude" => Some(claude::hook_main),
+        "codex" => Some(codex::hook_main),
+        _ => None,
+    }
 }
 
 /// Runs the parsed command line; the result's exit code is the process's.

@@ -42,6 +42,12 @@ pub trait Shape {
     /// What folding needs of each message of `list`, in order.
     fn views(&self, list: &MessageList<'_>) -> Vec<View>;
 
+    /// The agent's todo tool, whose calls each hold the whole list: its outputs are never masked,
+    /// and its last call stays (the list as it stands). `None` where the agent has none.
+    fn todo_tool(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Makes `output.entry` the output of the tool call at `call` of message `at`, editing the
     /// messages it touches in `replaced` (each one's whole JSON value); false when that call has
     /// no output to stand in for (it did not complete), and the entry then goes in a new message.
@@ -145,7 +151,14 @@ pub struct Output<'e> {
 /// output.
 pub struct OpenCode;
 
+/// OpenCode's todo tool (autoframes.md §1.1).
+pub const OPENCODE_TODO_TOOL: &str = "todowrite";
+
 impl Shape for OpenCode {
+    fn todo_tool(&self) -> Option<&'static str> {
+        Some(OPENCODE_TODO_TOOL)
+    }
+
     fn views(&self, list: &MessageList<'_>) -> Vec<View> {
         list.messages()
             .iter()
@@ -388,8 +401,10 @@ pub struct View {
 
 /// Whether a synthetic text is one of ctx's own: a `<flame-context>`, a fold entry, or the hint
 /// of a completion notice (`ctx compact notice`).
-pub(crate) fn is_own_text(text: &str) -> bool {
-    crate::opencode::turn::is_own_text(text)
+pub fn is_own_text(text: &str) -> bool {
+    text.starts_with("<flame-context")
+        || text.starts_with("<flame-folded")
+        || (text.starts_with("Frame ") && text.contains(" finished with status "))
 }
 
 fn pick<'a>(raw: &'a str, keys: &[&str]) -> Option<Vec<Option<&'a RawValue>>> {
@@ -1115,6 +1130,11 @@ fn set_part_output(
 }
 
 impl<'l, 'a> Folding<'l, 'a> {
+    /// Whether `call` is one of the agent's todo tool's (see [`Shape::todo_tool`]).
+    fn is_todo_list(&self, call: &Call) -> bool {
+        self.shape.todo_tool() == Some(call.tool.as_str())
+    }
+
     /// The latest boundary in view, when it has no recorded context yet: the message id after
     /// which a context is to be rendered and recorded.
     pub fn needs_context(&self, anchors: &[Anchor]) -> Option<(usize, String)> {

@@ -13,8 +13,8 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use crate::compact::id::IdMinter;
 use crate::error::{Error, Result};
-use crate::opencode::id::IdMinter;
 
 /// Where the context goes.
 #[derive(Debug, Clone, PartialEq, Eq)]

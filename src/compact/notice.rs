@@ -107,7 +107,7 @@ impl Host {
         match self {
             Host::Shell => format!("It can be resumed later: ctx frame activate {short}"),
             // A subagent's frame is its session: the task tool continues that session.
-            Host::OpenCode if id.starts_with("ses_") => format!(
+            Host::OpenCode if id.starts_with(crate::frame::id::OPENCODE_SESSION_PREFIX) => format!(
                 "It can be resumed later: call the task tool again with task_id \"{id}\" \
                  (the subagent continues with its earlier messages)"
             ),

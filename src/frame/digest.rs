@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::opencode::export::Export;
+use crate::conversation::Export;
 
 /// Longest command shown in a summary, in characters: a summary is read in trees and logs.
 const MAX_COMMAND_CHARS: usize = 80;

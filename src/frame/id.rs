@@ -10,6 +10,10 @@ pub const MAX_ID_LEN: usize = 128;
 pub const MIN_PREFIX: usize = 4;
 /// The shortest abbreviation shown to people.
 pub const MIN_ABBREV: usize = 8;
+/// The prefix of an OpenCode session id, which Flame takes as the frame id of the session's own
+/// frame (flame.md): the one agent the state's format was made for.
+pub const OPENCODE_SESSION_PREFIX: &str = "ses_";
+
 /// The shortest abbreviation of an OpenCode session id: `ses_` and eight characters, the short
 /// task id people see in OpenCode's own design. Its first characters encode the creation time,
 /// so sessions made together (parallel subagents) share them; 8 characters would say `ses_` and
@@ -18,7 +22,7 @@ pub const MIN_SESSION_ABBREV: usize = 12;
 
 /// The shortest abbreviation of `id`.
 fn min_abbrev(id: &str) -> usize {
-    if id.starts_with("ses_") {
+    if id.starts_with(OPENCODE_SESSION_PREFIX) {
         MIN_SESSION_ABBREV
     } else {
         MIN_ABBREV

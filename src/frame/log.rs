@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::state::{State, TreeIndex};
-use crate::opencode::export::{Export, non_blank};
+use crate::conversation::{Export, non_blank};
 use crate::time::{human_utc, rfc3339_ms};
 
 /// The folder of the logs, under the store's directory.

@@ -57,33 +57,12 @@ pub fn current(state: &State, selector: &Selector) -> Result<Option<String>> {
         return lookup(state, arg).map(Some);
     }
     if let Some(session) = selector.session.as_deref() {
-        check_session(session)?;
         return session_current(state, session);
     }
     if let Some(arg) = selector.env.as_deref() {
         return lookup(state, arg).map(Some);
     }
     Ok(shared_current(state))
-}
-
-/// Prefix of a Codex thread's frame id (`crate::codex`), named here so that a session id that is
-/// the prefix alone is told apart.
-pub const CODEX_THREAD_PREFIX: &str = "cx_";
-
-/// Refuses a session id that is a Codex thread's prefix alone: `--session "cx_$CODEX_THREAD_ID"`
-/// run in a shell without the variable. Acting on the shared current frame instead would move
-/// some other thread's work.
-fn check_session(session: &str) -> Result<()> {
-    if session != CODEX_THREAD_PREFIX {
-        return Ok(());
-    }
-    Err(Error::failure(format!(
-        "--session {session} names no Codex thread: CODEX_THREAD_ID is empty or unset in this shell"
-    ))
-    .with_hint(
-        "run it in the shell Codex gives the model, where CODEX_THREAD_ID is set, or name the \
-         thread in full: --session cx_<thread id>",
-    ))
 }
 
 /// A valid `activeFrameID`.

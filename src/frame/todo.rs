@@ -24,9 +24,9 @@ use super::span::Mark;
 use super::state::{State, Status, TreeIndex};
 use super::store::Store;
 use super::{auto, state::Frame};
+use crate::conversation::Export;
 use crate::error::Result;
 use crate::json::Json;
-use crate::opencode::export::Export;
 
 /// What an item's summary says when no assistant text was written while it ran.
 const NO_TEXT: &str = "No assistant text was written while the item was in progress.";

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 /// The tool's name in OpenCode.
-pub const TOOL: &str = "todowrite";
+pub const TOOL: &str = crate::compact::fold::OPENCODE_TODO_TOOL;
 
 /// An item of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,30 +4,15 @@
 
 use serde_json::Value;
 
-use super::export::Export;
+use crate::compact::fold::is_own_text;
+use crate::compact::fold::turns::is_plugin_prompt;
+use crate::conversation::Export;
 
 /// OpenCode's tools whose `command` input is a shell command.
 pub const SHELL_TOOLS: &[&str] = &["bash"];
 /// OpenCode's tools that change a file, and their input naming it.
 pub const EDITING_TOOLS: &[&str] = &["edit", "write", "multiedit", "patch"];
 pub const PATH_KEYS: &[&str] = &["filePath"];
-
-/// Whether a synthetic text is one of ctx's own: a `<flame-context>`, a fold entry, or the hint
-/// of a completion notice (`ctx compact notice`).
-pub fn is_own_text(text: &str) -> bool {
-    text.starts_with("<flame-context")
-        || text.starts_with("<flame-folded")
-        || (text.starts_with("Frame ") && text.contains(" finished with status "))
-}
-
-/// The text oh-my-opencode ends its own prompts with (its 4.19.4 `dist/index.js`): a prompt of a
-/// plugin, not a person's (autoframes.md §1.3).
-const OMO_MARKER: &str = "<!-- OMO_INTERNAL_INITIATOR -->";
-
-/// Whether a user message's text is another plugin's prompt rather than a person's.
-pub fn is_plugin_prompt(text: &str) -> bool {
-    text.contains(OMO_MARKER)
-}
 
 /// Whether an OpenCode message (`info.role` and its parts) is a person's: a user message with a
 /// text that is not synthetic and not blank, which is neither ctx's own (a notice's hint) nor
@@ -129,5 +114,31 @@ mod tests {
         let mut failed = assistant("msg_2", vec![]);
         failed["info"]["error"] = json!({"name": "APIError"});
         assert!(!interrupted(&export(vec![user("msg_1", "Go"), failed])));
+    }
+
+    #[test]
+    fn people_are_told_from_ctx_and_plugins() {
+        let text =
+            |t: &str, synthetic: bool| json!({"type": "text", "text": t, "synthetic": synthetic});
+        assert!(is_person("user", &[text("hi", false)]));
+        assert!(!is_person("assistant", &[text("hi", false)]));
+        assert!(!is_person("user", &[text("hi", true)]));
+        assert!(!is_person("user", &[text("  ", false)]));
+        assert!(!is_person(
+            "user",
+            &[text("x <!-- OMO_INTERNAL_INITIATOR -->", false)]
+        ));
+        assert!(!is_person(
+            "user",
+            &[
+                text("Frame a completed", false),
+                text("Frame a finished with status completed.", true)
+            ]
+        ));
+        // A person's message with a file attached: the file's synthetic texts are not theirs.
+        assert!(is_person(
+            "user",
+            &[text("Called the Read tool", true), text("read it", false)]
+        ));
     }
 }

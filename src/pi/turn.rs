@@ -13,8 +13,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::conversation::Export;
 use crate::frame::digest::Ending;
-use crate::opencode::export::Export;
 
 /// pi's tools whose `command` input is a shell command.
 pub const SHELL_TOOLS: &[&str] = &["bash"];

@@ -282,7 +282,7 @@ fn span_of<'a>(frame: &crate::frame::state::Frame<'a>) -> Option<&'a crate::json
 
 /// Whether `id` has the shape of an OpenCode session id.
 pub fn is_session_id(id: &str) -> bool {
-    id.starts_with("ses_")
+    id.starts_with(crate::frame::id::OPENCODE_SESSION_PREFIX)
 }
 
 /// Each frame's own figures (the calls it owns, among those `included`) and its total with

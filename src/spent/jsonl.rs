@@ -8,6 +8,30 @@ use serde_json::Value;
 use super::record::{Records, SourceInfo};
 use crate::error::Result;
 
+/// The lines of a session file that are JSON objects, and how many lines were not.
+pub struct Lines {
+    pub records: Vec<Value>,
+    pub skipped: usize,
+}
+
+/// Splits a session file into its records; blank lines are nothing, other non-objects are skipped.
+pub fn parse(text: &str) -> Lines {
+    let mut lines = Lines {
+        records: Vec::new(),
+        skipped: 0,
+    };
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(value @ Value::Object(_)) => lines.records.push(value),
+            _ => lines.skipped += 1,
+        }
+    }
+    lines
+}
+
 /// Reads the session files `files` of one agent, found at `path`, into `records`: the source
 /// named `kind`, then each file's lines (at most `cap` bytes a file) through `read`.
 pub fn read_files(
@@ -63,7 +87,7 @@ fn lines_of(file: &Path, bytes: &[u8], records: &mut Records) -> Vec<Value> {
             file.display()
         ));
     }
-    let lines = crate::claude::transcript::parse(&text);
+    let lines = parse(&text);
     if lines.skipped > 0 {
         records.problems.push(format!(
             "{}: {} line(s) are not JSON; skipped",

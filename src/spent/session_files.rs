@@ -1,15 +1,18 @@
-//! The agents that keep one JSON Lines file per session (Claude Code's transcripts, pi's session
-//! files, Codex CLI's rollouts): which agent wrote a `.jsonl` file, and the files of a folder,
-//! each read by its agent's reader. A folder may hold more than one agent's files (a home folder
-//! given whole); each agent's are one source.
+//! The session files of the agents that keep one JSON Lines file per session (Claude Code's
+//! transcripts, pi's session files, Codex CLI's rollouts): which agent wrote a `.jsonl` file, and
+//! the files of a folder, each read by its agent's reader. A folder may hold more than one
+//! agent's files (a home folder given whole); each agent's are one source.
+//!
+//! Each agent's module says what its files are and how they are read (a [`SessionFormat`]); the
+//! caller hands the formats over, so this module names no agent.
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use super::jsonl;
 use super::price::PriceList;
 use super::record::Records;
-use super::{claude_transcripts, codex_rollouts, jsonl, pi_sessions};
 use crate::error::{Error, Result};
 
 /// How much of a file's first line is read to tell its agent: Codex's first line carries its
@@ -19,64 +22,77 @@ const FIRST_LINE_CAP: u64 = 4 << 20;
 /// Session files larger than this are not read (a session of a few hundred MB is already rare).
 const MAX_SESSION_FILE: u64 = 1 << 30;
 
-/// The agent that wrote a session file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    Claude,
-    Pi,
-    Codex,
+/// One agent's session files, as its module describes them.
+#[derive(Debug)]
+pub struct SessionFormat {
+    /// The agent, as a message names it ("Codex CLI").
+    pub agent: &'static str,
+    /// Whether a file whose first non-blank line is the object `first` is one of the agent's.
+    /// Formats are asked in the order they are given: the first that says yes reads the file.
+    pub recognizes: fn(&Map<String, Value>) -> bool,
+    /// Text only the agent's first lines hold, which tells its file when the first line is
+    /// longer than [`FIRST_LINE_CAP`] and so was not read whole.
+    pub long_first_line: Option<&'static [u8]>,
+    pub read: Reader,
 }
 
-/// How one session file's lines are read into the records (pi's and Codex's).
-type Reader = fn(&Path, &[Value], &PriceList, &mut Records);
+/// How one agent's session files are read into the records.
+#[derive(Debug)]
+pub enum Reader {
+    /// Each file's lines, as JSON objects, through `read`; the files are the source `source`.
+    Lines {
+        source: &'static str,
+        read: fn(&Path, &[Value], &PriceList, &mut Records),
+    },
+    /// The agent's own reader of the files' bytes (only what cost needs of them): `files` for the
+    /// files found at a path (each at most a cap of bytes), `bytes` for one file given as a pipe.
+    Bytes {
+        files: fn(&Path, &[PathBuf], u64, &PriceList, &mut Records) -> Result<()>,
+        bytes: fn(&Path, &[u8], &PriceList, &mut Records),
+    },
+}
 
-impl Agent {
-    /// The source its files are, and the reader of one file's lines; none for Claude Code's
-    /// transcripts, which are read from their bytes, only what cost needs of them.
-    fn lines_reader(self) -> Option<(&'static str, Reader)> {
-        match self {
-            Agent::Claude => None,
-            Agent::Pi => Some(("pi-sessions", pi_sessions::read_session)),
-            Agent::Codex => Some(("codex-sessions", codex_rollouts::read_rollout)),
-        }
-    }
-
+impl SessionFormat {
     /// Reads its session files `files`, found at `path`, into `records`.
     fn read_files(
-        self,
+        &self,
         path: &Path,
         files: Vec<PathBuf>,
         prices: &PriceList,
         records: &mut Records,
     ) -> Result<()> {
-        let Some((kind, read)) = self.lines_reader() else {
-            return claude_transcripts::read_files(path, &files, MAX_SESSION_FILE, prices, records);
-        };
-        jsonl::read_files(
-            kind,
-            MAX_SESSION_FILE,
-            path,
-            files,
-            records,
-            |file, lines, records| read(file, lines, prices, records),
-        )
+        match self.read {
+            Reader::Lines { source, read } => jsonl::read_files(
+                source,
+                MAX_SESSION_FILE,
+                path,
+                files,
+                records,
+                |file, lines, records| read(file, lines, prices, records),
+            ),
+            Reader::Bytes { files: read, .. } => {
+                read(path, &files, MAX_SESSION_FILE, prices, records)
+            }
+        }
     }
 
     /// Reads `bytes`, the whole of its session file `path` (a pipe), into `records`.
-    fn read_bytes(self, path: &Path, bytes: &[u8], prices: &PriceList, records: &mut Records) {
-        let Some((kind, read)) = self.lines_reader() else {
-            return claude_transcripts::read_bytes(path, bytes, prices, records);
-        };
-        jsonl::read_text(kind, path, bytes, records, |file, lines, records| {
-            read(file, lines, prices, records)
-        });
+    fn read_bytes(&self, path: &Path, bytes: &[u8], prices: &PriceList, records: &mut Records) {
+        match self.read {
+            Reader::Lines { source, read } => {
+                jsonl::read_text(source, path, bytes, records, |file, lines, records| {
+                    read(file, lines, prices, records)
+                })
+            }
+            Reader::Bytes { bytes: read, .. } => read(path, bytes, prices, records),
+        }
     }
 }
 
 /// What a session file is, from its first non-blank line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Agent(Agent),
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kind<'f> {
+    Agent(&'f SessionFormat),
     /// Nothing but blank space.
     Empty,
     /// Not a session file of any agent ctx knows.
@@ -85,58 +101,24 @@ enum Kind {
 
 /// What `first` (a file's first non-blank line, or as much of it as was read) says of the file:
 /// read as JSON, never by its exact bytes, so that any spacing and key order is the same file.
-/// pi's header is `{"type":"session","id":…}`; every Codex line is `{"type":…,"payload":…}`
-/// (`session_meta` first, but a rollout cut before it is still Codex's); Claude Code's lines
-/// carry `sessionId`, or are one of its bookkeeping lines.
-fn kind_of(first: &[u8]) -> Kind {
+pub(crate) fn kind_of<'f>(first: &[u8], formats: &'f [SessionFormat]) -> Kind<'f> {
     let line = first.trim_ascii();
     if line.is_empty() {
         return Kind::Empty;
     }
     let Ok(Value::Object(record)) = serde_json::from_slice::<Value>(line) else {
-        // A first line longer than was read: only Codex writes those.
+        // A first line longer than was read.
         let has = |needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
-        return if first.len() as u64 >= FIRST_LINE_CAP && has(b"\"session_meta\"") {
-            Kind::Agent(Agent::Codex)
-        } else {
-            Kind::Unknown
-        };
+        let long = first.len() as u64 >= FIRST_LINE_CAP;
+        return formats
+            .iter()
+            .find(|f| long && f.long_first_line.is_some_and(has))
+            .map_or(Kind::Unknown, Kind::Agent);
     };
-    let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
-    const CODEX: [&str; 6] = [
-        "session_meta",
-        "response_item",
-        "event_msg",
-        "turn_context",
-        "token_usage_record",
-        "compacted",
-    ];
-    const CLAUDE: [&str; 9] = [
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "attachment",
-        "progress",
-        "queue-operation",
-        "file-history-snapshot",
-        // A fork subagent's transcript starts with a reference to its parent's conversation.
-        "fork-context-ref",
-    ];
-    // Claude Code's own keys, whatever a line's type: a type it adds later is still its line.
-    let claude_keys = ["sessionId", "agentId", "parentSessionId"]
+    formats
         .iter()
-        .any(|key| record.get(*key).is_some_and(Value::is_string))
-        || (record.contains_key("uuid") && record.contains_key("parentUuid"));
-    if kind == "session" && record.get("id").is_some_and(Value::is_string) {
-        Kind::Agent(Agent::Pi)
-    } else if CODEX.contains(&kind) && record.contains_key("payload") {
-        Kind::Agent(Agent::Codex)
-    } else if claude_keys || CLAUDE.contains(&kind) {
-        Kind::Agent(Agent::Claude)
-    } else {
-        Kind::Unknown
-    }
+        .find(|f| (f.recognizes)(&record))
+        .map_or(Kind::Unknown, Kind::Agent)
 }
 
 /// The `.jsonl` files below `dir`, however deep (Claude Code writes a workflow's subagents six
@@ -190,24 +172,24 @@ fn first_line_of(bytes: &[u8]) -> &[u8] {
         .unwrap_or_default()
 }
 
-/// Reads the session files below the folder `path`; `false`, with nothing read, when it holds
-/// none within reach.
-pub fn read_folder(path: &Path, prices: &PriceList, records: &mut Records) -> Result<bool> {
+/// Reads the session files below the folder `path`, each by the first of `formats` that
+/// recognizes it; `false`, with nothing read, when it holds none within reach.
+pub fn read_folder(
+    path: &Path,
+    formats: &[SessionFormat],
+    prices: &PriceList,
+    records: &mut Records,
+) -> Result<bool> {
     let files = jsonl_files(path);
     if files.is_empty() {
         return Ok(false);
     }
-    let mut by_agent: [(Agent, Vec<PathBuf>); 3] = [
-        (Agent::Claude, Vec::new()),
-        (Agent::Pi, Vec::new()),
-        (Agent::Codex, Vec::new()),
-    ];
+    let mut by_agent: Vec<Vec<PathBuf>> = vec![Vec::new(); formats.len()];
     for file in files {
-        match kind_of(&first_line(&file)?) {
-            Kind::Agent(agent) => {
-                if let Some((_, list)) = by_agent.iter_mut().find(|(a, _)| *a == agent) {
-                    list.push(file);
-                }
+        match kind_of(&first_line(&file)?, formats) {
+            Kind::Agent(format) => {
+                let at = formats.iter().position(|f| std::ptr::eq(f, format));
+                by_agent[at.expect("a format of the list")].push(file);
             }
             Kind::Empty => records
                 .problems
@@ -218,20 +200,23 @@ pub fn read_folder(path: &Path, prices: &PriceList, records: &mut Records) -> Re
             )),
         }
     }
-    for (agent, files) in by_agent {
+    for (format, files) in formats.iter().zip(by_agent) {
         if !files.is_empty() {
-            agent.read_files(path, files, prices, records)?;
+            format.read_files(path, files, prices, records)?;
         }
     }
     Ok(true)
 }
 
-/// The agent whose reader reads the file at `path` of `kind`; else what its reader answers
-/// instead: `true` for an empty file (skipped, with a line in the problems), `false` for one of
-/// no agent's.
-fn agent_of(kind: Kind, path: &Path, records: &mut Records) -> std::result::Result<Agent, bool> {
+/// The format that reads the file at `path` of `kind`; else what its reader answers instead:
+/// `true` for an empty file (skipped, with a line in the problems), `false` for one of no agent's.
+fn format_of<'f>(
+    kind: Kind<'f>,
+    path: &Path,
+    records: &mut Records,
+) -> std::result::Result<&'f SessionFormat, bool> {
     match kind {
-        Kind::Agent(agent) => Ok(agent),
+        Kind::Agent(format) => Ok(format),
         Kind::Empty => {
             records
                 .problems
@@ -244,12 +229,17 @@ fn agent_of(kind: Kind, path: &Path, records: &mut Records) -> std::result::Resu
 
 /// Reads the session file `path` (a regular file): `false`, with nothing read, when its first
 /// line is no agent's.
-pub fn read_file(path: &Path, prices: &PriceList, records: &mut Records) -> Result<bool> {
-    let agent = match agent_of(kind_of(&first_line(path)?), path, records) {
-        Ok(agent) => agent,
+pub fn read_file(
+    path: &Path,
+    formats: &[SessionFormat],
+    prices: &PriceList,
+    records: &mut Records,
+) -> Result<bool> {
+    let format = match format_of(kind_of(&first_line(path)?, formats), path, records) {
+        Ok(format) => format,
         Err(known) => return Ok(known),
     };
-    agent.read_files(path, vec![path.to_path_buf()], prices, records)?;
+    format.read_files(path, vec![path.to_path_buf()], prices, records)?;
     Ok(true)
 }
 
@@ -258,22 +248,25 @@ pub fn read_file(path: &Path, prices: &PriceList, records: &mut Records) -> Resu
 pub fn read_bytes(
     path: &Path,
     bytes: &[u8],
+    formats: &[SessionFormat],
     prices: &PriceList,
     records: &mut Records,
 ) -> Result<bool> {
-    let agent = match agent_of(kind_of(first_line_of(bytes)), path, records) {
-        Ok(agent) => agent,
+    let format = match format_of(kind_of(first_line_of(bytes), formats), path, records) {
+        Ok(format) => format,
         Err(known) => return Ok(known),
     };
-    agent.read_bytes(path, bytes, prices, records);
+    format.read_bytes(path, bytes, prices, records);
     Ok(true)
 }
 
-/// The error for a session file `path` that no agent ctx knows wrote.
-pub fn unknown(path: &Path) -> Error {
+/// The error for a session file `path` that none of the agents of `formats` wrote.
+pub fn unknown(path: &Path, formats: &[SessionFormat]) -> Error {
+    let agents: Vec<&str> = formats.iter().map(|f| f.agent).collect();
     Error::failure(format!(
-        "{}: not a session file of any agent ctx knows (Claude Code, pi, Codex CLI)",
-        path.display()
+        "{}: not a session file of any agent ctx knows ({})",
+        path.display(),
+        agents.join(", ")
     ))
 }
 
@@ -281,129 +274,40 @@ pub fn unknown(path: &Path) -> Error {
 mod tests {
     use super::*;
 
-    #[test]
-    fn each_agents_first_line_names_it_whatever_its_spacing_and_key_order() {
-        let agent = |line: &str| kind_of(line.as_bytes());
-        assert_eq!(
-            agent(r#"{"type":"session","version":3,"id":"x"}"#),
-            Kind::Agent(Agent::Pi)
-        );
-        assert_eq!(
-            agent(r#"{"id": "x", "version": 3, "type": "session"}"#),
-            Kind::Agent(Agent::Pi)
-        );
-        assert_eq!(
-            agent(r#"{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{}}"#),
-            Kind::Agent(Agent::Codex)
-        );
-        assert_eq!(
-            agent(r#"{"timestamp": "t", "type": "session_meta", "payload": {}}"#),
-            Kind::Agent(Agent::Codex)
-        );
-        assert_eq!(
-            agent(r#"{"timestamp":"t","type":"event_msg","payload":{}}"#),
-            Kind::Agent(Agent::Codex)
-        );
-        assert_eq!(
-            agent(r#"{"type":"user","sessionId":"s"}"#),
-            Kind::Agent(Agent::Claude)
-        );
-        // Seen in Claude Code 2.1.328: a fork subagent's transcript begins so.
-        assert_eq!(
-            agent(
-                r#"{"type":"fork-context-ref","agentId":"a3b7","parentSessionId":"9997","parentLastUuid":"bcdd","contextLength":16}"#
-            ),
-            Kind::Agent(Agent::Claude)
-        );
-        assert_eq!(
-            agent(r#"{"type":"some-later-kind","uuid":"u","parentUuid":null}"#),
-            Kind::Agent(Agent::Claude)
-        );
-        assert_eq!(agent(" \n"), Kind::Empty);
-        assert_eq!(agent(r#"{"note":"x"}"#), Kind::Unknown);
-        assert_eq!(agent("not json"), Kind::Unknown);
-        assert_eq!(first_line_of(b"\n\n{\"a\":1}\n{}"), br#"{"a":1}"#);
-    }
-}
-
-#[cfg(test)]
-mod properties {
-    use super::super::record::MAX_CALL_TOKENS;
-    use super::super::{codex_rollouts, pi_sessions};
-    use super::*;
-    use proptest::prelude::*;
-    use serde_json::{Value, json};
-
-    /// Any JSON value a field may hold in a damaged or foreign file.
-    fn any_value() -> impl Strategy<Value = Value> {
-        prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>().prop_map(|f| json!(f)),
-            "[a-z0-9:.T-]{0,24}".prop_map(Value::from),
-            Just(json!({})),
-            Just(json!([])),
-        ]
-    }
-
-    /// A line: one of each agent's line shapes, with its fields replaced by any values.
-    fn any_line() -> impl Strategy<Value = Value> {
-        let shapes = prop_oneof![
-            Just(json!({"type": "session", "id": "s", "timestamp": "2026-11-27T04:46:06.770Z"})),
-            Just(
-                json!({"type": "message", "id": "e", "timestamp": "t", "message": {"role": "assistant", "provider": "p", "model": "m", "timestamp": 1,
-                "usage": {"input": 1, "output": 1, "cacheRead": 1, "cacheWrite": 1, "totalTokens": 4, "cost": {"total": 0.1}}}})
-            ),
-            Just(
-                json!({"type": "session_meta", "timestamp": "t", "payload": {"id": "c", "parent_thread_id": "d", "timestamp": "t"}})
-            ),
-            Just(json!({"type": "turn_context", "payload": {"model": "m"}})),
-            Just(
-                json!({"type": "token_usage_record", "timestamp": "2026-11-27T04:47:17.522Z", "payload": {"thread_id": "c", "response_id": "r",
-                "usage": {"input_tokens": 5, "cached_input_tokens": 9, "output_tokens": 1, "reasoning_output_tokens": 3, "total_tokens": 6}}})
-            ),
-            Just(
-                json!({"type": "event_msg", "timestamp": "t", "payload": {"type": "token_count", "info": {"total_token_usage": {"total_tokens": 1},
-                "last_token_usage": {"input_tokens": 1, "output_tokens": 1}}}})
-            ),
-        ];
-        (shapes, prop::collection::vec(any_value(), 0..4)).prop_map(|(mut line, values)| {
-            // Replace leaves, depth first, with the values drawn.
-            fn replace(v: &mut Value, values: &mut Vec<Value>) {
-                match v {
-                    Value::Object(map) => map.values_mut().for_each(|v| replace(v, values)),
-                    leaf => {
-                        if let Some(new) = values.pop() {
-                            *leaf = new;
-                        }
-                    }
-                }
-            }
-            let mut values = values;
-            replace(&mut line, &mut values);
-            line
-        })
-    }
-
-    proptest! {
-        /// Whatever the lines hold, reading them never panics and no count read passes the
-        /// bound of a call.
-        #[test]
-        fn any_lines_are_read_without_panic(lines in prop::collection::vec(any_line(), 0..12)) {
-            let prices = PriceList::default();
-            let file = Path::new("f.jsonl");
-            let mut records = Records::default();
-            pi_sessions::read_session(file, &lines, &prices, &mut records);
-            codex_rollouts::read_rollout(file, &lines, &prices, &mut records);
-            prop_assert!(records.calls.len() <= 2 * lines.len());
-            for call in &records.calls {
-                let t = call.tokens;
-                for n in [t.input, t.output, t.reasoning, t.cache_read, t.cache_write] {
-                    prop_assert!(n <= MAX_CALL_TOKENS);
-                }
-            }
+    fn format(agent: &'static str, kind: &'static str) -> SessionFormat {
+        SessionFormat {
+            agent,
+            recognizes: match kind {
+                "a" => |first| first.get("type").and_then(Value::as_str) == Some("a"),
+                _ => |first| first.contains_key("type"),
+            },
+            long_first_line: (kind == "a").then_some(b"\"only_a\"".as_slice()),
+            read: Reader::Lines {
+                source: agent,
+                read: |_, _, _, _| {},
+            },
         }
+    }
+
+    #[test]
+    fn the_first_format_that_recognizes_a_first_line_reads_the_file() {
+        let formats = [format("A", "a"), format("B", "any")];
+        let agent = |line: &[u8]| match kind_of(line, &formats) {
+            Kind::Agent(format) => format.agent,
+            Kind::Empty => "empty",
+            Kind::Unknown => "unknown",
+        };
+        assert_eq!(agent(br#"{"type": "a"}"#), "A");
+        assert_eq!(agent(br#"{"type": "b"}"#), "B");
+        assert_eq!(agent(br#"{"kind": "b"}"#), "unknown");
+        assert_eq!(agent(b"  \n"), "empty");
+        assert_eq!(agent(b"not json"), "unknown");
+        // A first line cut at the cap: told by the text only one format's first lines hold.
+        let mut long = br#"{"type": "only_a", "x": ""#.to_vec();
+        long.resize(FIRST_LINE_CAP as usize, b'x');
+        assert_eq!(agent(&long), "A");
+        long[10..18].copy_from_slice(b"neither_");
+        assert_eq!(agent(&long), "unknown");
+        assert_eq!(first_line_of(b"\n\n{\"a\":1}\n{}"), br#"{"a":1}"#);
     }
 }

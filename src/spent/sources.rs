@@ -1,6 +1,8 @@
 //! Where the records come from: OpenCode's database (and Kilo Code's, which has its tables), the
 //! JSON files of OpenCode 1.1 and older (`storage/`), `opencode export` files, and the session
-//! files of Claude Code, pi and Codex CLI ([`super::session_files`]).
+//! files of Claude Code, pi and Codex CLI ([`super::session_files`]). OpenCode's records are
+//! read here; which databases there are and what the other agents' files are, the caller says
+//! ([`Readers`]).
 
 use std::path::{Path, PathBuf};
 
@@ -9,42 +11,23 @@ use serde_json::Value;
 use super::opencode_db::{self, parse_message};
 use super::price::PriceList;
 use super::record::{Records, Session, SourceInfo};
-use super::session_files;
+use super::session_files::{self, SessionFormat};
 use crate::error::{Error, Result};
 
-/// OpenCode's data directory: `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode`.
-pub fn opencode_data_dir() -> Option<PathBuf> {
-    crate::project::xdg_data_home().map(|d| d.join("opencode"))
-}
-
-/// The sources to read when none is given: `$OPENCODE_DB` (absolute, or relative to the data
-/// directory) else the data directory's `opencode.db`, else its `storage/` folder.
-pub fn default_source() -> Result<PathBuf> {
-    let data = opencode_data_dir();
-    if let Some(db) = std::env::var_os("OPENCODE_DB").filter(|v| !v.is_empty() && v != ":memory:") {
-        let db = PathBuf::from(db);
-        return Ok(match (&data, db.is_absolute()) {
-            (Some(data), false) => data.join(db),
-            _ => db,
-        });
-    }
-    let data = data.ok_or_else(|| {
-        Error::failure(
-            "OpenCode's data directory is unknown: neither XDG_DATA_HOME nor HOME is set",
-        )
-    })?;
-    let db = data.join("opencode.db");
-    if db.exists() || !data.join("storage").is_dir() {
-        return Ok(db);
-    }
-    Ok(data.join("storage"))
+/// What the sources may be, besides OpenCode's storage folders and export files.
+pub struct Readers<'r> {
+    /// The names of a database with OpenCode's tables in a data folder (`opencode.db`, and those
+    /// of the agents that share them).
+    pub databases: &'r [&'r str],
+    /// The session files of the agents that keep one JSON Lines file per session.
+    pub session_files: &'r [SessionFormat],
 }
 
 /// Reads every source into one set of records, calls sorted.
-pub fn load(paths: &[PathBuf], prices: &PriceList) -> Result<Records> {
+pub fn load(paths: &[PathBuf], readers: &Readers<'_>, prices: &PriceList) -> Result<Records> {
     let mut records = Records::default();
     for path in paths {
-        read_one(path, prices, &mut records)?;
+        read_one(path, readers, prices, &mut records)?;
         let repeated = records.take_repeated();
         if repeated > 0 {
             records.problems.push(format!(
@@ -57,10 +40,15 @@ pub fn load(paths: &[PathBuf], prices: &PriceList) -> Result<Records> {
     Ok(records)
 }
 
-fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()> {
+fn read_one(
+    path: &Path,
+    readers: &Readers<'_>,
+    prices: &PriceList,
+    records: &mut Records,
+) -> Result<()> {
+    let formats = readers.session_files;
     if path.is_dir() {
-        // Kilo Code's data folder holds kilo.db, OpenCode's tables under Kilo's name.
-        for name in ["opencode.db", crate::kilo::DATABASE] {
+        for name in readers.databases {
             if path.join(name).is_file() {
                 return opencode_db::read(&path.join(name), prices, records);
             }
@@ -71,17 +59,24 @@ fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
         if path.join("storage").is_dir() {
             return read_storage(&path.join("storage"), prices, records);
         }
-        if session_files::read_folder(path, prices, records)? {
+        if session_files::read_folder(path, formats, prices, records)? {
             return Ok(());
         }
+        let agents: Vec<&str> = formats.iter().map(|f| f.agent).collect();
+        let agents = match agents.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => "no agent".to_string(),
+        };
         return Err(Error::failure(format!(
-            "{}: holds neither opencode.db, kilo.db, OpenCode's storage/ folder, nor session files (*.jsonl) of Claude Code, pi or Codex",
-            path.display()
+            "{}: holds neither {}, OpenCode's storage/ folder, nor session files (*.jsonl) of {agents}",
+            path.display(),
+            readers.databases.join(", "),
         )));
     }
     // A pipe (`<(cat FILE)`) has no name to go by and can be read once: its bytes say what it is.
     if let Some(bytes) = crate::input::read_unless_regular(path, 1 << 30)? {
-        if session_files::read_bytes(path, &bytes, prices, records)? {
+        if session_files::read_bytes(path, &bytes, formats, prices, records)? {
             return Ok(());
         }
         return read_export_text(path, &String::from_utf8_lossy(&bytes), prices, records);
@@ -93,11 +88,11 @@ fn read_one(path: &Path, prices: &PriceList, records: &mut Records) -> Result<()
     if head[..n].starts_with(b"SQLite format 3") {
         return opencode_db::read(path, prices, records);
     }
-    if session_files::read_file(path, prices, records)? {
+    if session_files::read_file(path, formats, prices, records)? {
         return Ok(());
     }
     if path.extension().is_some_and(|e| e == "jsonl") {
-        return Err(session_files::unknown(path));
+        return Err(session_files::unknown(path, formats));
     }
     read_export(path, prices, records)
 }

@@ -1,6 +1,7 @@
 //! The source's modules import one way: no two sibling modules (files or folders of one folder)
 //! name each other, directly or around a circle, in code or in tests. A circle means neither can
-//! be read, changed or moved without the other (`plan_json` and `plan_fast` were one).
+//! be read, changed or moved without the other (`plan_json` and `plan_fast` were one). Command
+//! adapters never name each other, and the cores never name an agent.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -163,6 +164,41 @@ fn command_adapters_never_name_each_other() {
         crossings,
         BTreeSet::new(),
         "command adapters that call each other"
+    );
+}
+
+/// The cores (frames, the fold, hooks, cost, estimates, the conversation model) never name an
+/// agent's module: an agent's facts (its names and prefixes, folders, events, what install writes,
+/// where its records are and how they read) live in its own module, which hands them down, so an
+/// agent is added without touching a core (development.md, "Adding an agent").
+const CORES: [&str; 6] = [
+    "budget",
+    "compact",
+    "conversation",
+    "frame",
+    "hooks",
+    "spent",
+];
+const AGENTS: [&str; 5] = ["claude", "codex", "kilo", "opencode", "pi"];
+
+#[test]
+fn cores_never_name_an_agent() {
+    let (_, named) = sources();
+    let mut named_agents = BTreeSet::new();
+    for (module, targets) in &named {
+        if !module.first().is_some_and(|m| CORES.contains(&m.as_str())) {
+            continue;
+        }
+        for target in targets {
+            if target.first().is_some_and(|t| AGENTS.contains(&t.as_str())) {
+                named_agents.insert(format!("{} -> {}", module.join("::"), target.join("::")));
+            }
+        }
+    }
+    assert_eq!(
+        named_agents,
+        BTreeSet::new(),
+        "cores that name an agent's module"
     );
 }
 

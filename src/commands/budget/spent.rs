@@ -87,8 +87,8 @@ fn session_position(records: &Records, arg: &str) -> Result<usize> {
         arg.to_string(),
         format!("{SESSION_PREFIX}{arg}"),
         format!("{AGENT_PREFIX}{arg}"),
-        format!("{}{arg}", crate::spent::pi_sessions::SESSION_PREFIX),
-        format!("{}{arg}", crate::spent::codex_rollouts::SESSION_PREFIX),
+        format!("{}{arg}", crate::pi::SESSION_PREFIX),
+        format!("{}{arg}", crate::codex::THREAD_PREFIX),
     ];
     if let Some(at) = names.iter().find_map(|n| records.session_position(n)) {
         return Ok(at);

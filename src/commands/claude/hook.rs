@@ -12,11 +12,12 @@ use serde_json::Value;
 use crate::app::agent_calls::{AgentCall, CallMeta};
 use crate::app::hooks::{self, Harness, Hook, ItemSpans, additional_context, field};
 use crate::claude::{DIGEST_TOOLS, ids, log as claude_log, tasks, transcript};
+use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::frame::state::Status;
 use crate::frame::store;
-use crate::opencode::export::Export;
 use crate::project::Project;
+use crate::spent::jsonl;
 
 /// Subagent transcripts larger than this are left out of the log.
 const MAX_TRANSCRIPT: u64 = claude_log::MAX_TRANSCRIPT;
@@ -392,7 +393,7 @@ fn span_reader<'r>(
 /// waiting on a pipe; `None` when it cannot be read.
 fn read_transcript(path: &str) -> Option<Vec<Value>> {
     let bytes = store::read_regular_capped(Path::new(path), MAX_TRANSCRIPT).ok()?;
-    Some(transcript::parse(&String::from_utf8_lossy(&bytes)).records)
+    Some(jsonl::parse(&String::from_utf8_lossy(&bytes)).records)
 }
 
 /// PostToolUseFailure of `Agent`: the subagent the call started ended badly, or none started
@@ -430,8 +431,8 @@ const TRANSCRIPT_WAIT: std::time::Duration = std::time::Duration::from_millis(50
 /// A subagent's transcript, read when it holds the subagent's last message: Claude Code may
 /// still be writing it when SubagentStop runs (observed: an empty file, or one without the last
 /// response), so it is read again for up to [`TRANSCRIPT_WAIT`]. What there is then is taken.
-fn read_agent_transcript(path: Option<&str>, last: Option<&str>) -> transcript::Lines {
-    let empty = || transcript::Lines {
+fn read_agent_transcript(path: Option<&str>, last: Option<&str>) -> jsonl::Lines {
+    let empty = || jsonl::Lines {
         records: Vec::new(),
         skipped: 0,
     };
@@ -442,7 +443,7 @@ fn read_agent_transcript(path: Option<&str>, last: Option<&str>) -> transcript::
     loop {
         // A path named by the event: only a regular file is read, without waiting on a pipe.
         let lines = match store::read_regular_capped(Path::new(path), MAX_TRANSCRIPT) {
-            Ok(bytes) => transcript::parse(&String::from_utf8_lossy(&bytes)),
+            Ok(bytes) => jsonl::parse(&String::from_utf8_lossy(&bytes)),
             // Not a file that will become the transcript by waiting.
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return empty(),
             Err(_) => empty(),

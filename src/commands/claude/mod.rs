@@ -55,7 +55,7 @@ fn install_hooks(
     let dir = if global {
         user_claude_dir()?
     } else {
-        ctx.project.root.join(".claude")
+        ctx.project.root.join(crate::claude::PROJECT_DIR)
     };
     let command = match (global, remove) {
         (false, false) => "ctx claude install",

@@ -14,11 +14,12 @@
 use std::path::Path;
 
 use crate::app::hooks::Hook;
-use crate::claude::{fold, log as claude_log, transcript, turn_fold};
+use crate::claude::{fold, log as claude_log, turn_fold};
 use crate::error::Result;
 use crate::frame::store;
 use crate::hooks::transcript::MAX_FOLD;
 use crate::hooks::turns::{ClosedFrame, frames_then_turns, to_fold};
+use crate::spent::jsonl;
 
 pub(super) fn fold(hook: &mut Hook) -> Result<Option<String>> {
     let projects = crate::claude::config_dir().map(|dir| dir.join("projects"));
@@ -57,7 +58,7 @@ fn refresh_logs(hook: &mut Hook, closed: &[ClosedFrame]) -> Result<()> {
     let Ok(bytes) = store::read_regular_capped(Path::new(&path), MAX_FOLD) else {
         return Ok(());
     };
-    let lines = transcript::parse(&String::from_utf8_lossy(&bytes));
+    let lines = jsonl::parse(&String::from_utf8_lossy(&bytes));
     let folded: std::collections::HashSet<&str> = lines
         .records
         .iter()

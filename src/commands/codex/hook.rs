@@ -21,10 +21,10 @@ use serde_json::Value;
 use crate::app::agent_calls::AgentCall;
 use crate::app::hooks::{self, Harness, Hook, ItemSpans, additional_context, field};
 use crate::codex::{DIGEST_TOOLS, THREAD_PREFIX, fold, plan, rollout, turn_fold};
+use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::frame::store;
 use crate::hooks::turns::{ClosedFrame, Kind, frames_then_turns, to_fold};
-use crate::opencode::export::Export;
 use crate::project::Project;
 
 /// The hook log (failures, and subagents matched to their calls by a guess), below

@@ -51,7 +51,7 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
     let dir = if global {
         user_codex_dir()?
     } else {
-        ctx.project.root.join(".codex")
+        ctx.project.root.join(crate::codex::PROJECT_DIR)
     };
     let agent = AgentHooks {
         path: dir.join("hooks.json"),

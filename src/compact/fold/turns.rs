@@ -27,7 +27,15 @@ use serde_json::Value;
 
 use super::{Call, DROPPED, Folding, Shape, View};
 use crate::compact::inject::Edit;
-pub use crate::opencode::turn::{is_person, is_plugin_prompt};
+
+/// The text oh-my-opencode ends its own prompts with (its 4.19.4 `dist/index.js`): a prompt of a
+/// plugin, not a person's (autoframes.md §1.3).
+const OMO_MARKER: &str = "<!-- OMO_INTERNAL_INITIATOR -->";
+
+/// Whether a user message's text is another plugin's prompt rather than a person's.
+pub fn is_plugin_prompt(text: &str) -> bool {
+    text.contains(OMO_MARKER)
+}
 
 /// How a placeholder begins: an output that already begins so is not folded twice.
 pub(crate) const PLACEHOLDER_START: &str = "[ctx folded this output";
@@ -245,7 +253,7 @@ impl Folding<'_, '_> {
             v.calls
                 .iter()
                 .rev()
-                .find(|c| c.completed && c.tool == crate::opencode::todo::TOOL)
+                .find(|c| c.completed && self.is_todo_list(c))
                 .map(|c| (i, c.index))
         })
     }
@@ -391,7 +399,7 @@ impl Folding<'_, '_> {
             .flat_map(|(i, v)| {
                 v.calls
                     .iter()
-                    .filter(|c| c.completed && c.tool == crate::opencode::todo::TOOL)
+                    .filter(|c| c.completed && self.is_todo_list(c))
                     .map(move |c| (i, c.index))
             })
             .collect();
@@ -804,31 +812,5 @@ mod tests {
         running["parts"][0]["state"] = json!({"status": "running", "input": {}});
         let messages = vec![user("msg_1", 10, "PERSON0"), message, running];
         assert_eq!(folded(&messages, &[turn("msg_1", 1_000)]), messages);
-    }
-
-    #[test]
-    fn people_are_told_from_ctx_and_plugins() {
-        let text =
-            |t: &str, synthetic: bool| json!({"type": "text", "text": t, "synthetic": synthetic});
-        assert!(is_person("user", &[text("hi", false)]));
-        assert!(!is_person("assistant", &[text("hi", false)]));
-        assert!(!is_person("user", &[text("hi", true)]));
-        assert!(!is_person("user", &[text("  ", false)]));
-        assert!(!is_person(
-            "user",
-            &[text("x <!-- OMO_INTERNAL_INITIATOR -->", false)]
-        ));
-        assert!(!is_person(
-            "user",
-            &[
-                text("Frame a completed", false),
-                text("Frame a finished with status completed.", true)
-            ]
-        ));
-        // A person's message with a file attached: the file's synthetic texts are not theirs.
-        assert!(is_person(
-            "user",
-            &[text("Called the Read tool", true), text("read it", false)]
-        ));
     }
 }

@@ -81,10 +81,7 @@ impl Folding<'_, '_> {
                 let Some(id) = call.call.as_ref() else {
                     continue;
                 };
-                if !call.completed
-                    || call.tool.starts_with("flame_")
-                    || call.tool == crate::opencode::todo::TOOL
-                {
+                if !call.completed || call.tool.starts_with("flame_") || self.is_todo_list(call) {
                     continue;
                 }
                 let Some(at) = shape.output_message(list, &self.views, i, call) else {
@@ -170,7 +167,7 @@ impl Folding<'_, '_> {
                         && at < until
                         && call.completed
                         && !call.tool.starts_with("flame_")
-                        && call.tool != crate::opencode::todo::TOOL
+                        && !self.is_todo_list(call)
                     {
                         chosen.push(key(id, view.created));
                     }

@@ -11,38 +11,29 @@
 //! counted once, by its entry id and time, in the first file read that holds it (files are read
 //! in name order, which begins with the time they were created).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
-use super::jsonl::count;
-use super::price::PriceList;
-use super::record::{Call, MAX_CALL_COST, Records, Session, Tokens};
+use super::SESSION_PREFIX;
+use crate::spent::jsonl::count;
+use crate::spent::price::PriceList;
+use crate::spent::record::{Call, MAX_CALL_COST, Records, Session, Tokens};
+use crate::spent::session_files::{Reader, SessionFormat};
 
-/// What ctx puts before a pi session id to name its session and frame.
-pub const SESSION_PREFIX: &str = "pi_";
-
-/// The folder of pi's sessions started in `project` (pi names it `--<path without its leading
-/// separator, each of / \ : as ->--`).
-pub fn project_sessions_dir(project: &Path) -> Option<PathBuf> {
-    let path = project.to_string_lossy();
-    let trimmed = path.strip_prefix(['/', '\\']).unwrap_or(&path);
-    let name: String = trimmed
-        .chars()
-        .map(|c| {
-            if matches!(c, '/' | '\\' | ':') {
-                '-'
-            } else {
-                c
-            }
-        })
-        .collect();
-    Some(
-        crate::pi::agent_dir()?
-            .join("sessions")
-            .join(format!("--{name}--")),
-    )
-}
+/// pi's session files: the header `{"type":"session","id":…}` comes first.
+pub const SESSION_FILES: SessionFormat = SessionFormat {
+    agent: "pi",
+    recognizes: |first| {
+        first.get("type").and_then(Value::as_str) == Some("session")
+            && first.get("id").is_some_and(Value::is_string)
+    },
+    long_first_line: None,
+    read: Reader::Lines {
+        source: "pi-sessions",
+        read: read_session,
+    },
+};
 
 /// The text of a user message's content (a string, or text blocks), its first non-blank line.
 fn first_line(content: &Value) -> Option<String> {
@@ -81,12 +72,7 @@ fn title(lines: &[Value]) -> String {
         .unwrap_or_default()
 }
 
-pub(super) fn read_session(
-    file: &Path,
-    lines: &[Value],
-    prices: &PriceList,
-    records: &mut Records,
-) {
+pub fn read_session(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
     let calls: Vec<&Value> = lines
         .iter()
         .filter(|r| {

@@ -1,9 +1,9 @@
 //! Claude Code's transcripts as a source of usage records (claude-code.md §6): a session's
 //! `<session>.jsonl` and its subagents' `<session>/subagents/agent-<id>.jsonl`, found below a
 //! folder (one project's `~/.claude/projects/<project>/`, or all of `~/.claude/projects/`) or
-//! given one by one ([`super::session_files`] tells them from other agents' files).
+//! given one by one ([`crate::spent::session_files`] tells them from other agents' files).
 //!
-//! Sessions are named as ctx names their frames (`crate::claude::ids`): `cc_<session id>`, and
+//! Sessions are named as ctx names their frames ([`ids`]): `cc_<session id>`, and
 //! `cca_<agent id>` for a subagent, whose parent is its session; so the calls of a session land on
 //! its frame and a subagent's on its own, rolled into its session's. A response is written one
 //! line per content block, each with the same `message.id` and `requestId`, the early lines
@@ -12,18 +12,53 @@
 //! repeats earlier lines). Claude Code records no cost: calls are priced from the
 //! models.dev cache like any call without a recorded cost.
 //!
-//! Only what cost needs is read of a transcript ([`crate::claude::usage`]), and the files of a
+//! Only what cost needs is read of a transcript ([`usage`]), and the files of a
 //! folder are read on every core, then added to the records one by one in their order: the
 //! report is the same whichever core finished first.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::price::PriceList;
-use super::record::{Call, Records, Session, SourceInfo, Tokens};
-use crate::claude::usage::{self, Place, Usage};
-use crate::claude::{ids, transcript};
+use serde_json::Value;
+
+use super::usage::{self, Place, Usage};
+use super::{ids, transcript};
 use crate::error::Result;
+use crate::spent::price::PriceList;
+use crate::spent::record::{Call, Records, Session, SourceInfo, Tokens};
+use crate::spent::session_files::{Reader, SessionFormat};
+
+/// Claude Code's transcripts: their lines carry `sessionId`, or are one of its bookkeeping lines.
+/// Asked after the other agents' formats, since a line of another agent may share a type name.
+pub const SESSION_FILES: SessionFormat = SessionFormat {
+    agent: "Claude Code",
+    recognizes: |first| {
+        const TYPES: [&str; 9] = [
+            "user",
+            "assistant",
+            "system",
+            "summary",
+            "attachment",
+            "progress",
+            "queue-operation",
+            "file-history-snapshot",
+            // A fork subagent's transcript starts with a reference to its parent's conversation.
+            "fork-context-ref",
+        ];
+        // Claude Code's own keys, whatever a line's type: a type it adds later is still its line.
+        let own_keys = ["sessionId", "agentId", "parentSessionId"]
+            .iter()
+            .any(|key| first.get(*key).is_some_and(Value::is_string))
+            || (first.contains_key("uuid") && first.contains_key("parentUuid"));
+        let kind = first.get("type").and_then(Value::as_str).unwrap_or("");
+        own_keys || TYPES.contains(&kind)
+    },
+    long_first_line: None,
+    read: Reader::Bytes {
+        files: read_files,
+        bytes: read_bytes,
+    },
+};
 
 /// The source Claude Code's transcripts are.
 const KIND: &str = "claude-transcripts";
@@ -95,7 +130,7 @@ fn session_of(file: &Path, usage: &Usage) -> Option<(Session, String)> {
 
 /// Reads the transcripts `files`, found at `path` (at most `cap` bytes a file), into `records`:
 /// read on every core, added in their order.
-pub(super) fn read_files(
+fn read_files(
     path: &Path,
     files: &[PathBuf],
     cap: u64,
@@ -157,7 +192,7 @@ fn read_all(files: &[PathBuf], cap: u64) -> Vec<Result<Usage>> {
 }
 
 /// Reads `bytes`, the whole of the transcript `path` (given as a pipe), into `records`.
-pub(super) fn read_bytes(path: &Path, bytes: &[u8], prices: &PriceList, records: &mut Records) {
+fn read_bytes(path: &Path, bytes: &[u8], prices: &PriceList, records: &mut Records) {
     records.sources.push(SourceInfo {
         kind: KIND,
         path: path.display().to_string(),
@@ -210,7 +245,7 @@ fn add_transcript(file: &Path, usage: Usage, prices: &PriceList, records: &mut R
             cache_write: t.cache_write,
             total: t.total(),
         };
-        let tokens = super::record::checked(tokens, &response.id, &mut records.problems);
+        let tokens = crate::spent::record::checked(tokens, &response.id, &mut records.problems);
         let cost = prices.cost(
             0.0,
             &tokens,

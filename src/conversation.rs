@@ -1,6 +1,8 @@
-//! The JSON `opencode export <sessionID>` prints (opencode.md §3): shape checks and typed access.
-//! Unknown keys, roles and part types are ignored; a part whose known fields have the wrong type
-//! reads as unknown.
+//! A conversation, as ctx reads every agent's for frame logs, summaries and estimates: the shape
+//! of the JSON `opencode export <sessionID>` prints (opencode.md §3), which Claude Code's
+//! transcripts and Codex's rollouts are read into too ([`Export::of_conversation`]). Shape checks
+//! and typed access: unknown keys, roles and part types are ignored; a part whose known fields
+//! have the wrong type reads as unknown.
 
 use serde_json::Value;
 

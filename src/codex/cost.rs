@@ -18,21 +18,39 @@
 //! forked thread (`forked_from_id`) of older rollouts begins by replaying its parent's last turn,
 //! usage included: what precedes the fork's own first turn is counted with the parent, once.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
-use super::jsonl::count;
-use super::price::PriceList;
-use super::record::{Call, Records, Session, Tokens};
+use super::THREAD_PREFIX as SESSION_PREFIX;
+use crate::spent::jsonl::count;
+use crate::spent::price::PriceList;
+use crate::spent::record::{Call, Records, Session, Tokens};
+use crate::spent::session_files::{Reader, SessionFormat};
 
-/// What ctx puts before a Codex thread id to name its session and frame.
-pub const SESSION_PREFIX: &str = "cx_";
-
-/// Codex's home, as Codex finds it ([`crate::codex::home_dir`]).
-pub fn home() -> Option<PathBuf> {
-    crate::codex::home_dir()
-}
+/// Codex's rollouts: every line is `{"type":…,"payload":…}`, `session_meta` first (but a rollout
+/// cut before it is still Codex's). Only Codex writes a first line longer than is read (its
+/// instructions).
+pub const SESSION_FILES: SessionFormat = SessionFormat {
+    agent: "Codex CLI",
+    recognizes: |first| {
+        const TYPES: [&str; 6] = [
+            "session_meta",
+            "response_item",
+            "event_msg",
+            "turn_context",
+            "token_usage_record",
+            "compacted",
+        ];
+        let kind = first.get("type").and_then(Value::as_str).unwrap_or("");
+        TYPES.contains(&kind) && first.contains_key("payload")
+    },
+    long_first_line: Some(b"\"session_meta\""),
+    read: Reader::Lines {
+        source: "codex-sessions",
+        read: read_rollout,
+    },
+};
 
 fn kind(record: &Value) -> (&str, &str) {
     (
@@ -296,12 +314,7 @@ fn fork_start(lines: &[Value], thread: &str, meta: Option<&Value>) -> usize {
         .unwrap_or(lines.len())
 }
 
-pub(super) fn read_rollout(
-    file: &Path,
-    lines: &[Value],
-    prices: &PriceList,
-    records: &mut Records,
-) {
+pub fn read_rollout(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
     let meta = lines
         .iter()
         .find(|r| kind(r).0 == "session_meta")
