@@ -42,51 +42,20 @@ run() {
 session_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['session_id'])" "$work/$1.out"; }
 
 # check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
-# order, as {"file", "body", "system", "turns" (the role-"system" turns of messages[]), "last_user",
-# "all"}) and helpers in scope.
+# order, as request_log.py's "anthropic" views), `need`, `first`, `text` and `current_goals` in
+# scope.
 check() {
   python3 - "$1" <<PY || fail "$2"
-import glob, json, re, sys
-def text(message):
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(p.get("text", "") if p.get("type") == "text" else json.dumps(p) for p in content or [])
-requests = []
-for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
-    body = json.load(open(path))
-    messages = body.get("messages", [])
-    users = [text(m) for m in messages if m["role"] == "user"]
-    requests.append({
-        "file": path, "body": body,
-        "turns": "".join(text(m) for m in messages if m["role"] == "system"),
-        "last_user": users[-1] if users else "",
-        "all": json.dumps(body),
-    })
-def need(condition, what):
-    if not condition:
-        print("not so:", what, file=sys.stderr)
-        for r in requests:
-            print(" ", r["file"].rsplit("/", 1)[-1], r["last_user"][:200].replace("\n", " "), file=sys.stderr)
-            # The frames each request was shown, to tell a wrong frame from a missing one.
-            print("    goals:", re.findall(r"<goal>(.*?)</goal>", r["all"]),
-                  "in turns:", re.findall(r"<goal>(.*?)</goal>", r["turns"]),
-                  "last user ends:", repr(r["last_user"][-80:]), file=sys.stderr)
-        sys.exit(1)
+import json, re, sys
+from request_log import anthropic_text as text, checks
+requests, need, first = checks(sys.argv[1], "anthropic")
 def current_goals(r):
     """The goals of the current frames the request's frame contexts name."""
     return re.findall(r'<current-frame [^>]*>\s*<goal>(.*?)</goal>', r["turns"])
-def first(predicate, what):
-    for r in requests:
-        if predicate(r):
-            return r
-    need(False, what)
 $3
 PY
 }
 
-frame_json() { ctx -C "$1" frame show --json "${@:2}"; }
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
 
 scenario_subagent() {
   echo "scenario subagent: the session's frame context; the model pushes and pops through Bash; a subagent is a frame"

@@ -36,49 +36,22 @@ run() {
   mkdir -p "$sandbox/requests"
   MOCK_SCRIPT=$script "$here/codex-sandbox.sh" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>"$work/$name.err" \
     || { cat "$work/$name.out" "$work/$name.err" >&2; fail "$name: codex exited non-zero"; }
-  ! ls "$sandbox/requests"/*.error.txt >/dev/null 2>&1 || fail "$name: the strict stand-in refused a request: $(cat "$sandbox/requests"/*.error.txt)"
+  accepted "$sandbox/requests" "$name"
   echo "$sandbox/requests"
 }
 thread_of() { sed -n 's/^session id: //p' "$work/$1.err" | head -1; }
 
-# check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in order, as
-# {"file", "body", "developer" (the developer messages' text), "users" (the user messages' texts), "outputs"
-# (the function call outputs), "all"}) and helpers in scope.
+# check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
+# order, as request_log.py's "responses" views), `need`, `first` and `text` in scope.
 check() {
   python3 - "$1" <<PY || fail "$2"
-import glob, json, re, sys
-def text(item):
-    return "".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict))
-requests = []
-for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
-    body = json.load(open(path))
-    items = body.get("input", [])
-    messages = [i for i in items if i.get("type") == "message"]
-    requests.append({
-        "file": path, "body": body,
-        "developer": "".join(text(m) for m in messages if m.get("role") == "developer"),
-        "users": [text(m) for m in messages if m.get("role") == "user"],
-        "outputs": [str(i.get("output")) for i in items if i.get("type") == "function_call_output"],
-        "all": json.dumps(body),
-    })
-def need(condition, what):
-    if not condition:
-        print("not so:", what, file=sys.stderr)
-        for r in requests:
-            print(" ", r["file"].rsplit("/", 1)[-1], (r["users"] or [""])[-1][:120].replace("\n", " "), file=sys.stderr)
-            print("    goals:", re.findall(r"<goal>(.*?)</goal>", r["developer"]), file=sys.stderr)
-        sys.exit(1)
-def first(predicate, what):
-    for r in requests:
-        if predicate(r):
-            return r
-    need(False, what)
+import json, re, sys
+from request_log import responses_text as text, checks
+requests, need, first = checks(sys.argv[1], "responses")
 $3
 PY
 }
 
-frame_json() { ctx -C "$1" frame show --json "${@:2}"; }
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
 
 scenario_context() {
   echo "scenario context: the session's frame context arrives, naming ctx as the model's login shell must"
@@ -163,9 +136,10 @@ EOF
   requests=$(run subagent "$project" "$work/subagent.json" -- "Delegate the audit")
   thread=$(thread_of subagent)
   agent=$(python3 - "$requests" <<'PY'
-import glob, json, sys
-for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
-    for item in json.load(open(path)).get("input", []):
+import json, sys
+from request_log import bodies
+for body in bodies(sys.argv[1]):
+    for item in body.get("input", []):
         if item.get("type") == "function_call_output" and "agent_id" in str(item.get("output")):
             print(json.loads(item["output"])["agent_id"])
             sys.exit(0)
@@ -270,9 +244,9 @@ scenario_auto_turns() {
   local project requests turn1 turn2 rollout unfolded
   auto_turns_run off
   unfolded=$(python3 -c "
-import glob, json, sys
-for path in sorted(glob.glob(sys.argv[1] + '/[0-9]*[0-9].json')):
-    body = json.load(open(path))
+import json, sys
+from request_log import bodies
+for body in bodies(sys.argv[1]):
     if 'Migrate module m2' in json.dumps(body):
         print(len(json.dumps(body['input']))); break
 " "$requests")

@@ -254,10 +254,10 @@ EOF
   [[ $(python3 -c 'import json,sys; print(json.load(sys.stdin)["roots"][0]["children"][0]["status"])' <<<"$tree") == completed ]] \
     || fail "opencode: the pushed frame was not popped: $tree"
   python3 - "$requests" "$pushed" <<'PY' || fail "opencode: the request log shows no fold"
-import glob, json, sys
+import json, sys
+from request_log import bodies
 folded = False
-for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
-    body = json.dumps(json.load(open(path)))
+for body in map(json.dumps, bodies(sys.argv[1])):
     # A completed frame's entry carries no status (the usual case goes unsaid), nor its log's
     # path when the log is where every pop writes it.
     folded |= ('<flame-folded id=\\"%s\\"' % sys.argv[2]) in body

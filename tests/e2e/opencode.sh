@@ -93,54 +93,13 @@ run() {
   echo "$sandbox/requests"
 }
 
-# check REQUESTS PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in order,
-# as {"file", "body", "tools", "system", "last_user", "last", "all", "messages", "texts"}) and helpers
-# in scope.
+# check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
+# order, as request_log.py's "chat" views), `need`, `first` and `text` in scope.
 check() {
   python3 - "$1" <<PY || fail "$2"
-import glob, json, sys
-def text(message):
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(p.get("text", "") for p in content or [])
-requests = []
-for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
-    body = json.load(open(path))
-    messages = body.get("messages", [])
-    # The user turn the model answers: the user messages after the last other one (ctx puts the
-    # frame context in a synthetic user message of its own, right after the person's).
-    tail = []
-    for m in reversed(messages):
-        if m["role"] == "system":
-            continue
-        if m["role"] != "user":
-            break
-        tail.insert(0, text(m))
-    if not tail:
-        tail = [text(m) for m in messages if m["role"] == "user"]
-    requests.append({
-        "file": path, "body": body,
-        "tools": [t["function"]["name"] for t in body.get("tools") or []],
-        "system": "".join(text(m) for m in messages if m["role"] == "system"),
-        "last_user": "\n\n".join(tail),
-        "messages": [m for m in messages if m["role"] != "system"],
-        "texts": "\n".join(text(m) for m in messages),
-        # The last message before the frame context ctx anchors after a push, a pop or a prompt.
-        "last": next((text(m) for m in reversed(messages) if not text(m).startswith("<flame-context")), ""),
-        "all": json.dumps(body),
-    })
-def need(condition, what):
-    if not condition:
-        print("not so:", what, file=sys.stderr)
-        for r in requests:
-            print(" ", r["file"].rsplit("/", 1)[-1], r["last"][:300].replace("\n", " "), file=sys.stderr)
-        sys.exit(1)
-def first(predicate, what):
-    for r in requests:
-        if predicate(r):
-            return r
-    need(False, what)
+import json, re, sys
+from request_log import chat_text as text, checks
+requests, need, first = checks(sys.argv[1], "chat")
 $3
 PY
 }
@@ -148,8 +107,6 @@ PY
 # settings PROJECT TEXT: ctx's settings for PROJECT (TEXT as printf's format), in .opencode/ctx.toml
 # whichever agent runs: a Kilo project has no .opencode/ until ctx writes its frames there.
 settings() { mkdir -p "$1/.opencode" && printf "$2" >"$1/.opencode/ctx.toml"; }
-frame_json() { ctx -C "$1" frame show --json "${@:2}"; }
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
 
 scenario_context() {
   echo "scenario context: a prompt carries the frame context and the swarm system entries; /tree shows the tree"
@@ -546,7 +503,7 @@ scenario_fold() {
       grep -q "$tag-2499" "$log" || fail "fold: the log of $1 misses the output $tag"
     done
   done
-  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "fold: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  accepted "$requests" "fold"
   check "$requests" "fold" "
 import json
 agent = [r for r in requests if r['tools']]
@@ -619,10 +576,11 @@ EOF
     >"$work/fold-anthropic.out" 2>&1 || { kill "$mock"; cat "$work/fold-anthropic.out" >&2; fail "fold_anthropic: opencode exited non-zero"; }
   kill "$mock" 2>/dev/null || true
   keep_deps "$project"
-  ls "$sandbox/requests"/*.error.txt >/dev/null 2>&1 && fail "fold_anthropic: the strict stand-in refused a request: $(cat "$sandbox/requests"/*.error.txt)"
+  accepted "$sandbox/requests" "fold_anthropic"
   python3 - "$sandbox/requests" <<'PY' || fail "fold_anthropic"
-import glob, json, sys
-requests = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json"))]
+import json, sys
+from request_log import bodies
+requests = bodies(sys.argv[1])
 agent = [r for r in requests if r.get("tools")]
 assert len(agent) >= 5, len(agent)
 last = json.dumps(agent[-1]["messages"])
@@ -807,7 +765,7 @@ EOF
   with_npm_plugin dcp "$dcp"
   requests=$(MOCK_STRICT=1 run dcp "$project" "$work/dcp.json" -- run "Audit the ledger")
   keep_npm_plugin dcp "$dcp"
-  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "dcp: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  accepted "$requests" "dcp"
   frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
   [[ $(frame_json "$project" "$frame" | field 'd["frame"]["status"]') == completed ]] || fail "dcp: the frame is popped"
   grep -q "DCPX-2499" "$project/.opencode/flame/logs/frame-$frame.md" || fail "dcp: the frame's log keeps the output"
@@ -845,7 +803,7 @@ EOF
   with_npm_plugin dcp-ids "$dcp"
   requests=$(MOCK_STRICT=1 run dcp-ids "$project" "$work/dcp-ids.json" -- run "Audit the ledger")
   keep_npm_plugin dcp-ids "$dcp"
-  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "dcp_ids: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  accepted "$requests" "dcp_ids"
   frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
   [[ $(frame_json "$project" "$frame" | field 'd["frame"]["status"]') == completed ]] || fail "dcp_ids: the frame is popped"
   check "$requests" "dcp_ids" "
@@ -884,7 +842,7 @@ EOF
   with_npm_plugin swarm-architect "$swarm"
   requests=$(MOCK_STRICT=1 run swarm-architect "$project" "$work/swarm-architect.json" -- run --agent architect "Delegate the audit")
   keep_npm_plugin swarm-architect "$swarm"
-  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "swarm_architect: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  accepted "$requests" "swarm_architect"
   check "$requests" "swarm_architect" "
 def user_texts(r):
     return [text(m) for m in r['messages'] if m['role'] == 'user']
@@ -922,7 +880,7 @@ EOF
   with_npm_plugin omo "$omo"
   requests=$(OMO_DISABLE_POSTHOG=1 MOCK_STRICT=1 run omo "$project" "$work/omo.json" -- run "Delegate the audit")
   keep_npm_plugin omo "$omo"
-  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "omo: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  accepted "$requests" "omo"
   local child
   child=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
   [[ $child == ses_* ]] || fail "omo: the background child is a frame ($child)"
@@ -961,7 +919,7 @@ EOF
   with_npm_plugin omo-sync "$omo"
   requests=$(OMO_DISABLE_POSTHOG=1 MOCK_STRICT=1 run omo-sync "$project" "$work/omo-sync.json" -- run "Consult on the plan")
   keep_npm_plugin omo-sync "$omo"
-  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "omo_sync: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  accepted "$requests" "omo_sync"
   local child
   child=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
   [[ $child == ses_* ]] || fail "omo_sync: the child is a frame ($child)"
@@ -999,7 +957,7 @@ EOF
   for plugin in "$omo" "$dcp" "$swarm"; do with_npm_plugin together "$plugin"; done
   requests=$(OMO_DISABLE_POSTHOG=1 MOCK_STRICT=1 run together "$project" "$work/together.json" -- run "Audit the ledger")
   for plugin in "$omo" "$dcp" "$swarm"; do keep_npm_plugin together "$plugin"; done
-  ls "$requests"/*.error.txt >/dev/null 2>&1 && fail "together: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
+  accepted "$requests" "together"
   frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
   [[ $(frame_json "$project" "$frame" | field 'd["frame"]["status"]') == completed ]] || fail "together: the frame is popped"
   check "$requests" "together" "
@@ -1022,7 +980,7 @@ scenario_auto_turns() {
   { printf '[\n'; big_bash T2A; printf ',\n'; printf '{"tools": true, "reply": "ASSIST1: the second part is done."}\n]\n'; } >"$work/auto-turns-2.json"
   local first second third
   first=$(SANDBOX=auto-turns MOCK_STRICT=1 run auto-turns-1 "$project" "$work/auto-turns-1.json" -- run "PERSON0: do the first part")
-  ls "$first"/*.error.txt >/dev/null 2>&1 && fail "auto_turns: the strict stand-in refused a request: $(cat "$first"/*.error.txt)"
+  accepted "$first" "auto_turns"
   local turn
   turn=$(python3 - "$project/.opencode/flame/state.json" <<'PY'
 import json, sys
@@ -1034,7 +992,7 @@ PY
   [[ $turn == fr_* ]] || fail "auto_turns: the first person's message opened no turn frame"
   ctx -C "$project" frame tree | grep -q "PERSON0: do the first part (.*) turn" || fail "auto_turns: the tree does not show the turn: $(ctx -C "$project" frame tree)"
   second=$(SANDBOX=auto-turns MOCK_STRICT=1 run auto-turns-2 "$project" "$work/auto-turns-2.json" -- run --continue "PERSON1: do the second part")
-  ls "$second"/*.error.txt >/dev/null 2>&1 && fail "auto_turns: the strict stand-in refused a request: $(cat "$second"/*.error.txt)"
+  accepted "$second" "auto_turns"
   [[ $(frame_json "$project" "$turn" | field 'd["frame"]["status"]') == completed ]] || fail "auto_turns: the first turn is not closed"
   grep -q "T1A-2499" "$project/.opencode/flame/logs/frame-$turn.md" || fail "auto_turns: the first turn's log misses its output"
   check "$second" "auto_turns, second turn" "
@@ -1049,7 +1007,7 @@ need('T2A-2499' in agent[-1]['all'], 'the running turn\'s own output is sent who
 "
   printf '[\n{"tools": true, "tool_calls": [{"name": "flame_recall", "arguments": {"id": "%s"}}]},\n{"tools": true, "reply": "ASSIST2: recalled."}\n]\n' "$turn" >"$work/auto-turns-3.json"
   third=$(SANDBOX=auto-turns MOCK_STRICT=1 run auto-turns-3 "$project" "$work/auto-turns-3.json" -- run --continue "PERSON2: what did the first part print?")
-  ls "$third"/*.error.txt >/dev/null 2>&1 && fail "auto_turns: the strict stand-in refused a request: $(cat "$third"/*.error.txt)"
+  accepted "$third" "auto_turns"
   check "$third" "auto_turns, recall" "
 agent = [r for r in requests if r['tools']]
 need('flame_recall' in agent[0]['tools'], 'flame_recall is offered')
@@ -1081,7 +1039,7 @@ scenario_auto_todos() {
   } >"$work/auto-todos-1.json"
   local first second
   first=$(SANDBOX=auto-todos MOCK_STRICT=1 run auto-todos-1 "$project" "$work/auto-todos-1.json" -- run "PERSON0: migrate both modules")
-  ls "$first"/*.error.txt >/dev/null 2>&1 && fail "auto_todos: the strict stand-in refused a request: $(cat "$first"/*.error.txt)"
+  accepted "$first" "auto_todos"
   local ids
   ids=$(python3 - "$project/.opencode/flame/state.json" <<'PY'
 import json, sys
@@ -1113,7 +1071,7 @@ for r in agent:
 "
   printf '[\n{"tools": true, "tool_calls": [{"name": "flame_recall", "arguments": {"id": "%s"}}]},\n{"tools": true, "reply": "ASSIST1: recalled."}\n]\n' "$item1" >"$work/auto-todos-2.json"
   second=$(SANDBOX=auto-todos MOCK_STRICT=1 run auto-todos-2 "$project" "$work/auto-todos-2.json" -- run --continue "PERSON1: what did m1's migration print?")
-  ls "$second"/*.error.txt >/dev/null 2>&1 && fail "auto_todos: the strict stand-in refused a request: $(cat "$second"/*.error.txt)"
+  accepted "$second" "auto_todos"
   check "$second" "auto_todos, recall" "
 agent = [r for r in requests if r['tools']]
 need('flame_recall' in agent[0]['tools'], 'flame_recall is offered')
@@ -1136,11 +1094,12 @@ scenario_valve() {
     printf '{"tools": true, "reply": "ASSIST0: all ten ran."}\n]\n'; } >"$work/valve-1.json"
   local first second
   first=$(SANDBOX=valve MOCK_STRICT=1 run valve-1 "$project" "$work/valve-1.json" -- run "PERSON0: run the ten steps")
-  ls "$first"/*.error.txt >/dev/null 2>&1 && fail "valve: the strict stand-in refused a request: $(cat "$first"/*.error.txt)"
+  accepted "$first" "valve"
   local masked
   masked=$(python3 - "$first" <<'PY'
-import glob, json, re, sys
-requests = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json"))]
+import json, re, sys
+from request_log import bodies
+requests = bodies(sys.argv[1])
 agent = [r for r in requests if r.get("tools")]
 if len(agent) != 11 or len(agent) != len(requests) - 1:  # the title request has no tools
     sys.exit(f"not 11 agent requests and a title: {len(agent)} of {len(requests)} (a compaction?)")
@@ -1159,7 +1118,7 @@ PY
   [[ -n $masked ]] || fail "valve: no output was masked"
   printf '[\n{"tools": true, "tool_calls": [{"name": "flame_recall", "arguments": {"id": "%s"}}]},\n{"tools": true, "reply": "ASSIST1: recalled."}\n]\n' "$masked" >"$work/valve-2.json"
   second=$(SANDBOX=valve MOCK_STRICT=1 run valve-2 "$project" "$work/valve-2.json" -- run --continue "PERSON1: what did the first step print?")
-  ls "$second"/*.error.txt >/dev/null 2>&1 && fail "valve: the strict stand-in refused a request: $(cat "$second"/*.error.txt)"
+  accepted "$second" "valve"
   check "$second" "valve, recall" "
 agent = [r for r in requests if r['tools']]
 need('V0-2499' in agent[-1]['all'], 'flame_recall gave the masked output back')
@@ -1196,7 +1155,7 @@ PY
     printf '{"tools": true, "reply": "ASSIST0: m1 is migrated."}\n]\n'
   } >"$work/auto-push-1.json"
   first=$(SANDBOX=auto-push MOCK_STRICT=1 run auto-push-1 "$project" "$work/auto-push-1.json" -- run "PERSON0: migrate m1")
-  ls "$first"/*.error.txt >/dev/null 2>&1 && fail "auto_push: the strict stand-in refused a request: $(cat "$first"/*.error.txt)"
+  accepted "$first" "auto_push"
   mapfile -t lines < <(frames)
   read -r turn1 _ <<<"${lines[0]:-}"
   read -r item1 _ <<<"${lines[1]:-}"
@@ -1241,7 +1200,7 @@ need('M1B-2499' not in agent[6]['all'] and 'into the log of frame $item1: flame_
     printf '{"tools": true, "reply": "ASSIST1: the totals check is under way."}\n]\n'
   } >"$work/auto-push-2.json"
   second=$(SANDBOX=auto-push MOCK_STRICT=1 run auto-push-2 "$project" "$work/auto-push-2.json" -- run --continue "PERSON1: check the totals")
-  ls "$second"/*.error.txt >/dev/null 2>&1 && fail "auto_push: the strict stand-in refused a request: $(cat "$second"/*.error.txt)"
+  accepted "$second" "auto_push"
   mapfile -t lines < <(frames)
   read -r turn2 _ <<<"${lines[3]:-}"
   read -r pushed2 _ <<<"${lines[4]:-}"
@@ -1259,7 +1218,7 @@ need('TOTA-2499' in agent[-1]['all'], 'the running frame\'s output goes whole')
   # closes at this end of turn.
   printf '[\n{"tools": true, "when": "PERSON2", "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "TOTALS-SUMMARY: they balance"}}]},\n{"tools": true, "reply": "ASSIST2: the totals are checked."}\n]\n' >"$work/auto-push-3.json"
   third=$(SANDBOX=auto-push MOCK_STRICT=1 run auto-push-3 "$project" "$work/auto-push-3.json" -- run --continue "PERSON2: finish the totals check")
-  ls "$third"/*.error.txt >/dev/null 2>&1 && fail "auto_push: the strict stand-in refused a request: $(cat "$third"/*.error.txt)"
+  accepted "$third" "auto_push"
   mapfile -t lines < <(frames)
   [[ ${#lines[@]} == 5 && ${lines[3]} == "$turn2 completed turn ses_"*" PERSON1: check the totals" &&
     ${lines[4]} == "$pushed2 completed pushed $turn2 Check the totals" ]] ||

@@ -68,39 +68,22 @@ run() {
   kill "$mock_pid" 2>/dev/null || true
   wait "$mock_pid" 2>/dev/null || true
   mock_pid=
-  if ls "$requests"/*.error.txt >/dev/null 2>&1; then
-    fail "$name: the strict stand-in refused a request: $(cat "$requests"/*.error.txt)"
-  fi
+  accepted "$requests" "$name"
   echo "$requests"
 }
 
 # check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
-# order, as {"file", "body", "messages" (no system message), "size" (characters of the messages'
-# JSON), "tools", "all"}) and `need` in scope.
+# order, as request_log.py's "chat" views: "messages" without the system message, "size" the
+# characters of their JSON, "tools", …) and `need` in scope.
 check() {
   python3 - "$1" <<PY || fail "$2"
-import glob, json, sys
-requests = []
-for path in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json")):
-    body = json.load(open(path))
-    messages = [m for m in body.get("messages", []) if m.get("role") != "system"]
-    requests.append({
-        "file": path, "body": body, "messages": messages,
-        "size": len(json.dumps(messages, ensure_ascii=False)),
-        "tools": [t["function"]["name"] for t in body.get("tools") or []],
-        "all": json.dumps(body),
-    })
-def need(condition, what):
-    if not condition:
-        print("not so:", what, file=sys.stderr)
-        for r in requests:
-            print(" ", r["file"].rsplit("/", 1)[-1], r["size"], r["all"][-300:], file=sys.stderr)
-        sys.exit(1)
+import json, sys
+from request_log import checks
+requests, need, first = checks(sys.argv[1], "chat")
 $3
 PY
 }
 
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
 
 # A bash call printing about 20 KB: MARK-0 … MARK-2199.
 big_bash() {
@@ -141,10 +124,10 @@ scenario_fold() {
   plain_requests=$(run fold-plain "$plain" "$work/fold-plain.json" "Audit the ledger")
   [[ $(cat "$work/fold.out") == Finished. ]] || fail "fold: pi answers"
   python3 - "$requests" "$plain_requests" >"$work/fold.sizes" <<'PY'
-import glob, json, sys
+import sys
+from request_log import checks
 def last(folder):
-    body = json.load(open(sorted(glob.glob(folder + "/[0-9]*[0-9].json"))[-1]))
-    return len(json.dumps([m for m in body["messages"] if m["role"] != "system"], ensure_ascii=False))
+    return checks(folder, "chat")[0][-1]["size"]
 print(last(sys.argv[1]), last(sys.argv[2]))
 PY
   read -r folded unfolded <"$work/fold.sizes"
@@ -497,13 +480,13 @@ for words in ['ASSIST0: the first part is done.', 'ASSIST1: the second part is d
       || fail "auto_turns: frame.auto off opened a turn frame"
   done
   python3 - "$work" <<'PY' || fail "auto_turns: with frame.auto off, a request differs from plain pi's"
-import glob, json, sys
+import json, sys
+from request_log import bodies
 work = sys.argv[1]
 def requests(name):
     out = []
     for run in (1, 2):
-        for path in sorted(glob.glob(f"{work}/requests-auto-turns-{name}-{run}/[0-9]*[0-9].json")):
-            body = json.load(open(path))
+        for body in bodies(f"{work}/requests-auto-turns-{name}-{run}"):
             # ctx's frame context (a custom message, sent as a user one) is ctx's, not a change.
             messages = [m for m in body["messages"] if m["role"] != "system"
                         and not json.dumps(m.get("content")).startswith('[{"type": "text", "text": "<flame-context')]
@@ -518,10 +501,10 @@ for (a, tools), (b, _) in zip(off, plain):
 assert "T1A-2199" in json.dumps(off[-1][0]), "the first turn's output is sent whole"
 PY
   python3 - "$work" <<'PY'
-import glob, json, sys
+import sys
+from request_log import checks
 def last(name):
-    body = json.load(open(sorted(glob.glob(f"{sys.argv[1]}/requests-{name}/[0-9]*[0-9].json"))[-1]))
-    return len(json.dumps([m for m in body["messages"] if m["role"] != "system"], ensure_ascii=False))
+    return checks(f"{sys.argv[1]}/requests-{name}", "chat")[0][-1]["size"]
 print(f"  the second process's last request: {last('auto-turns-2')} characters of messages with turn frames, "
       f"{last('auto-turns-off-2')} with frame.auto off")
 PY
@@ -540,8 +523,9 @@ scenario_valve() {
   first=$(AGENT=valve WINDOW=40000 run valve-1 "$project" "$work/valve-1.json" "PERSON0: run the ten steps")
   [[ $(cat "$work/valve-1.out") == "ASSIST0: all ten ran." ]] || fail "valve: pi answers"
   masked=$(python3 - "$first" <<'PY'
-import glob, json, re, sys
-requests = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/[0-9]*[0-9].json"))]
+import json, re, sys
+from request_log import bodies
+requests = bodies(sys.argv[1])
 if len(requests) != 11 or not all(r.get("tools") for r in requests):
     sys.exit(f"not 11 agent requests: {len(requests)} (a compaction?)")
 last = json.dumps(requests[-1])
