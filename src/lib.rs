@@ -25,6 +25,7 @@ pub mod output;
 pub mod package;
 pub mod pi;
 pub mod project;
+pub mod qwen;
 pub mod schema;
 pub mod settings;
 pub mod spent;

@@ -39,6 +39,7 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<crate::install::InstallDoc>("hooks-install"),
         document::<crate::install::ClaudeInstallDoc>("claude-install"),
         document::<crate::install::CodexInstallDoc>("codex-install"),
+        document::<crate::install::CodexInstallDoc>("qwen-install"),
         document::<swarm::StatusDoc>("swarm-status"),
         document::<swarm::PlanDoc>("swarm-plan"),
         document::<swarm::AgentsDoc>("swarm-agents"),

@@ -8,17 +8,19 @@ use crate::error::{Error, Result};
 use crate::spent::price::PriceList;
 use crate::spent::record::Records;
 use crate::spent::sources::{self, Readers};
-use crate::{claude, codex, kilo, opencode, pi};
+use crate::{claude, codex, kilo, opencode, pi, qwen};
 
 /// Problems printed as warnings before the rest are only counted.
 const MAX_WARNINGS: usize = 20;
 
 /// The agents' records that `--source` may name: the databases with OpenCode's tables, and the
-/// session files of the agents that keep one per session, in the order a file is matched (their
-/// first lines never look alike, so the order only settles a line made to look like two).
+/// session files of the agents that keep one per session, in the order a file is matched: Qwen
+/// Code's before Claude Code's, whose transcripts' lines also carry `sessionId` (the others'
+/// first lines never look alike).
 const READERS: Readers<'static> = Readers {
     databases: &[opencode::DATABASE, kilo::DATABASE],
     session_files: &[
+        qwen::cost::SESSION_FILES,
         claude::cost::SESSION_FILES,
         pi::cost::SESSION_FILES,
         codex::cost::SESSION_FILES,
@@ -26,7 +28,7 @@ const READERS: Readers<'static> = Readers {
 };
 
 /// The records of `paths` (default: OpenCode's and Kilo Code's own, the project's Claude Code
-/// transcripts and pi sessions, and Codex's sessions; an error saying where they were looked for
+/// transcripts and pi sessions, Codex's sessions and Qwen Code's ledger; an error saying where they were looked for
 /// when none is there), priced with the models.dev cache.
 pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
@@ -40,7 +42,7 @@ pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
             defaults.looked_for
         ))
         .with_hint(
-            "give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex",
+            "give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi, Codex or Qwen Code",
         ));
     }
     sources::load(&defaults.found, &READERS, &prices)
@@ -55,8 +57,9 @@ struct DefaultSources {
 
 /// OpenCode's records (all its projects'; `$OPENCODE_DB` or its data directory), Kilo Code's (its
 /// `kilo.db`, all its projects'), Claude Code's transcripts and pi's sessions of this project (in
-/// the folders they name after it), and Codex's sessions (all its projects': Codex files them by
-/// date), those that exist.
+/// the folders they name after it), Codex's sessions (all its projects': Codex files them by
+/// date), and Qwen Code's ledger (all its projects'), with the project's Qwen sessions for their
+/// titles; those that exist.
 fn default_sources(ctx: &Context) -> DefaultSources {
     let mut found = Vec::new();
     let database =
@@ -96,9 +99,21 @@ fn default_sources(ctx: &Context) -> DefaultSources {
         "Codex's sessions",
         "Codex's folder is unknown: neither CODEX_HOME nor HOME is set",
     );
+    let qwen = folder(
+        &mut found,
+        qwen::usage_dir(),
+        "Qwen Code's records of model calls",
+        "Qwen Code's folder is unknown: neither QWEN_HOME nor HOME is set",
+    );
+    // The project's Qwen sessions name them (their first prompts); the ledger counts the calls.
+    if qwen.is_none()
+        && let Some(chats) = qwen::project_chats_dir(&ctx.project.root).filter(|d| d.is_dir())
+    {
+        found.push(chats);
+    }
     DefaultSources {
         found,
-        looked_for: [opencode, kilo, claude, pi, codex]
+        looked_for: [opencode, kilo, claude, pi, codex, qwen]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()
@@ -171,7 +186,7 @@ pub fn warn_problems(ctx: &Context, problems: &[String]) {
 
 /// Each frame's own and rolled-up figures (by frame position), from the default records
 /// ([`default_sources`]: OpenCode's and Kilo Code's, the project's Claude Code transcripts and pi
-/// sessions, Codex's sessions): for `frame tree --cost`, `frame show --cost` and the flame graph's
+/// sessions, Codex's sessions, Qwen Code's ledger): for `frame tree --cost`, `frame show --cost` and the flame graph's
 /// `--weight cost`.
 pub fn frame_costs(
     ctx: &Context,

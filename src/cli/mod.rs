@@ -10,6 +10,7 @@ pub mod frame;
 pub mod kilo;
 pub mod opencode;
 pub mod pi;
+pub mod qwen;
 pub mod swarm;
 
 use std::path::PathBuf;
@@ -28,8 +29,8 @@ See and steer the context of coding agents from the shell.
 
 ctx reads and writes plain files in your project: the Flame frame tree in
 .opencode/flame/state.json and opencode-swarm's plan in .swarm/. OpenCode, Claude
-Code, pi and Codex CLI reach it through their plugin, hook and extension points
-(ctx opencode|claude|pi|codex install). One short-lived process per command,
+Code, pi, Codex CLI, Kilo Code and Qwen Code reach it through their plugin, hook
+and extension points (ctx opencode|claude|pi|codex|kilo|qwen install). One short-lived process per command,
 deterministic output, exit codes that mean something.
 
 Exit codes: 0 success; 1 failure (unreadable or malformed input, frame not
@@ -194,6 +195,10 @@ pub enum Command {
     /// Kilo Code integration: install ctx's OpenCode plugin and commands where Kilo loads them
     #[command(subcommand)]
     Kilo(Deferred<kilo::KiloCommand>),
+
+    /// Qwen Code integration: install ctx's hooks; the hooks' entry point
+    #[command(subcommand)]
+    Qwen(Deferred<qwen::QwenCommand>),
 
     /// Git hooks: install ctx's pre-commit and post-commit hooks
     #[command(subcommand)]

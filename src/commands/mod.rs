@@ -11,6 +11,7 @@ pub mod git_hooks;
 pub mod kilo;
 pub mod opencode;
 pub mod pi;
+pub mod qwen;
 pub mod swarm;
 
 pub use crate::app::Context;
@@ -28,6 +29,7 @@ pub(crate) fn selector(
 ) -> Result<crate::frame::ops::Selector> {
     if let Some(session) = args.session.session.as_deref() {
         crate::codex::check_session_arg(session)?;
+        crate::qwen::check_session_arg(session)?;
     }
     Ok(crate::frame::ops::Selector {
         flag: args.frame.clone(),
@@ -99,11 +101,12 @@ pub fn walks_frame_trees(command: &Command) -> bool {
 /// with a failure, whatever happens (an exit 2 would block the agent's action).
 pub type HookMain = fn(&str);
 
-/// The hook entry of `agent`, when its hooks call ctx (Claude Code's and Codex's).
+/// The hook entry of `agent`, when its hooks call ctx (Claude Code's, Codex's, Qwen Code's).
 pub fn hook_main(agent: &str) -> Option<HookMain> {
     match agent {
         "claude" => Some(claude::hook_main),
         "codex" => Some(codex::hook_main),
+        "qwen" => Some(qwen::hook_main),
         _ => None,
     }
 }
@@ -143,6 +146,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Pi(Deferred(command)) => pi::run(&mut ctx, command),
         Command::Codex(Deferred(command)) => codex::run(&mut ctx, command),
         Command::Kilo(Deferred(command)) => kilo::run(&mut ctx, command),
+        Command::Qwen(Deferred(command)) => qwen::run(&mut ctx, command),
         Command::Hooks(Deferred(command)) => git_hooks::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")

@@ -179,7 +179,7 @@ const CORES: [&str; 6] = [
     "hooks",
     "spent",
 ];
-const AGENTS: [&str; 5] = ["claude", "codex", "kilo", "opencode", "pi"];
+const AGENTS: [&str; 6] = ["claude", "codex", "kilo", "opencode", "pi", "qwen"];
 
 #[test]
 fn cores_never_name_an_agent() {

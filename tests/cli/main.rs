@@ -35,6 +35,7 @@ mod paths;
 mod pi;
 mod pi_turns;
 mod planned;
+mod qwen;
 mod root;
 mod schema;
 mod selectors;

@@ -959,8 +959,8 @@ fn without_records_the_error_says_where_each_agent_was_looked_for() {
     exit: 1
     --- stdout
     --- stderr
-    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist
-    hint: give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi or Codex
+    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist; Qwen Code's records of model calls, [HOME]/.qwen/usage, do not exist
+    hint: give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi, Codex or Qwen Code
     ");
     let out = env.run(&["frame", "tree", "--cost"]);
     let text = env.render(&out);
@@ -975,7 +975,7 @@ fn without_records_the_error_says_where_each_agent_was_looked_for() {
 
     5 frames: 1 → in_progress, 4 ✓ completed
     --- stderr
-    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist
+    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist; Qwen Code's records of model calls, [HOME]/.qwen/usage, do not exist
     ");
 }
 
@@ -1026,6 +1026,113 @@ fn a_resumed_and_forked_codex_thread_counts_each_call_once_with_its_own_thread()
     );
     assert_eq!(doc["total"]["tokens"]["total"], 6510);
     assert_eq!(doc["problems"], serde_json::json!([]));
+}
+
+/// A real Qwen Code 0.24.4 session (tests/fixtures/spent-qwen): a turn that ran a subagent, then a
+/// second process (`--continue`) whose turn Qwen followed with a call of its own (its memory
+/// extractor), which only its ledger holds. Each call once, priced by nothing here; the figures
+/// are the session's totals in Qwen's own `usage_record.jsonl`.
+#[test]
+fn a_qwen_code_session_is_counted_from_its_ledger_as_qwen_totals_it() {
+    let env = TestEnv::new();
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spent-qwen/.qwen");
+    let session = "qw_b1998379-92c2-4e69-aeab-626455d593e2";
+    let totals: Value = serde_json::from_str(
+        std::fs::read_to_string(home.join("usage_record.jsonl"))
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    let qwen = &totals["models"]["mock-1"];
+    for source in [home.clone(), home.join("usage")] {
+        let doc = json(&env, &source, &["--by", "session"]);
+        assert_eq!(
+            doc["problems"],
+            serde_json::json!([]),
+            "{}",
+            source.display()
+        );
+        let row = row(&doc, session);
+        assert_eq!(row["total"]["calls"], qwen["requests"]);
+        let tokens = &row["total"]["tokens"];
+        assert_eq!(tokens["total"], qwen["totalTokens"]);
+        assert_eq!(
+            tokens["input"].as_u64().unwrap() + tokens["cache_read"].as_u64().unwrap(),
+            qwen["inputTokens"].as_u64().unwrap()
+        );
+        assert_eq!(tokens["cache_read"], qwen["cachedTokens"]);
+        assert_eq!(tokens["reasoning"], qwen["thoughtsTokens"]);
+        assert_eq!(
+            tokens["output"].as_u64().unwrap() + tokens["reasoning"].as_u64().unwrap(),
+            qwen["outputTokens"].as_u64().unwrap()
+        );
+    }
+    // The whole folder holds the session's transcript: its first prompt names it.
+    let doc = json(&env, &home, &["--by", "session"]);
+    assert_eq!(row(&doc, session)["label"], "Delegate the audit");
+    assert_eq!(doc["total"]["calls"], 6);
+}
+
+/// Qwen Code's ledger is read by default (`$QWEN_HOME`, else `~/.qwen`), with the project's
+/// sessions for their titles; a ledger line that is damaged is said, and the rest counted.
+#[test]
+fn qwen_codes_ledger_is_read_by_default_and_a_damaged_line_is_said() {
+    let env = TestEnv::new();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spent-qwen/.qwen");
+    let qwen_home = env.home.join("elsewhere");
+    copy_dir(&fixture.join("usage"), &qwen_home.join("usage"));
+    let project_name: String = env
+        .root
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    copy_dir(
+        &fixture.join("projects/-home-user-app/chats"),
+        &qwen_home.join("projects").join(project_name).join("chats"),
+    );
+    let by_default = || {
+        let out = env
+            .ctx()
+            .env("QWEN_HOME", &qwen_home)
+            .args(["budget", "spent", "--json", "--by", "session"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", env.render(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let doc = by_default();
+    let row = row(&doc, "qw_b1998379-92c2-4e69-aeab-626455d593e2");
+    assert_eq!(
+        (row["total"]["calls"].as_u64(), row["label"].as_str()),
+        (Some(6), Some("Delegate the audit"))
+    );
+    let kinds: Vec<&str> = doc["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["qwen", "qwen"]);
+    // A line cut short, and a count of the wrong type: said, and the other calls counted.
+    let ledger = qwen_home.join("usage/token-usage-2026-11.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let text = text.replacen("\"outputTokens\":50", "\"outputTokens\":\"50\"", 1);
+    std::fs::write(
+        &ledger,
+        format!("{text}{{\"schemaVersion\":1,\"id\":\"x\",\"sess\n"),
+    )
+    .unwrap();
+    let doc = by_default();
+    let problems = doc["problems"].to_string();
+    assert!(
+        problems.contains("outputTokens \\\"50\\\" is not a token count"),
+        "{problems}"
+    );
+    assert!(problems.contains("1 line(s) are not JSON"), "{problems}");
+    assert_eq!(doc["total"]["calls"], 6);
 }
 
 /// Copies the folder `from` to `to` (files and folders only).
@@ -1880,7 +1987,7 @@ fn a_session_files_agent_is_read_from_its_first_line_as_json() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "error: {}: not a session file of any agent ctx knows (Claude Code, pi, Codex CLI)\n",
+            "error: {}: not a session file of any agent ctx knows (Qwen Code, Claude Code, pi, Codex CLI)\n",
             other.display()
         )
     );

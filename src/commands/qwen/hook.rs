@@ -1,0 +1,211 @@
+//! `ctx qwen hook EVENT`: one Qwen Code hook call (kilo-gemini-qwen-copilot.md §3), the event's
+//! JSON on stdin, the answer (or nothing) on stdout, and never a failure: whatever goes wrong is
+//! one line in the hook log and exit 0. The event logic is the hook core's (`app::hooks`); this
+//! adapter maps Qwen Code's events and fields onto it.
+//!
+//! Qwen Code's events as observed (0.24.4, Claude Code's hook protocol): SessionStart (`source`
+//! startup, resume, compact), whose added text ends the system prompt; UserPromptSubmit, whose
+//! added text rides on the person's message, and which fires again after every batch of tool
+//! calls with an empty `prompt` (its text then a user message of its own each time); an `agent`
+//! call's PreToolUse (`tool_input.description`), then SubagentStart (`agent_id`, `agent_type`;
+//! what it adds never reaches the subagent), the subagent's own tool events (with `agent_id`),
+//! and SubagentStop (`last_assistant_message`); PreCompact, whose added text reaches the
+//! compaction's request, and PostCompact (`compact_summary`); Stop (`last_assistant_message`).
+//! SessionEnd did not fire in `-p` runs. Every text a hook adds has its `<` and `>` escaped.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::app::agent_calls::AgentCall;
+use crate::app::hooks::{self, Harness, Hook, additional_context, field};
+use crate::conversation::Export;
+use crate::error::{Error, Result};
+use crate::project::Project;
+use crate::qwen::SESSION_PREFIX;
+
+/// The hook log (failures, and subagents matched to their calls by a guess), below
+/// `.opencode/flame/`.
+pub const HOOK_LOG: &str = "qwen-hooks.log";
+/// The hook log in Qwen Code's folder, where there is no frame folder.
+pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
+/// The agent type of an `agent` call that names none.
+const DEFAULT_AGENT_TYPE: &str = "general-purpose";
+/// What a compaction must keep of the frames (PreCompact's text reaches the compaction's request).
+const COMPACTION_INSTRUCTION: &str = "\
+Flame frames: this session works in the frame tree above (.opencode/flame/state.json). Keep in \
+your summary, verbatim, the id of the current frame and its goal, the ids of the frames named \
+above with their status, and the log paths of finished frames (.opencode/flame/logs/frame-<id>.md), \
+so that the work continues in the right frame after the compaction.";
+
+/// Qwen Code for the hook core: every session and subagent is `qw_<id>`.
+static QWEN: Harness = Harness {
+    name: "Qwen Code",
+    session_prefix: SESSION_PREFIX,
+    agent_prefix: SESSION_PREFIX,
+    log_name: HOOK_LOG,
+    user_dir: crate::qwen::home_dir,
+    user_log_name: USER_HOOK_LOG,
+};
+
+/// `ctx qwen hook EVENT` as the process's whole work: never fails, never prints anything but the
+/// answer. Called from `main` before the command line is parsed any further. Qwen Code runs its
+/// hooks in the session's folder.
+pub fn hook_main(event: &str) {
+    // A panic must not print to stderr nor exit with 101: it becomes a log line.
+    std::panic::set_hook(Box::new(|_| {}));
+    run(Project::locate(None).map(|p| p.root), event);
+}
+
+pub(super) fn run(root: Result<PathBuf>, event: &str) {
+    hooks::run(&QWEN, root, event, answer);
+}
+
+fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
+    match event {
+        "SessionStart" => {
+            let context = match hook.field("source") {
+                // A compaction replaced the conversation, and the context added to it.
+                Some("compact") => hook.session_context(true)?,
+                // A resumed conversation still holds what was added before.
+                Some("resume") => hook.session_context(false)?,
+                // A new conversation holds nothing yet: a session that already has a frame gets
+                // its context now, a new one at its first prompt.
+                _ if hook.session_has_frame()? => hook.session_context(true)?,
+                _ => None,
+            };
+            Ok(context.map(|xml| with_commands(event, &xml)))
+        }
+        // Qwen Code's own prompt after a batch of tool calls: what it adds would be one more
+        // user message each time.
+        "UserPromptSubmit" if hook.field("prompt").is_none() => Ok(None),
+        // A subagent's prompt: it has no frame context of its own to show.
+        "UserPromptSubmit" if hook.field("agent_id").is_some() => Ok(None),
+        "UserPromptSubmit" => {
+            let context = hook.session_context(false)?;
+            if hook.turns_on()? {
+                hook.turn_start(hook.field("prompt_id"))?;
+            }
+            Ok(context.map(|xml| with_commands(event, &xml)))
+        }
+        "PreToolUse" if hook.field("tool_name") == Some("agent") => agent_call(hook),
+        "SubagentStart" => subagent_start(hook),
+        "SubagentStop" => subagent_stop(hook),
+        "PreCompact" if hook.field("agent_id").is_none() => {
+            Ok(hook.current_context()?.map(|xml| {
+                additional_context(
+                    event,
+                    &readable(&format!("{xml}\n\n{COMPACTION_INSTRUCTION}\n")),
+                )
+            }))
+        }
+        "PostCompact" if hook.field("agent_id").is_none() => {
+            if let Some(summary) = hook.field("compact_summary") {
+                hook.compaction_summary(summary)?;
+            }
+            Ok(None)
+        }
+        "Stop" if hook.field("agent_id").is_none() && hook.turns_on()? => {
+            hook.turn_stop(
+                hook.field("prompt_id"),
+                hook.field("last_assistant_message"),
+                None,
+                None,
+            )?;
+            Ok(None)
+        }
+        "SessionEnd" if hook.field("agent_id").is_none() && hook.turns_on()? => {
+            hook.turns_end()?;
+            Ok(None)
+        }
+        // An event ctx does not hook, or a newer Qwen Code's: nothing to do.
+        _ => Ok(None),
+    }
+}
+
+/// `text` as it reads once Qwen Code has escaped it: Qwen Code turns every `<` and `>` of a
+/// hook's text into `&lt;` and `&gt;`, so the tags go as `[` and `]`. In ctx's XML every `<` and
+/// `>` is a tag's (text in it is escaped), so nothing else changes.
+fn readable(text: &str) -> String {
+    text.replace('<', "[").replace('>', "]")
+}
+
+/// What the model of a session or subagent is told, after its frame context: the exact commands
+/// that push and pop a frame of its own, which the shell's variables name.
+const FRAME_COMMANDS: &str = "To give a sub-goal a frame of its own, run `ctx frame push \
+--session \"qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}\" -- 'GOAL'` in the shell, and when it \
+is done `ctx frame pop --session \"qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}\" --summary \
+'WHAT WAS ACHIEVED'`. Qwen Code keeps a popped frame's messages in this conversation: a sub-goal \
+whose tool outputs you will not need again goes better to a subagent (the agent tool with \
+run_in_background false), which gets a frame of its own and sends back only its report.";
+
+/// The frame context, readable once escaped, and the frame commands, as the answer to `event`.
+fn with_commands(event: &str, xml: &str) -> String {
+    additional_context(event, &format!("{}\n{FRAME_COMMANDS}", readable(xml)))
+}
+
+/// PreToolUse of `agent`: remembers the call's description as the goal of the subagent it
+/// starts.
+fn agent_call(hook: &mut Hook) -> Result<Option<String>> {
+    let tool_input = hook.input.get("tool_input").unwrap_or(&Value::Null);
+    let task = field(tool_input, "description").or_else(|| field(tool_input, "prompt"));
+    let Some(goal) = task.and_then(|t| t.lines().find(|l| !l.trim().is_empty())) else {
+        return Ok(None);
+    };
+    let agent_type = field(tool_input, "subagent_type").unwrap_or(DEFAULT_AGENT_TYPE);
+    hook.note_call(&AgentCall {
+        description: goal.trim().to_string(),
+        tool_use_id: hook.field("tool_call_id").map(str::to_string),
+        agent_type: agent_type.to_string(),
+        // A subagent starting a subagent: the new frame goes below the caller's.
+        caller: hook.field("agent_id").map(str::to_string),
+    })?;
+    Ok(None)
+}
+
+/// The frame of the subagent the event names.
+fn agent_frame(hook: &Hook, event: &str) -> Result<String> {
+    let agent_id = hook
+        .field("agent_id")
+        .ok_or_else(|| Error::failure(format!("{event} without \"agent_id\"")))?;
+    hook.agent_frame(agent_id).ok_or_else(|| {
+        Error::failure(format!(
+            "the agent id '{}' cannot name a frame",
+            agent_id.escape_debug()
+        ))
+    })
+}
+
+/// SubagentStart: the subagent's frame. Its answer is not given: Qwen Code does not pass it on
+/// to the subagent.
+fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
+    let frame = agent_frame(hook, "SubagentStart")?;
+    let agent_type = hook.field("agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
+    hook.subagent_start(&frame, agent_type, None)?;
+    Ok(None)
+}
+
+/// SubagentStop: pops the subagent's frame, completed with its last message as the summary
+/// (failed when it ended without one).
+fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
+    let frame = agent_frame(hook, "SubagentStop")?;
+    match hook.agent_running(&frame)? {
+        None => {
+            return Err(Error::failure(format!(
+                "SubagentStop for {frame}, which has no frame (its SubagentStart was not seen)"
+            )));
+        }
+        Some(false) => return Ok(None),
+        Some(true) => {}
+    }
+    let reported = hook.field("last_assistant_message");
+    let export = Export::of_conversation(
+        &frame,
+        "Qwen Code subagent",
+        "Qwen Code",
+        Vec::new(),
+        reported,
+    );
+    hook.subagent_stop(&frame, reported, &export)?;
+    Ok(None)
+}

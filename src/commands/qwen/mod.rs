@@ -1,0 +1,76 @@
+//! `ctx qwen …`: Flame for Qwen Code through its hooks (kilo-gemini-qwen-copilot.md §3).
+//! `install` merges ctx's hooks into a `settings.json`; `hook EVENT` answers one hook call.
+//!
+//! Frames: a session's frame is `qw_<session id>` and a subagent's `qw_<agent id>` (see
+//! `crate::qwen`), so the model's own `ctx frame push --session
+//! "qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}"` acts on its own frame.
+
+mod hook;
+
+use std::path::PathBuf;
+
+use super::Context;
+use crate::app::install::{self as app_install, AgentHooks};
+use crate::cli::qwen::QwenCommand;
+use crate::error::{Error, ExitCode, Result};
+use crate::hooks::settings as hook_settings;
+use crate::install;
+use crate::qwen::hooks;
+
+pub use hook::hook_main;
+
+pub fn run(ctx: &mut Context, command: QwenCommand) -> Result<ExitCode> {
+    match command {
+        QwenCommand::Install {
+            global,
+            remove,
+            dry_run,
+        } => install_hooks(ctx, global, remove, dry_run),
+        QwenCommand::Hook { event } => {
+            hook::run(Ok(ctx.project.root.clone()), &event);
+            Ok(ExitCode::Success)
+        }
+    }
+}
+
+fn user_qwen_dir() -> Result<PathBuf> {
+    crate::qwen::home_dir().ok_or_else(|| {
+        Error::failure("neither QWEN_HOME nor HOME is set: there is no ~/.qwen/ to install into")
+    })
+}
+
+fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -> Result<ExitCode> {
+    let dir = if global {
+        user_qwen_dir()?
+    } else {
+        ctx.project.root.join(crate::qwen::PROJECT_DIR)
+    };
+    let agent = AgentHooks {
+        path: dir.join("settings.json"),
+        dir,
+        hooks: &hooks::HOOKS,
+        comments_hint: "remove the comments (Qwen Code reads the file the same without them; ctx \
+                        edits only plain JSON), then install again",
+        files: &[],
+        command: "ctx qwen install",
+    };
+    let installed = app_install::agent_hooks(&agent, remove, false, dry_run)?;
+    let path = &agent.path;
+    if !ctx.out.json {
+        app_install::print_agent_hooks(ctx, path, &installed, "ctx qwen hook", remove, dry_run)?;
+        return Ok(ExitCode::Success);
+    }
+    let merged = &installed.merged;
+    ctx.out.json_doc(&install::CodexInstallDoc {
+        version: crate::document::Version,
+        hooks: path.display().to_string(),
+        dry_run,
+        remove,
+        hooks_changed: merged.text.is_some(),
+        hooks_removed: installed.saved.deleted,
+        added: hook_settings::events(&merged.added),
+        removed: hook_settings::events(&merged.removed),
+        folders_removed: app_install::paths(&installed.saved.folders),
+    })?;
+    Ok(ExitCode::Success)
+}
