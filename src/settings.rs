@@ -251,6 +251,18 @@ pub const CODEX_FOLD: Def = Def {
             (frame.auto) with its tool outputs as placeholders",
 };
 
+pub const QWEN_FOLD: Def = Def {
+    key: "qwen.fold",
+    env: "CTX_QWEN_FOLD",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether a Qwen Code session is folded at the end of each turn (a chat_compression \
+            record appended to its session file), so that --continue and --resume send each \
+            popped frame as its summary",
+};
+
 pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {
     key: "opencode.fold_user_messages",
     env: "CTX_OPENCODE_FOLD_USER_MESSAGES",
@@ -370,6 +382,7 @@ pub const ALL: &[&Def] = &[
     &HOOKS_STATE_IN_HOME,
     &CLAUDE_FOLD,
     &CODEX_FOLD,
+    &QWEN_FOLD,
     &PI_TOOLS,
     &PI_FOLD,
     &PI_FOLD_USER_MESSAGES,

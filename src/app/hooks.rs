@@ -240,6 +240,10 @@ impl ItemSpans<'_> {
     }
 }
 
+/// How many times a session file that changes while it is read is read again before a fold by
+/// appending leaves it as it is (50 ms apart).
+const APPEND_ATTEMPTS: u32 = 10;
+
 /// One hook call: the event's fields, the project, the clock.
 pub struct Hook<'a> {
     pub harness: &'static Harness,
@@ -615,6 +619,77 @@ impl<'a> Hook<'a> {
         );
         self.notes.extend(refused);
         folded
+    }
+
+    /// A turn's end, for an agent that reads a fold as a record of its own (Qwen Code's
+    /// `chat_compression`): when the agent's fold `setting` is on, `fold` makes that record of
+    /// the session file (`transcript_path`, below the agent's `folder`), given what the state
+    /// knows of the frames, as for [`Hook::fold_at_end`]; it is appended to the file, which
+    /// keeps every line it had. `Ok(None)` from `fold`: nothing new to fold. Each frame left
+    /// unfolded is a line of the hook log.
+    pub fn fold_by_appending(
+        &mut self,
+        setting: &crate::settings::Def,
+        noun: &str,
+        folder: Option<PathBuf>,
+        folder_name: &str,
+        fold: impl Fn(
+            &str,
+            &dyn Fn(&str) -> Option<String>,
+            &dyn Fn(&str) -> Option<Finished>,
+        ) -> std::result::Result<(Option<String>, Vec<String>), String>,
+    ) -> Result<()> {
+        let config = self.ctx.project.config()?;
+        let on = crate::settings::resolve(config, setting, None, None)?;
+        if on.text() != "on" {
+            return Ok(());
+        }
+        let Some(path) = self.field("transcript_path") else {
+            return Ok(());
+        };
+        let path = Path::new(path);
+        let refuse =
+            |why: String| Error::failure(format!("{noun} {} left as it is: {why}", path.display()));
+        let inside = |p: &Path| {
+            folder
+                .as_deref()
+                .is_some_and(|folder| transcript::below(p, folder))
+        };
+        let state = self.store.load()?;
+        let root = transcript::root_if_ran_there(self.field("cwd"), &self.ctx.project.root);
+        let goal_of = |id: &str| state.frame(id).map(|frame| frame.goal().to_string());
+        let finished = |id: &str| {
+            Some(Finished {
+                parent: state.frame(id)?.parent().map(str::to_string),
+                text: transcript::folded_text(&self.store, &state, id, root)?,
+            })
+        };
+        // The agent may still be writing its last records as the hook runs: a file that changes
+        // while it is read is read again, a few times, before it is left as it is.
+        let mut attempts = 0;
+        let refused = loop {
+            attempts += 1;
+            let attempt =
+                transcript::Transcript::open(path, inside, folder_name).and_then(|file| {
+                    let (line, refused) = fold(file.text()?, &goal_of, &finished)?;
+                    if let Some(line) = &line {
+                        file.append(line)?;
+                    }
+                    Ok(refused)
+                });
+            match attempt {
+                Err(why) if why == transcript::CHANGED && attempts < APPEND_ATTEMPTS => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                other => break other.map_err(refuse)?,
+            }
+        };
+        self.notes.extend(
+            refused
+                .iter()
+                .map(|why| format!("{noun} {}: {why}", path.display())),
+        );
+        Ok(())
     }
 
     /// Whether `frame.auto` asks for turn frames (`turns` or `all`).

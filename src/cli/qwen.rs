@@ -67,13 +67,18 @@ that call it; people do not need to.
                     with what the summary must keep
   PostCompact       records the compaction's summary on the current frame
   Stop              with frame.auto = turns or all: closes the turn's frame,
-                    the last answer its summary
+                    the last answer its summary; then folds the session for
+                    --continue (qwen.fold): each frame pushed and popped in
+                    the shell becomes its pop and summary in a chat_compression
+                    record appended to the session file, which keeps every
+                    line it had
   SessionEnd        with frame.auto = turns or all: closes a turn left open
 
 Qwen Code escapes < and > in what a hook adds, so ctx sends its frame context
 with [ and ] for the tags ([flame-context …] … [/flame-context]), which reads
 as well. Qwen Code gives a hook no way to change the messages a model call
-sends, and SubagentStart's answer never reaches the subagent. Whatever goes
+sends, so a popped frame folds only for the next process that continues the
+session; and SubagentStart's answer never reaches the subagent. Whatever goes
 wrong (bad JSON, a broken state file, an unknown event) exits 0 with nothing on
 stdout and one line in .opencode/flame/qwen-hooks.log (or ctx-hooks.log in
 $QWEN_HOME, default ~/.qwen, when there is no project folder to write in): a

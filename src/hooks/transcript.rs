@@ -1,5 +1,7 @@
 //! The rewrite of an agent's transcript (Claude Code's session `.jsonl`, Codex's rollout) with its
-//! popped frames folded, when its session ends: what both agents' SessionEnd hooks share.
+//! popped frames folded, when its session ends: what both agents' SessionEnd hooks share; and the
+//! line appended to one whose agent reads a fold as a record of its own (Qwen Code's
+//! `chat_compression`), which needs no rewrite.
 //!
 //! Nothing of the user's is lost. The transcript as it was is kept beside it, in the session's
 //! folder (`<path without .jsonl>/ctx-fold-<ms>.jsonl`, which the agents' session lists do not
@@ -20,7 +22,8 @@ use crate::frame::store::{self, Store};
 pub const MAX_FOLD: u64 = 64 << 20;
 
 /// Why a transcript that changed since it was read is left as it is.
-const CHANGED: &str = "it changed since ctx read it (still being written to, or folded meanwhile)";
+pub const CHANGED: &str =
+    "it changed since ctx read it (still being written to, or folded meanwhile)";
 
 /// What a fold of a transcript (or rollout) made of it: its new text when a frame folded, the
 /// frames folded, in order (outermost spans only), and why each frame it pushed and popped that
@@ -96,6 +99,20 @@ impl Transcript {
     /// Its text, as read.
     pub fn text(&self) -> Result<&str, String> {
         std::str::from_utf8(&self.bytes).map_err(|_| "it is not UTF-8".into())
+    }
+
+    /// Appends `line` (one JSON line, ending in a newline) to the transcript, unless it changed
+    /// since it was read: every line of it stays as it is. The error says why nothing was added.
+    pub fn append(&self, line: &str) -> Result<(), String> {
+        if !unchanged_since(&self.path, &self.before) {
+            return Err(CHANGED.into());
+        }
+        let mut file = fs::OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| format!("cannot open it to append: {e}"))?;
+        file.write_all(line.as_bytes())
+            .map_err(|e| format!("cannot append to it: {e}"))
     }
 
     /// Replaces the transcript by `folded`, keeping the original in the session's folder as
@@ -271,7 +288,7 @@ pub fn fold_at_end(
 }
 
 /// Whether the file at `path` lies in a folder below `folder`, both seen through links.
-fn below(path: &Path, folder: &Path) -> bool {
+pub fn below(path: &Path, folder: &Path) -> bool {
     let (Ok(folder), Some(Ok(parent))) = (
         fs::canonicalize(folder),
         path.parent().map(fs::canonicalize),

@@ -9,6 +9,7 @@
 //! "qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}"` acts on the frame of whichever agent runs it.
 
 pub mod cost;
+pub mod fold;
 pub mod hooks;
 
 use std::path::{Path, PathBuf};

@@ -35,6 +35,7 @@ fn defaults_when_nothing_is_configured() {
     hooks.state_in_home = "off"           # default
     claude.fold = "on"                    # default
     codex.fold = "on"                     # default
+    qwen.fold = "on"                      # default
     pi.tools = "on"                       # default
     pi.fold = "on"                        # default
     pi.fold_user_messages = "fold"        # default
@@ -195,6 +196,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     hooks.state_in_home = "off"           # default
     claude.fold = "on"                    # default
     codex.fold = "on"                     # default
+    qwen.fold = "on"                      # default
     pi.tools = "on"                       # default
     pi.fold = "on"                        # default
     pi.fold_user_messages = "fold"        # default

@@ -364,3 +364,125 @@ fn a_broken_state_file_is_left_alone_and_logged_beside_it() {
         "{lines:?}"
     );
 }
+
+/// A session file as Qwen Code writes it: each content a record chained to the one before.
+fn session_file(contents: &[(&str, Value)]) -> String {
+    let mut text = String::new();
+    let mut parent = Value::Null;
+    for (n, (kind, message)) in contents.iter().enumerate() {
+        let uuid = format!("00000000-0000-4000-8000-{n:012}");
+        let record = json!({"uuid": uuid, "parentUuid": parent, "sessionId": SESSION,
+            "timestamp": "2026-11-29T07:54:04.033Z", "type": kind, "cwd": "/x",
+            "version": "0.24.4", "message": message});
+        text.push_str(&record.to_string());
+        text.push('\n');
+        parent = json!(uuid);
+    }
+    text
+}
+
+fn shell_call(id: &str, command: &str) -> (&'static str, Value) {
+    (
+        "assistant",
+        json!({"role": "model", "parts": [{"functionCall": {"id": id, "name": "run_shell_command", "args": {"command": command}}}]}),
+    )
+}
+
+fn shell_result(id: &str, printed: &str) -> (&'static str, Value) {
+    let output = format!(
+        "Command: x\nDirectory: (root)\nOutput: {printed}\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)"
+    );
+    (
+        "tool_result",
+        json!({"role": "user", "parts": [{"functionResponse": {"id": id, "name": "run_shell_command", "response": {"output": output}}}]}),
+    )
+}
+
+#[test]
+fn stop_appends_a_compression_record_that_folds_the_popped_frame_and_keeps_every_line() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "UserPromptSubmit",
+        &event("UserPromptSubmit", json!({ "prompt": "Refunds" })),
+    );
+    let push = r#"ctx frame push --session "qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}" -- 'List the refunds'"#;
+    let pop = r#"ctx frame pop --session "qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}" --summary 'Listed: 12 pending'"#;
+    let pushed = env.ok(&[
+        "frame",
+        "push",
+        "--session",
+        FRAME,
+        "--",
+        "List the refunds",
+    ]);
+    let pushed = pushed.trim();
+    env.ok(&[
+        "frame",
+        "pop",
+        "--session",
+        FRAME,
+        "--summary",
+        "Listed: 12 pending",
+    ]);
+    let text = session_file(&[
+        (
+            "user",
+            json!({"role": "user", "parts": [{"text": "Refunds"}]}),
+        ),
+        shell_call("c1", push),
+        shell_result("c1", pushed),
+        shell_call("c2", "printf BULKY_OUTPUT"),
+        shell_result("c2", "BULKY_OUTPUT"),
+        shell_call("c3", pop),
+        shell_result("c3", FRAME),
+        (
+            "assistant",
+            json!({"role": "model", "parts": [{"text": "Listed."}]}),
+        ),
+    ]);
+    let chats = env.home.join(".qwen/projects/-x/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let file = chats.join(format!("{SESSION}.jsonl"));
+    std::fs::write(&file, &text).unwrap();
+    let stop = event(
+        "Stop",
+        json!({ "transcript_path": file, "last_assistant_message": "Listed.", "stop_hook_active": false }),
+    );
+    assert_eq!(hook(&env, "Stop", &stop), "");
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert!(after.starts_with(&text), "every line Qwen wrote stays");
+    let record: Value = serde_json::from_str(after[text.len()..].trim()).unwrap();
+    assert_eq!(record["subtype"], "chat_compression");
+    assert_eq!(record["parentUuid"], "00000000-0000-4000-8000-000000000007");
+    let history = record["systemPayload"]["compressedHistory"].to_string();
+    assert!(!history.contains("BULKY_OUTPUT"), "{history}");
+    assert!(
+        history.contains(&format!(
+            "Frame {pushed} (List the refunds) completed, folded"
+        )),
+        "{history}"
+    );
+    // Nothing new to fold: a second Stop appends nothing.
+    assert_eq!(hook(&env, "Stop", &stop), "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    // A session file outside Qwen's folder is left as it is, and said.
+    let elsewhere = env.path("elsewhere.jsonl");
+    std::fs::write(&elsewhere, &text).unwrap();
+    let stop = event("Stop", json!({ "transcript_path": elsewhere }));
+    assert_eq!(hook(&env, "Stop", &stop), "");
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), text);
+    let lines = hook_log_lines(&env.path(".opencode/flame/qwen-hooks.log"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("left as it is: it is not below Qwen Code's projects folder")),
+        "{lines:?}"
+    );
+    // qwen.fold = off: nothing appended.
+    env.write(".opencode/ctx.toml", "[qwen]\nfold = \"off\"\n");
+    std::fs::write(&file, &text).unwrap();
+    let stop = event("Stop", json!({ "transcript_path": file }));
+    assert_eq!(hook(&env, "Stop", &stop), "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}

@@ -167,6 +167,30 @@ print(f"  budget spent: {row['total']['calls']} calls, {tokens['total']} tokens;
 PY
 }
 
+scenario_resume() {
+  echo "scenario resume: a frame pushed and popped in the shell is sent folded by the next --continue; the session file keeps every line"
+  local project requests file
+  project=$(new_project resume)
+  cat >"$work/resume-1.json" <<EOF
+[{"tools": true, "when": "Start the refunds", "tool_calls": [$(shell_call "ctx frame push $session_arg -- 'List the refunds' && echo pushed")]},
+ {"tools": true, "when": "pushed", "tool_calls": [$(shell_call "python3 -c \"print(' '.join('BULK-%d' % i for i in range(2000)))\"")]},
+ {"tools": true, "when": "BULK-1999", "tool_calls": [$(shell_call "ctx frame pop $session_arg --summary 'Refunds listed: 12 pending' && echo popped")]},
+ {"tools": true, "when": "popped", "reply": "Listed."}]
+EOF
+  SANDBOX=resume run resume-1 "$project" "$work/resume-1.json" -- -p "Start the refunds" >/dev/null
+  echo '[{"tools": true, "when": "Next step", "reply": "Next."}]' >"$work/resume-2.json"
+  requests=$(SANDBOX=resume run resume-2 "$project" "$work/resume-2.json" -- --continue -p "Next step")
+  check "$requests" "resume" "
+r = first(lambda r: 'Next step' in r['texts'], 'the resumed request')
+need('BULK-7 BULK-8' not in r['all'], 'the popped frame\\'s output is folded out')
+need('frame-' in r['texts'] and 'Refunds listed: 12 pending' in r['texts'], 'its summary and log are the pop\\'s result')
+need('Start the refunds' in r['texts'], 'the first prompt stays')
+"
+  file=$(find "$work/sandbox-resume/home/.qwen/projects" -path '*/chats/*.jsonl' | head -1)
+  grep -q 'BULK-7 BULK-8' "$file" || fail "resume: the session file lost the frame's output"
+  grep -q '"subtype":"chat_compression"' "$file" || fail "resume: no compression record"
+}
+
 scenario_compaction() {
   echo "scenario compaction: /compress sends the frame context with what the summary must keep, and the summary is recorded on the current frame"
   local project requests session
@@ -227,7 +251,7 @@ scenario_broken_state() {
   grep -q "state.json" "$project/.opencode/flame/qwen-hooks.log" || fail "broken_state: nothing logged"
 }
 
-scenarios=(settings context push_pop subagent compaction auto_turns without_ctx broken_state)
+scenarios=(settings context push_pop subagent resume compaction auto_turns without_ctx broken_state)
 for scenario in "${@:-${scenarios[@]}}"; do
   "scenario_$scenario"
 done

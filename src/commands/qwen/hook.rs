@@ -105,13 +105,16 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
             }
             Ok(None)
         }
-        "Stop" if hook.field("agent_id").is_none() && hook.turns_on()? => {
-            hook.turn_stop(
-                hook.field("prompt_id"),
-                hook.field("last_assistant_message"),
-                None,
-                None,
-            )?;
+        "Stop" if hook.field("agent_id").is_none() => {
+            if hook.turns_on()? {
+                hook.turn_stop(
+                    hook.field("prompt_id"),
+                    hook.field("last_assistant_message"),
+                    None,
+                    None,
+                )?;
+            }
+            fold_for_continue(hook)?;
             Ok(None)
         }
         "SessionEnd" if hook.field("agent_id").is_none() && hook.turns_on()? => {
@@ -208,4 +211,41 @@ fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
     );
     hook.subagent_stop(&frame, reported, &export)?;
     Ok(None)
+}
+
+/// Stop: appends a `chat_compression` record to the session file (`crate::qwen::fold`), so that
+/// the next process that continues the session sends each frame the model pushed and popped in
+/// its shell as its summary and log path. Qwen Code has no session end in `-p` runs, and reads
+/// the record only when a process resumes the session, so every turn's end folds what is new.
+fn fold_for_continue(hook: &mut Hook) -> Result<()> {
+    let now = crate::time::rfc3339_ms(hook.ctx.now);
+    let uuid = new_uuid()?;
+    hook.fold_by_appending(
+        &crate::settings::QWEN_FOLD,
+        "session file",
+        crate::qwen::runtime_dir().map(|dir| dir.join("projects")),
+        "Qwen Code's projects folder",
+        |text, goal_of, finished| {
+            let folded = crate::qwen::fold::fold(text, &uuid, &now, goal_of, finished)?;
+            Ok((folded.record, folded.refused))
+        },
+    )
+}
+
+/// A random UUID (version 4), as Qwen Code names its records.
+fn new_uuid() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Error::failure(format!("cannot read the system's random source: {e}")))?;
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    ))
 }
