@@ -14,9 +14,9 @@ use crate::{claude, codex, kilo, opencode, pi, qwen};
 const MAX_WARNINGS: usize = 20;
 
 /// The agents' records that `--source` may name: the databases with OpenCode's tables, and the
-/// session files of the agents that keep one per session, in the order a file is matched: Qwen
-/// Code's before Claude Code's, whose transcripts' lines also carry `sessionId` (the others'
-/// first lines never look alike).
+/// JSON Lines files of the other agents (session files, Qwen Code's ledger), in the order a file
+/// is matched: Qwen Code's before Claude Code's, whose transcripts' lines also carry `sessionId`
+/// (the others' first lines never look alike).
 const READERS: Readers<'static> = Readers {
     databases: &[opencode::DATABASE, kilo::DATABASE],
     session_files: &[
@@ -28,8 +28,8 @@ const READERS: Readers<'static> = Readers {
 };
 
 /// The records of `paths` (default: OpenCode's and Kilo Code's own, the project's Claude Code
-/// transcripts and pi sessions, Codex's sessions and Qwen Code's ledger; an error saying where they were looked for
-/// when none is there), priced with the models.dev cache.
+/// transcripts and pi sessions, Codex's sessions and Qwen Code's ledger; an error saying where
+/// they were looked for when none is there), priced with the models.dev cache.
 pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
     if !paths.is_empty() {
@@ -186,8 +186,8 @@ pub fn warn_problems(ctx: &Context, problems: &[String]) {
 
 /// Each frame's own and rolled-up figures (by frame position), from the default records
 /// ([`default_sources`]: OpenCode's and Kilo Code's, the project's Claude Code transcripts and pi
-/// sessions, Codex's sessions, Qwen Code's ledger): for `frame tree --cost`, `frame show --cost` and the flame graph's
-/// `--weight cost`.
+/// sessions, Codex's sessions, Qwen Code's ledger): for `frame tree --cost`, `frame show --cost`
+/// and the flame graph's `--weight cost`.
 pub fn frame_costs(
     ctx: &Context,
     state: &crate::frame::state::State,

@@ -2,8 +2,8 @@
 //!
 //! - its ledger, `<qwen home>/usage/token-usage-<YYYY-MM>.jsonl`: one line per model call, every
 //!   project's, `{schemaVersion, id, timestamp, sessionId, model, source, inputTokens,
-//!   outputTokens, cachedTokens, thoughtsTokens, totalTokens, …}`. `source` is the agent that made
-//!   the call: `main`, a subagent's type (`general-purpose`), or Qwen's own background work
+//!   outputTokens, cachedTokens, thoughtsTokens, totalTokens, …}`. `source` is the agent that
+//!   made the call: `main`, a subagent's type (`general-purpose`), or Qwen's own background work
 //!   (`managed-auto-memory-extractor`, which no transcript holds). `inputTokens` counts the cached
 //!   ones among them and `outputTokens` the thoughts (`totalTokens` = input + output), as OpenAI
 //!   reports them. Each session's totals in `usage_record.jsonl` are these lines' sums. A call is

@@ -1,7 +1,7 @@
 //! Folding a Qwen Code session for `--continue`: each frame the model pushed and popped through
-//! its shell (`ctx frame push --session "qw_…"` … `ctx frame pop …`) becomes its pop call and a
-//! result holding the frame's folded text, written as a `chat_compression` record appended to the
-//! session file. Qwen Code 0.24.4 rebuilds what it sends on resume from the last such record's
+//! its shell (`ctx frame push --session "qw_…"` … `ctx frame pop …`) becomes its pop call and
+//! a result holding the frame's folded text, written as a `chat_compression` record appended to
+//! the session file. Qwen Code 0.24.4 rebuilds what it sends on resume from the last such record's
 //! `compressedHistory` and the records after it (observed: the next `--continue` sent the fold,
 //! and the strict stand-in took it), so the file only grows: every record Qwen wrote stays. Pure:
 //! text in, the record's line out.

@@ -1,7 +1,7 @@
-//! The session files of the agents that keep one JSON Lines file per session (Claude Code's
-//! transcripts, pi's session files, Codex CLI's rollouts): which agent wrote a `.jsonl` file, and
-//! the files of a folder, each read by its agent's reader. A folder may hold more than one
-//! agent's files (a home folder given whole); each agent's are one source.
+//! The session files of the agents that keep JSON Lines files (Claude Code's transcripts, pi's
+//! session files, Codex CLI's rollouts, Qwen Code's ledger and sessions): which agent wrote a
+//! `.jsonl` file, and the files of a folder, each read by its agent's reader. A folder may hold
+//! more than one agent's files (a home folder given whole); each agent's are one source.
 //!
 //! Each agent's module says what its files are and how they are read (a [`SessionFormat`]); the
 //! caller hands the formats over, so this module names no agent.

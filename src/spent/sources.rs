@@ -1,6 +1,6 @@
 //! Where the records come from: OpenCode's database (and Kilo Code's, which has its tables), the
 //! JSON files of OpenCode 1.1 and older (`storage/`), `opencode export` files, and the session
-//! files of Claude Code, pi and Codex CLI ([`super::session_files`]). OpenCode's records are
+//! files of the other agents ([`super::session_files`]). OpenCode's records are
 //! read here; which databases there are and what the other agents' files are, the caller says
 //! ([`Readers`]).
 
