@@ -244,6 +244,16 @@ impl ItemSpans<'_> {
 /// appending leaves it as it is (50 ms apart).
 const APPEND_ATTEMPTS: u32 = 10;
 
+/// What a fold by appending makes of a session file ([`Hook::fold_by_appending`]).
+pub struct Appending {
+    /// The line to append (ending in a newline); `None`: nothing new folds.
+    pub line: Option<String>,
+    /// Why each frame left unfolded is, for the hook log.
+    pub refused: Vec<String>,
+    /// Each folded frame's messages, for its log.
+    pub logs: Vec<(String, Export)>,
+}
+
 /// One hook call: the event's fields, the project, the clock.
 pub struct Hook<'a> {
     pub harness: &'static Harness,
@@ -624,9 +634,9 @@ impl<'a> Hook<'a> {
     /// A turn's end, for an agent that reads a fold as a record of its own (Qwen Code's
     /// `chat_compression`): when the agent's fold `setting` is on, `fold` makes that record of
     /// the session file (`transcript_path`, below the agent's `folder`), given what the state
-    /// knows of the frames, as for [`Hook::fold_at_end`]; it is appended to the file, which
-    /// keeps every line it had. `Ok(None)` from `fold`: nothing new to fold. Each frame left
-    /// unfolded is a line of the hook log.
+    /// knows of the frames, as for [`Hook::fold_at_end`]; the folded frames' logs are written
+    /// from their spans, then the record is appended to the file, which keeps every line it had.
+    /// Each frame left unfolded is a line of the hook log.
     pub fn fold_by_appending(
         &mut self,
         setting: &crate::settings::Def,
@@ -637,7 +647,7 @@ impl<'a> Hook<'a> {
             &str,
             &dyn Fn(&str) -> Option<String>,
             &dyn Fn(&str) -> Option<Finished>,
-        ) -> std::result::Result<(Option<String>, Vec<String>), String>,
+        ) -> std::result::Result<Appending, String>,
     ) -> Result<()> {
         let config = self.ctx.project.config()?;
         let on = crate::settings::resolve(config, setting, None, None)?;
@@ -655,41 +665,60 @@ impl<'a> Hook<'a> {
                 .as_deref()
                 .is_some_and(|folder| transcript::below(p, folder))
         };
-        let state = self.store.load()?;
-        let root = transcript::root_if_ran_there(self.field("cwd"), &self.ctx.project.root);
-        let goal_of = |id: &str| state.frame(id).map(|frame| frame.goal().to_string());
-        let finished = |id: &str| {
-            Some(Finished {
-                parent: state.frame(id)?.parent().map(str::to_string),
-                text: transcript::folded_text(&self.store, &state, id, root)?,
-            })
-        };
         // The agent may still be writing its last records as the hook runs: a file that changes
-        // while it is read is read again, a few times, before it is left as it is.
+        // while it is read, or before the record is appended, is read again, a few times, before
+        // it is left as it is.
         let mut attempts = 0;
-        let refused = loop {
+        let changed =
+            |why: &str, attempts: u32| why == transcript::CHANGED && attempts < APPEND_ATTEMPTS;
+        loop {
             attempts += 1;
-            let attempt =
+            let attempt = {
+                let state = self.store.load()?;
+                let root = transcript::root_if_ran_there(self.field("cwd"), &self.ctx.project.root);
+                let goal_of = |id: &str| state.frame(id).map(|frame| frame.goal().to_string());
+                let finished = |id: &str| {
+                    Some(Finished {
+                        parent: state.frame(id)?.parent().map(str::to_string),
+                        text: transcript::folded_text(&self.store, &state, id, root)?,
+                    })
+                };
                 transcript::Transcript::open(path, inside, folder_name).and_then(|file| {
-                    let (line, refused) = fold(file.text()?, &goal_of, &finished)?;
-                    if let Some(line) = &line {
-                        file.append(line)?;
-                    }
-                    Ok(refused)
-                });
-            match attempt {
-                Err(why) if why == transcript::CHANGED && attempts < APPEND_ATTEMPTS => {
+                    let appending = fold(file.text()?, &goal_of, &finished)?;
+                    Ok((file, appending))
+                })
+            };
+            let (file, appending) = match attempt {
+                Err(why) if changed(&why, attempts) => {
                     std::thread::sleep(std::time::Duration::from_millis(50));
+                    continue;
                 }
-                other => break other.map_err(refuse)?,
+                other => other.map_err(refuse)?,
+            };
+            let appended = match &appending.line {
+                None => Ok(()),
+                Some(line) => {
+                    // The logs first: the record's entries send the model to them.
+                    self.rewrite_logs(&appending.logs)?;
+                    file.append(line)
+                }
+            };
+            match appended {
+                Err(why) if changed(&why, attempts) => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    continue;
+                }
+                appended => {
+                    self.notes.extend(
+                        appending
+                            .refused
+                            .iter()
+                            .map(|why| format!("{noun} {}: {why}", path.display())),
+                    );
+                    return appended.map_err(refuse);
+                }
             }
-        };
-        self.notes.extend(
-            refused
-                .iter()
-                .map(|why| format!("{noun} {}: {why}", path.display())),
-        );
-        Ok(())
+        }
     }
 
     /// Whether `frame.auto` asks for turn frames (`turns` or `all`).

@@ -19,6 +19,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
+use crate::conversation::Export;
+use crate::hooks::export_message;
 use crate::hooks::frame_calls::{self, Finished, Span};
 
 /// Qwen Code's shell tool.
@@ -31,6 +33,9 @@ pub struct Compression {
     pub record: Option<String>,
     pub frames: Vec<String>,
     pub refused: Vec<String>,
+    /// Each folded frame's span as it was (its contents, push to pop), for its log: the fold
+    /// entry sends the model there for what it no longer holds.
+    pub spans: Vec<(String, Vec<Value>)>,
 }
 
 /// The session file `text` folded, as a `chat_compression` record to append, stamped `now`
@@ -93,7 +98,70 @@ pub fn fold(
         record: Some(format!("{record}\n")),
         frames: folded.frames,
         refused: folded.refused,
+        spans: folded.spans,
     })
+}
+
+/// A span's contents (Qwen Code's `{role, parts}`) as the export its frame's log renders: each
+/// model content an assistant message of its texts and calls, each call with the result the
+/// span holds for it; the results' own contents are left out, and so is a user content that
+/// holds nothing else.
+pub fn span_export(id: &str, title: &str, contents: &[Value]) -> Export {
+    let results: HashMap<&str, &str> = contents
+        .iter()
+        .flat_map(|c| {
+            c.get("parts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .filter_map(|p| {
+            Some((
+                p.pointer("/functionResponse/id")?.as_str()?,
+                response_output(p)?,
+            ))
+        })
+        .collect();
+    let no_time = Value::Null;
+    let mut messages = Vec::new();
+    for content in contents {
+        let role = match content.get("role").and_then(Value::as_str) {
+            Some("model") => "assistant",
+            Some("user") => "user",
+            _ => continue,
+        };
+        let mut parts = Vec::new();
+        for part in content
+            .get("parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(text) = part.get("text").and_then(Value::as_str) {
+                if !text.trim().is_empty() && !part.get("thought").is_some_and(|t| t == true) {
+                    parts.push(json!({ "type": "text", "text": text }));
+                }
+            } else if let Some(call) = part.get("functionCall") {
+                let mut state = json!({
+                    "status": "completed",
+                    "input": call.get("args").cloned().unwrap_or(Value::Null),
+                });
+                if let Some(output) = call
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| results.get(id))
+                {
+                    state["output"] = Value::from(*output);
+                }
+                let name = call.get("name").and_then(Value::as_str).unwrap_or("tool");
+                parts.push(json!({ "type": "tool", "tool": name, "state": state }));
+            }
+        }
+        if !parts.is_empty() {
+            messages.push(export_message(role, &no_time, parts));
+        }
+    }
+    Export::of_conversation(id, title, "Qwen Code", messages, None)
 }
 
 /// The records of the active chain, in order: from the last record with a `uuid` back through
@@ -204,6 +272,7 @@ struct FoldedHistory {
     history: Vec<Value>,
     frames: Vec<String>,
     refused: Vec<String>,
+    spans: Vec<(String, Vec<Value>)>,
 }
 
 /// The shell command of a `functionCall` part.
@@ -314,8 +383,13 @@ fn fold_history(
     let mut dropped: HashSet<usize> = HashSet::new();
     let mut replaced: HashMap<usize, (String, String)> = HashMap::new();
     let mut frames = Vec::new();
+    let mut span_contents = Vec::new();
     for span in &outer {
         dropped.extend(dropped_by(span));
+        span_contents.push((
+            span.frame.clone(),
+            history[span.push..=span.answer].to_vec(),
+        ));
         let done = finished(&span.frame).expect("a span's frame is finished");
         let pop_id = pop_ids.get(&span.pop).cloned().unwrap_or_default();
         let exit = parts_of(span.answer)
@@ -351,6 +425,7 @@ fn fold_history(
         history,
         frames,
         refused,
+        spans: span_contents,
     }
 }
 

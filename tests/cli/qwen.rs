@@ -463,6 +463,12 @@ fn stop_appends_a_compression_record_that_folds_the_popped_frame_and_keeps_every
         )),
         "{history}"
     );
+    // What the fold took out is in the frame's log, where its entry sends the model.
+    let log = env.read(&format!(".opencode/flame/logs/frame-{pushed}.md"));
+    assert!(
+        log.contains("BULKY_OUTPUT") && log.contains("## Messages"),
+        "{log}"
+    );
     // Nothing new to fold: a second Stop appends nothing.
     assert_eq!(hook(&env, "Stop", &stop), "");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), after);

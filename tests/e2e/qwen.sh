@@ -189,6 +189,7 @@ need('Start the refunds' in r['texts'], 'the first prompt stays')
   file=$(find "$work/sandbox-resume/home/.qwen/projects" -path '*/chats/*.jsonl' | head -1)
   grep -q 'BULK-7 BULK-8' "$file" || fail "resume: the session file lost the frame's output"
   grep -q '"subtype":"chat_compression"' "$file" || fail "resume: no compression record"
+  grep -q 'BULK-7 BULK-8' "$project"/.opencode/flame/logs/frame-fr_*.md || fail "resume: the frame's log lacks what the fold took out"
 }
 
 scenario_compaction() {

@@ -18,11 +18,11 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::app::agent_calls::AgentCall;
-use crate::app::hooks::{self, Harness, Hook, additional_context, field};
+use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, field};
 use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::project::Project;
-use crate::qwen::SESSION_PREFIX;
+use crate::qwen::{SESSION_PREFIX, fold};
 
 /// The hook log (failures, and subagents matched to their calls by a guess), below
 /// `.opencode/flame/`.
@@ -220,14 +220,27 @@ fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
 fn fold_for_continue(hook: &mut Hook) -> Result<()> {
     let now = crate::time::rfc3339_ms(hook.ctx.now);
     let uuid = new_uuid()?;
+    let title = format!(
+        "Qwen Code session file {}",
+        hook.field("transcript_path").unwrap_or("(none)")
+    );
     hook.fold_by_appending(
         &crate::settings::QWEN_FOLD,
         "session file",
         crate::qwen::runtime_dir().map(|dir| dir.join("projects")),
         "Qwen Code's projects folder",
         |text, goal_of, finished| {
-            let folded = crate::qwen::fold::fold(text, &uuid, &now, goal_of, finished)?;
-            Ok((folded.record, folded.refused))
+            let folded = fold::fold(text, &uuid, &now, goal_of, finished)?;
+            let logs = folded
+                .spans
+                .iter()
+                .map(|(id, contents)| (id.clone(), fold::span_export(id, &title, contents)))
+                .collect();
+            Ok(Appending {
+                line: folded.record,
+                refused: folded.refused,
+                logs,
+            })
         },
     )
 }
