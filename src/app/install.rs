@@ -6,11 +6,19 @@
 use std::path::{Path, PathBuf};
 
 use super::Context;
-use crate::cli::opencode::InstallOptions;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::hooks::settings::{self as hook_settings, HookSet, Merged};
 use crate::install::{self, Action, Embedded, InstallDoc, InstalledFile, Outcome, Saved};
+
+/// What every install of built-in files takes, as the adapter read it from the command line.
+#[derive(Debug, Clone, Copy)]
+pub struct InstallOptions {
+    /// Replace files that were changed since ctx wrote them.
+    pub force: bool,
+    /// Say what would be written, and write nothing.
+    pub dry_run: bool,
+}
 
 /// An agent's hooks file (Claude Code's `settings.json`, Codex's `hooks.json`) and what an install
 /// writes beside it.

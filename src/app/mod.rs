@@ -9,8 +9,10 @@ pub mod frame_context;
 pub mod hooks;
 pub mod install;
 pub mod pop;
+pub mod selector;
 pub mod session;
 pub mod spent;
+pub mod stray;
 pub mod todo;
 pub mod turn;
 

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::Context;
+use crate::app::Context;
 use crate::app::frame_context::{frame_settings, read_stdin, swarm_budget_line};
 use crate::budget::tokenize::Method;
 use crate::cli::compact::{
@@ -163,7 +163,7 @@ fn frame_entry(
         settings.budgets.total = left;
     }
     let state = load_state(ctx)?;
-    let selector = super::selector(&args.selector)?;
+    let selector = selector(&args.selector)?;
     let current = if required {
         Some(ops::require_current(&state, &selector)?)
     } else {
@@ -274,7 +274,7 @@ fn notice(
     host: Option<HostArg>,
 ) -> Result<()> {
     let state = load_state(ctx)?;
-    let selector = super::selector(args)?;
+    let selector = selector(args)?;
     let id = match &selector.flag {
         Some(arg) => ops::lookup(&state, arg)?,
         None => {
@@ -307,7 +307,7 @@ fn given_text(text: Option<String>, file: Option<std::path::PathBuf>) -> Result<
         (None, Some(path)) if path == std::path::Path::new("-") => Err(Error::usage(
             "--text-file cannot be '-': standard input carries the message list",
         )),
-        (None, Some(path)) => super::read_text(&path, 64 << 20).map(Some),
+        (None, Some(path)) => crate::input::read_text(&path, 64 << 20).map(Some),
         (None, None) => Ok(None),
     }
 }
@@ -384,4 +384,9 @@ fn inject(
     let mut out = inject::inject_as(&list, at, &text, role, &mut IdMinter::new(), ctx.now)?;
     out.push('\n');
     ctx.out.write(&out)
+}
+
+/// The frame the command acts on, from its `--frame` and `--session` ([`crate::app::selector::selector`]).
+fn selector(args: &crate::cli::frame::FrameSelector) -> Result<crate::frame::ops::Selector> {
+    crate::app::selector::selector(args.frame.as_deref(), args.session.session.as_deref())
 }

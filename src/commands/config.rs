@@ -1,6 +1,6 @@
 //! `ctx config`: every setting with its value and source.
 
-use super::Context;
+use crate::app::Context;
 use crate::cli::GlobalArgs;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
@@ -27,7 +27,7 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
         },
         marker: Some(ctx.project.marker.name()),
     };
-    let stray_state = super::stray_state(&ctx.project);
+    let stray_state = crate::app::stray::stray_state(&ctx.project);
     let color = color_setting(global);
     let selected: Vec<&'static Def> = match key {
         None => settings::ALL.to_vec(),
@@ -80,7 +80,7 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
         });
     }
     if let Some(stray) = &stray_state {
-        super::point_to_stray_state(ctx, stray);
+        crate::app::stray::point_to_stray_state(ctx, stray);
     }
     if ctx.out.json {
         let doc = ConfigDoc {

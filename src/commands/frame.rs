@@ -1,6 +1,6 @@
 //! `ctx frame …`: the frame tree from the shell (flame.md §4–§8).
 
-use super::{Context, label, read_text, selector};
+use crate::app::Context;
 use crate::app::pop::{PopInputs, pop, print_pop_doc};
 use crate::budget::bpe::Encoding;
 use crate::budget::tokenize::Method;
@@ -22,18 +22,19 @@ use crate::frame::state::Frame;
 use crate::frame::state::{State, Status, TreeIndex};
 use crate::frame::store::{self, Store};
 use crate::frame::{flame, import, log, span};
+use crate::input::{label, read_text};
 use crate::output::Style;
 
 pub fn run(ctx: &mut Context, command: FrameCommand) -> Result<ExitCode> {
     let store = ctx.store()?;
-    let stray = super::stray_state(&ctx.project);
+    let stray = crate::app::stray::stray_state(&ctx.project);
     let result = dispatch(ctx, &store, command);
     // The first write of this project's own state: the frames it may have had are still in the
     // home folder, once (from now on the project has a state, and this is not said again).
     if let Some(stray) = &stray
         && store.path().exists()
     {
-        super::point_to_stray_state(ctx, stray);
+        crate::app::stray::point_to_stray_state(ctx, stray);
     }
     result
 }
@@ -721,4 +722,9 @@ fn import(ctx: &mut Context, store: &Store, args: ImportArgs) -> Result<ExitCode
         }
     }
     Ok(ExitCode::Success)
+}
+
+/// The frame the command acts on, from its `--frame` and `--session` ([`crate::app::selector::selector`]).
+fn selector(args: &crate::cli::frame::FrameSelector) -> Result<crate::frame::ops::Selector> {
+    crate::app::selector::selector(args.frame.as_deref(), args.session.session.as_deref())
 }

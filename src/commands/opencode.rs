@@ -2,7 +2,7 @@
 //! §11). A session's frame is the frame whose id is the session id; what pi's sessions share
 //! with these is in `session`.
 
-use super::Context;
+use crate::app::Context;
 use crate::app::{session, turn};
 use crate::cli::opencode::OpencodeCommand;
 use crate::document::Version;
@@ -19,13 +19,19 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             global,
             remove,
             options,
-        } => crate::app::install::agent(
-            ctx,
-            &crate::app::install::OPENCODE,
-            global,
-            remove,
-            &options,
-        ),
+        } => {
+            let options = crate::app::install::InstallOptions {
+                force: options.force,
+                dry_run: options.dry_run,
+            };
+            crate::app::install::agent(
+                ctx,
+                &crate::app::install::OPENCODE,
+                global,
+                remove,
+                &options,
+            )
+        }
         OpencodeCommand::Frame {
             session,
             title,

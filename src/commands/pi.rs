@@ -2,7 +2,7 @@
 //! before every model call. A session's frame is the frame whose id is the session,
 //! `pi_<pi's session id>`; what it shares with OpenCode's sessions is in `session`.
 
-use super::Context;
+use crate::app::Context;
 use crate::app::{session, turn};
 use crate::cli::pi::PiCommand;
 use crate::error::{ExitCode, Result};
@@ -14,7 +14,13 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             global,
             remove,
             options,
-        } => crate::app::install::agent(ctx, &crate::app::install::PI, global, remove, &options),
+        } => {
+            let options = crate::app::install::InstallOptions {
+                force: options.force,
+                dry_run: options.dry_run,
+            };
+            crate::app::install::agent(ctx, &crate::app::install::PI, global, remove, &options)
+        }
         PiCommand::Frame {
             session,
             title,

@@ -5,7 +5,7 @@ use unicode_width::UnicodeWidthStr;
 
 use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 
-use super::Context;
+use crate::app::Context;
 use crate::cli::swarm::{FormatArg, SwarmArgs, SwarmCommand, SwarmFormat};
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};

@@ -1,7 +1,8 @@
 //! The source's modules import one way: no two sibling modules (files or folders of one folder)
 //! name each other, directly or around a circle, in code or in tests. A circle means neither can
 //! be read, changed or moved without the other (`plan_json` and `plan_fast` were one). Command
-//! adapters never name each other, and the cores never name an agent.
+//! adapters never name each other nor import from their dispatcher, `app` never names `cli`, and
+//! the cores never name an agent.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -164,6 +165,52 @@ fn command_adapters_never_name_each_other() {
         crossings,
         BTreeSet::new(),
         "command adapters that call each other"
+    );
+}
+
+/// The floor below the adapters takes what they parsed, never their argument types: `app` never
+/// names `cli`, so that it can be called with values from anywhere (a hook's input, a file).
+#[test]
+fn app_never_names_cli() {
+    let (_, named) = sources();
+    let mut crossings = BTreeSet::new();
+    for (module, targets) in &named {
+        if module.first().map(String::as_str) != Some("app") {
+            continue;
+        }
+        for target in targets {
+            if target.first().map(String::as_str) == Some("cli") {
+                crossings.insert(format!("{} -> {}", module.join("::"), target.join("::")));
+            }
+        }
+    }
+    assert_eq!(crossings, BTreeSet::new(), "app modules that name cli");
+}
+
+/// `commands/mod.rs` only dispatches: no adapter imports from it (what adapters share is in
+/// `app`), so that nothing goes up from an adapter to the module that imports it.
+#[test]
+fn no_adapter_imports_the_dispatcher() {
+    let (modules, named) = sources();
+    let mut upward = BTreeSet::new();
+    for (module, targets) in &named {
+        if !(module.len() >= 2 && module[0] == "commands") {
+            continue;
+        }
+        for target in targets {
+            // `commands::X` where X is no module: an item of `commands/mod.rs` itself.
+            let of_dispatcher = target.first().map(String::as_str) == Some("commands")
+                && target.len() >= 2
+                && !modules.contains(&target[..2]);
+            if of_dispatcher {
+                upward.insert(format!("{} -> {}", module.join("::"), target.join("::")));
+            }
+        }
+    }
+    assert_eq!(
+        upward,
+        BTreeSet::new(),
+        "adapters that import from commands/mod.rs"
     );
 }
 

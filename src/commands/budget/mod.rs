@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 mod spent;
 
-use super::Context;
+use crate::app::Context;
 use crate::budget::doc::{
     EstimateDoc, ItemDoc, LimitDoc, ModelRow, ModelsDoc, SessionDoc, SkippedDoc, ThresholdsDoc,
     TotalsDoc,

@@ -10,7 +10,7 @@ mod session_end;
 
 use std::path::PathBuf;
 
-use super::Context;
+use crate::app::Context;
 use crate::app::install::{self as app_install, AgentHooks};
 use crate::claude::settings;
 use crate::cli::claude::ClaudeCommand;

@@ -9,7 +9,7 @@ mod hook;
 
 use std::path::PathBuf;
 
-use super::Context;
+use crate::app::Context;
 use crate::app::install::{self as app_install, AgentHooks};
 use crate::cli::qwen::QwenCommand;
 use crate::error::{Error, ExitCode, Result};
