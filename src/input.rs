@@ -37,12 +37,12 @@ pub fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>> {
 
 /// Reads the file at `path`, refusing more than `cap` bytes.
 pub fn read_file(path: &Path, cap: u64) -> Result<Vec<u8>> {
-    crate::frame::store::read_capped(path, cap).map_err(|e| read_error(path, cap, &e))
+    crate::safe_file::read_capped(path, cap).map_err(|e| read_error(path, cap, &e))
 }
 
 /// [`read_file`] into `buffer`, kept from one file to the next.
 pub fn read_file_into(path: &Path, cap: u64, buffer: &mut Vec<u8>) -> Result<()> {
-    crate::frame::store::read_capped_into(path, cap, buffer).map_err(|e| read_error(path, cap, &e))
+    crate::safe_file::read_capped_into(path, cap, buffer).map_err(|e| read_error(path, cap, &e))
 }
 
 /// The error of reading the file `path` capped at `cap` bytes.

@@ -275,7 +275,7 @@ pub fn lock_and_sweep<'p>(
         if let (Some(folder), Some(name)) =
             (file.parent(), file.file_name().and_then(|n| n.to_str()))
         {
-            store::remove_dead_temps_of(folder, name);
+            crate::safe_file::remove_dead_temps_of(folder, name);
         }
     }
     Ok(Some(lock))
@@ -396,7 +396,7 @@ const MAX_SETTINGS: u64 = 16 << 20;
 /// The bytes of a settings file: a regular file of at most [`MAX_SETTINGS`] bytes, refused
 /// (`FileTooLarge`) without reading it whole.
 fn read_settings_bytes(target: &Path) -> std::io::Result<Vec<u8>> {
-    store::read_regular_capped(target, MAX_SETTINGS)
+    crate::safe_file::read_regular_capped(target, MAX_SETTINGS)
 }
 
 /// Refuses when the settings file at `path` (read at `target`, where a link leads) no longer
@@ -429,8 +429,8 @@ pub fn write_settings(target: &Path, text: &str) -> Result<()> {
         .and_then(|n| n.to_str())
         .unwrap_or("settings.json")
         .to_string();
-    let mode = store::existing_mode(target);
-    store::write_atomically(parent, target, mode, &name, |out| {
+    let mode = crate::safe_file::existing_mode(target);
+    crate::safe_file::write_atomically(parent, target, mode, &name, |out| {
         out.write_all(text.as_bytes())
     })
 }
@@ -621,7 +621,7 @@ fn write(path: &Path, text: &str, executable: bool) -> Result<()> {
         .and_then(|n| n.to_str())
         .expect("installed file names are UTF-8");
     let mode = if executable { Some(0o755) } else { None };
-    store::write_atomically(parent, path, mode, name, |out| {
+    crate::safe_file::write_atomically(parent, path, mode, name, |out| {
         out.write_all(text.as_bytes())
     })
 }

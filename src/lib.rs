@@ -26,6 +26,7 @@ pub mod package;
 pub mod pi;
 pub mod project;
 pub mod qwen;
+pub mod safe_file;
 pub mod schema;
 pub mod settings;
 pub mod spent;

@@ -147,7 +147,8 @@ fn claude_span(store: &Store, selector: &Selector) -> Option<crate::conversation
     let started = std::time::Instant::now();
     let lines = loop {
         let bytes =
-            store::read_capped(Path::new(&path), crate::claude::log::MAX_TRANSCRIPT).ok()?;
+            crate::safe_file::read_capped(Path::new(&path), crate::claude::log::MAX_TRANSCRIPT)
+                .ok()?;
         let lines = crate::spent::jsonl::parse(&String::from_utf8_lossy(&bytes));
         let complete = crate::claude::log::holds_pop_call(&lines.records, created);
         if complete || started.elapsed() >= std::time::Duration::from_secs(1) {

@@ -75,7 +75,7 @@ pub struct AgentMeta {
 pub fn agent_meta(transcript: &std::path::Path) -> Option<AgentMeta> {
     let path = transcript.with_extension("meta.json");
     // Only a regular file, opened without waiting: a pipe named so would block the read.
-    let bytes = crate::frame::store::read_regular_capped(&path, 1 << 20).ok()?;
+    let bytes = crate::safe_file::read_regular_capped(&path, 1 << 20).ok()?;
     let meta: Map<String, Value> = serde_json::from_slice(&bytes).ok()?;
     let text = |key: &str| meta.get(key)?.as_str().map(str::to_string);
     Some(AgentMeta {

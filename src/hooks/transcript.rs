@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::frame::log;
 use crate::frame::state::State;
-use crate::frame::store::{self, Store};
+use crate::frame::store::Store;
 
 /// Transcripts larger than this are not folded.
 pub const MAX_FOLD: u64 = 64 << 20;
@@ -74,7 +74,7 @@ impl Transcript {
         if before.len() > MAX_FOLD {
             return Err(too_large());
         }
-        let file = store::open_regular(path).map_err(|e| e.to_string())?;
+        let file = crate::safe_file::open_regular(path).map_err(|e| e.to_string())?;
         let mut bytes = Vec::new();
         (&file)
             .take(MAX_FOLD + 1)

@@ -15,7 +15,6 @@ use crate::claude::{DIGEST_TOOLS, ids, log as claude_log, tasks, transcript};
 use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::frame::state::Status;
-use crate::frame::store;
 use crate::project::Project;
 use crate::spent::jsonl;
 
@@ -150,7 +149,7 @@ fn write_env_file(hook: &Hook) -> Result<()> {
     let path = PathBuf::from(path);
     let line = format!("export CTX_SESSION={}\n", hook.session);
     // Read and opened without waiting: a named pipe there would stall the hook.
-    let existing = match store::read_regular_capped(&path, hooks::MAX_HOOK_INPUT) {
+    let existing = match crate::safe_file::read_regular_capped(&path, hooks::MAX_HOOK_INPUT) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(Error::io(&path, "read", &e)),
@@ -392,7 +391,7 @@ fn span_reader<'r>(
 /// The session's transcript named by an event, as records: only a regular file is read, without
 /// waiting on a pipe; `None` when it cannot be read.
 fn read_transcript(path: &str) -> Option<Vec<Value>> {
-    let bytes = store::read_regular_capped(Path::new(path), MAX_TRANSCRIPT).ok()?;
+    let bytes = crate::safe_file::read_regular_capped(Path::new(path), MAX_TRANSCRIPT).ok()?;
     Some(jsonl::parse(&String::from_utf8_lossy(&bytes)).records)
 }
 
@@ -442,7 +441,7 @@ fn read_agent_transcript(path: Option<&str>, last: Option<&str>) -> jsonl::Lines
     let started = std::time::Instant::now();
     loop {
         // A path named by the event: only a regular file is read, without waiting on a pipe.
-        let lines = match store::read_regular_capped(Path::new(path), MAX_TRANSCRIPT) {
+        let lines = match crate::safe_file::read_regular_capped(Path::new(path), MAX_TRANSCRIPT) {
             Ok(bytes) => jsonl::parse(&String::from_utf8_lossy(&bytes)),
             // Not a file that will become the transcript by waiting.
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return empty(),

@@ -16,7 +16,6 @@ use std::path::Path;
 use crate::app::hooks::Hook;
 use crate::claude::{fold, log as claude_log, turn_fold};
 use crate::error::Result;
-use crate::frame::store;
 use crate::hooks::transcript::MAX_FOLD;
 use crate::hooks::turns::{ClosedFrame, frames_then_turns, to_fold};
 use crate::spent::jsonl;
@@ -55,7 +54,7 @@ fn refresh_logs(hook: &mut Hook, closed: &[ClosedFrame]) -> Result<()> {
         return Ok(());
     };
     // A transcript too large to fold keeps every output: its logs need no second writing.
-    let Ok(bytes) = store::read_regular_capped(Path::new(&path), MAX_FOLD) else {
+    let Ok(bytes) = crate::safe_file::read_regular_capped(Path::new(&path), MAX_FOLD) else {
         return Ok(());
     };
     let lines = jsonl::parse(&String::from_utf8_lossy(&bytes));

@@ -23,7 +23,6 @@ use crate::app::hooks::{self, Harness, Hook, ItemSpans, additional_context, fiel
 use crate::codex::{DIGEST_TOOLS, THREAD_PREFIX, fold, plan, rollout, turn_fold};
 use crate::conversation::Export;
 use crate::error::{Error, Result};
-use crate::frame::store;
 use crate::hooks::turns::{ClosedFrame, Kind, frames_then_turns, to_fold};
 use crate::project::Project;
 
@@ -216,7 +215,7 @@ fn post_compact(hook: &mut Hook) -> Result<Option<String>> {
 /// A rollout named by the event: only a regular file is read, without waiting on a pipe; one
 /// that cannot be read is no records.
 fn read_rollout(path: &str) -> Vec<Value> {
-    match store::read_regular_capped(Path::new(path), MAX_ROLLOUT) {
+    match crate::safe_file::read_regular_capped(Path::new(path), MAX_ROLLOUT) {
         Ok(bytes) => rollout::parse(&String::from_utf8_lossy(&bytes)),
         Err(_) => Vec::new(),
     }
@@ -376,7 +375,7 @@ fn span_export(records: &[Option<Value>], span: &[usize], id: &str, path: &str) 
 
 /// The rollout's lines as records, a line ctx cannot read as one being `None`.
 fn rollout_lines(path: &str) -> Vec<Option<Value>> {
-    match store::read_regular_capped(Path::new(path), MAX_ROLLOUT) {
+    match crate::safe_file::read_regular_capped(Path::new(path), MAX_ROLLOUT) {
         Ok(bytes) => String::from_utf8_lossy(&bytes)
             .lines()
             .map(|l| {
