@@ -242,7 +242,7 @@ impl ItemSpans<'_> {
 
 /// How many times a session file that changes while it is read is read again before a fold by
 /// appending leaves it as it is (50 ms apart).
-const APPEND_ATTEMPTS: u32 = 10;
+const APPEND_ATTEMPTS: u32 = 20;
 
 /// What a fold by appending makes of a session file ([`Hook::fold_by_appending`]).
 pub struct Appending {

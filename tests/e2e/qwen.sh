@@ -180,13 +180,19 @@ EOF
   SANDBOX=resume run resume-1 "$project" "$work/resume-1.json" -- -p "Start the refunds" >/dev/null
   echo '[{"tools": true, "when": "Next step", "reply": "Next."}]' >"$work/resume-2.json"
   requests=$(SANDBOX=resume run resume-2 "$project" "$work/resume-2.json" -- --continue -p "Next step")
-  check "$requests" "resume" "
+  file=$(find "$work/sandbox-resume/home/.qwen/projects" -path '*/chats/*.jsonl' | head -1)
+  # On a failure: what the hooks logged, and the session file's records (type, own and parent id).
+  local diagnosis
+  diagnosis="hook log: $(cat "$project/.opencode/flame/qwen-hooks.log" 2>/dev/null); records: $(python3 -c '
+import json, sys
+print(" ".join("%s/%s:%s<%s" % (r["type"], r.get("subtype") or "", r["uuid"][:4], (r.get("parentUuid") or "")[:4])
+               for r in map(json.loads, open(sys.argv[1]))))' "$file")"
+  check "$requests" "resume ($diagnosis)" "
 r = first(lambda r: 'Next step' in r['texts'], 'the resumed request')
 need('BULK-7 BULK-8' not in r['all'], 'the popped frame\\'s output is folded out')
 need('frame-' in r['texts'] and 'Refunds listed: 12 pending' in r['texts'], 'its summary and log are the pop\\'s result')
 need('Start the refunds' in r['texts'], 'the first prompt stays')
 "
-  file=$(find "$work/sandbox-resume/home/.qwen/projects" -path '*/chats/*.jsonl' | head -1)
   grep -q 'BULK-7 BULK-8' "$file" || fail "resume: the session file lost the frame's output"
   grep -q '"subtype":"chat_compression"' "$file" || fail "resume: no compression record"
   grep -q 'BULK-7 BULK-8' "$project"/.opencode/flame/logs/frame-fr_*.md || fail "resume: the frame's log lacks what the fold took out"

@@ -13,7 +13,7 @@
 //! compaction's request, and PostCompact (`compact_summary`); Stop (`last_assistant_message`).
 //! SessionEnd did not fire in `-p` runs. Every text a hook adds has its `<` and `>` escaped.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -218,6 +218,12 @@ fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
 /// its shell as its summary and log path. Qwen Code has no session end in `-p` runs, and reads
 /// the record only when a process resumes the session, so every turn's end folds what is new.
 fn fold_for_continue(hook: &mut Hook) -> Result<()> {
+    if let (Some(path), Some(answer)) = (
+        hook.field("transcript_path"),
+        hook.field("last_assistant_message"),
+    ) {
+        wait_for_answer(Path::new(path), answer);
+    }
     let now = crate::time::rfc3339_ms(hook.ctx.now);
     let uuid = new_uuid()?;
     let title = format!(
@@ -261,4 +267,39 @@ fn new_uuid() -> Result<String> {
         &hex[16..20],
         &hex[20..]
     ))
+}
+
+/// Waits, for at most two seconds, until the session file at `path` ends with the turn's
+/// `answer`: Qwen Code writes its records in the background, and may run the Stop hook before
+/// the answer's record is in the file; a record ctx appends before it would not be on the chain
+/// Qwen follows when it resumes.
+fn wait_for_answer(path: &Path, answer: &str) {
+    let answer = answer.trim();
+    for _ in 0..40 {
+        if last_answer(path).is_some_and(|last| last.trim() == answer) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The text of the session file's last assistant record, when it has one.
+fn last_answer(path: &Path) -> Option<String> {
+    let bytes =
+        crate::safe_file::read_regular_capped(path, crate::hooks::transcript::MAX_FOLD).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines().rev().find_map(|line| {
+        let record: Value = serde_json::from_str(line).ok()?;
+        if record.get("type")?.as_str()? != "assistant" {
+            return None;
+        }
+        let parts = record.pointer("/message/parts")?.as_array()?;
+        Some(
+            parts
+                .iter()
+                .filter(|p| p.get("thought") != Some(&Value::Bool(true)))
+                .filter_map(|p| p.get("text")?.as_str())
+                .collect::<String>(),
+        )
+    })
 }
