@@ -269,16 +269,24 @@ fn new_uuid() -> Result<String> {
     ))
 }
 
-/// Waits, for at most two seconds, until the session file at `path` ends with the turn's
-/// `answer`: Qwen Code writes its records in the background, and may run the Stop hook before
-/// the answer's record is in the file; a record ctx appends before it would not be on the chain
-/// Qwen follows when it resumes.
+/// Waits until the session file at `path` ends with the turn's `answer`: Qwen Code writes its
+/// records in the background, and may run the Stop hook before the answer's record is in the
+/// file; a record ctx appends before it would not be on the chain Qwen follows when it resumes.
+/// At most two seconds, and no longer than 300 ms once the file stops growing (an answer Qwen
+/// wrote otherwise than Stop reports it must not hold every turn's end).
 fn wait_for_answer(path: &Path, answer: &str) {
     let answer = answer.trim();
+    let (mut size, mut quiet) = (None, 0);
     for _ in 0..40 {
         if last_answer(path).is_some_and(|last| last.trim() == answer) {
             return;
         }
+        let now = std::fs::metadata(path).ok().map(|m| m.len());
+        quiet = if now == size { quiet + 1 } else { 0 };
+        if quiet >= 6 {
+            return;
+        }
+        size = now;
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
