@@ -1101,8 +1101,12 @@ import json, re, sys
 from request_log import bodies
 requests = bodies(sys.argv[1])
 agent = [r for r in requests if r.get("tools")]
-if len(agent) != 11 or len(agent) != len(requests) - 1:  # the title request has no tools
-    sys.exit(f"not 11 agent requests and a title: {len(agent)} of {len(requests)} (a compaction?)")
+# A compaction is a request without tools whose system prompt asks for a summarization (the
+# title request, which the agent may or may not send, has no tools either).
+system = lambda r: json.dumps([m for m in r.get("messages", []) if m.get("role") == "system"])
+compactions = [r for r in requests if not r.get("tools") and "summarization" in system(r)]
+if len(agent) != 11 or compactions:
+    sys.exit(f"not 11 agent requests without a compaction: {len(agent)} agent requests, {len(compactions)} compaction(s), of {len(requests)}")
 last = json.dumps(agent[-1])
 for i in range(7, 10):
     if f"V{i}-2499" not in last:
