@@ -291,11 +291,20 @@ fn wait_for_answer(path: &Path, answer: &str) {
     }
 }
 
-/// The text of the session file's last assistant record, when it has one.
+/// How much of the session file's end is read for its last answer.
+const ANSWER_TAIL: u64 = 4 << 20;
+
+/// The text of the session file's last assistant record, when its last 4 MiB hold one.
 fn last_answer(path: &Path) -> Option<String> {
-    let bytes =
-        crate::safe_file::read_regular_capped(path, crate::hooks::transcript::MAX_FOLD).ok()?;
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let mut file = crate::safe_file::open_regular(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(ANSWER_TAIL)))
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.take(ANSWER_TAIL).read_to_end(&mut bytes).ok()?;
     let text = String::from_utf8_lossy(&bytes);
+    // A read that starts inside a line gets that line's end only, which is not a record.
     text.lines().rev().find_map(|line| {
         let record: Value = serde_json::from_str(line).ok()?;
         if record.get("type")?.as_str()? != "assistant" {
