@@ -386,7 +386,8 @@ fn inject(
     ctx.out.write(&out)
 }
 
-/// The frame the command acts on, from its `--frame` and `--session` ([`crate::app::selector::selector`]).
+/// The frame the command acts on, from its `--frame` and `--session`
+/// ([`crate::app::selector::selector`]).
 fn selector(args: &crate::cli::frame::FrameSelector) -> Result<crate::frame::ops::Selector> {
     crate::app::selector::selector(args.frame.as_deref(), args.session.session.as_deref())
 }

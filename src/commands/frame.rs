@@ -724,7 +724,8 @@ fn import(ctx: &mut Context, store: &Store, args: ImportArgs) -> Result<ExitCode
     Ok(ExitCode::Success)
 }
 
-/// The frame the command acts on, from its `--frame` and `--session` ([`crate::app::selector::selector`]).
+/// The frame the command acts on, from its `--frame` and `--session`
+/// ([`crate::app::selector::selector`]).
 fn selector(args: &crate::cli::frame::FrameSelector) -> Result<crate::frame::ops::Selector> {
     crate::app::selector::selector(args.frame.as_deref(), args.session.session.as_deref())
 }
