@@ -304,6 +304,32 @@ impl<'a> Hook<'a> {
         framed(self.harness.agent_prefix, agent_id)
     }
 
+    /// The frame of the subagent `event` names by its `agent_id`: an error when it names none,
+    /// or one that cannot be a frame id.
+    pub fn event_agent_frame(&self, event: &str) -> Result<String> {
+        let agent_id = self
+            .field("agent_id")
+            .ok_or_else(|| Error::failure(format!("{event} without \"agent_id\"")))?;
+        self.agent_frame(agent_id).ok_or_else(|| {
+            Error::failure(format!(
+                "the agent id '{}' cannot name a frame",
+                agent_id.escape_debug()
+            ))
+        })
+    }
+
+    /// SubagentStop's frame, when it still runs (`None`: it ended already); an error when the
+    /// subagent has no frame, its SubagentStart not seen.
+    pub fn stopping_agent_frame(&self) -> Result<Option<String>> {
+        let frame = self.event_agent_frame("SubagentStop")?;
+        match self.agent_running(&frame)? {
+            None => Err(Error::failure(format!(
+                "SubagentStop for {frame}, which has no frame (its SubagentStart was not seen)"
+            ))),
+            Some(running) => Ok(running.then_some(frame)),
+        }
+    }
+
     /// The session's id as the agent wrote it.
     fn session_id(&self) -> &str {
         &self.session[self.harness.session_prefix.len()..]

@@ -11,6 +11,37 @@ use crate::error::{Error, ExitCode, Result};
 use crate::hooks::settings::{self as hook_settings, HookSet, Merged};
 use crate::install::{self, Action, Embedded, InstallDoc, InstalledFile, Outcome, Saved};
 
+/// `ctx codex install` and `ctx qwen install`: ctx's hooks merged into (or, `remove`, taken out
+/// of) an agent's hooks file that holds nothing else of ctx's, reported to people or as the
+/// hooks-file `--json` document. `hook` names the hook command in the report.
+pub fn hooks_file(
+    ctx: &mut Context,
+    agent: &AgentHooks<'_>,
+    hook: &str,
+    remove: bool,
+    dry_run: bool,
+) -> Result<ExitCode> {
+    let installed = agent_hooks(agent, remove, false, dry_run)?;
+    let path = &agent.path;
+    if !ctx.out.json {
+        print_agent_hooks(ctx, path, &installed, hook, remove, dry_run)?;
+        return Ok(ExitCode::Success);
+    }
+    let merged = &installed.merged;
+    ctx.out.json_doc(&install::CodexInstallDoc {
+        version: Version,
+        hooks: path.display().to_string(),
+        dry_run,
+        remove,
+        hooks_changed: merged.text.is_some(),
+        hooks_removed: installed.saved.deleted,
+        added: hook_settings::events(&merged.added),
+        removed: hook_settings::events(&merged.removed),
+        folders_removed: paths(&installed.saved.folders),
+    })?;
+    Ok(ExitCode::Success)
+}
+
 /// What every install of built-in files takes, as the adapter read it from the command line.
 #[derive(Debug, Clone, Copy)]
 pub struct InstallOptions {

@@ -10,8 +10,9 @@ use crate::frame::ops::Selector;
 /// an agent's prefix alone (a shell without the agent's session variable) is refused here.
 pub fn selector(frame: Option<&str>, session: Option<&str>) -> Result<Selector> {
     if let Some(session) = session {
-        crate::codex::check_session_arg(session)?;
-        crate::qwen::check_session_arg(session)?;
+        for shell in [crate::codex::SHELL_SESSION, crate::qwen::SHELL_SESSION] {
+            shell.check(session)?;
+        }
     }
     Ok(Selector {
         flag: frame.map(str::to_string),

@@ -17,6 +17,8 @@ pub mod turn_fold;
 
 use std::path::PathBuf;
 
+use crate::frame::ops::ShellSession;
+
 /// Codex's tools, as a plan step's summary reads them (`crate::frame::digest`): its shell runs
 /// as `exec_command` (`cmd`), and hooks name it `Bash`; `apply_patch` edits files by a patch
 /// that names them inside, which a summary does not read.
@@ -29,21 +31,13 @@ pub const DIGEST_TOOLS: crate::frame::digest::Tools = crate::frame::digest::Tool
 /// Prefix of a Codex thread's frame id (a session's and a subagent's alike).
 pub const THREAD_PREFIX: &str = "cx_";
 
-/// Refuses a `--session` that is [`THREAD_PREFIX`] alone: `--session "cx_$CODEX_THREAD_ID"` run
-/// in a shell without the variable. Acting on the shared current frame instead would move some
-/// other thread's work.
-pub fn check_session_arg(session: &str) -> crate::error::Result<()> {
-    if session != THREAD_PREFIX {
-        return Ok(());
-    }
-    Err(crate::error::Error::failure(format!(
-        "--session {session} names no Codex thread: CODEX_THREAD_ID is empty or unset in this shell"
-    ))
-    .with_hint(
-        "run it in the shell Codex gives the model, where CODEX_THREAD_ID is set, or name the \
-         thread in full: --session cx_<thread id>",
-    ))
-}
+/// The thread id the model's shell holds, which `--session "cx_$CODEX_THREAD_ID"` names.
+pub const SHELL_SESSION: ShellSession = ShellSession {
+    prefix: THREAD_PREFIX,
+    agent: "Codex",
+    unit: "thread",
+    variable: "CODEX_THREAD_ID",
+};
 
 /// The project's folder of Codex's settings, where install writes ctx's hooks.
 pub const PROJECT_DIR: &str = ".codex";

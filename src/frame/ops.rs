@@ -65,6 +65,42 @@ pub fn current(state: &State, selector: &Selector) -> Result<Option<String>> {
     Ok(shared_current(state))
 }
 
+/// An agent whose model's shell holds its session's id in a variable, so that the model names
+/// its own frame as `--session "<prefix>$<variable>"`.
+#[derive(Debug, Clone, Copy)]
+pub struct ShellSession {
+    pub prefix: &'static str,
+    /// The agent, and what its session is called ("Codex", "thread").
+    pub agent: &'static str,
+    pub unit: &'static str,
+    pub variable: &'static str,
+}
+
+impl ShellSession {
+    /// Refuses a `--session` that is the prefix alone: the command run in a shell without the
+    /// variable. Acting on the shared current frame instead would move some other session's
+    /// work.
+    pub fn check(&self, session: &str) -> Result<()> {
+        if session != self.prefix {
+            return Ok(());
+        }
+        let ShellSession {
+            prefix,
+            agent,
+            unit,
+            variable,
+        } = self;
+        Err(Error::failure(format!(
+            "--session {session} names no {agent} {unit}: {variable} is empty or unset in this \
+             shell"
+        ))
+        .with_hint(format!(
+            "run it in the shell {agent} gives the model, where {variable} is set, or name the \
+             {unit} in full: --session {prefix}<{unit} id>"
+        )))
+    }
+}
+
 /// A valid `activeFrameID`.
 fn shared_current(state: &State) -> Option<String> {
     state

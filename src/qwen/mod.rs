@@ -14,25 +14,19 @@ pub mod hooks;
 
 use std::path::{Path, PathBuf};
 
+use crate::frame::ops::ShellSession;
+
 /// Prefix of a Qwen Code session's or subagent's frame id.
 pub const SESSION_PREFIX: &str = "qw_";
 
-/// Refuses a `--session` that is [`SESSION_PREFIX`] alone: `--session
-/// "qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}"` run in a shell without the variables.
-/// Acting on the shared current frame instead would move some other session's work.
-pub fn check_session_arg(session: &str) -> crate::error::Result<()> {
-    if session != SESSION_PREFIX {
-        return Ok(());
-    }
-    Err(crate::error::Error::failure(format!(
-        "--session {session} names no Qwen Code session: QWEN_CODE_SESSION_ID is empty or unset \
-         in this shell"
-    ))
-    .with_hint(
-        "run it in the shell Qwen Code gives the model, where QWEN_CODE_SESSION_ID is set, or \
-         name the session in full: --session qw_<session id>",
-    ))
-}
+/// The session id the model's shell holds, which `--session
+/// "qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}"` names (outside a subagent).
+pub const SHELL_SESSION: ShellSession = ShellSession {
+    prefix: SESSION_PREFIX,
+    agent: "Qwen Code",
+    unit: "session",
+    variable: "QWEN_CODE_SESSION_ID",
+};
 
 /// The project's folder of Qwen Code's settings, where install writes ctx's hooks.
 pub const PROJECT_DIR: &str = ".qwen";

@@ -22,7 +22,7 @@ use crate::app::agent_calls::AgentCall;
 use crate::app::hooks::{self, Harness, Hook, ItemSpans, additional_context, field};
 use crate::codex::{DIGEST_TOOLS, THREAD_PREFIX, fold, plan, rollout, turn_fold};
 use crate::conversation::Export;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::hooks::turns::{ClosedFrame, Kind, frames_then_turns, to_fold};
 use crate::project::Project;
 
@@ -150,23 +150,10 @@ fn spawn_call(hook: &mut Hook) -> Result<Option<String>> {
     Ok(None)
 }
 
-/// The frame of the subagent the event names.
-fn agent_frame(hook: &Hook, event: &str) -> Result<String> {
-    let agent_id = hook
-        .field("agent_id")
-        .ok_or_else(|| Error::failure(format!("{event} without \"agent_id\"")))?;
-    hook.agent_frame(agent_id).ok_or_else(|| {
-        Error::failure(format!(
-            "the agent id '{}' cannot name a frame",
-            agent_id.escape_debug()
-        ))
-    })
-}
-
 /// SubagentStart: the subagent's frame and its context (with the frame commands, which in its
 /// shell act on its own frame) for the subagent's first request.
 fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
-    let frame = agent_frame(hook, "SubagentStart")?;
+    let frame = hook.event_agent_frame("SubagentStart")?;
     let agent_type = hook.field("agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
     let xml = hook.subagent_start(&frame, agent_type, None)?;
     Ok(Some(with_commands("SubagentStart", &xml)))
@@ -175,16 +162,9 @@ fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
 /// SubagentStop: pops the subagent's frame, completed with its last message as the summary
 /// (failed when it ended without one), its rollout in the log.
 fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
-    let frame = agent_frame(hook, "SubagentStop")?;
-    match hook.agent_running(&frame)? {
-        None => {
-            return Err(Error::failure(format!(
-                "SubagentStop for {frame}, which has no frame (its SubagentStart was not seen)"
-            )));
-        }
-        Some(false) => return Ok(None),
-        Some(true) => {}
-    }
+    let Some(frame) = hook.stopping_agent_frame()? else {
+        return Ok(None);
+    };
     let reported = hook.field("last_assistant_message");
     let path = hook.field("agent_transcript_path");
     let records = path.map(read_rollout).unwrap_or_default();

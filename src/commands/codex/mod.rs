@@ -14,8 +14,6 @@ use crate::app::install::{self as app_install, AgentHooks};
 use crate::cli::codex::CodexCommand;
 use crate::codex::hooks;
 use crate::error::{Error, ExitCode, Result};
-use crate::hooks::settings as hook_settings;
-use crate::install;
 
 pub use hook::hook_main;
 
@@ -61,23 +59,5 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
         files: &[],
         command: "ctx codex install",
     };
-    let installed = app_install::agent_hooks(&agent, remove, false, dry_run)?;
-    let path = &agent.path;
-    if !ctx.out.json {
-        app_install::print_agent_hooks(ctx, path, &installed, "ctx codex hook", remove, dry_run)?;
-        return Ok(ExitCode::Success);
-    }
-    let merged = &installed.merged;
-    ctx.out.json_doc(&install::CodexInstallDoc {
-        version: crate::document::Version,
-        hooks: path.display().to_string(),
-        dry_run,
-        remove,
-        hooks_changed: merged.text.is_some(),
-        hooks_removed: installed.saved.deleted,
-        added: hook_settings::events(&merged.added),
-        removed: hook_settings::events(&merged.removed),
-        folders_removed: app_install::paths(&installed.saved.folders),
-    })?;
-    Ok(ExitCode::Success)
+    app_install::hooks_file(ctx, &agent, "ctx codex hook", remove, dry_run)
 }

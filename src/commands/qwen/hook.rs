@@ -166,23 +166,10 @@ fn agent_call(hook: &mut Hook) -> Result<Option<String>> {
     Ok(None)
 }
 
-/// The frame of the subagent the event names.
-fn agent_frame(hook: &Hook, event: &str) -> Result<String> {
-    let agent_id = hook
-        .field("agent_id")
-        .ok_or_else(|| Error::failure(format!("{event} without \"agent_id\"")))?;
-    hook.agent_frame(agent_id).ok_or_else(|| {
-        Error::failure(format!(
-            "the agent id '{}' cannot name a frame",
-            agent_id.escape_debug()
-        ))
-    })
-}
-
 /// SubagentStart: the subagent's frame. Its answer is not given: Qwen Code does not pass it on
 /// to the subagent.
 fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
-    let frame = agent_frame(hook, "SubagentStart")?;
+    let frame = hook.event_agent_frame("SubagentStart")?;
     let agent_type = hook.field("agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
     hook.subagent_start(&frame, agent_type, None)?;
     Ok(None)
@@ -191,16 +178,9 @@ fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
 /// SubagentStop: pops the subagent's frame, completed with its last message as the summary
 /// (failed when it ended without one).
 fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
-    let frame = agent_frame(hook, "SubagentStop")?;
-    match hook.agent_running(&frame)? {
-        None => {
-            return Err(Error::failure(format!(
-                "SubagentStop for {frame}, which has no frame (its SubagentStart was not seen)"
-            )));
-        }
-        Some(false) => return Ok(None),
-        Some(true) => {}
-    }
+    let Some(frame) = hook.stopping_agent_frame()? else {
+        return Ok(None);
+    };
     let reported = hook.field("last_assistant_message");
     let export = Export::of_conversation(
         &frame,

@@ -13,8 +13,6 @@ use crate::app::Context;
 use crate::app::install::{self as app_install, AgentHooks};
 use crate::cli::qwen::QwenCommand;
 use crate::error::{Error, ExitCode, Result};
-use crate::hooks::settings as hook_settings;
-use crate::install;
 use crate::qwen::hooks;
 
 pub use hook::hook_main;
@@ -54,23 +52,5 @@ fn install_hooks(ctx: &mut Context, global: bool, remove: bool, dry_run: bool) -
         files: &[],
         command: "ctx qwen install",
     };
-    let installed = app_install::agent_hooks(&agent, remove, false, dry_run)?;
-    let path = &agent.path;
-    if !ctx.out.json {
-        app_install::print_agent_hooks(ctx, path, &installed, "ctx qwen hook", remove, dry_run)?;
-        return Ok(ExitCode::Success);
-    }
-    let merged = &installed.merged;
-    ctx.out.json_doc(&install::CodexInstallDoc {
-        version: crate::document::Version,
-        hooks: path.display().to_string(),
-        dry_run,
-        remove,
-        hooks_changed: merged.text.is_some(),
-        hooks_removed: installed.saved.deleted,
-        added: hook_settings::events(&merged.added),
-        removed: hook_settings::events(&merged.removed),
-        folders_removed: app_install::paths(&installed.saved.folders),
-    })?;
-    Ok(ExitCode::Success)
+    app_install::hooks_file(ctx, &agent, "ctx qwen hook", remove, dry_run)
 }
