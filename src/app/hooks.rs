@@ -56,6 +56,9 @@ pub struct Harness {
     pub user_dir: fn() -> Option<PathBuf>,
     /// The hook log's name in that folder.
     pub user_log_name: &'static str,
+    /// What the event's fields become before the core reads them, for an agent whose names
+    /// differ from Claude Code's (`session_id`, `agent_id`, …): parsed once, at the door.
+    pub door: Option<fn(&mut serde_json::Map<String, Value>)>,
 }
 
 /// One hook call as the process's whole work: reads the event, lets `answer` (the adapter)
@@ -73,18 +76,23 @@ pub fn run(
         .read_to_end(&mut input);
     let root_for_log = root.as_ref().ok().cloned();
     let mut notes = Vec::new();
+    let mut session = None;
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
         || -> Result<Option<String>> {
             read.map_err(|e| Error::io(Path::new("<stdin>"), "read", &e))?;
             if input.len() as u64 > MAX_HOOK_INPUT {
                 return Err(Error::failure("the event's JSON is larger than 16 MiB"));
             }
-            let root = root?;
-            let value: Value = serde_json::from_slice(&input)
+            let mut value: Value = serde_json::from_slice(&input)
                 .map_err(|e| Error::failure(format!("the event's JSON is not valid JSON: {e}")))?;
-            if !value.is_object() {
+            let Some(fields) = value.as_object_mut() else {
                 return Err(Error::failure("the event's JSON is not an object"));
+            };
+            if let Some(door) = harness.door {
+                door(fields);
             }
+            session = field(&value, "session_id").map(str::to_string);
+            let root = root?;
             let mut hook = Hook::new(harness, root, &value)?;
             let answered = answer(&mut hook, event);
             notes = std::mem::take(&mut hook.notes);
@@ -105,9 +113,6 @@ pub fn run(
         }
     };
     if problem.is_some() || !notes.is_empty() {
-        let session = serde_json::from_slice::<Value>(&input)
-            .ok()
-            .and_then(|v| v.get("session_id")?.as_str().map(str::to_string));
         for line in notes.iter().chain(&problem) {
             log_line(
                 harness,

@@ -7,7 +7,7 @@
 //! never replaced or removed. The file is edited in place ([`crate::json_edit`]): every byte outside
 //! the entries ctx adds or takes out stays as the user wrote it (layout, escapes, key order).
 
-use crate::hooks::settings::{self as hook_settings, HookSet, Merged, Refusal};
+use crate::hooks::settings::{self as hook_settings, HookSet, Layout, Merged, Refusal};
 use crate::json::Json;
 
 /// The events ctx hooks, with the tool matcher of the tool events.
@@ -58,6 +58,7 @@ pub static HOOKS: HookSet = HookSet {
     command,
     earlier_commands,
     timeout_seconds: TIMEOUT_SECONDS,
+    layout: Layout::Groups,
 };
 
 /// Whether `hook`, found under `event`, is one of ctx's: its command is exactly one ctx writes
@@ -87,9 +88,12 @@ pub fn plugin_command(event: &str) -> String {
 /// The plugin's `hooks/hooks.json`: the hooks `ctx claude install` merges into settings.json,
 /// each running [`plugin_command`].
 pub fn plugin_hooks() -> String {
-    hook_settings::hooks_file(hook_settings::every_event(&HOOKS, |event, matcher| {
-        hook_settings::group(&plugin_command(event), matcher, TIMEOUT_SECONDS)
-    }))
+    hook_settings::hooks_file(
+        Layout::Groups,
+        hook_settings::every_event(&HOOKS, |event, matcher| {
+            hook_settings::group(&plugin_command(event), matcher, TIMEOUT_SECONDS)
+        }),
+    )
 }
 
 #[cfg(test)]

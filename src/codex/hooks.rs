@@ -2,7 +2,7 @@
 //! `hooks`): which events ctx hooks and the command each runs. Their merge into a user's file is
 //! shared with Claude Code's ([`crate::hooks::settings`]). Pure.
 
-use crate::hooks::settings::HookSet;
+use crate::hooks::settings::{HookSet, Layout};
 
 /// The events ctx hooks in Codex, with the tool matcher of the tool events. PreCompact is left
 /// out: Codex reads nothing a PreCompact hook prints.
@@ -43,6 +43,7 @@ pub static HOOKS: HookSet = HookSet {
     command,
     earlier_commands,
     timeout_seconds: TIMEOUT_SECONDS,
+    layout: Layout::Groups,
 };
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
-//! ctx's entries in an agent's hooks file (Claude Code's `settings.json`, Codex's `hooks.json`:
-//! the same `{"hooks": {EVENT: [{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}]}}`
-//! shape): how they are merged into a user's file and taken out again. Pure: text in, text out.
+//! ctx's entries in an agent's hooks file: how they are merged into a user's file and taken out
+//! again. Pure: text in, text out. Two layouts ([`Layout`]): Claude Code's `settings.json`,
+//! Codex's `hooks.json` and Qwen Code's `settings.json` group their hooks by matcher
+//! (`{"hooks": {EVENT: [{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}]}}`);
+//! GitHub Copilot CLI's hooks files list them directly (`{"version": 1, "hooks": {EVENT:
+//! [{"type": "command", "bash", "timeoutSec"}]}}`).
 //!
 //! A hook is ctx's only when its command is, character for character, one that ctx writes (this
 //! version or an earlier one) for the very event it sits under. A person's own hook that mentions
@@ -23,6 +26,29 @@ pub struct HookSet {
     pub earlier_commands: fn(&str) -> Vec<String>,
     /// Seconds the agent waits for one of ctx's hooks.
     pub timeout_seconds: i64,
+    /// How the agent's file lays its hooks out.
+    pub layout: Layout,
+}
+
+/// How an agent's hooks file lays out the hooks under an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A list of groups, each with an optional `matcher` and a `hooks` list of `{"type":
+    /// "command", "command", "timeout"}` (Claude Code, Codex, Qwen Code).
+    Groups,
+    /// A list of `{"type": "command", "bash", "timeoutSec"}` entries, no matcher, in a file that
+    /// starts `{"version": 1` (GitHub Copilot CLI).
+    Entries,
+}
+
+impl Layout {
+    /// The key of an entry's shell command.
+    fn command_key(self) -> &'static str {
+        match self {
+            Layout::Groups => "command",
+            Layout::Entries => "bash",
+        }
+    }
 }
 
 /// Whether `hook`, found under `event`, is one of ctx's: its command is exactly one ctx writes
@@ -30,7 +56,7 @@ pub struct HookSet {
 pub fn is_ctx_hook(set: &HookSet, event: &str, hook: &Json) -> bool {
     let Some(text) = hook
         .as_object()
-        .and_then(|h| h.get("command"))
+        .and_then(|h| h.get(set.layout.command_key()))
         .and_then(Json::as_str)
     else {
         return false;
@@ -118,9 +144,13 @@ pub fn every_event(set: &HookSet, group_of: impl Fn(&str, Option<&str>) -> Json)
     Json::Object(hooks)
 }
 
-/// A file that holds only `hooks`, as `JSON.stringify(…, null, 2)` writes it.
-pub fn hooks_file(hooks: Json) -> String {
+/// A file that holds only `hooks` (after `"version": 1` in the [`Layout::Entries`] layout), as
+/// `JSON.stringify(…, null, 2)` writes it.
+pub fn hooks_file(layout: Layout, hooks: Json) -> String {
     let mut root = Object::new();
+    if layout == Layout::Entries {
+        root.insert("version", Json::int(1));
+    }
     root.insert("hooks", hooks);
     let mut text = json::to_pretty_string(&Json::Object(root));
     text.push('\n');
@@ -138,9 +168,20 @@ fn every_ctx_hook(set: &HookSet, merged: &mut Merged) -> Json {
     every_event(set, |event, matcher| ctx_group(set, event, matcher))
 }
 
-/// ctx's hook group for `event`.
+/// ctx's hook group for `event` (its entry, in the [`Layout::Entries`] layout, which has no
+/// matchers).
 pub fn ctx_group(set: &HookSet, event: &str, matcher: Option<&str>) -> Json {
-    group(&(set.command)(event), matcher, set.timeout_seconds)
+    let command = (set.command)(event);
+    match set.layout {
+        Layout::Groups => group(&command, matcher, set.timeout_seconds),
+        Layout::Entries => {
+            let mut entry = Object::new();
+            entry.insert("type", Json::str("command"));
+            entry.insert("bash", Json::str(&command));
+            entry.insert("timeoutSec", Json::int(set.timeout_seconds));
+            Json::Object(entry)
+        }
+    }
 }
 
 /// One group of one command hook.
@@ -168,6 +209,28 @@ fn without_ctx(
 ) -> Option<String> {
     let mut keep = Vec::with_capacity(groups.items.len());
     let mut changed = false;
+    let mut drop_if_ctx = |entry: &str| {
+        let hook = json::parse(entry).unwrap_or(Json::Null);
+        if !is_ctx_hook(set, event, &hook) {
+            return Keep::Same;
+        }
+        let command = hook
+            .as_object()
+            .and_then(|h| h.get(set.layout.command_key()));
+        removed.push(Change {
+            event: event.to_string(),
+            command: command.and_then(Json::as_str).unwrap_or("").to_string(),
+        });
+        Keep::Drop
+    };
+    if set.layout == Layout::Entries {
+        // The list holds the hooks themselves.
+        for entry in &groups.items {
+            keep.push(drop_if_ctx(&text[entry.value.clone()]));
+        }
+        let changed = keep.iter().any(|k| matches!(k, Keep::Drop));
+        return changed.then(|| groups.rewrite(text, &keep, &[]));
+    }
     for group in &groups.items {
         let hooks = Container::read(text, group.value.start)
             .filter(|g| text.as_bytes()[g.open] == b'{')
@@ -178,20 +241,11 @@ fn without_ctx(
             keep.push(Keep::Same);
             continue;
         };
-        let mut entries = Vec::with_capacity(list.items.len());
-        for entry in &list.items {
-            let hook = json::parse(&text[entry.value.clone()]).unwrap_or(Json::Null);
-            if is_ctx_hook(set, event, &hook) {
-                let command = hook.as_object().and_then(|h| h.get("command"));
-                removed.push(Change {
-                    event: event.to_string(),
-                    command: command.and_then(Json::as_str).unwrap_or("").to_string(),
-                });
-                entries.push(Keep::Drop);
-            } else {
-                entries.push(Keep::Same);
-            }
-        }
+        let entries: Vec<Keep> = list
+            .items
+            .iter()
+            .map(|entry| drop_if_ctx(&text[entry.value.clone()]))
+            .collect();
         if entries.iter().all(|e| matches!(e, Keep::Same)) {
             keep.push(Keep::Same);
         } else if entries.iter().all(|e| matches!(e, Keep::Drop)) {
@@ -231,7 +285,7 @@ pub fn merge(set: &HookSet, existing: Option<&str>, remove: bool) -> Result<Merg
         if remove {
             return Ok(merged);
         }
-        merged.text = Some(hooks_file(every_ctx_hook(set, &mut merged)));
+        merged.text = Some(hooks_file(set.layout, every_ctx_hook(set, &mut merged)));
         return Ok(merged);
     }
     let parsed = check(body)?;
@@ -343,7 +397,7 @@ pub fn merge(set: &HookSet, existing: Option<&str>, remove: bool) -> Result<Merg
     let text = root.rewrite(body, &root_keep, &[]);
     let text = whole(bom, body, &root, &text);
     if text != existing.unwrap_or_default() {
-        merged.emptied = remove && holds_nothing(&text);
+        merged.emptied = remove && holds_nothing(set.layout, &text);
         merged.text = Some(text);
     } else {
         // Re-installing the same hooks is no change to report.
@@ -373,10 +427,16 @@ fn splice_into(
     shifted.rewrite(&text, keep, &[(None, group)])
 }
 
-/// Whether a settings file's text is an empty object, white space (and a byte order mark) aside.
-fn holds_nothing(text: &str) -> bool {
+/// Whether a settings file's text is an empty object, white space (and a byte order mark) aside;
+/// in the [`Layout::Entries`] layout, one that holds only its `"version"`.
+fn holds_nothing(layout: Layout, text: &str) -> bool {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    matches!(json::parse(body), Ok(Json::Object(object)) if object.is_empty())
+    let Ok(Json::Object(object)) = json::parse(body) else {
+        return false;
+    };
+    object
+        .iter()
+        .all(|(key, _)| layout == Layout::Entries && key == "version")
 }
 
 fn is_empty_list(text: &str) -> bool {

@@ -2,7 +2,7 @@
 //! hooks and the command each runs. Their merge into a user's file is shared with Claude Code's
 //! and Codex's ([`crate::hooks::settings`]). Pure.
 
-use crate::hooks::settings::HookSet;
+use crate::hooks::settings::{HookSet, Layout};
 
 /// The events ctx hooks in Qwen Code, with the tool matcher of the tool events (its subagent
 /// tool is `agent`). SessionEnd did not fire in `-p` runs (0.24.4), but does when a person ends
@@ -44,6 +44,7 @@ pub static HOOKS: HookSet = HookSet {
     command,
     earlier_commands,
     timeout_seconds: TIMEOUT_SECONDS,
+    layout: Layout::Groups,
 };
 
 #[cfg(test)]

@@ -44,6 +44,7 @@ static CLAUDE: Harness = Harness {
     log_name: HOOK_LOG,
     user_dir: crate::claude::config_dir,
     user_log_name: USER_HOOK_LOG,
+    door: None,
 };
 
 /// `ctx claude hook EVENT` as the process's whole work: never fails, never prints anything but

@@ -44,6 +44,7 @@ static CODEX: Harness = Harness {
     log_name: HOOK_LOG,
     user_dir: crate::codex::home_dir,
     user_log_name: USER_HOOK_LOG,
+    door: None,
 };
 
 /// `ctx codex hook EVENT` as the process's whole work: never fails, never prints anything but the

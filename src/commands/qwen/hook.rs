@@ -46,6 +46,7 @@ static QWEN: Harness = Harness {
     log_name: HOOK_LOG,
     user_dir: crate::qwen::home_dir,
     user_log_name: USER_HOOK_LOG,
+    door: None,
 };
 
 /// `ctx qwen hook EVENT` as the process's whole work: never fails, never prints anything but the
