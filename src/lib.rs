@@ -10,6 +10,7 @@ pub mod commands;
 pub mod compact;
 pub mod complete;
 pub mod conversation;
+pub mod copilot;
 pub mod document;
 pub mod error;
 pub mod flamegraph;

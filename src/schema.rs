@@ -40,6 +40,7 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<crate::install::ClaudeInstallDoc>("claude-install"),
         document::<crate::install::CodexInstallDoc>("codex-install"),
         document::<crate::install::CodexInstallDoc>("qwen-install"),
+        document::<crate::install::CodexInstallDoc>("copilot-install"),
         document::<swarm::StatusDoc>("swarm-status"),
         document::<swarm::PlanDoc>("swarm-plan"),
         document::<swarm::AgentsDoc>("swarm-agents"),

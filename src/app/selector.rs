@@ -10,7 +10,11 @@ use crate::frame::ops::Selector;
 /// an agent's prefix alone (a shell without the agent's session variable) is refused here.
 pub fn selector(frame: Option<&str>, session: Option<&str>) -> Result<Selector> {
     if let Some(session) = session {
-        for shell in [crate::codex::SHELL_SESSION, crate::qwen::SHELL_SESSION] {
+        for shell in [
+            crate::codex::SHELL_SESSION,
+            crate::qwen::SHELL_SESSION,
+            crate::copilot::SHELL_SESSION,
+        ] {
             shell.check(session)?;
         }
     }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::spent::price::PriceList;
 use crate::spent::record::Records;
 use crate::spent::sources::{self, Readers};
-use crate::{claude, codex, kilo, opencode, pi, qwen};
+use crate::{claude, codex, copilot, kilo, opencode, pi, qwen};
 
 /// Problems printed as warnings before the rest are only counted.
 const MAX_WARNINGS: usize = 20;
@@ -24,11 +24,13 @@ const READERS: Readers<'static> = Readers {
         claude::cost::SESSION_FILES,
         pi::cost::SESSION_FILES,
         codex::cost::SESSION_FILES,
+        copilot::cost::SESSION_FILES,
     ],
 };
 
 /// The records of `paths` (default: OpenCode's and Kilo Code's own, the project's Claude Code
-/// transcripts and pi sessions, Codex's sessions and Qwen Code's ledger; an error saying where
+/// transcripts and pi sessions, Codex's sessions, Qwen Code's ledger and GitHub Copilot CLI's
+/// sessions; an error saying where
 /// they were looked for when none is there), priced with the models.dev cache.
 pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
@@ -42,7 +44,7 @@ pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
             defaults.looked_for
         ))
         .with_hint(
-            "give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi, Codex or Qwen Code",
+            "give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi, Codex, Qwen Code or GitHub Copilot CLI",
         ));
     }
     sources::load(&defaults.found, &READERS, &prices)
@@ -58,8 +60,8 @@ struct DefaultSources {
 /// OpenCode's records (all its projects'; `$OPENCODE_DB` or its data directory), Kilo Code's (its
 /// `kilo.db`, all its projects'), Claude Code's transcripts and pi's sessions of this project (in
 /// the folders they name after it), Codex's sessions (all its projects': Codex files them by
-/// date), and Qwen Code's ledger (all its projects'), with the project's Qwen sessions for their
-/// titles; those that exist.
+/// date), Qwen Code's ledger (all its projects'), with the project's Qwen sessions for their
+/// titles, and GitHub Copilot CLI's sessions (all its projects'); those that exist.
 fn default_sources(ctx: &Context) -> DefaultSources {
     let mut found = Vec::new();
     let database =
@@ -111,9 +113,15 @@ fn default_sources(ctx: &Context) -> DefaultSources {
     {
         found.push(chats);
     }
+    let copilot = folder(
+        &mut found,
+        copilot::sessions_dir(),
+        "GitHub Copilot CLI's sessions",
+        "GitHub Copilot CLI's folder is unknown: neither COPILOT_HOME nor HOME is set",
+    );
     DefaultSources {
         found,
-        looked_for: [opencode, kilo, claude, pi, codex, qwen]
+        looked_for: [opencode, kilo, claude, pi, codex, qwen, copilot]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()

@@ -44,8 +44,8 @@ models.dev cache or ctx's built-in table. --json prints one JSON document.")]
     #[command(long_about = "\
 What the work cost: tokens and money per frame (subagents rolled into their
 parents), per session, per model or per day, from the records OpenCode keeps of
-every model call and from the session files of Claude Code, pi, Codex CLI and
-Qwen Code.
+every model call and from the session files of Claude Code, pi, Codex CLI, Qwen
+Code and GitHub Copilot CLI.
 
 The records are read from OpenCode's database (opencode.db, $OPENCODE_DB, in
 $XDG_DATA_HOME/opencode), read-only: ctx never writes, locks or leaves a file
@@ -53,10 +53,11 @@ beside it, and reads it while OpenCode runs; and from the project's Claude Code
 transcripts (~/.claude/projects/<project>/, $CLAUDE_CONFIG_DIR), each response
 counted once; the project's pi sessions (~/.pi/agent/sessions/--<project>--/,
 $PI_CODING_AGENT_DIR); Codex's sessions (~/.codex/sessions/, $CODEX_HOME); and
-Qwen Code's ledger of model calls (~/.qwen/usage/, $QWEN_HOME). --source also
+Qwen Code's ledger of model calls (~/.qwen/usage/, $QWEN_HOME); and GitHub
+Copilot CLI's sessions (~/.copilot/session-state/, $COPILOT_HOME). --source also
 takes the storage/ folder of OpenCode 1.1 and older, `opencode export` files,
-and session files (.jsonl) of Claude Code, pi, Codex or Qwen Code, or their
-folders.
+and session files (.jsonl) of Claude Code, pi, Codex, Qwen Code or Copilot, or
+their folders.
 
 A frame's cost is its own calls plus everything below it. A frame that is an
 OpenCode session (its id is the session id) owns that session's calls; a frame
@@ -65,7 +66,7 @@ a subagent's session rolls into the frame that ran it. Sessions in no frame
 are shown as \"(in no frame)\", and by --by session.
 
 Cost: what OpenCode or pi recorded; for a call recorded at 0 (Claude Code,
-Codex and Qwen Code record none), the price in OpenCode's
+Codex, Qwen Code and Copilot record none), the price in OpenCode's
 models.dev cache ($XDG_CACHE_HOME/opencode/models.json), marked ~ (estimated);
 else unknown, never $0. OpenCode does not store its title requests, so they are
 never counted.
@@ -80,7 +81,7 @@ pub struct SpentArgs {
     /// Group rows by: frame, session, model, day [default: frame]
     ///
     /// frame: the frame tree, each frame with everything below it; session: the sessions of
-    /// OpenCode, Claude Code, pi, Codex and Qwen Code, subagents under their parents; model:
+    /// OpenCode, Claude Code, pi, Codex, Qwen Code and Copilot, subagents under their parents; model:
     /// provider/model; day: UTC days.
     #[arg(long, value_name = "BY", value_enum, default_value_t = SpentBy::Frame, hide_default_value = true, hide_possible_values = true)]
     pub by: SpentBy,
@@ -118,10 +119,10 @@ pub struct SpentArgs {
     /// Records to read (repeatable) [default: every agent's]
     ///
     /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, a
-    /// file `opencode export <sessionID>` wrote, or session files of Claude Code, pi, Codex or
-    /// Qwen Code (a .jsonl file, a pipe such as <(cat FILE), or a folder holding them however
+    /// file `opencode export <sessionID>` wrote, or session files of Claude Code, pi, Codex, Qwen
+    /// Code or GitHub Copilot CLI (a .jsonl file, a pipe such as <(cat FILE), or a folder holding them however
     /// deep, links to folders not followed, such as ~/.claude/projects, ~/.pi/agent/sessions,
-    /// ~/.codex/sessions or ~/.qwen; each file's first line, read as JSON, tells its agent; a named pipe
+    /// ~/.codex/sessions, ~/.qwen or ~/.copilot; each file's first line, read as JSON, tells its agent; a named pipe
     /// with no writer is refused rather than waited on). The default is $OPENCODE_DB, else
     /// $XDG_DATA_HOME/opencode/opencode.db (default ~/.local/share/opencode), else the storage/
     /// folder beside it; and the project's Claude Code transcripts ($CLAUDE_CONFIG_DIR, default
@@ -130,10 +131,11 @@ pub struct SpentArgs {
     /// sessions ($PI_CODING_AGENT_DIR, default ~/.pi/agent, then sessions/--<project path with -
     /// for each / \ :>--), Codex's sessions ($CODEX_HOME, default ~/.codex, then sessions/) and
     /// Qwen Code's ledger ($QWEN_HOME, default ~/.qwen, then usage/, with the project's sessions
-    /// for their titles) when they exist; when none does, the error says where each was looked
+    /// for their titles) and Copilot's sessions ($COPILOT_HOME, default ~/.copilot, then
+    /// session-state/) when they exist; when none does, the error says where each was looked
     /// for. Sources may overlap: a call is counted once (by OpenCode's message id; Claude Code's
     /// message id and request id; pi's entry id and time; Codex's response id; Qwen Code's call
-    /// id).
+    /// id; Copilot's event id).
     #[arg(long, value_name = "PATH")]
     pub source: Vec<PathBuf>,
 }

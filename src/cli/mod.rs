@@ -5,6 +5,7 @@ pub mod budget;
 pub mod claude;
 pub mod codex;
 pub mod compact;
+pub mod copilot;
 mod deferred;
 pub mod frame;
 pub mod kilo;
@@ -29,9 +30,10 @@ See and steer the context of coding agents from the shell.
 
 ctx reads and writes plain files in your project: the Flame frame tree in
 .opencode/flame/state.json and opencode-swarm's plan in .swarm/. OpenCode, Claude
-Code, pi, Codex CLI, Kilo Code and Qwen Code reach it through their plugin, hook
-and extension points (ctx opencode|claude|pi|codex|kilo|qwen install). One short-lived process per command,
-deterministic output, exit codes that mean something.
+Code, pi, Codex CLI, Kilo Code, Qwen Code and GitHub Copilot CLI reach it through
+their plugin, hook and extension points (ctx opencode|claude|pi|codex|kilo|qwen|
+copilot install). One short-lived process per command, deterministic output,
+exit codes that mean something.
 
 Exit codes: 0 success; 1 failure (unreadable or malformed input, frame not
 found, refused transition); 2 usage error; 3 and 4 budget verdicts; 5 a failed
@@ -199,6 +201,10 @@ pub enum Command {
     /// Qwen Code integration: install ctx's hooks; the hooks' entry point
     #[command(subcommand)]
     Qwen(Deferred<qwen::QwenCommand>),
+
+    /// GitHub Copilot CLI integration: install ctx's hooks; the hooks' entry point
+    #[command(subcommand)]
+    Copilot(Deferred<copilot::CopilotCommand>),
 
     /// Git hooks: install ctx's pre-commit and post-commit hooks
     #[command(subcommand)]

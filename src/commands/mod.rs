@@ -5,6 +5,7 @@ pub mod claude;
 pub mod codex;
 pub mod compact;
 pub mod config;
+pub mod copilot;
 pub mod frame;
 pub mod generate;
 pub mod git_hooks;
@@ -38,12 +39,14 @@ pub fn walks_frame_trees(command: &Command) -> bool {
 /// with a failure, whatever happens (an exit 2 would block the agent's action).
 pub type HookMain = fn(&str);
 
-/// The hook entry of `agent`, when its hooks call ctx (Claude Code's, Codex's, Qwen Code's).
+/// The hook entry of `agent`, when its hooks call ctx (Claude Code's, Codex's, Qwen Code's,
+/// GitHub Copilot CLI's).
 pub fn hook_main(agent: &str) -> Option<HookMain> {
     match agent {
         "claude" => Some(claude::hook_main),
         "codex" => Some(codex::hook_main),
         "qwen" => Some(qwen::hook_main),
+        "copilot" => Some(copilot::hook_main),
         _ => None,
     }
 }
@@ -84,6 +87,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Codex(Deferred(command)) => codex::run(&mut ctx, command),
         Command::Kilo(Deferred(command)) => kilo::run(&mut ctx, command),
         Command::Qwen(Deferred(command)) => qwen::run(&mut ctx, command),
+        Command::Copilot(Deferred(command)) => copilot::run(&mut ctx, command),
         Command::Hooks(Deferred(command)) => git_hooks::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")

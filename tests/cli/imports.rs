@@ -226,7 +226,9 @@ const CORES: [&str; 6] = [
     "hooks",
     "spent",
 ];
-const AGENTS: [&str; 6] = ["claude", "codex", "kilo", "opencode", "pi", "qwen"];
+const AGENTS: [&str; 7] = [
+    "claude", "codex", "copilot", "kilo", "opencode", "pi", "qwen",
+];
 
 #[test]
 fn cores_never_name_an_agent() {

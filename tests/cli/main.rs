@@ -13,6 +13,7 @@ mod compact;
 mod completion;
 mod concurrency;
 mod config;
+mod copilot;
 mod crash;
 mod docs;
 mod environment;

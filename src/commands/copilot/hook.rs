@@ -1,0 +1,255 @@
+//! `ctx copilot hook EVENT`: one GitHub Copilot CLI hook call (kilo-gemini-qwen-copilot.md §4),
+//! the event's JSON on stdin, the answer (or nothing) on stdout, and never a failure: whatever
+//! goes wrong is one line in the hook log and exit 0. The event logic is the hook core's
+//! (`app::hooks`); this adapter maps Copilot's events and fields onto it.
+//!
+//! Copilot's events as observed (1.0.102), each with `sessionId`, `timestamp` and `cwd`:
+//! sessionStart (`source` new or resume), whose added text is a user message of its own before
+//! the prompt; userPromptSubmitted (`prompt`), whose added text rides on the prompt in a
+//! `<system_reminder>`; preToolUse (`toolName`, `toolArgs`) for every tool, the subagent tool
+//! being `task`; subagentStart (`agentId`, `agentType`, `parentAgentId`), whose added text is put
+//! before the subagent's prompt; a subagent's own events, whose `sessionId` is its `agentId`;
+//! subagentStop (`response`); agentStop (`transcriptPath`), also for each subagent with its
+//! `agentId`; sessionEnd. An answer is read only as a top-level `{"additionalContext": …}`, and
+//! its text is not escaped.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::app::agent_calls::AgentCall;
+use crate::app::hooks::{self, Harness, Hook, field};
+use crate::conversation::Export;
+use crate::error::Result;
+use crate::project::Project;
+
+/// The hook log (failures, and subagents matched to their calls by a guess), below
+/// `.opencode/flame/`.
+pub const HOOK_LOG: &str = "copilot-hooks.log";
+/// The hook log in Copilot's folder, where there is no frame folder.
+pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
+/// The agent type of a `task` call that names none.
+const DEFAULT_AGENT_TYPE: &str = "general-purpose";
+
+/// Copilot for the hook core: every session and subagent is `cp_<id>`.
+static COPILOT: Harness = Harness {
+    name: "GitHub Copilot CLI",
+    session_prefix: crate::copilot::SESSION_PREFIX,
+    agent_prefix: crate::copilot::SESSION_PREFIX,
+    log_name: HOOK_LOG,
+    user_dir: crate::copilot::home_dir,
+    user_log_name: USER_HOOK_LOG,
+    door: Some(at_the_door),
+};
+
+/// Copilot's field names as the hook core's. A subagent's own events carry its id as their
+/// `sessionId`: their session is the agent that started it (`parentAgentId`), whose frame is
+/// `cp_<id>` too.
+fn at_the_door(fields: &mut Map<String, Value>) {
+    for (copilot, core) in [
+        ("sessionId", "session_id"),
+        ("agentId", "agent_id"),
+        ("agentType", "agent_type"),
+        ("transcriptPath", "transcript_path"),
+        ("toolName", "tool_name"),
+        ("toolArgs", "tool_input"),
+    ] {
+        if let Some(value) = fields.remove(copilot) {
+            fields.insert(core.to_string(), value);
+        }
+    }
+    let own = |key: &str| fields.get(key).and_then(Value::as_str);
+    if own("agent_id").is_some()
+        && own("agent_id") == own("session_id")
+        && let Some(parent) = fields.get("parentAgentId").cloned()
+    {
+        fields.insert("session_id".to_string(), parent);
+    }
+}
+
+/// `ctx copilot hook EVENT` as the process's whole work: never fails, never prints anything but
+/// the answer. Called from `main` before the command line is parsed any further. Copilot runs its
+/// hooks in the session's folder.
+pub fn hook_main(event: &str) {
+    // A panic must not print to stderr nor exit with 101: it becomes a log line.
+    std::panic::set_hook(Box::new(|_| {}));
+    run(Project::locate(None).map(|p| p.root), event);
+}
+
+pub(super) fn run(root: Result<std::path::PathBuf>, event: &str) {
+    hooks::run(&COPILOT, root, event, answer);
+}
+
+fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
+    let in_subagent = hook.field("agent_id").is_some();
+    match event {
+        "sessionStart" => {
+            let context = match hook.field("source") {
+                // A resumed conversation still holds what was added before.
+                Some("resume") => hook.session_context(false)?,
+                // A new conversation holds nothing yet: a session that already has a frame gets
+                // its context now, a new one at its first prompt.
+                _ if hook.session_has_frame()? => hook.session_context(true)?,
+                _ => None,
+            };
+            Ok(context.map(|xml| added(&format!("{xml}\n{FRAME_COMMANDS}"))))
+        }
+        // A subagent's prompt carries what its subagentStart added.
+        "userPromptSubmitted" if in_subagent => Ok(None),
+        "userPromptSubmitted" => {
+            let context = hook.session_context(false)?;
+            if hook.turns_on()? {
+                hook.turn_start(None)?;
+            }
+            Ok(context.map(|xml| added(&format!("{xml}\n{FRAME_COMMANDS}"))))
+        }
+        "preToolUse" if hook.field("tool_name") == Some("task") => agent_call(hook),
+        "subagentStart" => subagent_start(hook),
+        "subagentStop" => subagent_stop(hook),
+        "agentStop" if !in_subagent && hook.turns_on()? => {
+            let answer = hook
+                .field("transcript_path")
+                .and_then(|path| turn_answer(Path::new(path)));
+            hook.turn_stop(None, answer.as_deref(), None, None)?;
+            Ok(None)
+        }
+        "sessionEnd" if !in_subagent && hook.turns_on()? => {
+            hook.turns_end()?;
+            Ok(None)
+        }
+        // An event ctx does not hook, or a newer Copilot's: nothing to do.
+        _ => Ok(None),
+    }
+}
+
+/// The answer that adds `text` to what the model sees: Copilot reads only the top-level key.
+fn added(text: &str) -> String {
+    let mut answer = serde_json::json!({ "additionalContext": text }).to_string();
+    answer.push('\n');
+    answer
+}
+
+/// What the main agent is told, after its frame context: the exact commands that push and pop a
+/// frame of its own, which its shell's variable names.
+const FRAME_COMMANDS: &str = "To give a sub-goal a frame of its own, run `ctx frame push \
+--session \"cp_$COPILOT_AGENT_SESSION_ID\" -- 'GOAL'` in the shell, and when it is done `ctx frame \
+pop --session \"cp_$COPILOT_AGENT_SESSION_ID\" --summary 'WHAT WAS ACHIEVED'`. Copilot keeps a \
+popped frame's messages in this conversation: a sub-goal whose tool outputs you will not need \
+again goes better to a subagent (the task tool), which gets a frame of its own and sends back only \
+its report.";
+
+/// What a subagent is told, after its frame context: its shell names no id a hook knows, so its
+/// frame's id is given in words.
+fn subagent_commands(frame: &str) -> String {
+    format!(
+        "Your frame is {frame}. To give a sub-goal a frame of its own, run `ctx frame push \
+         --session {frame} -- 'GOAL'` in the shell, and when it is done `ctx frame pop --session \
+         {frame} --summary 'WHAT WAS ACHIEVED'`."
+    )
+}
+
+/// preToolUse of `task`: remembers the call's description as the goal of the subagent it starts.
+/// Copilot gives the call no id, so the subagent is matched to it by its type and order.
+fn agent_call(hook: &mut Hook) -> Result<Option<String>> {
+    let tool_input = hook.input.get("tool_input").unwrap_or(&Value::Null);
+    let task = field(tool_input, "description").or_else(|| field(tool_input, "prompt"));
+    let Some(goal) = task.and_then(|t| t.lines().find(|l| !l.trim().is_empty())) else {
+        return Ok(None);
+    };
+    let agent_type = field(tool_input, "agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
+    hook.note_call(&AgentCall {
+        description: goal.trim().to_string(),
+        tool_use_id: None,
+        agent_type: agent_type.to_string(),
+        // A subagent starting a subagent: the new frame goes below the caller's.
+        caller: hook.field("agent_id").map(str::to_string),
+    })?;
+    Ok(None)
+}
+
+/// subagentStart: the subagent's frame, and its context with its frame's id, which Copilot puts
+/// before the subagent's prompt.
+fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
+    let frame = hook.event_agent_frame("subagentStart")?;
+    let agent_type = hook.field("agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
+    let xml = hook.subagent_start(&frame, agent_type, None)?;
+    Ok(Some(added(&format!(
+        "{xml}\n{}",
+        subagent_commands(&frame)
+    ))))
+}
+
+/// subagentStop: pops the subagent's frame, completed with its answer (`response`) as the
+/// summary (failed when it ended without one).
+fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
+    let Some(frame) = hook.stopping_agent_frame()? else {
+        return Ok(None);
+    };
+    let reported = hook.field("response");
+    let export = Export::of_conversation(
+        &frame,
+        "GitHub Copilot CLI subagent",
+        "GitHub Copilot CLI",
+        Vec::new(),
+        reported,
+    );
+    hook.subagent_stop(&frame, reported, &export)?;
+    Ok(None)
+}
+
+/// How much of the session file's end is read for the turn's answer.
+const ANSWER_TAIL: u64 = 4 << 20;
+
+/// The turn's answer, which agentStop does not carry: the main agent's last `assistant.message`
+/// with text after its last `user.message`. Copilot writes its session file in batches, and
+/// may run agentStop before the turn's events are in it (the file of a first turn may not exist
+/// yet), so this waits, at most two seconds, until the file holds the `hook.start` of this
+/// agentStop, which it writes after the turn's messages.
+fn turn_answer(path: &Path) -> Option<String> {
+    for _ in 0..100 {
+        if let Some(answer) = written_answer(path) {
+            return answer;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
+}
+
+/// The turn's answer as the session file's last 4 MiB hold it (`Some(None)`: the turn ended
+/// without text), or `None` when the turn's agentStop is not in it yet.
+fn written_answer(path: &Path) -> Option<Option<String>> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let mut file = crate::safe_file::open_regular(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(ANSWER_TAIL)))
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.take(ANSWER_TAIL).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let (mut stopped, mut answer) = (false, None);
+    // A read that starts inside a line gets that line's end only, which is not an event.
+    for line in text.lines().rev() {
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if event.get("agentId").is_some() {
+            continue;
+        }
+        match event.get("type").and_then(Value::as_str) {
+            Some("hook.start") => {
+                let data = event.get("data");
+                let hook_type = data.and_then(|d| d.get("hookType")).and_then(Value::as_str);
+                let of_subagent = data.and_then(|d| d.pointer("/input/agentId")).is_some();
+                stopped |= hook_type == Some("agentStop") && !of_subagent;
+            }
+            Some("user.message") => return stopped.then_some(answer),
+            Some("assistant.message") if stopped && answer.is_none() => {
+                let content = event.pointer("/data/content").and_then(Value::as_str);
+                answer = content.filter(|c| !c.trim().is_empty()).map(str::to_string);
+            }
+            _ => {}
+        }
+    }
+    // A turn longer than the tail read: its prompt is further up.
+    stopped.then_some(answer)
+}
