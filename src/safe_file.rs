@@ -53,6 +53,19 @@ pub fn read_regular_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     read_to_end_capped(&file, cap, ReadBuffer::for_file(path, cap))
 }
 
+/// The last `max` bytes of the regular file at `path` (all of it when it is smaller), as text:
+/// what an agent wrote last. A read that starts inside a line gets only that line's end, and
+/// bytes that are not UTF-8 become U+FFFD.
+pub fn read_tail(path: &Path, max: u64) -> io::Result<String> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let mut file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(max)))?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// Opens `path` to read without waiting for a named pipe's writer; refuses anything but a
 /// regular file (after following links).
 pub fn open_regular(path: &Path) -> io::Result<File> {

@@ -456,6 +456,27 @@ impl<'a> Hook<'a> {
         Ok(())
     }
 
+    /// A call that starts a subagent, as its tool's input tells it: `task` (its description, or
+    /// its prompt) gives the goal, its first line; a subagent started from a subagent
+    /// (`agent_id`) goes below its caller's frame. A call without a task is not noted.
+    pub fn note_agent_call(
+        &mut self,
+        task: Option<&str>,
+        agent_type: &str,
+        tool_use_id: Option<&str>,
+    ) -> Result<()> {
+        let Some(goal) = task.and_then(|t| t.lines().find(|l| !l.trim().is_empty())) else {
+            return Ok(());
+        };
+        let call = AgentCall {
+            description: goal.trim().to_string(),
+            tool_use_id: tool_use_id.map(str::to_string),
+            agent_type: agent_type.to_string(),
+            caller: self.field("agent_id").map(str::to_string),
+        };
+        self.note_call(&call)
+    }
+
     /// Forgets the call `tool_use_id` when it still waits for its subagent: it ended (failed,
     /// denied) before one started, and must not be taken by a later subagent of its type.
     pub fn forget_call(&mut self, tool_use_id: &str) -> Result<()> {
@@ -566,6 +587,19 @@ impl<'a> Hook<'a> {
         };
         self.pop_agent(frame, status, summary.as_deref(), Some(export))?;
         Ok(())
+    }
+
+    /// A subagent's stop for an agent that gives only its last message (`reported`), not its
+    /// transcript: pops the subagent's frame when it still runs, that message its summary and its
+    /// log's one message. An error when its start was not seen.
+    pub fn stop_reported_subagent(&mut self, reported: Option<&str>) -> Result<()> {
+        let Some(frame) = self.stopping_agent_frame()? else {
+            return Ok(());
+        };
+        let name = self.harness.name;
+        let title = format!("{name} subagent");
+        let export = Export::of_conversation(&frame, &title, name, Vec::new(), reported);
+        self.subagent_stop(&frame, reported, &export)
     }
 
     /// Pops a subagent's frame when it is still running; whether it did.

@@ -30,14 +30,10 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
 /// milliseconds, and one stuck on a slow disk must not hold the session long.
 pub const TIMEOUT_SECONDS: i64 = 10;
 
-/// The shell command of ctx's hook for `event`. `CTX_BIN` names another ctx binary. When ctx
-/// cannot run at all (not on PATH, killed) the shell itself writes the log line and the hook
-/// still exits 0, so Claude Code carries on.
+/// The shell command of ctx's hook for `event` ([`hook_settings::shell_command`]), its log
+/// line in Claude Code's folder.
 pub fn command(event: &str) -> String {
-    format!(
-        "\"${{CTX_BIN:-ctx}}\" claude hook {event} 2>/dev/null || echo \"exit $? of ctx claude hook \
-         {event} at $(date -u +%FT%TZ)\" >>\"${{CLAUDE_CONFIG_DIR:-$HOME/.claude}}/ctx-hooks.log\" 2>/dev/null; exit 0"
-    )
+    hook_settings::shell_command("claude", event, "${CLAUDE_CONFIG_DIR:-$HOME/.claude}")
 }
 
 /// The commands earlier versions of ctx wrote for `event`, which an install replaces and

@@ -3,7 +3,7 @@
 //! command each runs. The merge into a file is shared with the other agents'
 //! ([`crate::hooks::settings`]). Pure.
 
-use crate::hooks::settings::{HookSet, Layout};
+use crate::hooks::settings::{self as hook_settings, HookSet, Layout};
 
 /// The events ctx hooks in Copilot. Copilot has no tool matchers: preToolUse fires for every
 /// tool, and ctx answers only the subagent tool's (`task`).
@@ -21,27 +21,17 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
 /// slow disk must not hold the session long.
 pub const TIMEOUT_SECONDS: i64 = 10;
 
-/// The shell command of ctx's hook for `event`. `CTX_BIN` names another ctx binary. When ctx
-/// cannot run at all (not on PATH, killed) the shell itself writes the log line and the hook
-/// still exits 0, so Copilot carries on.
+/// The shell command of ctx's hook for `event` ([`hook_settings::shell_command`]), its log
+/// line in Copilot's folder.
 pub fn command(event: &str) -> String {
-    format!(
-        "\"${{CTX_BIN:-ctx}}\" copilot hook {event} 2>/dev/null || echo \"exit $? of ctx copilot \
-         hook {event} at $(date -u +%FT%TZ)\" >>\"${{COPILOT_HOME:-$HOME/.copilot}}/ctx-hooks.log\" \
-         2>/dev/null; exit 0"
-    )
-}
-
-/// The commands earlier versions of ctx wrote for `event`: none yet.
-fn earlier_commands(_event: &str) -> Vec<String> {
-    Vec::new()
+    hook_settings::shell_command("copilot", event, "${COPILOT_HOME:-$HOME/.copilot}")
 }
 
 /// ctx's hooks for Copilot.
 pub static HOOKS: HookSet = HookSet {
     events: EVENTS,
     command,
-    earlier_commands,
+    earlier_commands: hook_settings::no_earlier_commands,
     timeout_seconds: TIMEOUT_SECONDS,
     layout: Layout::Entries,
 };

@@ -51,6 +51,22 @@ impl Layout {
     }
 }
 
+/// The shell command of ctx's hook for `event` in `agent` (`ctx AGENT hook EVENT`), `CTX_BIN`
+/// naming another ctx binary. When ctx cannot run at all (not on PATH, killed) the shell itself
+/// writes the log line, to `ctx-hooks.log` in the agent's folder `home` (a shell expression such
+/// as `${CODEX_HOME:-$HOME/.codex}`), and the hook still exits 0, so the agent carries on.
+pub fn shell_command(agent: &str, event: &str, home: &str) -> String {
+    format!(
+        "\"${{CTX_BIN:-ctx}}\" {agent} hook {event} 2>/dev/null || echo \"exit $? of ctx {agent} hook \
+         {event} at $(date -u +%FT%TZ)\" >>\"{home}/ctx-hooks.log\" 2>/dev/null; exit 0"
+    )
+}
+
+/// [`HookSet::earlier_commands`] of an agent whose hooks' commands never changed.
+pub fn no_earlier_commands(_event: &str) -> Vec<String> {
+    Vec::new()
+}
+
 /// Whether `hook`, found under `event`, is one of ctx's: its command is exactly one ctx writes
 /// for that event.
 pub fn is_ctx_hook(set: &HookSet, event: &str, hook: &Json) -> bool {

@@ -2,7 +2,7 @@
 //! hooks and the command each runs. Their merge into a user's file is shared with Claude Code's
 //! and Codex's ([`crate::hooks::settings`]). Pure.
 
-use crate::hooks::settings::{HookSet, Layout};
+use crate::hooks::settings::{self as hook_settings, HookSet, Layout};
 
 /// The events ctx hooks in Qwen Code, with the tool matcher of the tool events (its subagent
 /// tool is `agent`). SessionEnd did not fire in `-p` runs (0.24.4), but does when a person ends
@@ -23,26 +23,17 @@ pub const EVENTS: &[(&str, Option<&str>)] = &[
 /// slow disk must not hold the session long.
 pub const TIMEOUT_SECONDS: i64 = 10;
 
-/// The shell command of ctx's hook for `event`. `CTX_BIN` names another ctx binary. When ctx
-/// cannot run at all (not on PATH, killed) the shell itself writes the log line and the hook
-/// still exits 0, so Qwen Code carries on.
+/// The shell command of ctx's hook for `event` ([`hook_settings::shell_command`]), its log
+/// line in Qwen Code's folder.
 pub fn command(event: &str) -> String {
-    format!(
-        "\"${{CTX_BIN:-ctx}}\" qwen hook {event} 2>/dev/null || echo \"exit $? of ctx qwen hook \
-         {event} at $(date -u +%FT%TZ)\" >>\"${{QWEN_HOME:-$HOME/.qwen}}/ctx-hooks.log\" 2>/dev/null; exit 0"
-    )
-}
-
-/// The commands earlier versions of ctx wrote for `event`: none yet.
-fn earlier_commands(_event: &str) -> Vec<String> {
-    Vec::new()
+    hook_settings::shell_command("qwen", event, "${QWEN_HOME:-$HOME/.qwen}")
 }
 
 /// ctx's hooks for Qwen Code.
 pub static HOOKS: HookSet = HookSet {
     events: EVENTS,
     command,
-    earlier_commands,
+    earlier_commands: hook_settings::no_earlier_commands,
     timeout_seconds: TIMEOUT_SECONDS,
     layout: Layout::Groups,
 };

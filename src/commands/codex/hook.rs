@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::app::agent_calls::AgentCall;
 use crate::app::hooks::{self, Harness, Hook, ItemSpans, additional_context, field};
 use crate::codex::{DIGEST_TOOLS, THREAD_PREFIX, fold, plan, rollout, turn_fold};
 use crate::conversation::Export;
@@ -137,17 +136,8 @@ fn spawn_call(hook: &mut Hook) -> Result<Option<String>> {
             .iter()
             .find_map(|i| field(i, "text"))
     });
-    let Some(goal) = task.and_then(|t| t.lines().find(|l| !l.trim().is_empty())) else {
-        return Ok(None);
-    };
     let agent_type = field(tool_input, "agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
-    hook.note_call(&AgentCall {
-        description: goal.trim().to_string(),
-        tool_use_id: hook.field("tool_use_id").map(str::to_string),
-        agent_type: agent_type.to_string(),
-        // A subagent starting a subagent: the new frame goes below the caller's.
-        caller: hook.field("agent_id").map(str::to_string),
-    })?;
+    hook.note_agent_call(task, agent_type, hook.field("tool_use_id"))?;
     Ok(None)
 }
 

@@ -17,9 +17,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::app::agent_calls::AgentCall;
 use crate::app::hooks::{self, Harness, Hook, field};
-use crate::conversation::Export;
 use crate::error::Result;
 use crate::project::Project;
 
@@ -153,17 +151,8 @@ fn subagent_commands(frame: &str) -> String {
 fn agent_call(hook: &mut Hook) -> Result<Option<String>> {
     let tool_input = hook.input.get("tool_input").unwrap_or(&Value::Null);
     let task = field(tool_input, "description").or_else(|| field(tool_input, "prompt"));
-    let Some(goal) = task.and_then(|t| t.lines().find(|l| !l.trim().is_empty())) else {
-        return Ok(None);
-    };
     let agent_type = field(tool_input, "agent_type").unwrap_or(DEFAULT_AGENT_TYPE);
-    hook.note_call(&AgentCall {
-        description: goal.trim().to_string(),
-        tool_use_id: None,
-        agent_type: agent_type.to_string(),
-        // A subagent starting a subagent: the new frame goes below the caller's.
-        caller: hook.field("agent_id").map(str::to_string),
-    })?;
+    hook.note_agent_call(task, agent_type, None)?;
     Ok(None)
 }
 
@@ -182,18 +171,7 @@ fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
 /// subagentStop: pops the subagent's frame, completed with its answer (`response`) as the
 /// summary (failed when it ended without one).
 fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
-    let Some(frame) = hook.stopping_agent_frame()? else {
-        return Ok(None);
-    };
-    let reported = hook.field("response");
-    let export = Export::of_conversation(
-        &frame,
-        "GitHub Copilot CLI subagent",
-        "GitHub Copilot CLI",
-        Vec::new(),
-        reported,
-    );
-    hook.subagent_stop(&frame, reported, &export)?;
+    hook.stop_reported_subagent(hook.field("response"))?;
     Ok(None)
 }
 
@@ -218,14 +196,7 @@ fn turn_answer(path: &Path) -> Option<String> {
 /// The turn's answer as the session file's last 4 MiB hold it (`Some(None)`: the turn ended
 /// without text), or `None` when the turn's agentStop is not in it yet.
 fn written_answer(path: &Path) -> Option<Option<String>> {
-    use std::io::{Read as _, Seek as _, SeekFrom};
-    let mut file = crate::safe_file::open_regular(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    file.seek(SeekFrom::Start(len.saturating_sub(ANSWER_TAIL)))
-        .ok()?;
-    let mut bytes = Vec::new();
-    file.take(ANSWER_TAIL).read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = crate::safe_file::read_tail(path, ANSWER_TAIL).ok()?;
     let (mut stopped, mut answer) = (false, None);
     // A read that starts inside a line gets that line's end only, which is not an event.
     for line in text.lines().rev() {

@@ -17,9 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::app::agent_calls::AgentCall;
 use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, field};
-use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::project::Project;
 use crate::qwen::{SESSION_PREFIX, fold};
@@ -153,17 +151,8 @@ fn with_commands(event: &str, xml: &str) -> String {
 fn agent_call(hook: &mut Hook) -> Result<Option<String>> {
     let tool_input = hook.input.get("tool_input").unwrap_or(&Value::Null);
     let task = field(tool_input, "description").or_else(|| field(tool_input, "prompt"));
-    let Some(goal) = task.and_then(|t| t.lines().find(|l| !l.trim().is_empty())) else {
-        return Ok(None);
-    };
     let agent_type = field(tool_input, "subagent_type").unwrap_or(DEFAULT_AGENT_TYPE);
-    hook.note_call(&AgentCall {
-        description: goal.trim().to_string(),
-        tool_use_id: hook.field("tool_call_id").map(str::to_string),
-        agent_type: agent_type.to_string(),
-        // A subagent starting a subagent: the new frame goes below the caller's.
-        caller: hook.field("agent_id").map(str::to_string),
-    })?;
+    hook.note_agent_call(task, agent_type, hook.field("tool_call_id"))?;
     Ok(None)
 }
 
@@ -179,18 +168,7 @@ fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
 /// SubagentStop: pops the subagent's frame, completed with its last message as the summary
 /// (failed when it ended without one).
 fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
-    let Some(frame) = hook.stopping_agent_frame()? else {
-        return Ok(None);
-    };
-    let reported = hook.field("last_assistant_message");
-    let export = Export::of_conversation(
-        &frame,
-        "Qwen Code subagent",
-        "Qwen Code",
-        Vec::new(),
-        reported,
-    );
-    hook.subagent_stop(&frame, reported, &export)?;
+    hook.stop_reported_subagent(hook.field("last_assistant_message"))?;
     Ok(None)
 }
 
@@ -277,14 +255,7 @@ const ANSWER_TAIL: u64 = 4 << 20;
 
 /// The text of the session file's last assistant record, when its last 4 MiB hold one.
 fn last_answer(path: &Path) -> Option<String> {
-    use std::io::{Read as _, Seek as _, SeekFrom};
-    let mut file = crate::safe_file::open_regular(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    file.seek(SeekFrom::Start(len.saturating_sub(ANSWER_TAIL)))
-        .ok()?;
-    let mut bytes = Vec::new();
-    file.take(ANSWER_TAIL).read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = crate::safe_file::read_tail(path, ANSWER_TAIL).ok()?;
     // A read that starts inside a line gets that line's end only, which is not a record.
     text.lines().rev().find_map(|line| {
         let record: Value = serde_json::from_str(line).ok()?;
