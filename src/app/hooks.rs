@@ -1100,11 +1100,30 @@ impl<'a> Hook<'a> {
 
     /// A compaction's summary on the session's current frame.
     pub fn compaction_summary(&mut self, summary: &str) -> Result<()> {
+        self.record_compaction(None, summary).map(|_| ())
+    }
+
+    /// A compaction's summary that the agent writes only into its session file, where every
+    /// later look finds it again: recorded as [`Hook::compaction_summary`] records it, once,
+    /// the compaction's `id` kept in the session's record; whether it was new.
+    pub fn compaction_summary_once(&mut self, id: &str, summary: &str) -> Result<bool> {
+        self.record_compaction(Some(id), summary)
+    }
+
+    fn record_compaction(&mut self, id: Option<&str>, summary: &str) -> Result<bool> {
         let session = self.session.clone();
         let now = self.ctx.now;
-        self.store.update(now, |state| {
+        let (recorded, _) = self.store.update(now, |state| {
             if state.frame(&session).is_none() {
-                return Ok(((), false));
+                return Ok((false, false));
+            }
+            if let Some(id) = id {
+                let mut record = record_of(state, &session)?;
+                if record.get(COMPACTION_KEY).and_then(Json::as_str) == Some(id) {
+                    return Ok((false, false));
+                }
+                record.insert(COMPACTION_KEY, Json::str(id));
+                state.set_claude_session(&session, record);
             }
             let current = ops::session_current(state, &session)?.unwrap_or_else(|| session.clone());
             let correction = Correction {
@@ -1112,11 +1131,15 @@ impl<'a> Hook<'a> {
                 ..Correction::default()
             };
             ops::edit(state, &current, &correction, now)?;
-            Ok(((), true))
+            Ok((true, true))
         })?;
-        Ok(())
+        Ok(recorded)
     }
 }
+
+/// The key of a session's record that holds the id of the last compaction whose summary was
+/// recorded ([`Hook::compaction_summary_once`]).
+const COMPACTION_KEY: &str = "compactionRecorded";
 
 /// The key of a turn frame that holds the agent's id of its turn (Claude Code's `prompt_id`,
 /// Codex's `turn_id`), by which its Stop finds it.

@@ -10,7 +10,10 @@
 //!   `outputTokens`, `cacheReadTokens`, `cacheWriteTokens`, `reasoningTokens`?), the subagents'
 //!   included. `inputTokens` counts the cache's reads and writes among them (Copilot adds them
 //!   up so), and `outputTokens` the reasoning, as OpenAI reports them. A call is counted once, by
-//!   its event's `id`. The `session.shutdown` event's totals per model are these records' sums.
+//!   its event's `id`. The `session.shutdown` event's totals per model are these records' sums;
+//! - `session.compaction_complete` (`data.compactionTokensUsed`, the same fields) is the call
+//!   that wrote a compaction's summary, which no usage record holds and Copilot's totals leave
+//!   out: ctx counts it, as agent `compaction`.
 //!
 //! The records' `cost` is not money (a bring-your-own-key model's is 0, a GitHub-hosted model's
 //! its premium-request weight): calls are priced from the models.dev cache.
@@ -50,10 +53,9 @@ pub const SESSION_FILES: SessionFormat = SessionFormat {
 pub fn read(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Records) {
     // The session's id: its start event's, else the folder's name (a file whose first lines
     // were lost still belongs to the session its folder names).
-    let folder = file
-        .parent()
-        .and_then(Path::file_name)
-        .map(|name| name.to_string_lossy().into_owned());
+    let folder = std::path::absolute(file)
+        .ok()
+        .and_then(|path| Some(path.parent()?.file_name()?.to_string_lossy().into_owned()));
     let started = lines.iter().find_map(|line| {
         let record = line.as_object()?;
         (record.get("type")?.as_str()? == "session.start")
@@ -61,6 +63,10 @@ pub fn read(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Reco
             .flatten()
     });
     let Some(session_id) = started.map(str::to_string).or(folder) else {
+        records.problems.push(format!(
+            "{}: neither a session.start event nor its folder names its session; skipped",
+            file.display()
+        ));
         return;
     };
     let main = format!("{SESSION_PREFIX}{session_id}");
@@ -116,6 +122,35 @@ pub fn read(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Reco
                     let kind = data_text("agentName").unwrap_or("subagent");
                     agents.insert(agent.to_string(), (at, kind.to_string()));
                 }
+            }
+            // A compaction's own model call, which no usage record holds.
+            "session.compaction_complete" => {
+                let Some(usage) = data
+                    .and_then(|d| d.get("compactionTokensUsed"))
+                    .and_then(Value::as_object)
+                else {
+                    continue;
+                };
+                let session = match agent {
+                    Some(agent) => agents.get(agent).map(|(at, _)| *at),
+                    None => None,
+                };
+                let session = session.unwrap_or_else(|| {
+                    records.add_session(Session {
+                        id: main.clone(),
+                        parent: None,
+                        title: String::new(),
+                        created: time.unwrap_or(0),
+                    })
+                });
+                let call = Place {
+                    id: text("id"),
+                    line: n,
+                    time,
+                    session,
+                    agent: "compaction".to_string(),
+                };
+                add_call(file, &call, usage, prices, records);
             }
             "session.usage_record" => {
                 let Some(usage) = data.and_then(|d| d.get("usage")).and_then(Value::as_object)

@@ -48,3 +48,13 @@ pub fn home_dir() -> Option<PathBuf> {
 pub fn sessions_dir() -> Option<PathBuf> {
     Some(home_dir()?.join("session-state"))
 }
+
+/// The session file of session `id` (what its hooks name `transcriptPath`), when `id` can be a
+/// folder's name in `session-state/`.
+pub fn session_file(id: &str) -> Option<PathBuf> {
+    let plain = !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    plain.then(|| Some(sessions_dir()?.join(id).join("events.jsonl")))?
+}

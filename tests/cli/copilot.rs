@@ -335,6 +335,58 @@ fn with_turn_frames_agent_stop_closes_the_turn_with_its_answer_from_the_session_
 }
 
 #[test]
+fn a_compactions_summary_from_the_session_file_is_recorded_once_and_the_context_sent_again() {
+    let env = TestEnv::new();
+    let prompt = event(json!({ "prompt": "Start the refunds" }));
+    assert!(!hook(&env, "userPromptSubmitted", &prompt).is_empty());
+    let compaction = json!({"success": true, "outcome": "applied", "messagesRemoved": 2,
+        "summaryContent": "<summary>Refunds started.</summary>",
+        "compactionTokensUsed": {"model": "gpt-4.1", "inputTokens": 13528, "outputTokens": 6}});
+    env.write(
+        "events.jsonl",
+        session_file(&[
+            ("user.message", json!({"content": "Start the refunds"})),
+            ("session.compaction_complete", compaction),
+        ]),
+    );
+    let stop = event(json!({
+        "transcriptPath": env.path("events.jsonl").display().to_string(), "stopReason": "end_turn",
+    }));
+    assert_eq!(hook(&env, "agentStop", &stop), "");
+    assert_eq!(
+        frame_json(&env, FRAME)["frame"]["summary"],
+        "<summary>Refunds started.</summary>"
+    );
+    // The next prompt gets the frame context again; a later look at the same compaction
+    // records nothing over what the frame says now.
+    let context = context_of(&hook(
+        &env,
+        "userPromptSubmitted",
+        &event(json!({ "prompt": "Next" })),
+    ));
+    assert!(context.contains("<flame-context"), "{context}");
+    // Its model call is in no usage record: budget spent counts it from the event.
+    let spent: Value = serde_json::from_str(&env.ok(&[
+        "--json",
+        "budget",
+        "spent",
+        "--by",
+        "model",
+        "--source",
+        "events.jsonl",
+    ]))
+    .unwrap();
+    assert_eq!(spent["total"]["calls"], 1, "{spent}");
+    assert_eq!(spent["total"]["tokens"]["input"], 13528, "{spent}");
+    env.ok(&["frame", "edit", FRAME, "--summary", "Refunds half done."]);
+    assert_eq!(hook(&env, "agentStop", &stop), "");
+    assert_eq!(
+        frame_json(&env, FRAME)["frame"]["summary"],
+        "Refunds half done."
+    );
+}
+
+#[test]
 fn a_shell_without_the_session_variable_is_refused() {
     let env = TestEnv::new();
     assert_snapshot!(env.snap(&["frame", "push", "--session", "cp_", "--", "x"]), @r"

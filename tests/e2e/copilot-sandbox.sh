@@ -11,7 +11,8 @@
 #          SANDBOX/requests/NNNN.json what it sent to the model (NNNN.step.json the step that answered),
 #          SANDBOX/mock.log the stand-in's output.
 # PROJECT  the folder Copilot runs in; its hooks go in PROJECT/.github/hooks/ (`ctx copilot install`), which
-#          Copilot runs only in a trusted folder: pass --trust-folder among the arguments.
+#          Copilot runs only in a trusted folder: pass --trust-folder among the arguments (a new session's
+#          run only), or set COPILOT_ALLOW_ALL=true (a resumed one's), which is passed on.
 #
 # The run is `copilot --allow-all-tools COPILOT-ARGS`. Scripted model: MOCK_SCRIPT=steps.json (see
 # mock-llm.py), always in strict mode. MOCK_PORT (default 47911) is its port. CTX_BIN, when set, is passed to
@@ -45,7 +46,7 @@ env -i PATH="$PATH" HOME="$SANDBOX_/home" TERM=dumb LANG=C.UTF-8 COPILOT_HOME="$
   COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false COPILOT_MODEL=gpt-4.1 COPILOT_PROVIDER_API_KEY=mock-key \
   COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$MOCK_PORT_/v1" \
   ${COPILOT_MAX_PROMPT_TOKENS:+COPILOT_PROVIDER_MAX_PROMPT_TOKENS="$COPILOT_MAX_PROMPT_TOKENS"} \
-  ${CTX_BIN:+CTX_BIN="$CTX_BIN"} \
+  ${CTX_BIN:+CTX_BIN="$CTX_BIN"} ${COPILOT_ALLOW_ALL:+COPILOT_ALLOW_ALL="$COPILOT_ALLOW_ALL"} \
   timeout 300 "$COPILOT_BIN" --allow-all-tools "$@" </dev/null
 rc=$?
 kill "$mock" 2>/dev/null || true

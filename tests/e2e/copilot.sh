@@ -178,6 +178,36 @@ for key, agent in [(session, "main"), (sub, sub[3:])]:
 PY
 }
 
+scenario_compaction() {
+  echo "scenario compaction: the summary of a compaction Copilot ran beside the turn is recorded on the current frame at --resume, which gets the frame context again; budget spent counts the compaction's call"
+  local project requests session
+  project=$(new_project compaction)
+  cat >"$work/compaction-1.json" <<EOF
+[{"tools": true, "when": "Start the refunds", "tool_calls": [$(shell_call "echo step-one")], "usage": {"prompt_tokens": 61000}},
+ {"tools": true, "when": "Please create a detailed summary", "reply": "<summary>Refunds started; the ledger is next.</summary>"},
+ {"tools": true, "when": "step-one", "reply": "Started."}]
+EOF
+  SANDBOX=compaction run compaction-1 "$project" "$work/compaction-1.json" -- -p "Start the refunds" --trust-folder >/dev/null
+  session=$(root_id "$project")
+  echo '[{"tools": true, "when": "Next step", "reply": "Next."}]' >"$work/compaction-2.json"
+  # --trust-folder is for new sessions only: a resumed one in a trusted folder, as Copilot's own variable says.
+  requests=$(COPILOT_ALLOW_ALL=true SANDBOX=compaction run compaction-2 "$project" "$work/compaction-2.json" -- "--resume=${session#cp_}" -p "Next step")
+  frame_json "$project" --frame "$session" | field 'd["frame"]["summary"]' | grep -q "the ledger is next" \
+    || fail "compaction: the summary is not on the session's frame: $(cat "$project/.opencode/flame/copilot-hooks.log" 2>/dev/null)"
+  check "$requests" "compaction" "
+r = first(lambda r: 'Next step' in r['texts'], 'the resumed request')
+need('Refunds started; the ledger is next.' in r['texts'], 'the compaction\\'s summary')
+need('<flame-context session=\"$session\">' in r['texts'], 'the frame context again')
+"
+  python3 - "$work/sandbox-compaction/home/.copilot" <<'PY' || fail "compaction: budget spent does not count the compaction's call"
+import json, subprocess, sys
+doc = json.loads(subprocess.run(["ctx", "budget", "spent", "--source", sys.argv[1], "--json", "--by", "model"],
+                                capture_output=True, text=True, check=True).stdout)
+# Run 1: the two agent requests and the compaction's; run 2: one.
+assert doc["total"]["calls"] == 4, doc["total"]
+PY
+}
+
 scenario_auto_turns() {
   echo "scenario auto_turns: with frame.auto = turns, a prompt opens a turn frame and agentStop closes it with the answer"
   local project turn
@@ -220,7 +250,7 @@ scenario_broken_state() {
   grep -q "state.json" "$project/.opencode/flame/copilot-hooks.log" || fail "broken_state: nothing logged"
 }
 
-scenarios=(settings trust context push_pop subagent auto_turns without_ctx broken_state)
+scenarios=(settings trust context push_pop subagent compaction auto_turns without_ctx broken_state)
 for scenario in "${@:-${scenarios[@]}}"; do
   "scenario_$scenario"
 done

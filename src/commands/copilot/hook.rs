@@ -80,6 +80,9 @@ pub(super) fn run(root: Result<std::path::PathBuf>, event: &str) {
 
 fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
     let in_subagent = hook.field("agent_id").is_some();
+    if !in_subagent && matches!(event, "sessionStart" | "userPromptSubmitted" | "agentStop") {
+        record_compaction(hook)?;
+    }
     match event {
         "sessionStart" => {
             let context = match hook.field("source") {
@@ -173,6 +176,42 @@ fn subagent_start(hook: &mut Hook) -> Result<Option<String>> {
 fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
     hook.stop_reported_subagent(hook.field("response"))?;
     Ok(None)
+}
+
+/// The summary of the session's last compaction, which Copilot writes only into its session file
+/// (`session.compaction_complete`), and after agentStop when it ran beside the turn: looked for
+/// at each start, prompt and turn's end of the session, and recorded on its current frame once.
+/// The conversation that held the frame context was replaced, so the next prompt gets it again.
+fn record_compaction(hook: &mut Hook) -> Result<()> {
+    let path = match hook.field("transcript_path") {
+        Some(path) => Some(std::path::PathBuf::from(path)),
+        None => crate::copilot::session_file(hook.field("session_id").unwrap_or_default()),
+    };
+    let Some((id, summary)) = path.and_then(|path| last_compaction(&path)) else {
+        return Ok(());
+    };
+    if hook.compaction_summary_once(&id, &summary)? {
+        hook.forget_context()?;
+    }
+    Ok(())
+}
+
+/// The id and summary of the last compaction Copilot applied to the main conversation, in the
+/// session file's last 4 MiB.
+fn last_compaction(path: &Path) -> Option<(String, String)> {
+    let text = crate::safe_file::read_tail(path, ANSWER_TAIL).ok()?;
+    text.lines().rev().find_map(|line| {
+        if !line.contains("\"session.compaction_complete\"") {
+            return None;
+        }
+        let event: Value = serde_json::from_str(line).ok()?;
+        let data = event.get("data")?;
+        let applied =
+            data.get("success") == Some(&Value::Bool(true)) && event.get("agentId").is_none();
+        let summary = data.get("summaryContent")?.as_str()?.trim();
+        let id = event.get("id")?.as_str()?;
+        (applied && !summary.is_empty()).then(|| (id.to_string(), summary.to_string()))
+    })
 }
 
 /// How much of the session file's end is read for the turn's answer.
