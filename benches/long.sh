@@ -26,7 +26,8 @@
 #
 # Usage: benches/long.sh [WAY...]       (default: plain ctx dcp turns; several minutes each)
 # Environment: CTX=/path/to/ctx skips the release build; KEEP=1 keeps the work folder; LONG_JSON=FILE also writes
-# the measures as JSON; MOCK_PORT, if set, is the first of three ports (default: free ones).
+# the measures as JSON; MOCK_PORT, if set, is the first of three ports (default: free ones); FOLD_AFTER=N sets
+# frame.fold_after for the turns and ctx-todos ways (closed frames wait for N person's messages before they fold).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD

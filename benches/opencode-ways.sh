@@ -67,12 +67,14 @@ way_project() {
     # ctx's plugin with its turn frames on, and plain's script: a model that never calls ctx.
     turns)
       "$ctx" -C "$project" -q opencode install >/dev/null
-      printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
+      printf '[frame]\nauto = "turns"\n%s' "${FOLD_AFTER:+fold_after = $FOLD_AFTER
+}" >"$project/.opencode/ctx.toml"
       ;;
     # ctx's plugin with its turn and todo frames on, for the todo workload.
     ctx-todos)
       "$ctx" -C "$project" -q opencode install >/dev/null
-      printf '[frame]\nauto = "all"\n' >"$project/.opencode/ctx.toml"
+      printf '[frame]\nauto = "all"\n%s' "${FOLD_AFTER:+fold_after = $FOLD_AFTER
+}" >"$project/.opencode/ctx.toml"
       ;;
     dcp | dcp-todos)
       plugins="\"plugin\": [\"file://$dcp/dist/index.js\"],"

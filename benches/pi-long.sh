@@ -23,7 +23,8 @@
 # Usage: benches/pi-long.sh [WAY...]       (default: plain turns; several minutes each)
 # Environment: CTX=/path/to/ctx skips the release build; KEEP=1 keeps the work folder; LONG_JSON=FILE also writes
 # the measures as JSON; MOCK_PORT, if set, is the first of two ports (default: free ones); CTX_PI_HOME is where
-# pi is installed when missing (as for tests/e2e/pi.sh; default ~/.cache/ctx-pi).
+# pi is installed when missing (as for tests/e2e/pi.sh; default ~/.cache/ctx-pi); FOLD_AFTER=N sets
+# frame.fold_after for the turns way (closed turns wait for N person's messages before they fold).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -121,7 +122,8 @@ run_way() {
   if [[ $way == turns ]]; then
     "$ctx" -C "$project" -q pi install >/dev/null
     mkdir -p "$project/.opencode"
-    printf '[frame]\nauto = "turns"\n' >"$project/.opencode/ctx.toml"
+    printf '[frame]\nauto = "turns"\n%s' "${FOLD_AFTER:+fold_after = $FOLD_AFTER
+}" >"$project/.opencode/ctx.toml"
   fi
   agent_dir "$agent" "$port"
   steps "$work/$way"

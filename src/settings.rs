@@ -336,6 +336,17 @@ pub const FRAME_AUTO: Def = Def {
             tasks, Codex's update_plan), all (both), off",
 };
 
+pub const FRAME_FOLD_AFTER: Def = Def {
+    key: "frame.fold_after",
+    env: "CTX_FRAME_FOLD_AFTER",
+    kind: Kind::Count,
+    default: "0",
+    fallback_env: None,
+    swarm_key: None,
+    about: "person's messages a closed turn or todo frame waits for before its outputs fold \
+            (0: it folds at once, when it closes)",
+};
+
 pub const HOOKS_STATE_IN_HOME: Def = Def {
     key: "hooks.state_in_home",
     env: "CTX_HOOKS_STATE_IN_HOME",
@@ -370,6 +381,7 @@ pub const ALL: &[&Def] = &[
     &FRAME_LOG_OUTPUT_MAX,
     &FRAME_STALE_AFTER,
     &FRAME_AUTO,
+    &FRAME_FOLD_AFTER,
     &BUDGET_MODEL,
     &BUDGET_TOKENIZER,
     &BUDGET_LIMIT,

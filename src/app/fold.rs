@@ -61,6 +61,7 @@ pub fn run(
             left: &left,
             lists: auto.todos,
             compacts_at,
+            fold_after: fold_after(ctx)?,
         };
         folded(ctx, &store, &state, &OpenCode, &list, session, &how)?
     } else {
@@ -104,6 +105,7 @@ pub fn run_pi(ctx: &mut Context, session: &str, compacts_at: Option<u64>) -> Res
             left: &[],
             lists: false,
             compacts_at,
+            fold_after: fold_after(ctx)?,
         };
         folded(
             ctx,
@@ -140,6 +142,13 @@ fn fold_settings(
     let fold_on = settings::resolve(config, fold, None, None)?.text() == "on";
     let keep_user = settings::resolve(config, user_messages, None, None)?.text() == "keep";
     Ok((fold_on, keep_user))
+}
+
+/// `frame.fold_after`: the person's messages a closed auto-frame waits for before it folds.
+fn fold_after(ctx: &Context) -> Result<usize> {
+    let config = ctx.project.config()?;
+    let after = settings::resolve(config, &settings::FRAME_FOLD_AFTER, None, None)?.count();
+    Ok(usize::try_from(after).unwrap_or(usize::MAX))
 }
 
 /// With folding off, records the model call of a session that has a frame, as folding does:
@@ -238,6 +247,7 @@ fn closed_todos(state: &State, session: &str) -> Vec<Todo> {
                 id: frame.id.to_string(),
                 open: (a, b),
                 close: (c, d),
+                closed_at: close.at,
             });
         }
     }
@@ -293,6 +303,9 @@ struct How<'t> {
     lists: bool,
     /// The count at which the agent compacts, in tokens, when known: the pressure valve's.
     compacts_at: Option<u64>,
+    /// The person's messages a closed turn or todo frame waits for before it folds
+    /// (`frame.fold_after`).
+    fold_after: usize,
 }
 
 /// The message list with the session's popped frames and closed turns folded, and its frame
@@ -308,12 +321,27 @@ fn folded(
 ) -> Result<String> {
     let popped = popped_frames(ctx, state, session);
     let mut folding = fold::fold_with(shape, list, &popped, how.keep_user);
-    folding.fold_todos(how.todos);
-    folding.mask_left_items(how.left, how.todos);
+    // The closed auto-frames whose wait is over (`frame.fold_after`); the others are sent whole,
+    // as if still open.
+    let due = |closed_at: i64| folding.persons_after(closed_at) >= how.fold_after;
+    let todos: Vec<Todo> = how
+        .todos
+        .iter()
+        .filter(|t| due(t.closed_at))
+        .cloned()
+        .collect();
+    let turns: Vec<Turn> = how
+        .turns
+        .iter()
+        .filter(|t| due(t.closed_at))
+        .cloned()
+        .collect();
+    folding.fold_todos(&todos);
+    folding.mask_left_items(how.left, &todos);
     if how.lists {
-        folding.fold_superseded_lists(how.todos);
+        folding.fold_superseded_lists(&todos);
     }
-    folding.fold_turns(how.turns);
+    folding.fold_turns(&turns);
     for warning in &folding.warnings {
         ctx.out.warn(warning);
     }

@@ -23,6 +23,7 @@ fn defaults_when_nothing_is_configured() {
     frame.log.output_max = 262144         # default
     frame.stale_after = 60                # default
     frame.auto = "off"                    # default
+    frame.fold_after = 0                  # default
     budget.model = ""                     # default
     budget.tokenizer = "auto"             # default
     budget.limit = 0                      # default
@@ -184,6 +185,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     frame.log.output_max = 262144         # default
     frame.stale_after = 60                # default
     frame.auto = "off"                    # default
+    frame.fold_after = 0                  # default
     budget.model = ""                     # default
     budget.tokenizer = "auto"             # default
     budget.limit = 0                      # default

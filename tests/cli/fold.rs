@@ -1263,6 +1263,38 @@ mod turns {
     }
 
     #[test]
+    fn with_fold_after_a_closed_turn_is_sent_whole_until_that_many_person_messages_followed_it() {
+        let env = TestEnv::new();
+        env.write(
+            ".opencode/ctx.toml",
+            "frame.auto = \"turns\"\nframe.fold_after = 2\n",
+        );
+        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let mut s = Session::new(&env, SESSION);
+        // Messages stamped by the same clock as ctx's marks, as OpenCode's are.
+        s.clock = now_ms();
+        let first = person(&mut s, "PERSON0: build it");
+        s.tool("bash", json!({"command": "make"}), &big("OUT0"));
+        assert_eq!(end(&s), first);
+        // One person's message after it: still whole.
+        s.clock = now_ms();
+        person(&mut s, "PERSON1: test it");
+        s.tool("bash", json!({"command": "make test"}), &big("OUT1"));
+        let sent = strings_of(&s.request());
+        assert!(sent.contains(&big("OUT0")) && sent.contains(&big("OUT1")));
+        end(&s);
+        // Two: the first turn folds; the second, one message behind, is still whole.
+        s.clock = now_ms();
+        person(&mut s, "PERSON2: ship it");
+        let sent = strings_of(&s.request());
+        assert!(!sent.contains("OUT0:"), "the first turn is sent whole");
+        assert!(sent.contains(&format!("into the log of frame {first}: flame_recall")));
+        assert!(sent.contains(&big("OUT1")));
+        // The setting is shown with the others.
+        assert!(env.ok(&["config"]).contains("frame.fold_after = 2"));
+    }
+
+    #[test]
     fn a_push_in_a_turn_goes_under_it_and_the_turn_waits_for_it() {
         let env = env_with("all");
         let mut s = Session::new(&env, SESSION);

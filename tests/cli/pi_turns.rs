@@ -249,6 +249,45 @@ fn a_person_turn_is_a_frame_closed_with_its_digest_and_its_outputs_fold_once_clo
 }
 
 #[test]
+fn with_fold_after_a_closed_turn_waits_for_that_many_person_messages() {
+    let env = env_with("turns");
+    env.write(
+        ".opencode/ctx.toml",
+        "frame.auto = \"turns\"\nframe.fold_after = 2\n",
+    );
+    let mut pi = Pi::new(&env);
+    let (first, _) = pi.person("PERSON0: build it");
+    pi.call(
+        "c1",
+        "bash",
+        json!({"command": "make"}),
+        &big("OUT0"),
+        false,
+    );
+    pi.answer("ASSIST0: built", "stop");
+    assert_eq!(pi.end().0, first);
+    pi.person("PERSON1: test it");
+    assert_eq!(
+        pi.request(),
+        pi.messages,
+        "one person's message after it: whole"
+    );
+    pi.answer("ASSIST1: tested", "stop");
+    pi.end();
+    pi.person("PERSON2: ship it");
+    let sent = pi.request();
+    assert_eq!(
+        sent[2]["content"],
+        placeholder(&first, big("OUT0").chars().count())
+    );
+    assert_eq!(
+        sent[3..],
+        pi.messages[3..],
+        "the second turn is still whole"
+    );
+}
+
+#[test]
 fn flame_outputs_stay_and_a_turn_waits_for_the_frame_pushed_in_it() {
     let env = env_with("all");
     let mut pi = Pi::new(&env);

@@ -245,6 +245,8 @@ impl Shape for Pi {
                 "user" => {
                     let text = content_text(fields[0]);
                     view.typed = !text.trim().is_empty();
+                    // ctx's own messages are pi's `custom` ones: a user message is a person's.
+                    view.person = view.typed;
                     view.user_text = text;
                 }
                 "custom" => {

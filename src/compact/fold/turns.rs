@@ -60,6 +60,8 @@ pub struct Todo {
     pub id: String,
     pub open: (String, String),
     pub close: (String, String),
+    /// When it closed (epoch ms).
+    pub closed_at: i64,
 }
 
 /// What stands for the output of a `todowrite` call a later one superseded: the output is the
@@ -225,6 +227,14 @@ pub(super) fn find_call(
 }
 
 impl Folding<'_, '_> {
+    /// How many messages a person wrote after `time` (epoch ms): the turns begun since.
+    pub fn persons_after(&self, time: i64) -> usize {
+        self.views
+            .iter()
+            .filter(|v| v.person && v.created.is_some_and(|t| t > time))
+            .count()
+    }
+
     /// Folds the spans of `turns`, closed turn frames of the session, into what is sent.
     pub fn fold_turns(&mut self, turns: &[Turn]) {
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
@@ -613,6 +623,7 @@ mod tests {
             id: "fr_item".into(),
             open: ("msg_2".into(), "c2".into()),
             close: ("msg_4".into(), "c6".into()),
+            closed_at: 0,
         };
         let text = json!({ "messages": messages }).to_string();
         let list = parse_messages(&text).unwrap();
@@ -688,6 +699,7 @@ mod tests {
             id: "fr_item".into(),
             open: ("msg_4".into(), "c3".into()),
             close: ("msg_5".into(), "c4".into()),
+            closed_at: 0,
         };
         assert_eq!(
             outputs(&[item]),
@@ -746,6 +758,7 @@ mod tests {
             id: "fr_item".into(),
             open: (open.0.into(), open.1.into()),
             close: (close.0.into(), close.1.into()),
+            closed_at: 0,
         };
         let inputs = |todos: &[Todo]| {
             let mut folding = fold(&parsed, &[], false);

@@ -366,6 +366,7 @@ mod tests {
             id: "fr_b".into(),
             open: ("msg_3".into(), "t2".into()),
             close: ("msg_5".into(), "t3".into()),
+            closed_at: 0,
         };
         let open_a = [("msg_1".to_string(), "t1".to_string())];
         let outputs = |closed: &[Todo]| {
