@@ -131,18 +131,7 @@ pub fn read(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Reco
                 else {
                     continue;
                 };
-                let session = match agent {
-                    Some(agent) => agents.get(agent).map(|(at, _)| *at),
-                    None => None,
-                };
-                let session = session.unwrap_or_else(|| {
-                    records.add_session(Session {
-                        id: main.clone(),
-                        parent: None,
-                        title: String::new(),
-                        created: time.unwrap_or(0),
-                    })
-                });
+                let (session, _) = session_of(records, &mut agents, &main, agent, time);
                 let call = Place {
                     id: text("id"),
                     line: n,
@@ -162,29 +151,7 @@ pub fn read(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Reco
                     ));
                     continue;
                 };
-                let (session, kind) = match agent {
-                    Some(agent) => agents
-                        .entry(agent.to_string())
-                        .or_insert_with(|| {
-                            let at = records.add_session(Session {
-                                id: format!("{SESSION_PREFIX}{agent}"),
-                                parent: Some(main.clone()),
-                                title: "Copilot subagent".to_string(),
-                                created: time.unwrap_or(0),
-                            });
-                            (at, "subagent".to_string())
-                        })
-                        .clone(),
-                    None => {
-                        let at = records.add_session(Session {
-                            id: main.clone(),
-                            parent: None,
-                            title: String::new(),
-                            created: time.unwrap_or(0),
-                        });
-                        (at, "main".to_string())
-                    }
-                };
+                let (session, kind) = session_of(records, &mut agents, &main, agent, time);
                 let call = Place {
                     id: text("id"),
                     line: n,
@@ -197,6 +164,39 @@ pub fn read(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Reco
             _ => {}
         }
     }
+}
+
+/// The session of a call made by `agent` (`None`: the main agent, session `main`) at `time`, and
+/// the agent's name: `main`, or the subagent's type, known from its `subagent.started` event
+/// (one whose start is not in the file is a `subagent` session of its own below `main`).
+fn session_of(
+    records: &mut Records,
+    agents: &mut HashMap<String, (usize, String)>,
+    main: &str,
+    agent: Option<&str>,
+    time: Option<i64>,
+) -> (usize, String) {
+    let Some(agent) = agent else {
+        let at = records.add_session(Session {
+            id: main.to_string(),
+            parent: None,
+            title: String::new(),
+            created: time.unwrap_or(0),
+        });
+        return (at, "main".to_string());
+    };
+    agents
+        .entry(agent.to_string())
+        .or_insert_with(|| {
+            let at = records.add_session(Session {
+                id: format!("{SESSION_PREFIX}{agent}"),
+                parent: Some(main.to_string()),
+                title: "Copilot subagent".to_string(),
+                created: time.unwrap_or(0),
+            });
+            (at, "subagent".to_string())
+        })
+        .clone()
 }
 
 /// Where a usage record sits: its event's id and line, its time, its session and the agent that
