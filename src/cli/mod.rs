@@ -31,9 +31,9 @@ See and steer the context of coding agents from the shell.
 ctx reads and writes plain files in your project: the Flame frame tree in
 .opencode/flame/state.json and opencode-swarm's plan in .swarm/. OpenCode, Claude
 Code, pi, Codex CLI, Kilo Code, Qwen Code and GitHub Copilot CLI reach it through
-their plugin, hook and extension points (ctx opencode|claude|pi|codex|kilo|qwen|
-copilot install). One short-lived process per command, deterministic output,
-exit codes that mean something.
+their plugin, hook and extension points: ctx AGENT install, AGENT one of opencode,
+claude, pi, codex, kilo, qwen and copilot. One short-lived process per command,
+deterministic output, exit codes that mean something.
 
 Exit codes: 0 success; 1 failure (unreadable or malformed input, frame not
 found, refused transition); 2 usage error; 3 and 4 budget verdicts; 5 a failed
