@@ -1,6 +1,7 @@
-//! The one hook core of the agents that call ctx through hooks (Claude Code, Codex), shared by
-//! their command adapters (`claude::hook`, `codex::hook`), which never call each other: each hook
-//! call is one short-lived `ctx <agent> hook EVENT` process with the event's JSON on stdin. What
+//! The one hook core of the agents that call ctx through hooks (Claude Code, Codex, Qwen Code,
+//! GitHub Copilot CLI), shared by their command adapters (`claude::hook`, `codex::hook`,
+//! `qwen::hook`, `copilot::hook`), which never call each other: each hook call is one
+//! short-lived `ctx <agent> hook EVENT` process with the event's JSON on stdin. What
 //! the events mean for frames lives here once: the session's frame and its context text, a
 //! subagent's frame pushed at its start and popped at its stop with its last message as the
 //! summary and its transcript as the log, the calls that start subagents (`agent_calls`), what
