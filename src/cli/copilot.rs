@@ -61,10 +61,10 @@ Answer one GitHub Copilot CLI hook event: its JSON comes on stdin, the answer
                        the turn's last answer its summary
   sessionEnd           with frame.auto = turns or all: closes a turn left open
 
-At each sessionStart, userPromptSubmitted and agentStop ctx also looks at the
-end of the session file for a compaction Copilot applied since (it writes the
-summary only there), records its summary on the session's current frame once,
-and sends the frame context again at the next prompt.
+At each userPromptSubmitted and agentStop ctx also looks at the end of the
+session file for a compaction Copilot applied since (it writes the summary only
+there), records its summary on the session's current frame once, and sends the
+frame context again with that prompt or the next.
 
 Copilot gives a hook no way to change the messages a model call sends, so a
 popped frame's messages stay in the conversation. Whatever goes wrong (bad

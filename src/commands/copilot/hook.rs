@@ -13,7 +13,7 @@
 //! `agentId`; sessionEnd. An answer is read only as a top-level `{"additionalContext": …}`, and
 //! its text is not escaped.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -80,9 +80,6 @@ pub(super) fn run(root: Result<std::path::PathBuf>, event: &str) {
 
 fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
     let in_subagent = hook.field("agent_id").is_some();
-    if !in_subagent && matches!(event, "sessionStart" | "userPromptSubmitted" | "agentStop") {
-        record_compaction(hook)?;
-    }
     match event {
         "sessionStart" => {
             let context = match hook.field("source") {
@@ -98,6 +95,9 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
         // A subagent's prompt carries what its subagentStart added.
         "userPromptSubmitted" if in_subagent => Ok(None),
         "userPromptSubmitted" => {
+            if let Some(tail) = session_file(hook).and_then(|p| read_tail(&p)) {
+                record_compaction(hook, &tail)?;
+            }
             let context = hook.session_context(false)?;
             if hook.turns_on()? {
                 hook.turn_start(None)?;
@@ -107,11 +107,18 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
         "preToolUse" if hook.field("tool_name") == Some("task") => agent_call(hook),
         "subagentStart" => subagent_start(hook),
         "subagentStop" => subagent_stop(hook),
-        "agentStop" if !in_subagent && hook.turns_on()? => {
-            let answer = hook
-                .field("transcript_path")
-                .and_then(|path| turn_answer(Path::new(path)));
-            hook.turn_stop(None, answer.as_deref(), None, None)?;
+        "agentStop" if !in_subagent => {
+            // One read of the file's end serves both the compaction and the turn's answer.
+            let turns = hook.turns_on()?;
+            let tail =
+                session_file(hook).and_then(|p| if turns { turn_tail(&p) } else { read_tail(&p) });
+            if let Some(tail) = &tail {
+                record_compaction(hook, tail)?;
+            }
+            if turns {
+                let answer = tail.as_deref().and_then(|t| written_answer(t).flatten());
+                hook.turn_stop(None, answer.as_deref(), None, None)?;
+            }
             Ok(None)
         }
         "sessionEnd" if !in_subagent && hook.turns_on()? => {
@@ -178,16 +185,30 @@ fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
     Ok(None)
 }
 
+/// The session's file (`events.jsonl`): the event's `transcriptPath`, else the one its session id
+/// names in Copilot's folder (a prompt's event names none).
+fn session_file(hook: &Hook) -> Option<PathBuf> {
+    match hook.field("transcript_path") {
+        Some(path) => Some(PathBuf::from(path)),
+        None => crate::copilot::session_file(hook.field("session_id").unwrap_or_default()),
+    }
+}
+
+/// How much of the session file's end is read: where the turn's events and any compaction since
+/// the last look are.
+const TAIL: u64 = 4 << 20;
+
+fn read_tail(path: &Path) -> Option<String> {
+    crate::safe_file::read_tail(path, TAIL).ok()
+}
+
 /// The summary of the session's last compaction, which Copilot writes only into its session file
 /// (`session.compaction_complete`), and after agentStop when it ran beside the turn: looked for
-/// at each start, prompt and turn's end of the session, and recorded on its current frame once.
-/// The conversation that held the frame context was replaced, so the next prompt gets it again.
-fn record_compaction(hook: &mut Hook) -> Result<()> {
-    let path = match hook.field("transcript_path") {
-        Some(path) => Some(std::path::PathBuf::from(path)),
-        None => crate::copilot::session_file(hook.field("session_id").unwrap_or_default()),
-    };
-    let Some((id, summary)) = path.and_then(|path| last_compaction(&path)) else {
+/// in `tail` (the file's end) at each prompt and turn's end of the session, and recorded on its
+/// current frame once. The conversation that held the frame context was replaced, so the next
+/// prompt gets it again.
+fn record_compaction(hook: &mut Hook, tail: &str) -> Result<()> {
+    let Some((id, summary)) = last_compaction(tail) else {
         return Ok(());
     };
     if hook.compaction_summary_once(&id, &summary)? {
@@ -196,11 +217,9 @@ fn record_compaction(hook: &mut Hook) -> Result<()> {
     Ok(())
 }
 
-/// The id and summary of the last compaction Copilot applied to the main conversation, in the
-/// session file's last 4 MiB.
-fn last_compaction(path: &Path) -> Option<(String, String)> {
-    let text = crate::safe_file::read_tail(path, ANSWER_TAIL).ok()?;
-    text.lines().rev().find_map(|line| {
+/// The id and summary of the last compaction Copilot applied to the main conversation.
+fn last_compaction(tail: &str) -> Option<(String, String)> {
+    tail.lines().rev().find_map(|line| {
         if !line.contains("\"session.compaction_complete\"") {
             return None;
         }
@@ -214,31 +233,39 @@ fn last_compaction(path: &Path) -> Option<(String, String)> {
     })
 }
 
-/// How much of the session file's end is read for the turn's answer.
-const ANSWER_TAIL: u64 = 4 << 20;
-
-/// The turn's answer, which agentStop does not carry: the main agent's last `assistant.message`
-/// with text after its last `user.message`. Copilot writes its session file in batches, and
-/// may run agentStop before the turn's events are in it (the file of a first turn may not exist
-/// yet), so this waits, at most two seconds, until the file holds the `hook.start` of this
-/// agentStop, which it writes after the turn's messages.
-fn turn_answer(path: &Path) -> Option<String> {
+/// The session file's end once it holds the turn, for its answer, which agentStop does not
+/// carry. Copilot writes its session file in batches, and may run agentStop before the turn's
+/// events are in it (the file of a first turn may not exist yet), so this waits, at most two
+/// seconds, until the file holds the `hook.start` of this agentStop, which it writes after the
+/// turn's messages; then it gives what it read last.
+fn turn_tail(path: &Path) -> Option<String> {
+    let mut last = None;
     for _ in 0..100 {
-        if let Some(answer) = written_answer(path) {
-            return answer;
+        last = read_tail(path);
+        if last.as_deref().and_then(written_answer).is_some() {
+            break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    None
+    last
 }
 
-/// The turn's answer as the session file's last 4 MiB hold it (`Some(None)`: the turn ended
-/// without text), or `None` when the turn's agentStop is not in it yet.
-fn written_answer(path: &Path) -> Option<Option<String>> {
-    let text = crate::safe_file::read_tail(path, ANSWER_TAIL).ok()?;
+/// The turn's answer in the session file's end `tail`: the main agent's last `assistant.message`
+/// with text after its last `user.message` (`Some(None)`: the turn ended without text), or `None`
+/// when the turn's agentStop is not in it yet.
+fn written_answer(tail: &str) -> Option<Option<String>> {
     let (mut stopped, mut answer) = (false, None);
-    // A read that starts inside a line gets that line's end only, which is not an event.
-    for line in text.lines().rev() {
+    // A read that starts inside a line gets that line's end only, which is not an event; and
+    // only the three kinds of event read here are parsed, not the outputs between them.
+    for line in tail.lines().rev() {
+        let wanted = [
+            "\"hook.start\"",
+            "\"user.message\"",
+            "\"assistant.message\"",
+        ];
+        if !wanted.iter().any(|kind| line.contains(kind)) {
+            continue;
+        }
         let Ok(event) = serde_json::from_str::<Value>(line) else {
             continue;
         };
