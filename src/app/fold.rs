@@ -323,7 +323,8 @@ fn folded(
     let mut folding = fold::fold_with(shape, list, &popped, how.keep_user);
     // The closed auto-frames whose wait is over (`frame.fold_after`); the others are sent whole,
     // as if still open.
-    let due = |closed_at: i64| folding.persons_after(closed_at) >= how.fold_after;
+    let due =
+        |closed_at: i64| how.fold_after == 0 || folding.persons_after(closed_at) >= how.fold_after;
     let todos: Vec<Todo> = how
         .todos
         .iter()
