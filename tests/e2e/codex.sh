@@ -16,41 +16,16 @@ export PATH=$ctx_dir:$PATH
 ctx_bin=$ctx_dir/ctx
 export MOCK_PORT=${MOCK_PORT:-47401}
 
-# A fresh project (a git repository) with ctx's hooks, as a user installs them.
-new_project() {
-  local project=$work/$1
-  mkdir -p "$project"
-  git -C "$project" init -q
-  ctx -C "$project" -q codex install >/dev/null || fail "ctx codex install"
-  echo "$project"
-}
+# A fresh project with ctx's hooks, as a user installs them (lib.sh).
+new_project() { hooks_project "$1" codex; }
 
-# run NAME PROJECT SCRIPT -- CODEX-EXEC-ARGS: one Codex run with a fresh request log; prints the log's folder.
-# Codex's CODEX_HOME is $work/sandbox-$SANDBOX/codex-home (default: NAME), so that a later run with the same
-# SANDBOX can resume its sessions. Its stdout is in $work/NAME.out, its stderr in $work/NAME.err.
-run() {
-  local name=$1 project=$2 script=$3
-  shift 4
-  local sandbox=$work/sandbox-${SANDBOX:-$name}
-  rm -rf "$sandbox/requests"
-  mkdir -p "$sandbox/requests"
-  MOCK_SCRIPT=$script "$here/codex-sandbox.sh" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>"$work/$name.err" \
-    || { cat "$work/$name.out" "$work/$name.err" >&2; fail "$name: codex exited non-zero"; }
-  accepted "$sandbox/requests" "$name"
-  echo "$sandbox/requests"
-}
+# run NAME PROJECT SCRIPT -- CODEX-EXEC-ARGS: one Codex run (lib.sh's sandbox_run); its CODEX_HOME is
+# $work/sandbox-$SANDBOX/codex-home (default: NAME), so that a later run with the same SANDBOX can resume.
+run() { sandbox_run "$here/codex-sandbox.sh" "$@"; }
 thread_of() { sed -n 's/^session id: //p' "$work/$1.err" | head -1; }
 
-# check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
-# order, as request_log.py's "responses" views), `need`, `first` and `text` in scope.
-check() {
-  python3 - "$1" <<PY || fail "$2"
-import json, re, sys
-from request_log import responses_text as text, checks
-requests, need, first = checks(sys.argv[1], "responses")
-$3
-PY
-}
+# check REQUESTS WHAT PYTHON: the checks in PYTHON over the request log as "responses" views (lib.sh).
+check() { request_check responses "$@"; }
 
 
 scenario_context() {

@@ -31,3 +31,44 @@ frame_json() { ctx -C "$1" frame show --json "${@:2}"; }
 
 # field EXPR: EXPR (Python, over `d`) of the JSON document on stdin.
 field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+
+# The three helpers of the suites of agents that take ctx's hooks through a sandbox script (Codex, Qwen Code,
+# Copilot), which each suite names after itself: `new_project`, `run` and `check`.
+
+# hooks_project NAME AGENT: a fresh project $work/NAME (a git repository) with ctx's hooks for AGENT, as a user
+# installs them (`ctx AGENT install`); prints its path.
+hooks_project() {
+  local project=$work/$1
+  mkdir -p "$project"
+  git -C "$project" init -q
+  ctx -C "$project" -q "$2" install >/dev/null || fail "ctx $2 install"
+  echo "$project"
+}
+
+# sandbox_run SANDBOX-SCRIPT NAME PROJECT SCRIPT -- ARGS: one run of the agent SANDBOX-SCRIPT starts against the
+# stand-in scripted by SCRIPT, with a fresh request log, every request of which the strict stand-in accepted;
+# prints the log's folder. The sandbox is $work/sandbox-$SANDBOX (default: NAME), so that a later run with the
+# same SANDBOX can resume its sessions. The run's stdout is in $work/NAME.out, its stderr in $work/NAME.err.
+sandbox_run() {
+  local sandbox_script=$1 name=$2 project=$3 script=$4
+  shift 5
+  local sandbox=$work/sandbox-${SANDBOX:-$name}
+  rm -rf "$sandbox/requests"
+  mkdir -p "$sandbox/requests"
+  MOCK_SCRIPT=$script "$sandbox_script" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>"$work/$name.err" \
+    || { cat "$work/$name.out" "$work/$name.err" >&2; fail "$name: $(basename "$sandbox_script" -sandbox.sh) exited non-zero"; }
+  accepted "$sandbox/requests" "$name"
+  echo "$sandbox/requests"
+}
+
+# request_check WIRE REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
+# order, as request_log.py's WIRE views: chat, anthropic or responses), `need`, `first` and `text` (a message's
+# text in that wire format) in scope; fails naming WHAT.
+request_check() {
+  python3 - "$2" <<PY || fail "$3"
+import json, re, sys
+from request_log import ${1}_text as text, checks
+requests, need, first = checks(sys.argv[1], "$1")
+$4
+PY
+}

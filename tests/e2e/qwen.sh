@@ -13,40 +13,15 @@ source "$(dirname "$0")/lib.sh" qwen
 export PATH=$ctx_dir:$PATH
 export MOCK_PORT=${MOCK_PORT:-47611}
 
-# A fresh project (a git repository) with ctx's hooks, as a user installs them.
-new_project() {
-  local project=$work/$1
-  mkdir -p "$project"
-  git -C "$project" init -q
-  ctx -C "$project" -q qwen install >/dev/null || fail "ctx qwen install"
-  echo "$project"
-}
+# A fresh project with ctx's hooks, as a user installs them (lib.sh).
+new_project() { hooks_project "$1" qwen; }
 
-# run NAME PROJECT SCRIPT -- QWEN-ARGS: one Qwen Code run with a fresh request log; prints the log's folder.
-# Qwen Code's HOME is $work/sandbox-$SANDBOX (default: NAME), so that a later run with the same SANDBOX can
-# continue its sessions. Its stdout is in $work/NAME.out, its stderr in $work/NAME.err.
-run() {
-  local name=$1 project=$2 script=$3
-  shift 4
-  local sandbox=$work/sandbox-${SANDBOX:-$name}
-  rm -rf "$sandbox/requests"
-  mkdir -p "$sandbox/requests"
-  MOCK_SCRIPT=$script "$here/qwen-sandbox.sh" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>"$work/$name.err" \
-    || { cat "$work/$name.out" "$work/$name.err" >&2; fail "$name: qwen exited non-zero"; }
-  accepted "$sandbox/requests" "$name"
-  echo "$sandbox/requests"
-}
+# run NAME PROJECT SCRIPT -- QWEN-ARGS: one Qwen Code run (lib.sh's sandbox_run); its HOME is
+# $work/sandbox-$SANDBOX (default: NAME), so that a later run with the same SANDBOX can continue its sessions.
+run() { sandbox_run "$here/qwen-sandbox.sh" "$@"; }
 
-# check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in order, as
-# request_log.py's "chat" views), `need`, `first` and `text` in scope.
-check() {
-  python3 - "$1" <<PY || fail "$2"
-import json, re, sys
-from request_log import chat_text as text, checks
-requests, need, first = checks(sys.argv[1], "chat")
-$3
-PY
-}
+# check REQUESTS WHAT PYTHON: the checks in PYTHON over the request log as "chat" views (lib.sh).
+check() { request_check chat "$@"; }
 
 # The push and pop the model runs in its shell, as ctx's frame context tells it to.
 session_arg='--session "qw_${QWEN_CODE_AGENT_ID:-$QWEN_CODE_SESSION_ID}"'
