@@ -154,14 +154,15 @@ PY
 }
 
 scenario_compaction() {
-  echo "scenario compaction: the summary of a compaction Copilot ran beside the turn is recorded on the current frame at --resume, which gets the frame context again; budget spent counts the compaction's call"
+  echo "scenario compaction: the summary of a compaction Copilot ran beside the turn is recorded on the current frame, and the next prompt, at --resume, gets the frame context again; budget spent counts the compaction's call"
   local project requests session
   project=$(new_project compaction)
   cat >"$work/compaction-1.json" <<EOF
 [{"tools": true, "when": "Start the refunds", "tool_calls": [$(shell_call "echo step-one")], "usage": {"prompt_tokens": 61000}},
  {"tools": true, "when": "Please create a detailed summary", "reply": "<summary>Refunds started; the ledger is next.</summary>"},
- {"tools": true, "when": "step-one", "reply": "Started."}]
+ {"tools": true, "when": "step-one", "reply": "Started.", "delay": 1.5}]
 EOF
+  # Copilot cancels a compaction still running when a -p run ends: the slow answer lets it finish.
   SANDBOX=compaction run compaction-1 "$project" "$work/compaction-1.json" -- -p "Start the refunds" --trust-folder >/dev/null
   session=$(root_id "$project")
   echo '[{"tools": true, "when": "Next step", "reply": "Next."}]' >"$work/compaction-2.json"
