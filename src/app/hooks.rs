@@ -200,8 +200,16 @@ pub fn additional_context(event: &str, context: &str) -> String {
     text
 }
 
-/// 64-bit FNV-1a of a context text, as recorded in the session's record.
-fn context_hash(text: &str) -> String {
+/// `text` as it reads once an agent that escapes a hook's text (Qwen Code, Gemini CLI) has
+/// turned every `<` and `>` into `&lt;` and `&gt;`: the tags go as `[` and `]`. In ctx's XML
+/// every `<` and `>` is a tag's (text in it is escaped), so nothing else changes.
+pub fn bracketed(text: &str) -> String {
+    text.replace('<', "[").replace('>', "]")
+}
+
+/// 64-bit FNV-1a of a text, as 16 hex digits: a context as recorded in the session's record, or
+/// an id for what an agent names none for.
+pub fn text_hash(text: &str) -> String {
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
     });
@@ -364,7 +372,7 @@ impl<'a> Hook<'a> {
                 ops::session_current(&state, &session)?.unwrap_or_else(|| session.clone());
             let xml = frame_context::render(&state, &current, &settings)?.xml;
             let recorded = record_of(&state, &session)?;
-            if recorded.get("contextHash").and_then(Json::as_str) == Some(&context_hash(&xml))
+            if recorded.get("contextHash").and_then(Json::as_str) == Some(&text_hash(&xml))
                 && !transcript_changed(&recorded, transcript)
             {
                 return Ok(always.then_some(xml));
@@ -381,7 +389,7 @@ impl<'a> Hook<'a> {
             }
             let current = ops::session_current(state, &session)?.unwrap_or_else(|| session.clone());
             let xml = frame_context::render(state, &current, &settings)?.xml;
-            let hash = context_hash(&xml);
+            let hash = text_hash(&xml);
             let mut record = record_of(state, &session)?;
             let same = record.get("contextHash").and_then(Json::as_str) == Some(hash.as_str());
             // Where a frame popped through Bash finds its messages (claude::log).

@@ -1,13 +1,15 @@
-//! What the agents that call ctx through hooks (Claude Code, Codex) share below their command
-//! adapters and the hook core (`app::hooks`): their ids as frame ids, ctx's entries in their
-//! hooks files ([`settings`]), the frame commands of their shell calls ([`frame_calls`]), which
-//! both transcript folds pair, the rewrite of a folded transcript ([`transcript`]), and what
+//! What the agents that call ctx through hooks (Claude Code, Codex, Qwen Code, Copilot, Gemini)
+//! share below their command adapters and the hook core (`app::hooks`): their ids as frame ids,
+//! ctx's entries in their hooks files ([`settings`]), the frame commands of their shell calls
+//! ([`frame_calls`]), which every transcript fold pairs, the fold of a history of Gemini-style
+//! contents ([`contents_fold`]), the rewrite of a folded transcript ([`transcript`]), and what
 //! their folds of finished turn frames share ([`turns`]).
 
 use serde_json::{Map, Value, json};
 
 use crate::frame::id::validate_id;
 
+pub mod contents_fold;
 pub mod frame_calls;
 pub mod settings;
 pub mod transcript;

@@ -9,22 +9,20 @@
 //! The history folded is the one Qwen Code would send: the active chain of records (from the
 //! last record back through `parentUuid`), each record's `message` (Gemini-style contents:
 //! `{role, parts}`) in order, a `chat_compression` record starting it again from its
-//! `compressedHistory`. A frame's span runs from the content holding its push call to the one
-//! holding its pop's result; the pushes and pops are read and paired as Claude Code's and Codex's
-//! folds pair them ([`frame_calls`]). A span goes whole but for the content of the pop call and
-//! the content of its result, whose output becomes the frame's folded text. A frame whose fold
-//! would leave a call without its result, or a result without its call, stays unfolded, with why.
+//! `compressedHistory`; it is folded as Gemini CLI's is ([`contents_fold`]).
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::conversation::Export;
-use crate::hooks::export_message;
-use crate::hooks::frame_calls::{self, Finished, Span};
+use crate::hooks::contents_fold::{self, Shell};
+use crate::hooks::frame_calls::Finished;
 
-/// Qwen Code's shell tool.
-const SHELL: &str = "run_shell_command";
+/// Qwen Code's shell tool, and how its results read.
+const SHELL: Shell = Shell {
+    tool: "run_shell_command",
+    exit_and_output,
+};
 
 /// What a fold of a session file made: the record to append (one JSON line, ending in a newline)
 /// when a frame folded, the frames folded, and why each frame left unfolded is.
@@ -62,7 +60,7 @@ pub fn fold(
         return Ok(Compression::default());
     };
     let history = history(&records, &chain);
-    let folded = fold_history(&history, goal_of, finished);
+    let folded = contents_fold::fold_history(&history, &SHELL, goal_of, finished);
     if folded.frames.is_empty() {
         return Ok(Compression {
             refused: folded.refused,
@@ -100,68 +98,6 @@ pub fn fold(
         refused: folded.refused,
         spans: folded.spans,
     })
-}
-
-/// A span's contents (Qwen Code's `{role, parts}`) as the export its frame's log renders: each
-/// model content an assistant message of its texts and calls, each call with the result the
-/// span holds for it; the results' own contents are left out, and so is a user content that
-/// holds nothing else.
-pub fn span_export(id: &str, title: &str, contents: &[Value]) -> Export {
-    let results: HashMap<&str, &str> = contents
-        .iter()
-        .flat_map(|c| {
-            c.get("parts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        })
-        .filter_map(|p| {
-            Some((
-                p.pointer("/functionResponse/id")?.as_str()?,
-                response_output(p)?,
-            ))
-        })
-        .collect();
-    let no_time = Value::Null;
-    let mut messages = Vec::new();
-    for content in contents {
-        let role = match content.get("role").and_then(Value::as_str) {
-            Some("model") => "assistant",
-            Some("user") => "user",
-            _ => continue,
-        };
-        let mut parts = Vec::new();
-        for part in content
-            .get("parts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(text) = part.get("text").and_then(Value::as_str) {
-                if !text.trim().is_empty() && !part.get("thought").is_some_and(|t| t == true) {
-                    parts.push(json!({ "type": "text", "text": text }));
-                }
-            } else if let Some(call) = part.get("functionCall") {
-                let mut state = json!({
-                    "status": "completed",
-                    "input": call.get("args").cloned().unwrap_or(Value::Null),
-                });
-                if let Some(output) = call
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .and_then(|id| results.get(id))
-                {
-                    state["output"] = Value::from(*output);
-                }
-                let name = call.get("name").and_then(Value::as_str).unwrap_or("tool");
-                parts.push(json!({ "type": "tool", "tool": name, "state": state }));
-            }
-        }
-        if !parts.is_empty() {
-            messages.push(export_message(role, &no_time, parts));
-        }
-    }
-    Export::of_conversation(id, title, "Qwen Code", messages, None)
 }
 
 /// The records of the active chain, in order: from the last record with a `uuid` back through
@@ -267,22 +203,6 @@ fn unsent_command(payload: &Value, previous: &Map<String, Value>) -> bool {
         })
 }
 
-/// A history with its finished frames folded.
-struct FoldedHistory {
-    history: Vec<Value>,
-    frames: Vec<String>,
-    refused: Vec<String>,
-    spans: Vec<(String, Vec<Value>)>,
-}
-
-/// The shell command of a `functionCall` part.
-fn command_of(part: &Value) -> Option<&str> {
-    let call = part.get("functionCall")?;
-    (call.get("name")?.as_str()? == SHELL)
-        .then(|| call.get("args")?.get("command")?.as_str())
-        .flatten()
-}
-
 /// A shell result's exit code and what the command printed (Qwen Code's result: `Command:`,
 /// `Directory:`, `Output:` …, `Error:`, `Exit Code:`); `None` when it has no such shape (one a
 /// fold already replaced).
@@ -299,175 +219,6 @@ fn exit_and_output(output: &str) -> Option<(i64, String)> {
         .unwrap_or("");
     let printed = if printed == "(empty)" { "" } else { printed };
     Some((code, printed.to_string()))
-}
-
-/// The text of a `functionResponse` part's result.
-fn response_output(part: &Value) -> Option<&str> {
-    part.get("functionResponse")?
-        .get("response")?
-        .get("output")?
-        .as_str()
-}
-
-fn fold_history(
-    history: &[Value],
-    goal_of: &dyn Fn(&str) -> Option<String>,
-    finished: &dyn Fn(&str) -> Option<Finished>,
-) -> FoldedHistory {
-    let parts_of = |n: usize| {
-        history[n]
-            .get("parts")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-    };
-    let id_of = |part: &Value, key: &str| {
-        part.get(key)
-            .and_then(|c| c.get("id"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let mut calls: Vec<(usize, String, Vec<frame_calls::FrameCommand>)> = Vec::new();
-    let mut answers: HashMap<String, frame_calls::Answer> = HashMap::new();
-    for n in 0..history.len() {
-        for part in parts_of(n) {
-            if let (Some(command), Some(id)) = (command_of(part), id_of(part, "functionCall")) {
-                let commands = frame_calls::frame_commands(command);
-                if !commands.is_empty() {
-                    calls.push((n, id, commands));
-                }
-            }
-            if let (Some(output), Some(id)) =
-                (response_output(part), id_of(part, "functionResponse"))
-            {
-                let (failed, text, folded) = match exit_and_output(output) {
-                    Some((code, printed)) => (code != 0, printed, false),
-                    None => (true, String::new(), true),
-                };
-                answers.insert(
-                    id,
-                    frame_calls::Answer {
-                        line: n,
-                        text,
-                        failed,
-                        folded,
-                    },
-                );
-            }
-        }
-    }
-    let pop_ids: HashMap<usize, String> = calls.iter().map(|(n, id, _)| (*n, id.clone())).collect();
-    let calls: Vec<frame_calls::Call> = calls
-        .into_iter()
-        .map(|(line, id, commands)| frame_calls::Call {
-            line,
-            commands,
-            answer: answers.remove(&id),
-        })
-        .collect();
-    let (spans, mut refusals) = frame_calls::pair(&calls, goal_of, finished);
-    let mut foldable: Vec<Span> = Vec::new();
-    for span in spans {
-        if pairs_within(history, &span) {
-            foldable.push(span);
-        } else {
-            refusals.push(frame_calls::Refusal {
-                frame: Some(span.frame),
-                line: span.push,
-                why: "folding it would leave a call without its result".into(),
-            });
-        }
-    }
-    let outer = frame_calls::outermost(&foldable);
-    let refused = frame_calls::refused(&refusals, &foldable, &outer);
-    let mut dropped: HashSet<usize> = HashSet::new();
-    let mut replaced: HashMap<usize, (String, String)> = HashMap::new();
-    let mut frames = Vec::new();
-    let mut span_contents = Vec::new();
-    for span in &outer {
-        dropped.extend(dropped_by(span));
-        span_contents.push((
-            span.frame.clone(),
-            history[span.push..=span.answer].to_vec(),
-        ));
-        let done = finished(&span.frame).expect("a span's frame is finished");
-        let pop_id = pop_ids.get(&span.pop).cloned().unwrap_or_default();
-        let exit = parts_of(span.answer)
-            .iter()
-            .filter(|p| id_of(p, "functionResponse").as_deref() == Some(pop_id.as_str()))
-            .find_map(response_output)
-            .and_then(exit_and_output)
-            .map_or(0, |(code, _)| code);
-        // The model saw the other commands' output, and their failure.
-        let failure = (exit != 0).then(|| format!("Exit Code: {exit}"));
-        let after: Vec<&str> = failure
-            .iter()
-            .map(String::as_str)
-            .chain(span.others.as_deref())
-            .collect();
-        let text = match after.is_empty() {
-            true => done.text,
-            false => format!("{}\n\n{}", done.text, after.join("\n")),
-        };
-        replaced.insert(span.answer, (pop_id, text));
-        frames.push(span.frame.clone());
-    }
-    let history = history
-        .iter()
-        .enumerate()
-        .filter(|(n, _)| !dropped.contains(n))
-        .map(|(n, content)| match replaced.get(&n) {
-            Some((id, text)) => with_output(content, id, text),
-            None => content.clone(),
-        })
-        .collect();
-    FoldedHistory {
-        history,
-        frames,
-        refused,
-        spans: span_contents,
-    }
-}
-
-/// The contents a span's fold takes out: all of it but the pop's call and its result.
-fn dropped_by(span: &Span) -> Vec<usize> {
-    (span.push..=span.answer)
-        .filter(|&n| n != span.pop && n != span.answer)
-        .collect()
-}
-
-/// Whether the calls and results a span's fold takes out answer each other.
-fn pairs_within(history: &[Value], span: &Span) -> bool {
-    let (mut calls, mut results) = (HashSet::new(), HashSet::new());
-    for n in dropped_by(span) {
-        for part in history[n]
-            .get("parts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(id) = part.pointer("/functionCall/id").and_then(Value::as_str) {
-                calls.insert(id);
-            }
-            if let Some(id) = part.pointer("/functionResponse/id").and_then(Value::as_str) {
-                results.insert(id);
-            }
-        }
-    }
-    calls == results
-}
-
-/// `content` with the result of call `id` made `text`.
-fn with_output(content: &Value, id: &str, text: &str) -> Value {
-    let mut content = content.clone();
-    if let Some(parts) = content.get_mut("parts").and_then(Value::as_array_mut) {
-        for part in parts {
-            if part.pointer("/functionResponse/id").and_then(Value::as_str) == Some(id) {
-                part["functionResponse"]["response"] = json!({ "output": text });
-            }
-        }
-    }
-    content
 }
 
 #[cfg(test)]
@@ -505,7 +256,7 @@ mod tests {
     fn call(id: &str, command: &str) -> (&'static str, Value) {
         (
             "assistant",
-            json!({"role": "model", "parts": [{"functionCall": {"id": id, "name": SHELL, "args": {"command": command}}}]}),
+            json!({"role": "model", "parts": [{"functionCall": {"id": id, "name": SHELL.tool, "args": {"command": command}}}]}),
         )
     }
     fn result(id: &str, code: i64, printed: &str) -> (&'static str, Value) {
@@ -514,7 +265,7 @@ mod tests {
         );
         (
             "tool_result",
-            json!({"role": "user", "parts": [{"functionResponse": {"id": id, "name": SHELL, "response": {"output": output}}}]}),
+            json!({"role": "user", "parts": [{"functionResponse": {"id": id, "name": SHELL.tool, "response": {"output": output}}}]}),
         )
     }
     fn answer(text: &str) -> (&'static str, Value) {

@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, field};
+use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, bracketed, field};
 use crate::error::{Error, Result};
+use crate::hooks::contents_fold;
 use crate::project::Project;
 use crate::qwen::{SESSION_PREFIX, fold};
 
@@ -94,7 +95,7 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
             Ok(hook.current_context()?.map(|xml| {
                 additional_context(
                     event,
-                    &readable(&format!("{xml}\n\n{COMPACTION_INSTRUCTION}\n")),
+                    &bracketed(&format!("{xml}\n\n{COMPACTION_INSTRUCTION}\n")),
                 )
             }))
         }
@@ -125,13 +126,6 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
     }
 }
 
-/// `text` as it reads once Qwen Code has escaped it: Qwen Code turns every `<` and `>` of a
-/// hook's text into `&lt;` and `&gt;`, so the tags go as `[` and `]`. In ctx's XML every `<` and
-/// `>` is a tag's (text in it is escaped), so nothing else changes.
-fn readable(text: &str) -> String {
-    text.replace('<', "[").replace('>', "]")
-}
-
 /// What the model of a session or subagent is told, after its frame context: the exact commands
 /// that push and pop a frame of its own, which the shell's variables name.
 const FRAME_COMMANDS: &str = "To give a sub-goal a frame of its own, run `ctx frame push \
@@ -143,7 +137,7 @@ run_in_background false), which gets a frame of its own and sends back only its 
 
 /// The frame context, readable once escaped, and the frame commands, as the answer to `event`.
 fn with_commands(event: &str, xml: &str) -> String {
-    additional_context(event, &format!("{}\n{FRAME_COMMANDS}", readable(xml)))
+    additional_context(event, &format!("{}\n{FRAME_COMMANDS}", bracketed(xml)))
 }
 
 /// PreToolUse of `agent`: remembers the call's description as the goal of the subagent it
@@ -199,7 +193,12 @@ fn fold_for_continue(hook: &mut Hook) -> Result<()> {
             let logs = folded
                 .spans
                 .iter()
-                .map(|(id, contents)| (id.clone(), fold::span_export(id, &title, contents)))
+                .map(|(id, contents)| {
+                    (
+                        id.clone(),
+                        contents_fold::span_export(id, &title, "Qwen Code", contents),
+                    )
+                })
                 .collect();
             Ok(Appending {
                 line: folded.record,
