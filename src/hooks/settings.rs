@@ -1,7 +1,8 @@
 //! ctx's entries in an agent's hooks file: how they are merged into a user's file and taken out
-//! again. Pure: text in, text out. Two layouts ([`Layout`]): Claude Code's `settings.json`,
+//! again. Pure: text in, text out. Three layouts ([`Layout`]): Claude Code's `settings.json`,
 //! Codex's `hooks.json` and Qwen Code's `settings.json` group their hooks by matcher
 //! (`{"hooks": {EVENT: [{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}]}}`);
+//! Gemini CLI's `settings.json` does too, its hooks named and their timeouts in milliseconds;
 //! GitHub Copilot CLI's hooks files list them directly (`{"version": 1, "hooks": {EVENT:
 //! [{"type": "command", "bash", "timeoutSec"}]}}`).
 //!
@@ -36,6 +37,10 @@ pub enum Layout {
     /// A list of groups, each with an optional `matcher` and a `hooks` list of `{"type":
     /// "command", "command", "timeout"}` (Claude Code, Codex, Qwen Code).
     Groups,
+    /// Groups as [`Layout::Groups`], whose hooks are `{"name": "ctx", "type": "command",
+    /// "command", "timeout"}`, the timeout in milliseconds (Gemini CLI, which names a project's
+    /// hooks when it asks the person to trust them).
+    NamedGroups,
     /// A list of `{"type": "command", "bash", "timeoutSec"}` entries, no matcher, in a file that
     /// starts `{"version": 1` (GitHub Copilot CLI).
     Entries,
@@ -45,7 +50,7 @@ impl Layout {
     /// The key of an entry's shell command.
     fn command_key(self) -> &'static str {
         match self {
-            Layout::Groups => "command",
+            Layout::Groups | Layout::NamedGroups => "command",
             Layout::Entries => "bash",
         }
     }
@@ -190,6 +195,14 @@ pub fn ctx_group(set: &HookSet, event: &str, matcher: Option<&str>) -> Json {
     let command = (set.command)(event);
     match set.layout {
         Layout::Groups => group(&command, matcher, set.timeout_seconds),
+        Layout::NamedGroups => {
+            let mut hook = Object::new();
+            hook.insert("name", Json::str("ctx"));
+            hook.insert("type", Json::str("command"));
+            hook.insert("command", Json::str(&command));
+            hook.insert("timeout", Json::int(set.timeout_seconds * 1000));
+            with_matcher(matcher, hook)
+        }
         Layout::Entries => {
             let mut entry = Object::new();
             entry.insert("type", Json::str("command"));
@@ -206,6 +219,11 @@ pub fn group(command: &str, matcher: Option<&str>, timeout_seconds: i64) -> Json
     hook.insert("type", Json::str("command"));
     hook.insert("command", Json::str(command));
     hook.insert("timeout", Json::int(timeout_seconds));
+    with_matcher(matcher, hook)
+}
+
+/// The group of the one hook `hook`, with its matcher.
+fn with_matcher(matcher: Option<&str>, hook: Object) -> Json {
     let mut group = Object::new();
     if let Some(matcher) = matcher {
         group.insert("matcher", Json::str(matcher));
