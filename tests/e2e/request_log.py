@@ -18,7 +18,9 @@ wire format:
 - "anthropic" (Messages: Claude Code): "turns" (the role-"system" turns of messages[]),
   "last_user";
 - "responses" (OpenAI Responses: Codex): "developer" (the developer messages' text), "users" (the
-  user messages' texts), "outputs" (the function call outputs).
+  user messages' texts), "outputs" (the function call outputs);
+- "gemini" (generateContent: Gemini CLI): "users" (the user contents' texts), "last_user",
+  "texts" (every text part), "system" (the system instruction), "tools" (the function names).
 
 The suites put this folder on PYTHONPATH (lib.sh).
 """
@@ -57,6 +59,11 @@ def anthropic_text(message):
 def responses_text(item):
     """A Responses input item's text."""
     return "".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict))
+
+
+def gemini_text(content):
+    """A generateContent content's text: its text parts."""
+    return "".join(p.get("text", "") for p in content.get("parts") or [] if isinstance(p, dict))
 
 
 def chat(body):
@@ -101,6 +108,18 @@ def responses(body):
     }
 
 
+def gemini(body):
+    contents = body.get("contents", [])
+    users = [gemini_text(c) for c in contents if c.get("role") == "user"]
+    return {
+        "users": users,
+        "last_user": users[-1] if users else "",
+        "texts": "\n".join(gemini_text(c) for c in contents),
+        "system": gemini_text(body.get("systemInstruction") or {}),
+        "tools": [f["name"] for t in body.get("tools") or [] for f in t.get("functionDeclarations") or []],
+    }
+
+
 def goals(text):
     return re.findall(r"<goal>(.*?)</goal>", text)
 
@@ -121,10 +140,15 @@ def show_responses(r):
     print("    goals:", goals(r["developer"]), file=sys.stderr)
 
 
+def show_gemini(r):
+    print(" ", r["file"].rsplit("/", 1)[-1], r["last_user"][:200].replace("\n", " "), file=sys.stderr)
+
+
 WIRES = {
     "chat": (chat, show_chat),
     "anthropic": (anthropic, show_anthropic),
     "responses": (responses, show_responses),
+    "gemini": (gemini, show_gemini),
 }
 
 

@@ -6,6 +6,7 @@ usage and its extra routes.
   mock-llm.py        OpenAI chat completions (OpenCode, Kilo Code, pi)
   mock-anthropic.py  Anthropic Messages (Claude Code; OpenCode through @ai-sdk/anthropic)
   mock-responses.py  OpenAI Responses (Codex CLI)
+  mock-gemini.py     Google generateContent, streamed and not (Gemini CLI)
 
 Each is run as `SCRIPT --port N --requests DIR [--reply TEXT] [--script FILE] [--max-seconds S] [--strict]`. It
 listens on 127.0.0.1 only, writes every request body it receives to DIR/NNNN.json (exactly what the agent sent,
