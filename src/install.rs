@@ -783,7 +783,7 @@ pub struct ClaudeInstallDoc {
     pub folders_removed: Vec<String>,
 }
 
-/// What `ctx codex install --json` and `ctx qwen install --json` print.
+/// What `ctx codex install --json` (and `ctx qwen`, `ctx copilot` and `ctx gemini install --json`) print.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct CodexInstallDoc {
     pub version: Version,

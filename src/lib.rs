@@ -15,6 +15,7 @@ pub mod document;
 pub mod error;
 pub mod flamegraph;
 pub mod frame;
+pub mod gemini;
 pub mod hooks;
 pub mod input;
 pub mod install;

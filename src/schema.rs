@@ -41,6 +41,7 @@ pub fn documents() -> Vec<(&'static str, Schema)> {
         document::<crate::install::CodexInstallDoc>("codex-install"),
         document::<crate::install::CodexInstallDoc>("qwen-install"),
         document::<crate::install::CodexInstallDoc>("copilot-install"),
+        document::<crate::install::CodexInstallDoc>("gemini-install"),
         document::<swarm::StatusDoc>("swarm-status"),
         document::<swarm::PlanDoc>("swarm-plan"),
         document::<swarm::AgentsDoc>("swarm-agents"),

@@ -263,6 +263,17 @@ pub const QWEN_FOLD: Def = Def {
             popped frame as its summary",
 };
 
+pub const GEMINI_FOLD: Def = Def {
+    key: "gemini.fold",
+    env: "CTX_GEMINI_FOLD",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether a Gemini CLI session is folded when it ends (its message list set anew in its \
+            session file), so that --resume sends each popped frame as its summary",
+};
+
 pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {
     key: "opencode.fold_user_messages",
     env: "CTX_OPENCODE_FOLD_USER_MESSAGES",
@@ -395,6 +406,7 @@ pub const ALL: &[&Def] = &[
     &CLAUDE_FOLD,
     &CODEX_FOLD,
     &QWEN_FOLD,
+    &GEMINI_FOLD,
     &PI_TOOLS,
     &PI_FOLD,
     &PI_FOLD_USER_MESSAGES,

@@ -8,19 +8,20 @@ use crate::error::{Error, Result};
 use crate::spent::price::PriceList;
 use crate::spent::record::Records;
 use crate::spent::sources::{self, Readers};
-use crate::{claude, codex, copilot, kilo, opencode, pi, qwen};
+use crate::{claude, codex, copilot, gemini, kilo, opencode, pi, qwen};
 
 /// Problems printed as warnings before the rest are only counted.
 const MAX_WARNINGS: usize = 20;
 
 /// The agents' records that `--source` may name: the databases with OpenCode's tables, and the
 /// JSON Lines files of the other agents (session files, Qwen Code's ledger), in the order a file
-/// is matched: Qwen Code's before Claude Code's, whose transcripts' lines also carry `sessionId`
-/// (the others' first lines never look alike).
+/// is matched: Qwen Code's and Gemini CLI's before Claude Code's, whose transcripts' lines also
+/// carry `sessionId` (the others' first lines never look alike).
 const READERS: Readers<'static> = Readers {
     databases: &[opencode::DATABASE, kilo::DATABASE],
     session_files: &[
         qwen::cost::SESSION_FILES,
+        gemini::cost::SESSION_FILES,
         claude::cost::SESSION_FILES,
         pi::cost::SESSION_FILES,
         codex::cost::SESSION_FILES,
@@ -29,8 +30,8 @@ const READERS: Readers<'static> = Readers {
 };
 
 /// The records of `paths` (default: OpenCode's and Kilo Code's own, the project's Claude Code
-/// transcripts and pi sessions, Codex's sessions, Qwen Code's ledger and GitHub Copilot CLI's
-/// sessions; an error saying where
+/// transcripts and pi sessions, Codex's sessions, Qwen Code's ledger, GitHub Copilot CLI's
+/// and Gemini CLI's sessions; an error saying where
 /// they were looked for when none is there), priced with the models.dev cache.
 pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
     let prices = load_prices(ctx);
@@ -44,7 +45,7 @@ pub fn load_records(ctx: &Context, paths: &[PathBuf]) -> Result<Records> {
             defaults.looked_for
         ))
         .with_hint(
-            "give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi, Codex, Qwen Code or GitHub Copilot CLI",
+            "give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi, Codex, Qwen Code, GitHub Copilot CLI or Gemini CLI",
         ));
     }
     sources::load(&defaults.found, &READERS, &prices)
@@ -61,7 +62,7 @@ struct DefaultSources {
 /// `kilo.db`, all its projects'), Claude Code's transcripts and pi's sessions of this project (in
 /// the folders they name after it), Codex's sessions (all its projects': Codex files them by
 /// date), Qwen Code's ledger (all its projects'), with the project's Qwen sessions for their
-/// titles, and GitHub Copilot CLI's sessions (all its projects'); those that exist.
+/// titles, GitHub Copilot CLI's sessions and Gemini CLI's (all their projects'); those that exist.
 fn default_sources(ctx: &Context) -> DefaultSources {
     let mut found = Vec::new();
     let database =
@@ -119,9 +120,15 @@ fn default_sources(ctx: &Context) -> DefaultSources {
         "GitHub Copilot CLI's sessions",
         "GitHub Copilot CLI's folder is unknown: neither COPILOT_HOME nor HOME is set",
     );
+    let gemini = folder(
+        &mut found,
+        gemini::sessions_dir(),
+        "Gemini CLI's sessions",
+        "Gemini CLI's folder is unknown: neither GEMINI_CLI_HOME nor HOME is set",
+    );
     DefaultSources {
         found,
-        looked_for: [opencode, kilo, claude, pi, codex, qwen, copilot]
+        looked_for: [opencode, kilo, claude, pi, codex, qwen, copilot, gemini]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()

@@ -45,7 +45,7 @@ models.dev cache or ctx's built-in table. --json prints one JSON document.")]
 What the work cost: tokens and money per frame (subagents rolled into their
 parents), per session, per model or per day, from the records OpenCode keeps of
 every model call and from the session files of Claude Code, pi, Codex CLI, Qwen
-Code and GitHub Copilot CLI.
+Code, GitHub Copilot CLI and Gemini CLI.
 
 The records are read from OpenCode's database (opencode.db, $OPENCODE_DB, in
 $XDG_DATA_HOME/opencode), read-only: ctx never writes, locks or leaves a file
@@ -53,11 +53,12 @@ beside it, and reads it while OpenCode runs; and from the project's Claude Code
 transcripts (~/.claude/projects/<project>/, $CLAUDE_CONFIG_DIR), each response
 counted once; the project's pi sessions (~/.pi/agent/sessions/--<project>--/,
 $PI_CODING_AGENT_DIR); Codex's sessions (~/.codex/sessions/, $CODEX_HOME); and
-Qwen Code's ledger of model calls (~/.qwen/usage/, $QWEN_HOME); and GitHub
-Copilot CLI's sessions (~/.copilot/session-state/, $COPILOT_HOME). --source also
-takes the storage/ folder of OpenCode 1.1 and older, `opencode export` files,
-and session files (.jsonl) of Claude Code, pi, Codex, Qwen Code or Copilot, or
-their folders.
+Qwen Code's ledger of model calls (~/.qwen/usage/, $QWEN_HOME); GitHub Copilot
+CLI's sessions (~/.copilot/session-state/, $COPILOT_HOME); and Gemini CLI's
+sessions (~/.gemini/tmp/, below $GEMINI_CLI_HOME when set). --source also takes
+the storage/ folder of OpenCode 1.1 and older, `opencode export` files, and
+session files (.jsonl) of Claude Code, pi, Codex, Qwen Code, Copilot or Gemini
+CLI, or their folders.
 
 A frame's cost is its own calls plus everything below it. A frame that is an
 OpenCode session (its id is the session id) owns that session's calls; a frame
@@ -66,7 +67,7 @@ a subagent's session rolls into the frame that ran it. Sessions in no frame
 are shown as \"(in no frame)\", and by --by session.
 
 Cost: what OpenCode or pi recorded; for a call recorded at 0 (Claude Code,
-Codex, Qwen Code and Copilot record none), the price in OpenCode's
+Codex, Qwen Code, Copilot and Gemini CLI record none), the price in OpenCode's
 models.dev cache ($XDG_CACHE_HOME/opencode/models.json), marked ~ (estimated);
 else unknown, never $0. OpenCode does not store its title requests, so they are
 never counted.
@@ -81,7 +82,7 @@ pub struct SpentArgs {
     /// Group rows by: frame, session, model, day [default: frame]
     ///
     /// frame: the frame tree, each frame with everything below it; session: the sessions of
-    /// OpenCode, Claude Code, pi, Codex, Qwen Code and Copilot, subagents under their parents; model:
+    /// OpenCode, Claude Code, pi, Codex, Qwen Code, Copilot and Gemini CLI, subagents under their parents; model:
     /// provider/model; day: UTC days.
     #[arg(long, value_name = "BY", value_enum, default_value_t = SpentBy::Frame, hide_default_value = true, hide_possible_values = true)]
     pub by: SpentBy,
@@ -120,9 +121,9 @@ pub struct SpentArgs {
     ///
     /// opencode.db, an OpenCode data folder, the storage/ folder of OpenCode 1.1 and older, a
     /// file `opencode export <sessionID>` wrote, or session files of Claude Code, pi, Codex, Qwen
-    /// Code or GitHub Copilot CLI (a .jsonl file, a pipe such as <(cat FILE), or a folder holding them however
+    /// Code, GitHub Copilot CLI or Gemini CLI (a .jsonl file, a pipe such as <(cat FILE), or a folder holding them however
     /// deep, links to folders not followed, such as ~/.claude/projects, ~/.pi/agent/sessions,
-    /// ~/.codex/sessions, ~/.qwen or ~/.copilot; each file's first line, read as JSON, tells its agent; a named pipe
+    /// ~/.codex/sessions, ~/.qwen, ~/.copilot or ~/.gemini; each file's first line, read as JSON, tells its agent; a named pipe
     /// with no writer is refused rather than waited on). The default is $OPENCODE_DB, else
     /// $XDG_DATA_HOME/opencode/opencode.db (default ~/.local/share/opencode), else the storage/
     /// folder beside it; and the project's Claude Code transcripts ($CLAUDE_CONFIG_DIR, default
@@ -131,11 +132,12 @@ pub struct SpentArgs {
     /// sessions ($PI_CODING_AGENT_DIR, default ~/.pi/agent, then sessions/--<project path with -
     /// for each / \ :>--), Codex's sessions ($CODEX_HOME, default ~/.codex, then sessions/) and
     /// Qwen Code's ledger ($QWEN_HOME, default ~/.qwen, then usage/, with the project's sessions
-    /// for their titles) and Copilot's sessions ($COPILOT_HOME, default ~/.copilot, then
-    /// session-state/) when they exist; when none does, the error says where each was looked
-    /// for. Sources may overlap: a call is counted once (by OpenCode's message id; Claude Code's
+    /// for their titles), Copilot's sessions ($COPILOT_HOME, default ~/.copilot, then
+    /// session-state/) and Gemini CLI's ($GEMINI_CLI_HOME, default the home folder, then
+    /// .gemini/tmp/) when they exist; when none does, the error says where each was looked for.
+    /// Sources may overlap: a call is counted once (by OpenCode's message id; Claude Code's
     /// message id and request id; pi's entry id and time; Codex's response id; Qwen Code's call
-    /// id; Copilot's event id).
+    /// id; Copilot's event id; Gemini CLI's message id).
     #[arg(long, value_name = "PATH")]
     pub source: Vec<PathBuf>,
 }

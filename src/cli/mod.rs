@@ -8,6 +8,7 @@ pub mod compact;
 pub mod copilot;
 mod deferred;
 pub mod frame;
+pub mod gemini;
 pub mod kilo;
 pub mod opencode;
 pub mod pi;
@@ -30,10 +31,10 @@ See and steer the context of coding agents from the shell.
 
 ctx reads and writes plain files in your project: the Flame frame tree in
 .opencode/flame/state.json and opencode-swarm's plan in .swarm/. OpenCode, Claude
-Code, pi, Codex CLI, Kilo Code, Qwen Code and GitHub Copilot CLI reach it through
-their plugin, hook and extension points: ctx AGENT install, AGENT one of opencode,
-claude, pi, codex, kilo, qwen and copilot. One short-lived process per command,
-deterministic output, exit codes that mean something.
+Code, pi, Codex CLI, Kilo Code, Qwen Code, GitHub Copilot CLI and Gemini CLI reach
+it through their plugin, hook and extension points: ctx AGENT install, AGENT one
+of opencode, claude, pi, codex, kilo, qwen, copilot and gemini. One short-lived
+process per command, deterministic output, exit codes that mean something.
 
 Exit codes: 0 success; 1 failure (unreadable or malformed input, frame not
 found, refused transition); 2 usage error; 3 and 4 budget verdicts; 5 a failed
@@ -205,6 +206,10 @@ pub enum Command {
     /// GitHub Copilot CLI integration: install ctx's hooks; the hooks' entry point
     #[command(subcommand)]
     Copilot(Deferred<copilot::CopilotCommand>),
+
+    /// Gemini CLI integration: install ctx's hooks; the hooks' entry point
+    #[command(subcommand)]
+    Gemini(Deferred<gemini::GeminiCommand>),
 
     /// Git hooks: install ctx's pre-commit and post-commit hooks
     #[command(subcommand)]

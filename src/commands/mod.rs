@@ -7,6 +7,7 @@ pub mod compact;
 pub mod config;
 pub mod copilot;
 pub mod frame;
+pub mod gemini;
 pub mod generate;
 pub mod git_hooks;
 pub mod kilo;
@@ -40,13 +41,14 @@ pub fn walks_frame_trees(command: &Command) -> bool {
 pub type HookMain = fn(&str);
 
 /// The hook entry of `agent`, when its hooks call ctx (Claude Code's, Codex's, Qwen Code's,
-/// GitHub Copilot CLI's).
+/// GitHub Copilot CLI's, Gemini CLI's).
 pub fn hook_main(agent: &str) -> Option<HookMain> {
     match agent {
         "claude" => Some(claude::hook_main),
         "codex" => Some(codex::hook_main),
         "qwen" => Some(qwen::hook_main),
         "copilot" => Some(copilot::hook_main),
+        "gemini" => Some(gemini::hook_main),
         _ => None,
     }
 }
@@ -88,6 +90,7 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Command::Kilo(Deferred(command)) => kilo::run(&mut ctx, command),
         Command::Qwen(Deferred(command)) => qwen::run(&mut ctx, command),
         Command::Copilot(Deferred(command)) => copilot::run(&mut ctx, command),
+        Command::Gemini(Deferred(command)) => gemini::run(&mut ctx, command),
         Command::Hooks(Deferred(command)) => git_hooks::run(&mut ctx, command),
         Command::Completions { .. } | Command::GenerateArtifacts { .. } => {
             unreachable!("handled before the project is located")

@@ -37,6 +37,7 @@ fn defaults_when_nothing_is_configured() {
     claude.fold = "on"                    # default
     codex.fold = "on"                     # default
     qwen.fold = "on"                      # default
+    gemini.fold = "on"                    # default
     pi.tools = "on"                       # default
     pi.fold = "on"                        # default
     pi.fold_user_messages = "fold"        # default
@@ -199,6 +200,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     claude.fold = "on"                    # default
     codex.fold = "on"                     # default
     qwen.fold = "on"                      # default
+    gemini.fold = "on"                    # default
     pi.tools = "on"                       # default
     pi.fold = "on"                        # default
     pi.fold_user_messages = "fold"        # default

@@ -226,8 +226,8 @@ const CORES: [&str; 6] = [
     "hooks",
     "spent",
 ];
-const AGENTS: [&str; 7] = [
-    "claude", "codex", "copilot", "kilo", "opencode", "pi", "qwen",
+const AGENTS: [&str; 8] = [
+    "claude", "codex", "copilot", "gemini", "kilo", "opencode", "pi", "qwen",
 ];
 
 #[test]

@@ -21,6 +21,7 @@ mod flame_schema;
 mod flamegraph;
 mod fold;
 mod frame;
+mod gemini;
 mod guides;
 mod help;
 mod hook_mode;

@@ -959,8 +959,8 @@ fn without_records_the_error_says_where_each_agent_was_looked_for() {
     exit: 1
     --- stdout
     --- stderr
-    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist; Qwen Code's records of model calls, [HOME]/.qwen/usage, do not exist; GitHub Copilot CLI's sessions, [HOME]/.copilot/session-state, do not exist
-    hint: give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi, Codex, Qwen Code or GitHub Copilot CLI
+    error: no records of model calls: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist; Qwen Code's records of model calls, [HOME]/.qwen/usage, do not exist; GitHub Copilot CLI's sessions, [HOME]/.copilot/session-state, do not exist; Gemini CLI's sessions, [HOME]/.gemini/tmp, do not exist
+    hint: give --source: an opencode.db or kilo.db, an `opencode export` file, OpenCode's storage/ folder, or a folder or file of session files of Claude Code, pi, Codex, Qwen Code, GitHub Copilot CLI or Gemini CLI
     ");
     let out = env.run(&["frame", "tree", "--cost"]);
     let text = env.render(&out);
@@ -975,7 +975,7 @@ fn without_records_the_error_says_where_each_agent_was_looked_for() {
 
     5 frames: 1 → in_progress, 4 ✓ completed
     --- stderr
-    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist; Qwen Code's records of model calls, [HOME]/.qwen/usage, do not exist; GitHub Copilot CLI's sessions, [HOME]/.copilot/session-state, do not exist
+    warning: no records of model calls, so no costs: OpenCode's database [HOME]/.local/share/opencode/opencode.db does not exist; Kilo Code's database [HOME]/.local/share/kilo/kilo.db does not exist; Claude Code's transcripts of this project, [HOME]/.claude/projects/[ROOT-NAME], do not exist; pi's sessions of this project, [HOME]/.pi/agent/sessions/--[PI-NAME]--, do not exist; Codex's sessions, [HOME]/.codex/sessions, do not exist; Qwen Code's records of model calls, [HOME]/.qwen/usage, do not exist; GitHub Copilot CLI's sessions, [HOME]/.copilot/session-state, do not exist; Gemini CLI's sessions, [HOME]/.gemini/tmp, do not exist
     ");
 }
 
@@ -1987,7 +1987,7 @@ fn a_session_files_agent_is_read_from_its_first_line_as_json() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "error: {}: not a session file of any agent ctx knows (Qwen Code, Claude Code, pi, Codex CLI, GitHub Copilot CLI)\n",
+            "error: {}: not a session file of any agent ctx knows (Qwen Code, Gemini CLI, Claude Code, pi, Codex CLI, GitHub Copilot CLI)\n",
             other.display()
         )
     );
