@@ -74,6 +74,15 @@ pub struct Output {
     pub stdout_is_terminal: bool,
 }
 
+/// `text` in `style` when `color` is on, else as it is.
+pub fn paint(color: bool, style: Style, text: &str) -> String {
+    if color {
+        format!("\x1b[{}m{text}\x1b[0m", style.code())
+    } else {
+        text.to_string()
+    }
+}
+
 impl Output {
     pub fn new(json: bool, quiet: bool, color: ColorChoice) -> Self {
         let stdout_is_terminal = io::stdout().is_terminal();
@@ -98,11 +107,7 @@ impl Output {
 
     /// Wraps `text` in `style` when colour is on.
     pub fn paint(&self, style: Style, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{}m{text}\x1b[0m", style.code())
-        } else {
-            text.to_string()
-        }
+        paint(self.color, style, text)
     }
 
     /// Writes raw text to stdout.

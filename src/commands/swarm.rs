@@ -1,29 +1,24 @@
 //! `ctx swarm …`: reads `.swarm/` and opencode-swarm's config, prints markdown, human or JSON.
 //! Nothing here opens a file for writing.
 
-use unicode_width::UnicodeWidthStr;
-
-use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
-
 use crate::app::Context;
 use crate::cli::swarm::{FormatArg, SwarmArgs, SwarmCommand, SwarmFormat};
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
-use crate::output::Style;
 use crate::settings;
 use crate::swarm::config::Agent;
 use crate::swarm::doc::{
-    AgentDoc, AgentsDoc, BundleRow, ConfigFileDoc, Counts, DiagnoseDoc, EvidenceDoc,
-    EvidenceListDoc, EvidenceOutput, ExportDoc, HistoryDoc, PhaseCounts, PhaseDoc, PlanDoc,
-    PluginDoc, ProfileDoc, StatusDoc, SwarmConfigDoc,
+    AgentDoc, AgentsDoc, BundleRow, ConfigFileDoc, DiagnoseDoc, EvidenceDoc, EvidenceListDoc,
+    EvidenceOutput, ExportDoc, HistoryDoc, PhaseCounts, PhaseDoc, PlanDoc, PluginDoc, ProfileDoc,
+    StatusDoc, SwarmConfigDoc,
 };
 use crate::swarm::evidence::{self, Bundle};
 use crate::swarm::files::{self, LoadedConfig5, SwarmFiles};
 use crate::swarm::five;
-use crate::swarm::model::{self, Phase, PhaseStatus, Plan, TaskStatus};
+use crate::swarm::human::{self, Page};
+use crate::swarm::model::{self, Phase, Plan};
 use crate::swarm::version::{self, Assumed, PluginVersion};
 use crate::swarm::{markdown, text};
-use crate::text::visible_line;
 
 pub fn run(ctx: &mut Context, args: SwarmArgs) -> Result<ExitCode> {
     let flag = args
@@ -199,123 +194,20 @@ impl View {
                 let Some(plan) = read.structured() else {
                     return no_plan(ctx);
                 };
-                let mut out = String::new();
-                let source = read.source_label();
-                let title = fit(
-                    ctx,
-                    plan.title.as_deref().unwrap_or("Swarm plan"),
-                    2 + source.width(),
-                );
-                out.push_str(&format!(
-                    "{}  {}\n",
-                    ctx.out.paint(Style::Bold, &title),
-                    ctx.out.paint(Style::Dim, &source)
-                ));
-                match plan.current_phase() {
-                    Some(phase) => {
-                        let counts = Counts::of(phase.tasks.iter());
-                        let head =
-                            format!("Current: phase {} of {}", phase.number, plan.phases.len());
-                        let tail = format!(
-                            " ({}): {}/{} tasks done{}",
-                            status_word(phase.status),
-                            counts.completed,
-                            counts.total,
-                            blocked_suffix(counts.blocked)
-                        );
-                        let name = if phase.name.is_empty() {
-                            String::new()
-                        } else {
-                            fit(
-                                ctx,
-                                &format!(", {}", phase.name),
-                                head.width() + tail.width(),
-                            )
-                        };
-                        out.push_str(&format!("{head}{name}{tail}\n"));
-                    }
-                    None => out.push_str("Current: no phase in progress\n"),
-                }
-                if let Some(task) = plan.current_task() {
-                    let id = task
-                        .id
-                        .as_deref()
-                        .map(|i| format!("{i} "))
-                        .unwrap_or_default();
-                    let status = match task.status {
-                        TaskStatus::InProgress => "in progress",
-                        _ => "next",
-                    };
-                    let tail = format!(" ({status})");
-                    let text = fit(ctx, &format!("Task: {id}{}", task.text), tail.width());
-                    out.push_str(&format!("{text}{tail}\n"));
-                }
-                let all = Counts::of(plan.tasks());
-                out.push_str(&format!(
-                    "Whole plan: {}/{} tasks done{}; {} agents\n",
-                    all.completed,
-                    all.total,
-                    blocked_suffix(all.blocked),
-                    roster.len()
-                ));
-                if !plan.phases.is_empty() {
-                    out.push('\n');
-                    out.push_str(&phase_table(ctx, &plan));
-                    out.push('\n');
-                }
-                let blocked: Vec<_> = plan
-                    .tasks()
-                    .filter(|t| t.status == TaskStatus::Blocked)
-                    .collect();
-                if !blocked.is_empty() {
-                    out.push_str(&format!("\n{}\n", ctx.out.paint(Style::Red, "Blocked:")));
-                    for task in blocked {
-                        let id = task
-                            .id
-                            .as_deref()
-                            .map(|i| format!("{i} "))
-                            .unwrap_or_default();
-                        out.push_str(&fit(ctx, &format!("  {id}{}", task.text), 0));
-                        out.push('\n');
-                    }
-                }
                 // Once something names a version, the view says which and why (the 4.3.0
                 // fallback is what this view has always meant).
-                if !self.assumed.is_fallback() {
-                    out.push_str(&format!(
-                        "\n{}\n",
-                        ctx.out.paint(Style::Dim, &fit(ctx, &self.plugin_line(), 0))
-                    ));
-                }
-                ctx.out.write(&out)?;
+                let plugin = (!self.assumed.is_fallback()).then(|| self.plugin_line());
+                let text = human::status(
+                    &page(ctx),
+                    &plan,
+                    &read.source_label(),
+                    roster.len(),
+                    plugin.as_deref(),
+                );
+                ctx.out.write(&text)?;
             }
         }
         Ok(ExitCode::Success)
-    }
-}
-
-fn blocked_suffix(blocked: usize) -> String {
-    if blocked == 0 {
-        String::new()
-    } else {
-        format!(", {blocked} blocked")
-    }
-}
-
-fn phase_title(phase: &Phase) -> String {
-    if phase.name.is_empty() {
-        format!("Phase {}", phase.number)
-    } else {
-        format!("Phase {}: {}", phase.number, phase.name)
-    }
-}
-
-fn status_word(status: PhaseStatus) -> &'static str {
-    match status {
-        PhaseStatus::Pending => "pending",
-        PhaseStatus::InProgress => "in progress",
-        PhaseStatus::Complete => "complete",
-        PhaseStatus::Blocked => "blocked",
     }
 }
 
@@ -326,82 +218,12 @@ fn no_plan(ctx: &mut Context) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// A ten-cell progress bar; plain characters, so pipes get the same text.
-fn bar(done: usize, total: usize) -> String {
-    if total == 0 {
-        return String::new();
+/// The page human output goes to: the output's width and colours.
+fn page(ctx: &Context) -> Page {
+    Page {
+        width: ctx.out.width,
+        color: ctx.out.color,
     }
-    let filled = (done * 10 + total / 2) / total;
-    format!("{}{}", "#".repeat(filled), ".".repeat(10 - filled))
-}
-
-fn new_table(ctx: &Context, header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(comfy_table::presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(u16::try_from(ctx.out.width.min(200)).unwrap_or(80))
-        .set_header(
-            header
-                .iter()
-                .map(|h| Cell::new(ctx.out.paint(Style::Bold, h))),
-        );
-    table
-}
-
-/// `text` cut with `…` to fit the output width once `reserved` columns are taken by the rest of
-/// its line: human output stays within the terminal (80 columns in pipes).
-/// Text from a file shows nothing that acts on a terminal (`crate::text`).
-fn fit(ctx: &Context, text: &str, reserved: usize) -> String {
-    let text = visible_line(text);
-    crate::text::fit_width(&text, ctx.out.width.saturating_sub(reserved), "…")
-}
-
-/// Cells longer than this are cut, with `…`: comfy-table overflows on a cell 64 K columns wide,
-/// and a name that long is unreadable in a table anyway.
-const MAX_CELL_CHARS: usize = 256;
-
-/// A cell for text from a file (a phase name, an agent or model name).
-fn text_cell(text: &str) -> Cell {
-    let text = visible_line(text);
-    let text = text.as_ref();
-    match text.char_indices().nth(MAX_CELL_CHARS) {
-        Some((cut, _)) => Cell::new(format!("{}…", &text[..cut])),
-        None => Cell::new(text),
-    }
-}
-
-fn phase_table(ctx: &Context, plan: &Plan) -> String {
-    let mut table = new_table(ctx, &["#", "Phase", "Status", "Done", "Progress"]);
-    for phase in &plan.phases {
-        let counts = Counts::of(phase.tasks.iter());
-        let current = plan.current == Some(phase.number);
-        let marker = if current { "→ " } else { "" };
-        table.add_row(vec![
-            Cell::new(format!("{marker}{}", phase.number)).set_alignment(CellAlignment::Right),
-            text_cell(if phase.name.is_empty() {
-                "-"
-            } else {
-                &phase.name
-            }),
-            Cell::new(status_word(phase.status)),
-            Cell::new(format!("{}/{}", counts.completed, counts.total))
-                .set_alignment(CellAlignment::Right),
-            Cell::new(bar(counts.completed, counts.total)),
-        ]);
-    }
-    if let Some(column) = table.column_mut(1) {
-        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(8)));
-    }
-    trim_lines(&table.to_string())
-}
-
-/// comfy-table pads every cell; trailing spaces are noise in a terminal and in diffs.
-fn trim_lines(text: &str) -> String {
-    text.lines()
-        .map(|l| l.trim_end().strip_prefix(' ').unwrap_or(l.trim_end()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 impl View {
@@ -449,57 +271,7 @@ impl View {
         if plan.is_none() {
             return no_plan(ctx);
         }
-        let mut out = String::new();
-        for (i, phase) in phases.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            let counts = Counts::of(phase.tasks.iter());
-            let tail = format!(
-                "  {} {}/{}",
-                status_word(phase.status),
-                counts.completed,
-                counts.total
-            );
-            let title = fit(ctx, &phase_title(phase), tail.width());
-            out.push_str(&format!("{}{tail}\n", ctx.out.paint(Style::Bold, &title)));
-            for task in &phase.tasks {
-                let (mark, style) = match task.status {
-                    TaskStatus::Completed => ("[x]", Style::Green),
-                    TaskStatus::InProgress => ("[>]", Style::Cyan),
-                    TaskStatus::Blocked => ("[!]", Style::Red),
-                    TaskStatus::Pending => ("[ ]", Style::Dim),
-                };
-                let id = task
-                    .id
-                    .as_deref()
-                    .map(|i| format!("{i} "))
-                    .unwrap_or_default();
-                let mut extra = String::new();
-                if let Some(size) = &task.size {
-                    extra.push_str(&format!(" ({size})"));
-                }
-                if !task.depends.is_empty() {
-                    extra.push_str(&format!(" after {}", task.depends.join(", ")));
-                }
-                // The text keeps at least half the room; the size and dependencies get the rest.
-                let room = ctx.out.width.saturating_sub(6);
-                let text = fit(
-                    ctx,
-                    &format!("{id}{}", task.text),
-                    6 + extra.width().min(room / 2),
-                );
-                let extra = fit(ctx, &extra, 6 + text.width());
-                let line = format!(
-                    "  {} {text}{}",
-                    ctx.out.paint(style, mark),
-                    ctx.out.paint(Style::Dim, &extra)
-                );
-                out.push_str(&line);
-                out.push('\n');
-            }
-        }
-        ctx.out.write(&out)?;
+        ctx.out.write(&human::plan(&page(ctx), &phases))?;
         Ok(ExitCode::Success)
     }
 
@@ -535,53 +307,8 @@ impl View {
                     ctx.out.line("No agents registered.")?;
                     return Ok(ExitCode::Success);
                 }
-                let mut header = vec!["Agent", "Model", "Temp", "Access"];
-                if profiles.is_some() {
-                    header.push("Limits");
-                }
-                let mut table = new_table(ctx, &header);
-                for agent in &roster {
-                    let mut row = vec![
-                        text_cell(&agent.name),
-                        text_cell(&agent.model),
-                        Cell::new(
-                            agent
-                                .temperature
-                                .map_or_else(|| "-".to_string(), text::js_number),
-                        )
-                        .set_alignment(CellAlignment::Right),
-                        Cell::new(if agent.read_only {
-                            "read-only"
-                        } else {
-                            "read-write"
-                        }),
-                    ];
-                    if let Some(profiles) = profiles {
-                        row.push(text_cell(&match profiles.get(&agent.name) {
-                            Some(profile) => limits_for_people(profile),
-                            None => String::new(),
-                        }));
-                    }
-                    table.add_row(row);
-                }
-                // Names and models (up to 32 columns) stay whole; the limits wrap first.
-                let widest = |of: fn(&Agent) -> &str| {
-                    roster
-                        .iter()
-                        .map(|a| of(a).width())
-                        .max()
-                        .unwrap_or(0)
-                        .min(32)
-                };
-                let widths = [widest(|a| &a.name), widest(|a| &a.model)];
-                for (column, width) in widths.into_iter().enumerate() {
-                    if let Some(column) = table.column_mut(column) {
-                        // The bound counts the cell's padding, one column each side.
-                        let width = u16::try_from(width + 2).unwrap_or(34);
-                        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(width)));
-                    }
-                }
-                ctx.out.line(&trim_lines(&table.to_string()))?;
+                ctx.out
+                    .line(&human::agents(&page(ctx), &roster, profiles))?;
             }
         }
         Ok(ExitCode::Success)
@@ -611,7 +338,7 @@ impl View {
                 let Some(plan) = read.structured() else {
                     return no_plan(ctx);
                 };
-                ctx.out.line(&phase_table(ctx, &plan))?;
+                ctx.out.line(&human::phase_table(&page(ctx), &plan))?;
             }
         }
         Ok(ExitCode::Success)
@@ -699,7 +426,7 @@ impl View {
                         .line(&format!("No evidence found for task {task}."))?;
                     return Ok(ExitCode::Success);
                 };
-                ctx.out.write(&bundle_human(ctx, task, bundle))?;
+                ctx.out.write(&human::bundle(&page(ctx), task, bundle))?;
             }
         }
         Ok(ExitCode::Success)
@@ -744,53 +471,7 @@ impl View {
                     ctx.out.line("No evidence bundles found.")?;
                     return Ok(ExitCode::Success);
                 }
-                let mut table = new_table(ctx, &["Task", "Entries", "Failed", "Last", "Updated"]);
-                for (id, bundle) in rows {
-                    let [entries, failed, last, updated] = match bundle {
-                        Bundle::Valid(b) => {
-                            let entries = evidence::entries(b);
-                            let failed = entries
-                                .iter()
-                                .filter(|e| {
-                                    matches!(evidence::field(e, "verdict"), "fail" | "rejected")
-                                })
-                                .count();
-                            let last = entries.last().map_or(String::new(), |e| {
-                                format!(
-                                    "{}: {}",
-                                    evidence::field(e, "type"),
-                                    evidence::field(e, "verdict")
-                                )
-                            });
-                            [
-                                entries.len().to_string(),
-                                failed.to_string(),
-                                last,
-                                evidence::field(b, "updated_at").to_string(),
-                            ]
-                        }
-                        Bundle::Absent => [
-                            "?".into(),
-                            String::new(),
-                            String::new(),
-                            "no evidence.json".into(),
-                        ],
-                        Bundle::Unusable(_) => [
-                            "?".into(),
-                            String::new(),
-                            String::new(),
-                            "unreadable".into(),
-                        ],
-                    };
-                    table.add_row(vec![
-                        text_cell(id),
-                        Cell::new(entries).set_alignment(CellAlignment::Right),
-                        Cell::new(failed).set_alignment(CellAlignment::Right),
-                        text_cell(&last),
-                        text_cell(&updated),
-                    ]);
-                }
-                ctx.out.line(&trim_lines(&table.to_string()))?;
+                ctx.out.line(&human::evidence_list(&page(ctx), rows))?;
             }
         }
         Ok(ExitCode::Success)
@@ -817,25 +498,8 @@ impl View {
                 checks,
             })?,
             SwarmFormat::Human => {
-                let mut out = format!(
-                    "{}  {}\n",
-                    ctx.out.paint(Style::Bold, "Swarm health"),
-                    ctx.out
-                        .paint(Style::Dim, &fit(ctx, &self.plugin_line(), 14))
-                );
-                let width = checks.iter().map(|c| c.name.width()).max().unwrap_or(0);
-                for check in &checks {
-                    let mark = if check.passed {
-                        ctx.out.paint(Style::Green, "ok  ")
-                    } else {
-                        ctx.out.paint(Style::Red, "FAIL")
-                    };
-                    let name = format!("{:width$}", check.name);
-                    let detail = fit(ctx, &check.detail, 9 + width);
-                    out.push_str(&format!("  {mark} {name}  {detail}\n"));
-                }
-                out.push_str(&format!("{passed}/{} checks passed\n", checks.len()));
-                ctx.out.write(&out)?;
+                let text = human::diagnose(&page(ctx), &checks, &self.plugin_line());
+                ctx.out.write(&text)?;
             }
         }
         Ok(if healthy {
@@ -855,9 +519,12 @@ impl View {
                 plugin: self.plugin_doc(),
                 export: document,
             })?,
-            SwarmFormat::Human => ctx
-                .out
-                .line(&visible_text(&text::json_stringify_pretty(&document)))?,
+            SwarmFormat::Human => {
+                ctx.out
+                    .line(&human::visible_text(&text::json_stringify_pretty(
+                        &document,
+                    )))?
+            }
         }
         Ok(ExitCode::Success)
     }
@@ -882,159 +549,14 @@ impl View {
                 resolved: config.resolved.clone(),
             })?,
             SwarmFormat::Human => {
-                let mut out = format!(
-                    "{}  {}\n",
-                    ctx.out.paint(Style::Bold, "opencode-swarm config"),
-                    ctx.out
-                        .paint(Style::Dim, &fit(ctx, &self.plugin_line(), 23))
-                );
-                for (label, doc) in [
-                    ("User:   ", file(&config.user_path, config.user_used)),
-                    ("Project:", file(&config.project_path, config.project_used)),
-                ] {
-                    out.push_str(&format!(
-                        "{label} {} ({})\n",
-                        visible_line(&doc.path),
-                        doc.state
-                    ));
-                }
-                out.push('\n');
-                out.push_str(&visible_text(&text::json_stringify_pretty(
-                    &config.resolved,
-                )));
-                out.push('\n');
-                ctx.out.write(&out)?;
+                let files = [
+                    file(&config.user_path, config.user_used),
+                    file(&config.project_path, config.project_used),
+                ];
+                let text = human::config(&page(ctx), files, &config.resolved, &self.plugin_line());
+                ctx.out.write(&text)?;
             }
         }
         Ok(ExitCode::Success)
     }
-}
-
-/// A guardrail profile's limits, short: `600 tool calls, 60 min`.
-fn limits_for_people(profile: &serde_json::Value) -> String {
-    let limits: Vec<String> = [
-        ("max_tool_calls", " tool calls"),
-        ("max_duration_minutes", " min"),
-        ("max_repetitions", " repeats"),
-        ("max_consecutive_errors", " errors in a row"),
-        ("warning_threshold", " warning share"),
-        ("idle_timeout_minutes", " min idle"),
-    ]
-    .iter()
-    .filter_map(|(key, unit)| {
-        let value = profile.get(*key)?.as_f64()?;
-        Some(format!("{}{unit}", text::js_number(value)))
-    })
-    .collect();
-    if limits.is_empty() {
-        "own profile, no limits".to_string()
-    } else {
-        limits.join(", ")
-    }
-}
-
-/// Text from a file, each line made safe for a terminal.
-fn visible_text(text: &str) -> String {
-    text.lines()
-        .map(|line| visible_line(line).into_owned())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// One bundle for people: its stamps, a table of entries, then what reviews and tests found.
-fn bundle_human(ctx: &Context, task: &str, bundle: &serde_json::Value) -> String {
-    let entries = evidence::entries(bundle);
-    let mut out = format!(
-        "{}  {}\n",
-        ctx.out.paint(
-            Style::Bold,
-            &fit(ctx, &format!("Evidence for task {task}"), 40)
-        ),
-        ctx.out.paint(
-            Style::Dim,
-            &format!(
-                "created {}, updated {}",
-                visible_line(evidence::field(bundle, "created_at")),
-                visible_line(evidence::field(bundle, "updated_at"))
-            )
-        )
-    );
-    if entries.is_empty() {
-        out.push_str("No entries.\n");
-        return out;
-    }
-    let mut table = new_table(ctx, &["#", "Type", "Verdict", "Agent", "Summary"]);
-    for (i, entry) in entries.iter().enumerate() {
-        let verdict = evidence::field(entry, "verdict");
-        let style = match verdict {
-            "pass" | "approved" => Style::Green,
-            "fail" | "rejected" => Style::Red,
-            _ => Style::Dim,
-        };
-        table.add_row(vec![
-            Cell::new(i + 1).set_alignment(CellAlignment::Right),
-            Cell::new(evidence::field(entry, "type")),
-            Cell::new(ctx.out.paint(style, verdict)),
-            text_cell(evidence::field(entry, "agent")),
-            text_cell(evidence::field(entry, "summary")),
-        ]);
-    }
-    out.push_str(&trim_lines(&table.to_string()));
-    out.push('\n');
-    for (i, entry) in entries.iter().enumerate() {
-        let kind = evidence::field(entry, "type");
-        let mut details = Vec::new();
-        match kind {
-            "review" => {
-                details.push(format!("risk {}", evidence::field(entry, "risk")));
-                for issue in entry["issues"].as_array().into_iter().flatten() {
-                    let place = match (issue["file"].as_str(), issue["line"].as_f64()) {
-                        (Some(file), Some(line)) => format!(" ({file}:{})", text::js_number(line)),
-                        (Some(file), None) => format!(" ({file})"),
-                        _ => String::new(),
-                    };
-                    details.push(format!(
-                        "{}: {}{place}",
-                        evidence::field(issue, "severity"),
-                        evidence::field(issue, "message")
-                    ));
-                }
-            }
-            "test" => {
-                details.push(format!(
-                    "{} passed, {} failed",
-                    evidence::number(entry, "tests_passed"),
-                    evidence::number(entry, "tests_failed")
-                ));
-                for failure in entry["failures"].as_array().into_iter().flatten() {
-                    details.push(format!(
-                        "failed: {}: {}",
-                        evidence::field(failure, "name"),
-                        evidence::field(failure, "message")
-                    ));
-                }
-            }
-            "diff" => {
-                let files = entry["files_changed"].as_array().map_or(0, Vec::len);
-                details.push(format!(
-                    "{files} file(s), +{} -{}",
-                    evidence::number(entry, "additions"),
-                    evidence::number(entry, "deletions")
-                ));
-            }
-            _ => {}
-        }
-        // The first detail heads the entry's block; the rest (issues, failures) follow indented.
-        for (j, detail) in details.iter().enumerate() {
-            let line = if j == 0 {
-                out.push('\n');
-                format!("Entry {} ({kind}): {detail}", i + 1)
-            } else {
-                format!("  {detail}")
-            };
-            out.push_str(&fit(ctx, &line, 0));
-            out.push('\n');
-        }
-    }
-    out
 }

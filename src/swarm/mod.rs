@@ -8,6 +8,7 @@ pub mod extract;
 pub mod files;
 pub mod five;
 pub mod hooks;
+pub mod human;
 pub mod markdown;
 pub mod migrate;
 pub mod model;
