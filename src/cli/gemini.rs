@@ -62,7 +62,9 @@ that call it; people do not need to.
                the subagent's prompt (Gemini CLI tells a subagent no hook's
                context, and a hook nothing of the subagent)
   AfterTool    (invoke_agent) pops it: completed with the subagent's result,
-               or failed with why it stopped
+               or failed with why it stopped; a call with no AfterTool
+               (cancelled, or blocked by another hook) has its frame closed
+               failed at the next BeforeAgent, AfterAgent or SessionEnd
   AfterAgent   with frame.auto = turns or all: closes the turn's frame, the
                turn's answer its summary
   SessionEnd   with frame.auto = turns or all: closes a turn left open; with

@@ -3,15 +3,18 @@
 //! `chats/<session id>/<subagent id>.jsonl`.
 //!
 //! - The first line, `{sessionId, projectHash, startTime, lastUpdated, kind}` (`kind` `main` or
-//!   `subagent`), names the session. A subagent's session sits below the one its folder names.
+//!   `subagent`), names the session: `gm_<session id>`. A subagent's session sits below the one
+//!   its folder names, and is named for the frame its prompt names (`Your frame is gma_….`, the
+//!   words ctx's hook added), so that its frame owns exactly its calls, however many subagents
+//!   ran at once; one ctx did not frame keeps `gm_<its id>`.
 //! - Each message is a line `{id, timestamp, type, content, …}`: `type` `user` (its text gives the
 //!   session's title) or `gemini`, a model call, whose `tokens` are `{input, output, cached,
 //!   thoughts, tool, total}` as the API reports them (`input` counts the `cached` among it; `tool`
 //!   is the prompt of a tool's own use, input too) and `model` its model.
 //! - A message is written again, with the same `id`, once its tool calls have run: a call is
 //!   counted once, by its `id`, with its last-written tokens. The `{"$set": {"messages": […]}}`
-//!   lines that replace the list (at a resume, after a compression) hold the conversation as the
-//!   model is sent it, without ids or tokens, and are not read.
+//!   lines that replace the list (at a resume, after a compression, and ctx's fold) hold
+//!   messages written before, or none that made a call, and are not read.
 //!
 //! Gemini CLI records no cost: calls are priced from the models.dev cache. Nor does it record a
 //! compression's two calls (its `utility_compressor`), which its own totals count: they are in
@@ -22,7 +25,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::SESSION_PREFIX;
+use super::{SESSION_PREFIX, named_frame};
 use crate::spent::jsonl::count;
 use crate::spent::price::PriceList;
 use crate::spent::record::{Call, Records, Session, Tokens};
@@ -96,8 +99,25 @@ pub fn read(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Reco
         .filter(|r| r.get("type").and_then(Value::as_str) == Some("user"))
         .find_map(|r| prompt_line(r.get("content")?))
         .unwrap_or_default();
+    let framed = parent.as_ref().and_then(|_| {
+        order
+            .iter()
+            .map(|id| last[id])
+            .filter(|r| r.get("type").and_then(Value::as_str) == Some("user"))
+            .find_map(|r| {
+                let text: String = match r.get("content")? {
+                    Value::String(text) => text.clone(),
+                    Value::Array(parts) => parts
+                        .iter()
+                        .filter_map(|p| p.get("text")?.as_str())
+                        .collect(),
+                    _ => return None,
+                };
+                named_frame(&text).map(str::to_string)
+            })
+    });
     let session = records.add_session(Session {
-        id: format!("{SESSION_PREFIX}{id}"),
+        id: framed.unwrap_or_else(|| format!("{SESSION_PREFIX}{id}")),
         parent,
         title,
         created: text("startTime")

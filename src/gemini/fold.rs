@@ -163,6 +163,8 @@ impl Turn<'_> {
 /// The contents Gemini CLI sends for `messages` on resume, each tool result once.
 fn history(messages: &[Map<String, Value>]) -> Vec<Turn<'_>> {
     let mut turns = Vec::new();
+    // The results sent already (each part as JSON text), and the ids of the calls they answer.
+    let mut sent: HashSet<String> = HashSet::new();
     let mut answered: HashSet<String> = HashSet::new();
     for message in messages {
         let id = message
@@ -175,18 +177,22 @@ fn history(messages: &[Map<String, Value>]) -> Vec<Turn<'_>> {
                 if ignored(&parts) {
                     continue;
                 }
-                let responses: Vec<&str> = parts
+                // The results of calls whose message gave them already, which Gemini CLI 0.61.0
+                // sends a second time: each response, and each part that came with it (an
+                // image a tool read).
+                let unsent: Vec<Value> = parts
                     .iter()
-                    .filter_map(|p| p.pointer("/functionResponse/id")?.as_str())
+                    .filter(|p| {
+                        let id = p.pointer("/functionResponse/id").and_then(Value::as_str);
+                        !id.is_some_and(|id| answered.contains(id))
+                            && !sent.contains(&p.to_string())
+                    })
+                    .cloned()
                     .collect();
-                // The results of calls whose message gave them already: Gemini CLI 0.61.0 sends
-                // them a second time.
-                if responses.len() == parts.len()
-                    && !responses.is_empty()
-                    && responses.iter().all(|r| answered.contains(*r))
-                {
+                if unsent.is_empty() {
                     continue;
                 }
+                let parts = unsent;
                 turns.push(Turn {
                     id: id.to_string(),
                     message,
@@ -246,6 +252,7 @@ fn history(messages: &[Map<String, Value>]) -> Vec<Turn<'_>> {
                         .filter_map(|p| p.pointer("/functionResponse/id")?.as_str())
                         .map(str::to_string),
                 );
+                sent.extend(results.iter().map(Value::to_string));
                 turns.push(Turn {
                     id: format!("{id}_response"),
                     message,
@@ -386,7 +393,7 @@ mod tests {
 
     /// A model message with one shell call, written twice as Gemini CLI writes it (before and
     /// after the call ran), then the user message of its result it also records.
-    fn call(id: &str, call: &str, command: &str, printed: &str) -> String {
+    fn call_line(id: &str, call: &str, command: &str, printed: &str) -> String {
         let response = json!({"functionResponse": {"id": call, "name": "run_shell_command",
             "response": {"output": shell_result(printed, 0)}}});
         let before = json!({"id": id, "timestamp": "t", "type": "gemini", "content": "", "model": "m",
@@ -410,9 +417,9 @@ mod tests {
             + &line(json!({"$set": {"messages": [{"id": "c0", "type": "user",
                 "content": [{"text": "<session_context>\nThis is the Gemini CLI."}]}]}}))
             + &user("u1", "Do the refunds")
-            + &call("g1", "c1", PUSH, "fr_abc")
-            + &call("g2", "c2", "printf BULKY_OUTPUT", "BULKY_OUTPUT")
-            + &call("g3", "c3", POP, SESSION)
+            + &call_line("g1", "c1", PUSH, "fr_abc")
+            + &call_line("g2", "c2", "printf BULKY_OUTPUT", "BULKY_OUTPUT")
+            + &call_line("g3", "c3", POP, SESSION)
             + &answer("g4", "Refunds done.")
             + &line(json!({"$set": {"lastUpdated": "t"}}))
     }
@@ -475,6 +482,73 @@ mod tests {
     }
 
     #[test]
+    fn a_result_with_more_parts_than_its_response_is_sent_once_too() {
+        let image = json!({"inlineData": {"mimeType": "image/png", "data": "AAAA"}});
+        let response = json!({"functionResponse": {"id": "c9", "name": "read_file",
+            "response": {"output": "Binary content provided"}}});
+        let text = sample()
+            + &line(
+                json!({"id": "g9", "timestamp": "t", "type": "gemini", "content": "",
+                "toolCalls": [{"id": "c9", "name": "read_file", "args": {"path": "a.png"},
+                    "result": [response, image], "status": "success"}]}),
+            )
+            + &line(
+                json!({"id": "g9-r", "timestamp": "t", "type": "user", "content": [response, image]}),
+            );
+        let folded = fold_with(&text, &|id| id == "fr_abc");
+        let list = set_messages(folded.line.as_deref().unwrap());
+        let sends = serde_json::to_string(&list)
+            .unwrap()
+            .matches("\"c9\"")
+            .count();
+        assert_eq!(sends, 2, "the call and its result, once each: {list:?}");
+        assert_eq!(list.last().unwrap()["id"], "g9_response");
+    }
+
+    #[test]
+    fn a_pop_beside_a_push_in_one_model_turn_folds_its_own_result() {
+        let response = |id: &str, printed: &str| {
+            json!({"functionResponse": {"id": id, "name": "run_shell_command",
+                "response": {"output": shell_result(printed, 0)}}})
+        };
+        let call = |id: &str, command: &str| {
+            json!({"id": id, "name": "run_shell_command", "args": {"command": command},
+                "status": "success"})
+        };
+        let mut pop = call("c3", POP);
+        pop["result"] = json!([response("c3", SESSION)]);
+        let mut push = call("c4", &PUSH.replace("Refunds", "Ledger"));
+        push["result"] = json!([response("c4", "fr_led")]);
+        let text = header()
+            + &user("u1", "Do the refunds")
+            + &call_line("g1", "c1", PUSH, "fr_abc")
+            + &call_line("g2", "c2", "printf BULKY_OUTPUT", "BULKY_OUTPUT")
+            + &line(
+                json!({"id": "g3", "timestamp": "t", "type": "gemini", "content": "",
+                "toolCalls": [pop, push]}),
+            );
+        let goal = |id: &str| match id {
+            "fr_led" => Some("Ledger".to_string()),
+            _ => goal_of(id),
+        };
+        let folded = fold(&text, &goal, &|id| {
+            (id == "fr_abc").then(|| Finished {
+                parent: Some(SESSION.into()),
+                text: format!("F {id}"),
+            })
+        })
+        .unwrap();
+        assert_eq!(folded.frames, ["fr_abc"], "{:?}", folded.refused);
+        let list = serde_json::to_string(&set_messages(&folded.line.unwrap())).unwrap();
+        assert!(
+            list.contains("F fr_abc"),
+            "the pop's result is its folded text: {list}"
+        );
+        assert!(list.contains("fr_led"), "the push's result stays: {list}");
+        assert!(!list.contains("BULKY_OUTPUT"), "{list}");
+    }
+
+    #[test]
     fn a_frame_not_finished_leaves_nothing_to_append() {
         let folded = fold_with(&sample(), &|_| false);
         assert!(folded.line.is_none());
@@ -487,9 +561,9 @@ mod tests {
         let text = sample()
             + first.line.as_deref().unwrap()
             + &user("u2", "Now the ledger")
-            + &call("g5", "c4", &PUSH.replace("Refunds", "Ledger"), "fr_led")
-            + &call("g6", "c5", "printf LEDGER_BULK", "LEDGER_BULK")
-            + &call("g7", "c6", POP, SESSION);
+            + &call_line("g5", "c4", &PUSH.replace("Refunds", "Ledger"), "fr_led")
+            + &call_line("g6", "c5", "printf LEDGER_BULK", "LEDGER_BULK")
+            + &call_line("g7", "c6", POP, SESSION);
         let goal = |id: &str| match id {
             "fr_led" => Some("Ledger".to_string()),
             _ => goal_of(id),

@@ -20,6 +20,19 @@ pub const SESSION_PREFIX: &str = "gm_";
 /// Prefix of the frame id of a subagent Gemini CLI ran (`invoke_agent`).
 pub const AGENT_PREFIX: &str = "gma_";
 
+/// What a subagent is told its frame is, after its prompt (`Your frame is gma_….`): how the
+/// call's AfterTool, and the subagent's session file, name the frame.
+pub const FRAME_NAMED: &str = "Your frame is ";
+
+/// The subagent frame `text` names (`Your frame is gma_….`), as it is written there.
+pub fn named_frame(text: &str) -> Option<&str> {
+    let (_, rest) = text.rsplit_once(FRAME_NAMED)?;
+    let id = rest.split_once('.')?.0;
+    id.strip_prefix(AGENT_PREFIX)
+        .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some(id)
+}
+
 /// The project's folder of Gemini CLI's settings, where install writes ctx's hooks.
 pub const PROJECT_DIR: &str = ".gemini";
 

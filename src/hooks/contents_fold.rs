@@ -168,7 +168,13 @@ pub fn fold_history(
             }
         }
     }
-    let pop_ids: HashMap<usize, String> = calls.iter().map(|(n, id, _)| (*n, id.clone())).collect();
+    // The pop calls of each content: a model turn may also push (another frame) beside its pop.
+    let mut pop_ids: HashMap<usize, Vec<String>> = HashMap::new();
+    for (n, id, commands) in &calls {
+        if commands.iter().any(|c| !c.push) {
+            pop_ids.entry(*n).or_default().push(id.clone());
+        }
+    }
     let calls: Vec<frame_calls::Call> = calls
         .into_iter()
         .map(|(line, id, commands)| frame_calls::Call {
@@ -180,15 +186,19 @@ pub fn fold_history(
     let (spans, mut refusals) = frame_calls::pair(&calls, goal_of, finished);
     let mut foldable: Vec<Span> = Vec::new();
     for span in spans {
-        if pairs_within(history, &span) {
-            foldable.push(span);
+        let why = if pop_ids.get(&span.pop).map_or(0, Vec::len) != 1 {
+            "its pop shares a model turn with another pop"
+        } else if !pairs_within(history, &span) {
+            "folding it would leave a call without its result"
         } else {
-            refusals.push(frame_calls::Refusal {
-                frame: Some(span.frame),
-                line: span.push,
-                why: "folding it would leave a call without its result".into(),
-            });
-        }
+            foldable.push(span);
+            continue;
+        };
+        refusals.push(frame_calls::Refusal {
+            frame: Some(span.frame),
+            line: span.push,
+            why: why.into(),
+        });
     }
     let outer = frame_calls::outermost(&foldable);
     let refused = frame_calls::refused(&refusals, &foldable, &outer);
@@ -203,7 +213,7 @@ pub fn fold_history(
             history[span.push..=span.answer].to_vec(),
         ));
         let done = finished(&span.frame).expect("a span's frame is finished");
-        let pop_id = pop_ids.get(&span.pop).cloned().unwrap_or_default();
+        let pop_id = pop_ids[&span.pop][0].clone();
         let exit = parts_of(span.answer)
             .iter()
             .filter(|p| id_of(p, "functionResponse").as_deref() == Some(pop_id.as_str()))

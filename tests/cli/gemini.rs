@@ -259,6 +259,65 @@ fn an_invoke_agent_call_is_a_child_frame_named_in_its_prompt_and_popped_with_its
     let frame = frame_json(&env, &second);
     assert_eq!(frame["frame"]["status"], "failed");
     assert_eq!(frame["frame"]["summary"], "stopped (MAX_TURNS)");
+
+    // A subagent that threw: Gemini CLI says so by its state, with no reason.
+    let answer: Value = serde_json::from_str(&hook(&env, "BeforeTool", &call)).unwrap();
+    let ran = answer["hookSpecificOutput"]["tool_input"].clone();
+    let third = children(&env)
+        .into_iter()
+        .find(|c| *c != sub && *c != second)
+        .unwrap();
+    let threw = event(
+        "AfterTool",
+        json!({ "tool_name": "invoke_agent", "tool_input": ran,
+            "tool_response": {"llmContent": "Subagent 'generalist' failed. Error: boom",
+                "returnDisplay": {"isSubagentProgress": true, "state": "ERROR"}} }),
+    );
+    assert_eq!(hook(&env, "AfterTool", &threw), "");
+    let frame = frame_json(&env, &third);
+    assert_eq!(frame["frame"]["status"], "failed");
+    assert_eq!(
+        frame["frame"]["summary"],
+        "stopped (ERROR): Subagent 'generalist' failed. Error: boom"
+    );
+}
+
+#[test]
+fn a_subagent_whose_call_never_ended_is_closed_failed_when_the_turn_ends() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "BeforeAgent",
+        &event("BeforeAgent", json!({ "prompt": "Delegate" })),
+    );
+    // The model's own frame, and a subagent inside it that the person cancels: no AfterTool.
+    let own = env.ok(&["frame", "push", "--session", FRAME, "--", "Audit"]);
+    let own = own.trim();
+    let call = event(
+        "BeforeTool",
+        json!({ "tool_name": "invoke_agent", "tool_input": {"agent_name": "generalist", "prompt": "Count"}}),
+    );
+    hook(&env, "BeforeTool", &call);
+    let tree: Value = serde_json::from_str(&env.ok(&["--json", "frame", "tree"])).unwrap();
+    let sub = tree["roots"][0]["children"][0]["children"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(sub.starts_with("gma_"), "{tree}");
+    let stop = event("AfterAgent", json!({ "prompt_response": "Cancelled." }));
+    assert_eq!(hook(&env, "AfterAgent", &stop), "");
+    let frame = frame_json(&env, &sub);
+    assert_eq!(frame["frame"]["status"], "failed");
+    assert!(
+        frame["frame"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("stopped: Gemini CLI reported no end of its call"),
+        "{frame}"
+    );
+    // The model's frame above it pops as it would have.
+    env.ok(&["frame", "pop", "--session", FRAME, "--summary", "Audited"]);
+    assert_eq!(frame_json(&env, own)["frame"]["status"], "completed");
 }
 
 #[test]
@@ -286,6 +345,16 @@ fn a_compressions_snapshot_from_the_session_file_is_recorded_once_and_the_contex
     let env = TestEnv::new();
     let prompt = event("BeforeAgent", json!({ "prompt": "Start the refunds" }));
     assert!(!hook(&env, "BeforeAgent", &prompt).is_empty());
+    // A snapshot quoted in Gemini CLI's own context (a GEMINI.md that shows one) is not one.
+    let quoted = json!({"$set": {"messages": [
+        {"type": "user", "content": [{"text": "<session_context>\n<state_snapshot>Not a compression.</state_snapshot>"}]},
+        {"type": "user", "content": [{"text": "Start the refunds"}]},
+    ]}});
+    env.write("quoted.jsonl", format!("{quoted}\n"));
+    let file = env.path("quoted.jsonl").display().to_string();
+    let stop = event("AfterAgent", json!({ "transcript_path": file }));
+    assert_eq!(hook(&env, "AfterAgent", &stop), "");
+    assert_eq!(frame_json(&env, FRAME)["frame"]["summary"], Value::Null);
     let snapshot = json!({"$set": {"messages": [
         {"type": "user", "content": [{"text": "<session_context>…</session_context>"}]},
         {"type": "user", "content": [{"text": "<state_snapshot>\nRefunds started.\n</state_snapshot>"}]},

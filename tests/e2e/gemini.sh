@@ -144,15 +144,16 @@ need('<flame-context session=\"$sub\">' in r['users'][0], 'the subagent\\'s own 
 need('Your frame is $sub.' in r['users'][0], 'and its frame named')
 "
   # What the work cost, as ctx reads Gemini CLI's session files, against Gemini CLI's own totals per role.
-  python3 - "$work/sandbox-subagent/home/.gemini/tmp" "$work/subagent.out" "gm_$id" <<'PY' || fail "subagent: budget spent differs from Gemini CLI's totals"
+  python3 - "$work/sandbox-subagent/home/.gemini/tmp" "$work/subagent.out" "gm_$id" "$sub" <<'PY' || fail "subagent: budget spent differs from Gemini CLI's totals"
 import json, subprocess, sys
-sessions, out, main = sys.argv[1:]
+sessions, out, main, frame = sys.argv[1:]
 [model] = json.load(open(out))["stats"]["models"].values()
 roles = model["roles"]
 doc = json.loads(subprocess.run(["ctx", "budget", "spent", "--source", sessions, "--json", "--by", "session"],
                                 capture_output=True, text=True, check=True).stdout)
 [row, sub] = doc["rows"]
-assert row["key"] == main and sub["parent"] == main, doc["rows"]
+# The subagent's session is named for its frame, which so owns exactly its calls.
+assert row["key"] == main and sub["key"] == frame and sub["parent"] == main, doc["rows"]
 for role, own in [("main", row["own"]), ("subagent", sub["own"])]:
     gemini = roles[role]
     tokens = own["tokens"]

@@ -13,6 +13,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::app::agent_calls::CallMeta;
 use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, bracketed, field};
 use crate::conversation::Export;
 use crate::error::{Error, Result};
@@ -27,9 +28,9 @@ pub const HOOK_LOG: &str = "gemini-hooks.log";
 pub const USER_HOOK_LOG: &str = "ctx-hooks.log";
 /// Gemini CLI's subagent tool.
 const AGENT_TOOL: &str = "invoke_agent";
-/// What the subagent is told its frame is, in the prompt ctx gives its call: how AfterTool finds
-/// the frame again.
-const FRAME_NAMED: &str = "Your frame is ";
+/// A subagent frame's summary when Gemini CLI never said its call ended.
+const NO_END: &str = "stopped: Gemini CLI reported no end of its call (cancelled, or blocked by \
+another hook)";
 
 /// Gemini CLI for the hook core: a session is `gm_<id>`, a subagent `gma_<n>`.
 static GEMINI: Harness = Harness {
@@ -73,6 +74,7 @@ pub(super) fn run(root: Result<std::path::PathBuf>, event: &str) {
 fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
     match event {
         "BeforeAgent" => {
+            end_stale_subagents(hook)?;
             record_compaction(hook)?;
             let context = hook.session_context(false)?;
             if hook.turns_on()? {
@@ -86,6 +88,7 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
         "BeforeTool" if hook.field("tool_name") == Some(AGENT_TOOL) => agent_start(hook),
         "AfterTool" if hook.field("tool_name") == Some(AGENT_TOOL) => agent_stop(hook),
         "AfterAgent" => {
+            end_stale_subagents(hook)?;
             record_compaction(hook)?;
             if hook.turns_on()? {
                 hook.turn_stop(None, hook.field("prompt_response"), None, None)?;
@@ -93,6 +96,7 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
             Ok(None)
         }
         "SessionEnd" => {
+            end_stale_subagents(hook)?;
             if hook.turns_on()? {
                 hook.turns_end()?;
             }
@@ -130,15 +134,22 @@ fn agent_start(hook: &mut Hook) -> Result<Option<String>> {
     };
     let agent_type = field(&hook.input["tool_input"], "agent_name").unwrap_or("subagent");
     let frame = format!("{}{}", crate::gemini::AGENT_PREFIX, random_hex()?);
-    hook.note_agent_call(Some(prompt), agent_type, None)?;
-    let xml = hook.subagent_start(&frame, agent_type, None)?;
+    // Gemini CLI names no call: the frame names it, so that a call made beside it (Gemini runs
+    // calls in parallel) cannot take its goal.
+    let call = CallMeta {
+        description: None,
+        tool_use_id: Some(frame.clone()),
+    };
+    hook.note_agent_call(Some(prompt), agent_type, Some(&frame))?;
+    let xml = hook.subagent_start(&frame, agent_type, Some(&call))?;
     let mut input = input.clone();
     input.insert(
         "prompt".to_string(),
         Value::String(format!(
-            "{prompt}\n\n{xml}\n{FRAME_NAMED}{frame}. To give a sub-goal a frame of its own, run \
+            "{prompt}\n\n{xml}\n{}{frame}. To give a sub-goal a frame of its own, run \
              `ctx frame push --session {frame} -- 'GOAL'` in the shell, and when it is done `ctx \
-             frame pop --session {frame} --summary 'WHAT WAS ACHIEVED'`."
+             frame pop --session {frame} --summary 'WHAT WAS ACHIEVED'`.",
+            crate::gemini::FRAME_NAMED
         )),
     );
     let mut answer = serde_json::json!({
@@ -157,10 +168,10 @@ fn agent_stop(hook: &mut Hook) -> Result<Option<String>> {
         .pointer("/tool_input/prompt")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let Some(frame) = prompt.rsplit_once(FRAME_NAMED).and_then(|(_, rest)| {
-        let id = rest.split_once('.')?.0;
-        hook.agent_frame(id.strip_prefix(crate::gemini::AGENT_PREFIX)?)
-    }) else {
+    let named = crate::gemini::named_frame(prompt);
+    let Some(frame) =
+        named.and_then(|id| hook.agent_frame(id.strip_prefix(crate::gemini::AGENT_PREFIX)?))
+    else {
         return Err(Error::failure(
             "invoke_agent ended, and its prompt names no frame of ctx's (its BeforeTool was not \
              seen)",
@@ -169,15 +180,23 @@ fn agent_stop(hook: &mut Hook) -> Result<Option<String>> {
     let response = hook.input.get("tool_response");
     let display = response.and_then(|r| r.get("returnDisplay"));
     let text_of = |key: &str| display.and_then(|d| d.get(key)).and_then(Value::as_str);
-    let reached = text_of("terminateReason").is_none_or(|r| r == "GOAL");
+    // Gemini CLI says a subagent failed by its state (`ERROR`) or an `error`, and one that
+    // stopped short by why it terminated.
+    let errored = response
+        .and_then(|r| r.get("error"))
+        .is_some_and(|e| !e.is_null());
+    let state = text_of("state").filter(|s| !s.eq_ignore_ascii_case("completed"));
+    let reason = text_of("terminateReason").filter(|r| *r != "GOAL");
     let result = text_of("result")
         .map(response_of)
         .or_else(|| response.and_then(llm_text))
         .filter(|r| !r.trim().is_empty());
-    let (status, summary) = match (reached, result) {
-        (true, Some(result)) => (Status::Completed, Some(result)),
+    let (status, summary) = match (errored || state.is_some() || reason.is_some(), result) {
+        (false, Some(result)) => (Status::Completed, Some(result)),
         (_, result) => {
-            let why = text_of("terminateReason").unwrap_or("no result");
+            let why = reason
+                .or(state)
+                .unwrap_or(if errored { "error" } else { "no result" });
             let said = result.map(|r| format!(": {r}")).unwrap_or_default();
             (Status::Failed, Some(format!("stopped ({why}){said}")))
         }
@@ -187,6 +206,36 @@ fn agent_stop(hook: &mut Hook) -> Result<Option<String>> {
         Export::of_conversation(&frame, title, "Gemini CLI", Vec::new(), summary.as_deref());
     hook.pop_agent(&frame, status, summary.as_deref(), Some(&export))?;
     Ok(None)
+}
+
+/// Pops, failed, every subagent frame of the session still running when no call can run (a new
+/// prompt, a turn's end, the session's end): Gemini CLI runs no AfterTool for a call the person
+/// cancelled or another hook blocked, and a frame left running would keep the frames above it
+/// from being popped.
+fn end_stale_subagents(hook: &mut Hook) -> Result<()> {
+    let state = hook.store.load()?;
+    let in_session = |id: &str| {
+        let mut at = state.frame(id);
+        for _ in 0..=state.len() {
+            let Some(frame) = at else { return false };
+            if frame.id == hook.session {
+                return true;
+            }
+            at = frame.parent().and_then(|p| state.frame(p));
+        }
+        false
+    };
+    let stale: Vec<String> = state
+        .frames()
+        .filter(|f| f.id.starts_with(crate::gemini::AGENT_PREFIX) && !f.status().is_finished())
+        .filter(|f| in_session(f.id))
+        .map(|f| f.id.to_string())
+        .collect();
+    drop(state);
+    for frame in stale {
+        hook.pop_agent(&frame, Status::Failed, Some(NO_END), None)?;
+    }
+    Ok(())
 }
 
 /// A subagent's result as Gemini CLI reports it (`{"response": …}` as JSON text): the response.
@@ -277,7 +326,9 @@ fn record_compaction(hook: &mut Hook) -> Result<()> {
     Ok(())
 }
 
-/// What the `<state_snapshot>` of the last `$set` of the message list in `tail` holds.
+/// What the `<state_snapshot>` of the last `$set` of the message list in `tail` holds: a
+/// compression starts the list with it, in the first person's message after Gemini CLI's own
+/// context (a snapshot quoted anywhere else is not one).
 fn last_snapshot(tail: &str) -> Option<String> {
     tail.lines().rev().find_map(|line| {
         if !line.starts_with("{\"$set\"") || !line.contains("<state_snapshot>") {
@@ -285,14 +336,13 @@ fn last_snapshot(tail: &str) -> Option<String> {
         }
         let record: Value = serde_json::from_str(line).ok()?;
         let messages = record.pointer("/$set/messages")?.as_array()?;
-        messages.iter().find_map(|message| {
-            let parts = message.get("content")?.as_array()?;
-            parts.iter().find_map(|part| {
-                let text = part.get("text")?.as_str()?;
-                let (_, snapshot) = text.split_once("<state_snapshot>")?;
-                let (snapshot, _) = snapshot.rsplit_once("</state_snapshot>")?;
-                Some(snapshot.trim().to_string()).filter(|s| !s.is_empty())
-            })
-        })
+        let first = messages
+            .iter()
+            .filter(|m| m.get("type").and_then(Value::as_str) == Some("user"))
+            .filter_map(|m| m.pointer("/content/0/text")?.as_str().map(str::trim_start))
+            .find(|text| !text.starts_with("<session_context>"))?;
+        let snapshot = first.strip_prefix("<state_snapshot>")?;
+        let (snapshot, _) = snapshot.rsplit_once("</state_snapshot>")?;
+        Some(snapshot.trim().to_string()).filter(|s| !s.is_empty())
     })
 }
