@@ -14,8 +14,9 @@
 #
 # The run is `gemini -m gemini-2.5-pro --approval-mode yolo GEMINI-ARGS` (without yolo only read-only tools are
 # offered; without -m a router model is asked first). Scripted model: MOCK_SCRIPT=steps.json (see stand_in.py),
-# always in strict mode. MOCK_PORT (default 47621) is its port. CTX_BIN, when set, is passed to Gemini CLI (and so
-# to its hooks).
+# in strict mode unless MOCK_LAX=1 (for a bench that measures what Gemini CLI sends on its own: its --resume sends
+# each tool result twice, which strict mode refuses). MOCK_PORT (default 47621) is its port. CTX_BIN, when set, is
+# passed to Gemini CLI (and so to its hooks).
 set -euo pipefail
 GEMINI_VERSION=0.61.0
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +43,7 @@ inner=$(cat <<'INNER'
 set -u
 ip link set lo up 2>/dev/null || true
 python3 "$MOCK_PY" --port "$MOCK_PORT_" --requests "$SANDBOX_/requests" ${MOCK_SCRIPT:+--script "$MOCK_SCRIPT"} \
-  ${MOCK_REPLY:+--reply "$MOCK_REPLY"} --strict --max-seconds 900 >"$SANDBOX_/mock.log" 2>&1 &
+  ${MOCK_REPLY:+--reply "$MOCK_REPLY"} $STRICT_ --max-seconds 900 >"$SANDBOX_/mock.log" 2>&1 &
 mock=$!
 for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$MOCK_PORT_") 2>/dev/null && break; sleep 0.1; done
 cd "$PROJECT_"
@@ -56,7 +57,7 @@ exit $rc
 INNER
 )
 export MOCK_PY=$here/mock-gemini.py MOCK_PORT_=$port SANDBOX_=$sandbox PROJECT_=$project GEMINI_BIN=$bin \
-  TRUST_=${GEMINI_TRUST:-true}
+  TRUST_=${GEMINI_TRUST:-true} STRICT_=$([[ ${MOCK_LAX:-} == 1 ]] || echo --strict)
 if unshare -n true 2>/dev/null; then
   exec unshare -n bash -c "$inner" _ "$@"
 else
