@@ -33,7 +33,7 @@ use crate::frame::todo::{self, Item, Reader, Update};
 use crate::hooks::frame_calls::Finished;
 use crate::hooks::transcript::Folded;
 use crate::hooks::turns::{ClosedFrame, Kind};
-use crate::hooks::{framed, transcript};
+use crate::hooks::{contents_fold, framed, transcript};
 use crate::json::{Json, Object};
 use crate::project::Project;
 
@@ -266,6 +266,43 @@ pub struct Appending {
     pub refused: Vec<String>,
     /// Each folded frame's messages, for its log.
     pub logs: Vec<(String, Export)>,
+}
+
+impl Appending {
+    /// A fold of a file of Gemini-style contents (Qwen Code's, Gemini CLI's): its `line`, why
+    /// frames were left unfolded, and each folded frame's `spans` as its log, titled `title` in
+    /// `agent`'s name ([`contents_fold::span_export`]).
+    pub fn of_contents(
+        line: Option<String>,
+        refused: Vec<String>,
+        spans: &[(String, Vec<Value>)],
+        title: &str,
+        agent: &str,
+    ) -> Appending {
+        let logs = spans
+            .iter()
+            .map(|(id, contents)| {
+                (
+                    id.clone(),
+                    contents_fold::span_export(id, title, agent, contents),
+                )
+            })
+            .collect();
+        Appending {
+            line,
+            refused,
+            logs,
+        }
+    }
+}
+
+/// `N` bytes of the system's random source: ids an agent names none for (a record's, a
+/// subagent frame's).
+pub fn random_bytes<const N: usize>() -> Result<[u8; N]> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Error::failure(format!("cannot read the system's random source: {e}")))?;
+    Ok(bytes)
 }
 
 /// One hook call: the event's fields, the project, the clock.

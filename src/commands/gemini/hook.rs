@@ -19,7 +19,6 @@ use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::frame::state::Status;
 use crate::gemini::fold;
-use crate::hooks::contents_fold;
 use crate::project::Project;
 
 /// The hook log (failures), below `.opencode/flame/`.
@@ -276,28 +275,20 @@ fn fold_for_resume(hook: &mut Hook) -> Result<()> {
         "Gemini CLI's sessions folder",
         |text, goal_of, finished| {
             let folded = fold::fold(text, goal_of, finished)?;
-            let logs = folded
-                .spans
-                .iter()
-                .map(|(id, contents)| {
-                    let export = contents_fold::span_export(id, &title, "Gemini CLI", contents);
-                    (id.clone(), export)
-                })
-                .collect();
-            Ok(Appending {
-                line: folded.line,
-                refused: folded.refused,
-                logs,
-            })
+            Ok(Appending::of_contents(
+                folded.line,
+                folded.refused,
+                &folded.spans,
+                &title,
+                "Gemini CLI",
+            ))
         },
     )
 }
 
 /// Sixteen random hex digits: a subagent's frame's own part, since Gemini CLI names none.
 fn random_hex() -> Result<String> {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| Error::failure(format!("cannot read the system's random source: {e}")))?;
+    let bytes: [u8; 8] = hooks::random_bytes()?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 

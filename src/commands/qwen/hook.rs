@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, bracketed, field};
-use crate::error::{Error, Result};
-use crate::hooks::contents_fold;
+use crate::error::Result;
 use crate::project::Project;
 use crate::qwen::{SESSION_PREFIX, fold};
 
@@ -190,30 +189,20 @@ fn fold_for_continue(hook: &mut Hook) -> Result<()> {
         "Qwen Code's projects folder",
         |text, goal_of, finished| {
             let folded = fold::fold(text, &uuid, &now, goal_of, finished)?;
-            let logs = folded
-                .spans
-                .iter()
-                .map(|(id, contents)| {
-                    (
-                        id.clone(),
-                        contents_fold::span_export(id, &title, "Qwen Code", contents),
-                    )
-                })
-                .collect();
-            Ok(Appending {
-                line: folded.record,
-                refused: folded.refused,
-                logs,
-            })
+            Ok(Appending::of_contents(
+                folded.record,
+                folded.refused,
+                &folded.spans,
+                &title,
+                "Qwen Code",
+            ))
         },
     )
 }
 
 /// A random UUID (version 4), as Qwen Code names its records.
 fn new_uuid() -> Result<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| Error::failure(format!("cannot read the system's random source: {e}")))?;
+    let mut bytes: [u8; 16] = hooks::random_bytes()?;
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
