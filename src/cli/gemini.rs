@@ -74,10 +74,11 @@ that call it; people do not need to.
                so that the next --resume sends it so
 
 Gemini CLI escapes every < and > of a hook's text, so the frame context goes
-with its tags in [ and ]. At each BeforeAgent and AfterAgent ctx also looks at
-the end of the session file for a compression Gemini CLI applied since (it
-writes the snapshot only there), records its <state_snapshot> on the session's
-current frame once, and sends the frame context again with the next prompt.
+with its tags in [ and ]. At each AfterAgent ctx also looks at the end of the
+session file for a compression Gemini CLI applied in the turn (it writes the
+snapshot only there, during the turn), records its <state_snapshot> on the
+session's current frame once, and sends the frame context again with the next
+prompt.
 
 Gemini CLI gives a hook no way to drop a tool call from a model call, so a
 popped frame's messages stay in the running conversation until it ends. The

@@ -242,7 +242,7 @@ fn set_current(state: &mut State, place: Place, id: &str) {
 }
 
 /// Whether `id` is `ancestor` or one of its descendants.
-fn is_within(state: &State, id: &str, ancestor: &str) -> bool {
+pub fn is_within(state: &State, id: &str, ancestor: &str) -> bool {
     let mut at = Some(id);
     // Validation refuses cycles of parents; the bound keeps a walk finite all the same.
     for _ in 0..=state.len() {

@@ -25,7 +25,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{SESSION_PREFIX, named_frame};
+use super::{SESSION_PREFIX, named_frame, without_hook_context};
 use crate::spent::jsonl::count;
 use crate::spent::price::PriceList;
 use crate::spent::record::{Call, Records, Session, Tokens};
@@ -105,14 +105,7 @@ pub fn read(file: &Path, lines: &[Value], prices: &PriceList, records: &mut Reco
             .map(|id| last[id])
             .filter(|r| r.get("type").and_then(Value::as_str) == Some("user"))
             .find_map(|r| {
-                let text: String = match r.get("content")? {
-                    Value::String(text) => text.clone(),
-                    Value::Array(parts) => parts
-                        .iter()
-                        .filter_map(|p| p.get("text")?.as_str())
-                        .collect(),
-                    _ => return None,
-                };
+                let text: String = texts(r.get("content")?).concat();
                 named_frame(&text).map(str::to_string)
             })
     });
@@ -189,26 +182,29 @@ fn tokens_of(name: &str, usage: &Map<String, Value>, problems: &mut Vec<String>)
     tokens
 }
 
+/// A message's texts: its content when that is a string, else its text parts.
+fn texts(content: &Value) -> Vec<&str> {
+    match content {
+        Value::String(text) => vec![text],
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text")?.as_str())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The first line of a person's message: its text parts' first non-blank line, after any
 /// context a hook put before it (`<hook_context>…</hook_context>`). Gemini CLI's own opening
 /// message (`<session_context>`) is none.
 fn prompt_line(content: &Value) -> Option<String> {
-    let text: String = match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p.get("text")?.as_str())
-            .find(|t| !t.starts_with("<hook_context>") || t.contains("</hook_context>\n\n"))?
-            .to_string(),
-        _ => return None,
-    };
+    let text = texts(content)
+        .into_iter()
+        .map(without_hook_context)
+        .find(|t| !t.trim().is_empty())?;
     if text.starts_with("<session_context>") {
         return None;
     }
-    let text = match text.split_once("</hook_context>") {
-        Some((before, after)) if before.starts_with("<hook_context>") => after,
-        _ => &text,
-    };
     text.lines()
         .find(|l| !l.trim().is_empty())
         .map(|l| l.trim().to_string())

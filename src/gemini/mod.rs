@@ -33,6 +33,14 @@ pub fn named_frame(text: &str) -> Option<&str> {
         .then_some(id)
 }
 
+/// `text` without the `<hook_context>…</hook_context>` that a hook's SessionStart puts before the
+/// first prompt (and the blank space after it): the prompt as the person wrote it.
+pub fn without_hook_context(text: &str) -> &str {
+    text.strip_prefix("<hook_context>")
+        .and_then(|rest| rest.split_once("</hook_context>"))
+        .map_or(text, |(_, prompt)| prompt.trim_start())
+}
+
 /// The project's folder of Gemini CLI's settings, where install writes ctx's hooks.
 pub const PROJECT_DIR: &str = ".gemini";
 

@@ -17,6 +17,7 @@ use crate::app::agent_calls::CallMeta;
 use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, bracketed, field};
 use crate::conversation::Export;
 use crate::error::{Error, Result};
+use crate::frame::ops;
 use crate::frame::state::Status;
 use crate::gemini::fold;
 use crate::project::Project;
@@ -45,15 +46,8 @@ static GEMINI: Harness = Harness {
 /// A prompt as the person wrote it: without the `<hook_context>…</hook_context>` that another
 /// hook's SessionStart puts before the first one.
 fn at_the_door(fields: &mut Map<String, Value>) {
-    let Some(Value::String(prompt)) = fields.get_mut("prompt") else {
-        return;
-    };
-    if let Some(rest) = prompt
-        .strip_prefix("<hook_context>")
-        .and_then(|p| p.split_once("</hook_context>"))
-        .map(|(_, rest)| rest.trim_start().to_string())
-    {
-        *prompt = rest;
+    if let Some(Value::String(prompt)) = fields.get_mut("prompt") {
+        *prompt = crate::gemini::without_hook_context(prompt).to_string();
     }
 }
 
@@ -74,7 +68,6 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
     match event {
         "BeforeAgent" => {
             end_stale_subagents(hook)?;
-            record_compaction(hook)?;
             let context = hook.session_context(false)?;
             if hook.turns_on()? {
                 hook.turn_start(None)?;
@@ -213,21 +206,10 @@ fn agent_stop(hook: &mut Hook) -> Result<Option<String>> {
 /// from being popped.
 fn end_stale_subagents(hook: &mut Hook) -> Result<()> {
     let state = hook.store.load()?;
-    let in_session = |id: &str| {
-        let mut at = state.frame(id);
-        for _ in 0..=state.len() {
-            let Some(frame) = at else { return false };
-            if frame.id == hook.session {
-                return true;
-            }
-            at = frame.parent().and_then(|p| state.frame(p));
-        }
-        false
-    };
     let stale: Vec<String> = state
         .frames()
         .filter(|f| f.id.starts_with(crate::gemini::AGENT_PREFIX) && !f.status().is_finished())
-        .filter(|f| in_session(f.id))
+        .filter(|f| ops::is_within(&state, f.id, &hook.session))
         .map(|f| f.id.to_string())
         .collect();
     drop(state);
@@ -296,10 +278,11 @@ fn random_hex() -> Result<String> {
 const TAIL: u64 = 4 << 20;
 
 /// The snapshot of the session's last compression, which Gemini CLI writes only into its session
-/// file (a `$set` of the message list, one of whose messages holds the `<state_snapshot>`): looked
-/// for in the file's last 4 MiB at each prompt and turn's end, and recorded on the session's
-/// current frame once. The conversation that held the frame context was replaced, so the next
-/// prompt gets it again.
+/// file (a `$set` of the message list, one of whose messages holds the `<state_snapshot>`), during
+/// the turn that compressed: looked for in the file's last 4 MiB at each turn's end, and recorded
+/// on the session's current frame once (a turn's end that did not come, its process killed, is
+/// made up for by the next: Gemini CLI sets the list again, snapshot first, when it resumes). The
+/// conversation that held the frame context was replaced, so the next prompt gets it again.
 fn record_compaction(hook: &mut Hook) -> Result<()> {
     let Some(path) = hook.field("transcript_path") else {
         return Ok(());
