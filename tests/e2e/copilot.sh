@@ -159,11 +159,12 @@ scenario_compaction() {
   cat >"$work/compaction-1.json" <<EOF
 [{"tools": true, "when": "Start the refunds", "tool_calls": [$(shell_call "echo step-one")], "usage": {"prompt_tokens": 61000}},
  {"tools": true, "when": "Please create a detailed summary", "reply": "<summary>Refunds started; the ledger is next.</summary>"},
- {"tools": true, "when": "step-one", "reply": "Started.", "delay": 3}]
+ {"tools": true, "when": "step-one", "reply": "Started.", "after": "Please create a detailed summary", "delay": 2}]
 EOF
   # Copilot cancels a compaction still running when a -p run ends (its session file says
-  # "outcome":"cancelled"): the slow answer lets it finish, and on a machine too busy for that the
-  # run is made again, at most three times, since what is tested is what ctx does with a summary.
+  # "outcome":"cancelled"): the turn's last answer waits for the compaction's own, then 2 s for Copilot
+  # to apply it; on a machine too busy even for that the run is made again, at most three times,
+  # since what is tested is what ctx does with a summary.
   for attempt in 1 2 3; do
     project=$(new_project "compaction-$attempt")
     SANDBOX=compaction-$attempt run compaction-1 "$project" "$work/compaction-1.json" -- -p "Start the refunds" --trust-folder >/dev/null

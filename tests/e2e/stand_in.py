@@ -23,8 +23,11 @@ fixed reply (--reply, or the wire format's own default). A step:
                               tool calls, in the wire format's own form; the agent runs them and asks again
    "usage": {…},              optional: reported usage, in the wire format's own names (e.g. to make the agent
                               compact); the default is about a token per 4 bytes in and a token per word out
+   "after": "TEXT",           optional: wait to answer until a request with TEXT in its body has been answered
+                              (at most a minute), e.g. a turn's last reply held back until a compaction the agent
+                              runs beside the turn has its summary, however busy the machine
    "delay": 1.5}              optional: seconds to wait before answering (a slow model: lets events that arrive
-                              later find the session still busy)
+                              later find the session still busy); counted after "after"
 Every step used is logged to DIR/NNNN.step.json beside the request it answered.
 
 --strict (MOCK_STRICT=1 for the sandbox scripts) refuses, as the real APIs do, a request whose tool calls and
@@ -105,6 +108,9 @@ def serve(wire):
     used = [False] * len(steps)
     counter = {"n": 0}
     lock = threading.Lock()
+    # The bodies of the requests answered so far, for steps that wait on one ("after").
+    answered = []
+    answered_changed = threading.Condition(lock)
 
     def take_step(body, offers_tools):
         with lock:
@@ -193,8 +199,14 @@ def serve(wire):
             if step:
                 with open(prefix + ".step.json", "w") as f:
                     json.dump(step, f)
+                if "after" in step:
+                    with answered_changed:
+                        answered_changed.wait_for(lambda: any(step["after"] in b for b in answered), timeout=60)
                 time.sleep(float(step.get("delay") or 0))
             wire.answer(self, n, req, raw, step, reply_of(step, wire.default_reply(body, args)))
+            with answered_changed:
+                answered.append(body)
+                answered_changed.notify_all()
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     threading.Timer(args.max_seconds, server.shutdown).start()
