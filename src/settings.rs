@@ -274,6 +274,17 @@ pub const GEMINI_FOLD: Def = Def {
             session file), so that --resume sends each popped frame as its summary",
 };
 
+pub const COPILOT_FOLD: Def = Def {
+    key: "copilot.fold",
+    env: "CTX_COPILOT_FOLD",
+    kind: Kind::Choice(&["on", "off"]),
+    default: "\"on\"",
+    fallback_env: None,
+    swarm_key: None,
+    about: "whether a GitHub Copilot CLI session is folded when it ends (a compaction appended to \
+            its events.jsonl), so that --resume sends each popped frame as its summary",
+};
+
 pub const OPENCODE_FOLD_USER_MESSAGES: Def = Def {
     key: "opencode.fold_user_messages",
     env: "CTX_OPENCODE_FOLD_USER_MESSAGES",
@@ -407,6 +418,7 @@ pub const ALL: &[&Def] = &[
     &CODEX_FOLD,
     &QWEN_FOLD,
     &GEMINI_FOLD,
+    &COPILOT_FOLD,
     &PI_TOOLS,
     &PI_FOLD,
     &PI_FOLD_USER_MESSAGES,

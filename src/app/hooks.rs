@@ -305,6 +305,22 @@ pub fn random_bytes<const N: usize>() -> Result<[u8; N]> {
     Ok(bytes)
 }
 
+/// A random UUID (version 4), as Qwen Code names its records and Copilot its events.
+pub fn new_uuid() -> Result<String> {
+    let mut bytes: [u8; 16] = random_bytes()?;
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    ))
+}
+
 /// One hook call: the event's fields, the project, the clock.
 pub struct Hook<'a> {
     pub harness: &'static Harness,
@@ -744,13 +760,14 @@ impl<'a> Hook<'a> {
 
     /// A turn's end, for an agent that reads a fold as a record of its own (Qwen Code's
     /// `chat_compression`): when the agent's fold `setting` is on, `fold` makes that record of
-    /// the session file (`transcript_path`, below the agent's `folder`), given what the state
+    /// the session file at `path` (below the agent's `folder`), given what the state
     /// knows of the frames, as for [`Hook::fold_at_end`]; the folded frames' logs are written
     /// from their spans, then the record is appended to the file, which keeps every line it had.
-    /// Each frame left unfolded is a line of the hook log.
+    /// Each frame left unfolded is a line of the hook log. True when a record was appended.
     pub fn fold_by_appending(
         &mut self,
         setting: &crate::settings::Def,
+        path: &Path,
         noun: &str,
         folder: Option<PathBuf>,
         folder_name: &str,
@@ -759,16 +776,12 @@ impl<'a> Hook<'a> {
             &dyn Fn(&str) -> Option<String>,
             &dyn Fn(&str) -> Option<Finished>,
         ) -> std::result::Result<Appending, String>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let config = self.ctx.project.config()?;
         let on = crate::settings::resolve(config, setting, None, None)?;
         if on.text() != "on" {
-            return Ok(());
+            return Ok(false);
         }
-        let Some(path) = self.field("transcript_path") else {
-            return Ok(());
-        };
-        let path = Path::new(path);
         let refuse =
             |why: String| Error::failure(format!("{noun} {} left as it is: {why}", path.display()));
         let inside = |p: &Path| {
@@ -826,7 +839,7 @@ impl<'a> Hook<'a> {
                             .iter()
                             .map(|why| format!("{noun} {}: {why}", path.display())),
                     );
-                    return appended.map_err(refuse);
+                    return appended.map(|()| appending.line.is_some()).map_err(refuse);
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! What ctx knows of GitHub Copilot CLI (`@github/copilot`, 1.0.102 observed): where it keeps its
-//! files, its session ids as frame ids, the hooks file ctx installs (`hooks`), and its records of
-//! model calls (`cost`).
+//! files, its session ids as frame ids, the hooks file ctx installs (`hooks`), its records of
+//! model calls (`cost`), and how a session is folded for `--resume` (`fold`).
 //!
 //! Frames: a session is `cp_<session id>` and a subagent `cp_<agent id>` (both UUIDs), the ids
 //! Copilot's hooks give. The main agent's shell holds the session's id as
@@ -9,6 +9,7 @@
 //! told its frame's id in words, in the text subagentStart adds to its prompt.
 
 pub mod cost;
+pub mod fold;
 pub mod hooks;
 
 use std::path::PathBuf;

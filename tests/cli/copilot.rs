@@ -386,6 +386,210 @@ fn a_compactions_summary_from_the_session_file_is_recorded_once_and_the_context_
     );
 }
 
+/// A finished shell call as Copilot writes it: the model's message with the call, then its result
+/// (what the command printed, and the line Copilot ends a finished command's output with).
+fn shell_call(id: &str, command: &str, printed: &str) -> [(&'static str, Value); 2] {
+    [
+        (
+            "assistant.message",
+            json!({"content": "", "model": "gpt-4.1", "toolRequests": [{"toolCallId": id,
+                "name": "bash", "arguments": {"command": command, "description": "run"}}]}),
+        ),
+        (
+            "tool.execution_complete",
+            json!({"toolCallId": id, "success": true, "result": {"content":
+                format!("{printed}\n<shellId: 0 completed with exit code 0>")}}),
+        ),
+    ]
+}
+
+#[test]
+fn session_end_appends_a_compaction_of_the_conversation_with_the_popped_frame_folded() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "userPromptSubmitted",
+        &event(json!({ "prompt": "Refunds" })),
+    );
+    let pushed = env.ok(&[
+        "frame",
+        "push",
+        "--session",
+        FRAME,
+        "--",
+        "List the refunds",
+    ]);
+    let pushed = pushed.trim();
+    env.ok(&[
+        "frame",
+        "pop",
+        "--session",
+        FRAME,
+        "--summary",
+        "Listed: 12 pending",
+    ]);
+    let mut events = vec![("user.message", json!({"content": "Refunds"}))];
+    events.extend(shell_call(
+        "call_1",
+        &format!("ctx frame push --session {FRAME} -- 'List the refunds'"),
+        pushed,
+    ));
+    events.extend(shell_call("call_2", "printf BULKY_OUTPUT", "BULKY_OUTPUT"));
+    // A subagent's events are its own conversation's, not the main agent's.
+    let mut subagent = shell_call("call_9", "printf SUBAGENT_OUTPUT", "SUBAGENT_OUTPUT");
+    for (_, data) in &mut subagent {
+        data["parentToolCallId"] = json!("call_x");
+    }
+    events.extend(shell_call(
+        "call_3",
+        &format!("ctx frame pop --session {FRAME} --summary 'Listed: 12 pending'"),
+        FRAME,
+    ));
+    events.push((
+        "assistant.message",
+        json!({"content": "Listed them.", "model": "gpt-4.1", "toolRequests": []}),
+    ));
+    events.push((
+        "hook.start",
+        json!({"hookType": "sessionEnd", "input": {"sessionId": SESSION}}),
+    ));
+    let mut text = session_file(&events);
+    for (kind, data) in &subagent {
+        text.push_str(
+            &json!({"type": kind, "data": data, "id": "s", "agentId": AGENT}).to_string(),
+        );
+        text.push('\n');
+    }
+    let dir = env.home.join(".copilot/session-state").join(SESSION);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("events.jsonl");
+    std::fs::write(&file, &text).unwrap();
+    let end = event(json!({ "reason": "complete" }));
+    assert_eq!(hook(&env, "sessionEnd", &end), "");
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert!(after.starts_with(&text), "every line Copilot wrote stays");
+    let appended: Vec<Value> = after[text.len()..]
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(appended.len(), 2, "{appended:?}");
+    assert_eq!(appended[0]["type"], "session.compaction_start");
+    assert_eq!(appended[0]["data"]["model"], "gpt-4.1");
+    assert_eq!(appended[1]["type"], "session.compaction_complete");
+    assert_eq!(appended[1]["parentId"], appended[0]["id"]);
+    let data = &appended[1]["data"];
+    assert_eq!(data["success"], true);
+    assert_eq!(data["outcome"], "applied");
+    assert_eq!(
+        data["compactionAttemptId"],
+        appended[0]["data"]["compactionAttemptId"]
+    );
+    let summary = data["summaryContent"].as_str().unwrap();
+    assert!(!summary.contains("BULKY_OUTPUT"), "{summary}");
+    assert!(!summary.contains("SUBAGENT_OUTPUT"), "{summary}");
+    assert!(
+        summary.contains(&format!(
+            "Frame {pushed} (List the refunds) completed, folded"
+        )),
+        "{summary}"
+    );
+    for kept in [
+        "<user_message>\nRefunds\n</user_message>",
+        "<assistant_message>\nListed them.\n</assistant_message>",
+    ] {
+        assert!(summary.contains(kept), "{kept} in {summary}");
+    }
+    // What the fold took out is in the frame's log, where its entry sends the model.
+    let log = env.read(&format!(".opencode/flame/logs/frame-{pushed}.md"));
+    assert!(log.contains("BULKY_OUTPUT"), "{log}");
+    // A resumed conversation holds the person's messages as typed, without the frame context:
+    // the next prompt gets it again.
+    let context = context_of(&hook(
+        &env,
+        "userPromptSubmitted",
+        &event(json!({ "prompt": "Next" })),
+    ));
+    assert!(context.contains("<flame-context"), "{context}");
+    // ctx's own compaction is no summary of Copilot's to record on the frame.
+    assert_eq!(frame_json(&env, FRAME)["frame"]["summary"], Value::Null);
+    // Nothing new to fold: a second end appends nothing.
+    assert_eq!(hook(&env, "sessionEnd", &end), "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    // copilot.fold = off: nothing appended.
+    std::fs::write(&file, &text).unwrap();
+    env.write(".opencode/ctx.toml", "[copilot]\nfold = \"off\"\n");
+    assert_eq!(hook(&env, "sessionEnd", &end), "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
+#[test]
+fn a_session_the_fold_cannot_rebuild_is_left_as_it_is_and_logged() {
+    let env = TestEnv::new();
+    hook(
+        &env,
+        "userPromptSubmitted",
+        &event(json!({ "prompt": "Refunds" })),
+    );
+    let pushed = env.ok(&["frame", "push", "--session", FRAME, "--", "Ledger"]);
+    env.ok(&["frame", "pop", "--session", FRAME, "--summary", "Done"]);
+    let mut popped = vec![("user.message", json!({"content": "Refunds"}))];
+    popped.extend(shell_call(
+        "call_1",
+        &format!("ctx frame push --session {FRAME} -- 'Ledger'"),
+        pushed.trim(),
+    ));
+    popped.extend(shell_call(
+        "call_2",
+        &format!("ctx frame pop --session {FRAME} --summary 'Done'"),
+        FRAME,
+    ));
+    let dir = env.home.join(".copilot/session-state").join(SESSION);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("events.jsonl");
+    let end = event(json!({ "reason": "complete" }));
+    let with = |problem: (&'static str, Value)| {
+        let mut events = popped.clone();
+        events.push(problem);
+        events.push((
+            "hook.start",
+            json!({"hookType": "sessionEnd", "input": {"sessionId": SESSION}}),
+        ));
+        session_file(&events)
+    };
+    let cases = [
+        (
+            with((
+                "session.truncation",
+                json!({"messagesRemovedDuringTruncation": 3}),
+            )),
+            "Copilot cut its history (session.truncation)",
+        ),
+        (
+            with((
+                "session.compaction_start",
+                json!({"compactionAttemptId": "a1", "trigger": "threshold"}),
+            )),
+            "a compaction Copilot runs is not finished",
+        ),
+        (
+            "{\"type\":\"user.message\"\n".to_string(),
+            "line 1 is not a JSON object",
+        ),
+    ];
+    for (text, why) in cases {
+        std::fs::write(&file, &text).unwrap();
+        assert_eq!(hook(&env, "sessionEnd", &end), "");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+        let lines = hook_log_lines(&env.path(".opencode/flame/copilot-hooks.log"));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("left as it is") && l.contains(why)),
+            "{why}: {lines:?}"
+        );
+    }
+}
+
 #[test]
 fn a_shell_without_the_session_variable_is_refused() {
     let env = TestEnv::new();

@@ -153,6 +153,39 @@ for key, agent in [(session, "main"), (sub, sub[3:])]:
 PY
 }
 
+scenario_resume() {
+  echo "scenario resume: a frame pushed and popped in the shell is sent folded by the next --resume, the person's messages and the model's texts kept; the session file keeps every line"
+  local project session file requests
+  project=$(new_project resume)
+  cat >"$work/resume-1.json" <<EOF
+[{"tools": true, "when": "Start the refunds", "tool_calls": [$(shell_call "ctx frame push $session_arg -- 'Check the ledger' && echo pushed")]},
+ {"tools": true, "when": "pushed", "tool_calls": [$(shell_call "echo BULKY_LEDGER_OUTPUT")]},
+ {"tools": true, "when": "BULKY_LEDGER_OUTPUT", "tool_calls": [$(shell_call "ctx frame pop $session_arg --summary 'Ledger checked: 3 refunds' && echo popped")]},
+ {"tools": true, "when": "popped", "reply": "Refunds started."}]
+EOF
+  SANDBOX=resume run resume-1 "$project" "$work/resume-1.json" -- -p "Start the refunds" --trust-folder >/dev/null
+  session=$(root_id "$project")
+  file=$work/sandbox-resume/home/.copilot/session-state/${session#cp_}/events.jsonl
+  python3 - "$file" <<'PY' || fail "resume: the session file's lines or its fold: $(cat "$project/.opencode/flame/copilot-hooks.log" 2>/dev/null)"
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert any("BULKY_LEDGER_OUTPUT" in json.dumps(e) for e in events if e["type"] == "tool.execution_complete"), "Copilot's own events are kept"
+done = [e for e in events if e["type"] == "session.compaction_complete"]
+assert len(done) == 1, "one compaction appended"
+summary = done[0]["data"]["summaryContent"]
+assert "BULKY_LEDGER_OUTPUT" not in summary and "Ledger checked: 3 refunds" in summary, summary
+assert "Start the refunds" in summary and "Refunds started." in summary, summary
+PY
+  echo '[{"tools": true, "when": "Next step", "reply": "Next."}]' >"$work/resume-2.json"
+  requests=$(COPILOT_ALLOW_ALL=true SANDBOX=resume run resume-2 "$project" "$work/resume-2.json" -- "--resume=${session#cp_}" -p "Next step")
+  check "$requests" "resume" "
+r = first(lambda r: 'Next step' in r['texts'], 'the resumed request')
+need('BULKY_LEDGER_OUTPUT' not in r['all'], 'the popped frame\'s outputs folded out')
+need('Ledger checked: 3 refunds' in r['all'], 'its summary in their place')
+need('Start the refunds' in r['texts'] and 'Refunds started.' in r['texts'], 'the person\'s message and the answer kept')
+"
+}
+
 scenario_compaction() {
   echo "scenario compaction: the summary of a compaction Copilot ran beside the turn is recorded on the current frame, and the next prompt, at --resume, gets the frame context again; budget spent counts the compaction's call"
   local project requests session attempt
@@ -234,7 +267,7 @@ scenario_broken_state() {
   grep -q "state.json" "$project/.opencode/flame/copilot-hooks.log" || fail "broken_state: nothing logged"
 }
 
-scenarios=(settings trust context push_pop subagent compaction auto_turns without_ctx broken_state)
+scenarios=(settings trust context push_pop subagent resume compaction auto_turns without_ctx broken_state)
 for scenario in "${@:-${scenarios[@]}}"; do
   "scenario_$scenario"
 done

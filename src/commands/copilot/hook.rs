@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::app::hooks::{self, Harness, Hook, field};
+use crate::app::hooks::{self, Appending, Harness, Hook, field};
+use crate::copilot::fold;
 use crate::error::Result;
 use crate::project::Project;
 
@@ -121,8 +122,11 @@ fn answer(hook: &mut Hook, event: &str) -> Result<Option<String>> {
             }
             Ok(None)
         }
-        "sessionEnd" if !in_subagent && hook.turns_on()? => {
-            hook.turns_end()?;
+        "sessionEnd" if !in_subagent => {
+            if hook.turns_on()? {
+                hook.turns_end()?;
+            }
+            fold_for_resume(hook)?;
             Ok(None)
         }
         // An event ctx does not hook, or a newer Copilot's: nothing to do.
@@ -217,7 +221,8 @@ fn record_compaction(hook: &mut Hook, tail: &str) -> Result<()> {
     Ok(())
 }
 
-/// The id and summary of the last compaction Copilot applied to the main conversation.
+/// The id and summary of the last compaction Copilot applied to the main conversation (ctx's own
+/// fold is none of them).
 fn last_compaction(tail: &str) -> Option<(String, String)> {
     tail.lines().rev().find_map(|line| {
         if !line.contains("\"session.compaction_complete\"") {
@@ -229,7 +234,8 @@ fn last_compaction(tail: &str) -> Option<(String, String)> {
             data.get("success") == Some(&Value::Bool(true)) && event.get("agentId").is_none();
         let summary = data.get("summaryContent")?.as_str()?.trim();
         let id = event.get("id")?.as_str()?;
-        (applied && !summary.is_empty()).then(|| (id.to_string(), summary.to_string()))
+        let ours = summary.starts_with(fold::SUMMARY_START);
+        (applied && !ours && !summary.is_empty()).then(|| (id.to_string(), summary.to_string()))
     })
 }
 
@@ -289,4 +295,63 @@ fn written_answer(tail: &str) -> Option<Option<String>> {
     }
     // A turn longer than the tail read: its prompt is further up.
     stopped.then_some(answer)
+}
+
+/// sessionEnd: appends a compaction to the session file (`crate::copilot::fold`) whose summary is
+/// the conversation with each frame the model pushed and popped in its shell folded, so that the
+/// next process that resumes the session sends that. The resumed conversation keeps the person's
+/// messages as typed, without the frame context hooks added, so the next prompt gets it again.
+fn fold_for_resume(hook: &mut Hook) -> Result<()> {
+    let Some(path) = session_file(hook) else {
+        return Ok(());
+    };
+    wait_for_session_end(&path);
+    let now = crate::time::rfc3339_ms(hook.ctx.now);
+    let (start_id, complete_id, attempt_id) =
+        (hooks::new_uuid()?, hooks::new_uuid()?, hooks::new_uuid()?);
+    let stamp = fold::Stamp {
+        start_id: &start_id,
+        complete_id: &complete_id,
+        attempt_id: &attempt_id,
+        now: &now,
+    };
+    let title = format!("GitHub Copilot CLI session file {}", path.display());
+    let folded = hook.fold_by_appending(
+        &crate::settings::COPILOT_FOLD,
+        &path,
+        "session file",
+        crate::copilot::sessions_dir(),
+        "Copilot's session-state folder",
+        |text, goal_of, finished| {
+            let folded = fold::fold(text, &stamp, goal_of, finished)?;
+            Ok(Appending::of_contents(
+                folded.lines,
+                folded.refused,
+                &folded.spans,
+                &title,
+                "GitHub Copilot CLI",
+            ))
+        },
+    )?;
+    if folded {
+        hook.forget_context()?;
+    }
+    Ok(())
+}
+
+/// Waits until the session file at `path` holds the `hook.start` of this sessionEnd, which
+/// Copilot writes after the session's last messages: it writes its file in batches, and a
+/// compaction appended before them would leave them after it. At most two seconds.
+fn wait_for_session_end(path: &Path) {
+    for _ in 0..100 {
+        let ended = read_tail(path).is_some_and(|tail| {
+            tail.lines().rev().any(|line| {
+                line.contains("\"hook.start\"") && line.contains("\"hookType\":\"sessionEnd\"")
+            })
+        });
+        if ended {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }

@@ -11,6 +11,8 @@
 //! tool events carry its session's id, and nothing says which call runs it. Every text a hook
 //! adds has its `<` and `>` escaped; a tool input it gives is not.
 
+use std::path::PathBuf;
+
 use serde_json::{Map, Value};
 
 use crate::app::agent_calls::CallMeta;
@@ -246,12 +248,13 @@ fn llm_text(response: &Value) -> Option<String> {
 /// the model pushed and popped in its shell as its summary and log path, and each tool result
 /// once.
 fn fold_for_resume(hook: &mut Hook) -> Result<()> {
-    let title = format!(
-        "Gemini CLI session file {}",
-        hook.field("transcript_path").unwrap_or("(none)")
-    );
+    let Some(path) = hook.field("transcript_path").map(PathBuf::from) else {
+        return Ok(());
+    };
+    let title = format!("Gemini CLI session file {}", path.display());
     hook.fold_by_appending(
         &crate::settings::GEMINI_FOLD,
+        &path,
         "session file",
         crate::gemini::sessions_dir(),
         "Gemini CLI's sessions folder",
@@ -265,7 +268,8 @@ fn fold_for_resume(hook: &mut Hook) -> Result<()> {
                 "Gemini CLI",
             ))
         },
-    )
+    )?;
+    Ok(())
 }
 
 /// Sixteen random hex digits: a subagent's frame's own part, since Gemini CLI names none.

@@ -170,20 +170,18 @@ fn subagent_stop(hook: &mut Hook) -> Result<Option<String>> {
 /// its shell as its summary and log path. Qwen Code has no session end in `-p` runs, and reads
 /// the record only when a process resumes the session, so every turn's end folds what is new.
 fn fold_for_continue(hook: &mut Hook) -> Result<()> {
-    if let (Some(path), Some(answer)) = (
-        hook.field("transcript_path"),
-        hook.field("last_assistant_message"),
-    ) {
-        wait_for_answer(Path::new(path), answer);
+    let Some(path) = hook.field("transcript_path").map(PathBuf::from) else {
+        return Ok(());
+    };
+    if let Some(answer) = hook.field("last_assistant_message") {
+        wait_for_answer(&path, answer);
     }
     let now = crate::time::rfc3339_ms(hook.ctx.now);
-    let uuid = new_uuid()?;
-    let title = format!(
-        "Qwen Code session file {}",
-        hook.field("transcript_path").unwrap_or("(none)")
-    );
+    let uuid = hooks::new_uuid()?;
+    let title = format!("Qwen Code session file {}", path.display());
     hook.fold_by_appending(
         &crate::settings::QWEN_FOLD,
+        &path,
         "session file",
         crate::qwen::runtime_dir().map(|dir| dir.join("projects")),
         "Qwen Code's projects folder",
@@ -197,23 +195,8 @@ fn fold_for_continue(hook: &mut Hook) -> Result<()> {
                 "Qwen Code",
             ))
         },
-    )
-}
-
-/// A random UUID (version 4), as Qwen Code names its records.
-fn new_uuid() -> Result<String> {
-    let mut bytes: [u8; 16] = hooks::random_bytes()?;
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    ))
+    )?;
+    Ok(())
 }
 
 /// Waits until the session file at `path` ends with the turn's `answer`: Qwen Code writes its

@@ -1,0 +1,530 @@
+//! Folding a GitHub Copilot CLI session for `--resume`: each frame the model pushed and popped
+//! through its shell (`ctx frame push --session "cp_…"` … `ctx frame pop …`) becomes its pop
+//! call and a result holding the frame's folded text ([`contents_fold`]), written as a compaction
+//! Copilot itself reads: a `session.compaction_start` and a `session.compaction_complete` event
+//! appended to the session's `events.jsonl`. Pure: text in, the two lines out.
+//!
+//! How Copilot 1.0.102 reads a compaction when it resumes a session (observed: events appended
+//! by hand, then `--resume` against the strict stand-in): every message of the conversation
+//! before the compaction's start goes; in its place comes one user message that lists the
+//! person's messages of the whole session word for word (`<user_message>`) and then the
+//! compaction's `summaryContent` (`<summary>`); the messages written after the start stay. The
+//! counts the events give (`messagesRemoved`, `preCompactionMessagesLength`) change nothing. A
+//! later compaction's summary takes the place of an earlier one.
+//!
+//! So the fold appends a compaction whose summary is the conversation itself, as text, with the
+//! finished frames folded: the person's messages, the model's texts, its tool calls and their
+//! results, in order, and the summary of any earlier compaction first. Calls and results become
+//! text inside one message, which no API pairs, so no request can be refused for them. Every line
+//! Copilot wrote stays in the file.
+
+use serde_json::{Map, Value, json};
+
+use crate::hooks::contents_fold::{self, Shell};
+use crate::hooks::frame_calls::Finished;
+
+/// Copilot's shell tool, and how its results read.
+const SHELL: Shell = Shell {
+    tool: "bash",
+    exit_and_output,
+};
+
+/// How the summary of ctx's fold begins: what it is, for the model; and how ctx tells its own
+/// compaction from one Copilot made, whose summary it records on the frame.
+pub const SUMMARY_START: &str = "[ctx] The conversation so far, folded by ctx";
+
+/// Events that cut Copilot's history in ways the fold does not rebuild: a session holding one is
+/// left as it is.
+const CUTS: &[&str] = &["session.truncation", "session.snapshot_rewind"];
+
+/// What a fold of a session file made: the two events to append (JSON lines, each ending in a
+/// newline) when a frame folded, the frames folded, why each frame left unfolded is, and each
+/// folded frame's span as it was, for its log.
+#[derive(Debug, Default)]
+pub struct Fold {
+    pub lines: Option<String>,
+    pub frames: Vec<String>,
+    pub refused: Vec<String>,
+    pub spans: Vec<(String, Vec<Value>)>,
+}
+
+/// The names and time of the events a fold appends: the two events' ids and the compaction's
+/// (UUIDs, as Copilot's own), and `now` (RFC 3339).
+pub struct Stamp<'a> {
+    pub start_id: &'a str,
+    pub complete_id: &'a str,
+    pub attempt_id: &'a str,
+    pub now: &'a str,
+}
+
+/// The session file `text` folded, as a compaction to append. An error says why the session is
+/// left as it is.
+pub fn fold(
+    text: &str,
+    stamp: &Stamp<'_>,
+    goal_of: &dyn Fn(&str) -> Option<String>,
+    finished: &dyn Fn(&str) -> Option<Finished>,
+) -> Result<Fold, String> {
+    let events = events(text)?;
+    let (history, unsure) = history(&events);
+    let folded = contents_fold::fold_history(&history, &SHELL, goal_of, finished);
+    if folded.frames.is_empty() {
+        return Ok(Fold {
+            refused: folded.refused,
+            ..Fold::default()
+        });
+    }
+    if let Some(why) = unsure {
+        return Err(why);
+    }
+    let Some(last) = events.last() else {
+        return Ok(Fold::default());
+    };
+    // The model the session ran with, which Copilot's own compaction events name.
+    let model = events.iter().rev().find_map(|e| {
+        (e.get("type")? == "assistant.message" && e.get("agentId").is_none())
+            .then(|| e.get("data")?.get("model")?.as_str())
+            .flatten()
+    });
+    let mut start = json!({
+        "compactionAttemptId": stamp.attempt_id,
+        "trigger": "manual",
+    });
+    if let Some(model) = model {
+        start["model"] = json!(model);
+    }
+    let start = json!({
+        "type": "session.compaction_start",
+        "data": start,
+        "id": stamp.start_id,
+        "timestamp": stamp.now,
+        "parentId": last.get("id").cloned().unwrap_or(Value::Null),
+    });
+    let complete = json!({
+        "type": "session.compaction_complete",
+        "data": {
+            "success": true,
+            "outcome": "applied",
+            "compactionAttemptId": stamp.attempt_id,
+            // The system prompt and the history; all of the history goes.
+            "preCompactionMessagesLength": history.len() + 1,
+            "messagesRemoved": history.len(),
+            "summaryContent": summary(&folded.history),
+            "trigger": "manual",
+        },
+        "id": stamp.complete_id,
+        "timestamp": stamp.now,
+        "parentId": stamp.start_id,
+    });
+    Ok(Fold {
+        lines: Some(format!("{start}\n{complete}\n")),
+        frames: folded.frames,
+        refused: folded.refused,
+        spans: folded.spans,
+    })
+}
+
+/// The session file's events, in order.
+fn events(text: &str) -> Result<Vec<Map<String, Value>>, String> {
+    let mut events = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(event)) => events.push(event),
+            _ => return Err(format!("line {} is not a JSON object", n + 1)),
+        }
+    }
+    Ok(events)
+}
+
+/// The main agent's conversation as Copilot rebuilds it on resume, as Gemini-style contents: a
+/// person's message (its text as typed, without what hooks added) a user content, the model's
+/// message a model content of its text and calls, each call's result a user content of its own,
+/// and an applied compaction's summary (a user content marked `summary`) in place of what came
+/// before the compaction started. A subagent's events (`agentId`) are not the main agent's. With
+/// it, why a compaction appended now could be read otherwise than the fold means: Copilot cut
+/// its history in a way this does not rebuild, or a compaction it runs is not finished (its
+/// summary, written later, would take the place of the fold's).
+fn history(events: &[Map<String, Value>]) -> (Vec<Value>, Option<String>) {
+    let mut history: Vec<Value> = Vec::new();
+    // Each compaction that started: its id, and the length of the history then.
+    let mut started: Vec<(String, usize)> = Vec::new();
+    let mut cut = None;
+    for event in events.iter().filter(|e| e.get("agentId").is_none()) {
+        let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
+        let data = event.get("data").unwrap_or(&Value::Null);
+        let text = |key: &str| data.get(key).and_then(Value::as_str);
+        match kind {
+            _ if CUTS.contains(&kind) => {
+                cut = Some(format!("Copilot cut its history ({kind})"));
+            }
+            "user.message" => {
+                history.push(
+                    json!({ "role": "user", "parts": [{ "text": text("content").unwrap_or("") }] }),
+                );
+            }
+            "assistant.message" => {
+                let mut parts = Vec::new();
+                if let Some(said) = text("content").filter(|t| !t.trim().is_empty()) {
+                    parts.push(json!({ "text": said }));
+                }
+                for call in data
+                    .get("toolRequests")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    parts.push(json!({ "functionCall": {
+                        "id": call.get("toolCallId"),
+                        "name": call.get("name"),
+                        "args": call.get("arguments").cloned().unwrap_or(json!({})),
+                    }}));
+                }
+                if !parts.is_empty() {
+                    history.push(json!({ "role": "model", "parts": parts }));
+                }
+            }
+            "tool.execution_complete" => {
+                let output = data
+                    .pointer("/result/content")
+                    .or_else(|| data.pointer("/error/message"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                history.push(json!({ "role": "user", "parts": [{ "functionResponse": {
+                    "id": data.get("toolCallId"),
+                    "response": { "output": output },
+                }}]}));
+            }
+            // A compaction an earlier process started and never ended will not end.
+            "session.resume" | "session.shutdown" => started.clear(),
+            "session.compaction_start" => {
+                let id = text("compactionAttemptId").unwrap_or("").to_string();
+                started.push((id, history.len()));
+            }
+            "session.compaction_complete" => {
+                let id = text("compactionAttemptId").unwrap_or("");
+                let at = started.iter().rposition(|(started, _)| started == id);
+                let from = at.map(|n| started.remove(n).1);
+                let applied = data.get("success") == Some(&Value::Bool(true))
+                    && text("outcome").is_none_or(|o| o == "applied");
+                if let (true, Some(summary)) = (applied, text("summaryContent")) {
+                    let kept = history.split_off(from.unwrap_or(history.len()).min(history.len()));
+                    history = vec![
+                        json!({ "role": "user", "parts": [{ "text": summary, "summary": true }] }),
+                    ];
+                    history.extend(kept);
+                }
+            }
+            _ => {}
+        }
+    }
+    let running = (!started.is_empty()).then(|| "a compaction Copilot runs is not finished".into());
+    (history, cut.or(running))
+}
+
+/// The summary ctx's compaction gives: `history`, folded, as text, each message in a tag of its
+/// kind.
+fn summary(history: &[Value]) -> String {
+    let mut out = format!(
+        "{SUMMARY_START} for this resumed session: every message word for word, in order, but \
+         for each frame pushed and popped through `ctx frame`, whose messages are in its log and \
+         which is here its pop and the frame's summary.\n"
+    );
+    for content in history {
+        let model = content.get("role").and_then(Value::as_str) == Some("model");
+        for part in content
+            .get("parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(text) = part.get("text").and_then(Value::as_str) {
+                let tag = match (model, part.get("summary").is_some()) {
+                    (true, _) => "assistant_message",
+                    (false, true) => "earlier_summary",
+                    (false, false) => "user_message",
+                };
+                out.push_str(&format!("\n<{tag}>\n{text}\n</{tag}>\n"));
+            } else if let Some(call) = part.get("functionCall") {
+                let text = |key: &str| call.get(key).and_then(Value::as_str).unwrap_or("");
+                let args = call.get("args").map(Value::to_string).unwrap_or_default();
+                out.push_str(&format!(
+                    "\n<tool_call id=\"{}\" name=\"{}\">\n{args}\n</tool_call>\n",
+                    text("id"),
+                    text("name")
+                ));
+            } else if let Some(result) = part.get("functionResponse") {
+                let id = result.get("id").and_then(Value::as_str).unwrap_or("");
+                let output = result
+                    .pointer("/response/output")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                out.push_str(&format!(
+                    "\n<tool_result id=\"{id}\">\n{output}\n</tool_result>\n"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A shell result's exit code and what the command printed: Copilot ends a finished command's
+/// output with a line `<shellId: N completed with exit code C>` (`<detached command with
+/// shellId: …>` for one it let run on); `None` when the result has no such line (one a fold
+/// already replaced, or a command still running).
+fn exit_and_output(output: &str) -> Option<(i64, String)> {
+    let output = output.trim_end();
+    let (printed, last) = output.rsplit_once('\n').unwrap_or(("", output));
+    let line = last.trim_end().strip_prefix('<')?.strip_suffix('>')?;
+    let line = line.strip_prefix("detached command with ").unwrap_or(line);
+    let (_, code) = line
+        .strip_prefix("shellId: ")?
+        .split_once(" completed with exit code ")?;
+    Some((code.parse().ok()?, printed.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FRAME: &str = "cp_s1";
+    const STAMP: Stamp<'static> = Stamp {
+        start_id: "start",
+        complete_id: "complete",
+        attempt_id: "attempt",
+        now: "2026-11-29T10:00:00.000Z",
+    };
+
+    /// Events as Copilot writes them, chained by `parentId`.
+    fn file(events: &[(&str, Value)]) -> String {
+        let mut text = String::new();
+        for (n, (kind, data)) in events.iter().enumerate() {
+            let mut event = json!({"type": kind, "data": data, "id": format!("e{n}"),
+                "timestamp": "t", "parentId": if n == 0 { json!(null) } else { json!(format!("e{}", n - 1)) }});
+            if data.get("agent").is_some() {
+                event["agentId"] = json!("a1");
+            }
+            text.push_str(&format!("{event}\n"));
+        }
+        text
+    }
+
+    fn user(text: &str) -> (&'static str, Value) {
+        (
+            "user.message",
+            json!({"content": text, "transformedContent": format!("{text} <hook context>")}),
+        )
+    }
+
+    fn said(text: &str) -> (&'static str, Value) {
+        (
+            "assistant.message",
+            json!({"content": text, "model": "m1", "toolRequests": []}),
+        )
+    }
+
+    fn shell(id: &str, command: &str, printed: &str) -> [(&'static str, Value); 2] {
+        [
+            (
+                "assistant.message",
+                json!({"content": "", "model": "m1",
+                "toolRequests": [{"toolCallId": id, "name": "bash", "arguments": {"command": command}}]}),
+            ),
+            (
+                "tool.execution_complete",
+                json!({"toolCallId": id, "success": true,
+                "result": {"content": format!("{printed}\n<shellId: 0 completed with exit code 0>")}}),
+            ),
+        ]
+    }
+
+    fn goal_of(id: &str) -> Option<String> {
+        (id == "fr_a").then(|| "Ledger".to_string())
+    }
+
+    fn finished(id: &str) -> Option<Finished> {
+        (id == "fr_a").then(|| Finished {
+            parent: Some(FRAME.to_string()),
+            text: "[ctx] Frame fr_a (Ledger) completed, folded".to_string(),
+        })
+    }
+
+    /// A session that pushes and pops frame fr_a around a bulky output, after `before`.
+    fn popped_after(before: &[(&'static str, Value)]) -> String {
+        let mut events = before.to_vec();
+        events.push(user("Start the refunds"));
+        events.extend(shell(
+            "c1",
+            &format!("ctx frame push --session {FRAME} -- 'Ledger'"),
+            "fr_a",
+        ));
+        events.extend(shell("c2", "cat ledger", "BULKY"));
+        events.extend(shell(
+            "c3",
+            &format!("ctx frame pop --session {FRAME} --summary ok"),
+            FRAME,
+        ));
+        events.push(said("Refunds started."));
+        file(&events)
+    }
+
+    fn summary_of(fold: &Fold) -> String {
+        let lines: Vec<Value> = fold
+            .lines
+            .as_deref()
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        lines[1]["data"]["summaryContent"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn a_popped_frame_is_its_pop_and_summary_and_the_rest_stays_word_for_word_in_order() {
+        let fold = fold(&popped_after(&[]), &STAMP, &goal_of, &finished).unwrap();
+        assert_eq!(fold.frames, ["fr_a"]);
+        let lines = fold.lines.as_deref().unwrap();
+        let start: Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+        assert_eq!(start["parentId"], "e7", "chained to the file's last event");
+        assert_eq!(start["data"]["model"], "m1");
+        let summary = summary_of(&fold);
+        assert!(summary.starts_with(SUMMARY_START), "{summary}");
+        assert!(
+            !summary.contains("BULKY") && !summary.contains("<hook context>"),
+            "{summary}"
+        );
+        let order = [
+            "<user_message>\nStart the refunds\n</user_message>",
+            "<tool_call id=\"c3\" name=\"bash\">",
+            "<tool_result id=\"c3\">\n[ctx] Frame fr_a (Ledger) completed, folded",
+            "<assistant_message>\nRefunds started.\n</assistant_message>",
+        ];
+        let at: Vec<usize> = order
+            .iter()
+            .map(|o| {
+                summary
+                    .find(o)
+                    .unwrap_or_else(|| panic!("{o} in {summary}"))
+            })
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{summary}");
+        // The frame's messages, for its log.
+        assert_eq!(fold.spans.len(), 1);
+        assert!(
+            serde_json::to_string(&fold.spans[0].1)
+                .unwrap()
+                .contains("BULKY")
+        );
+    }
+
+    #[test]
+    fn nothing_popped_appends_nothing() {
+        let mut events = vec![user("Hi")];
+        events.extend(shell("c1", "ls", "a b"));
+        events.push(said("Two files."));
+        let fold = fold(&file(&events), &STAMP, &goal_of, &finished).unwrap();
+        assert!(fold.lines.is_none() && fold.frames.is_empty());
+    }
+
+    #[test]
+    fn an_earlier_compactions_summary_comes_first_and_what_came_after_its_start_stays() {
+        let before = [
+            user("Old work"),
+            said("OLD_ANSWER"),
+            (
+                "session.compaction_start",
+                json!({"compactionAttemptId": "k1"}),
+            ),
+            said("During the compaction."),
+            (
+                "session.compaction_complete",
+                json!({"success": true, "outcome": "applied",
+                "compactionAttemptId": "k1", "summaryContent": "<summary>Old work done.</summary>"}),
+            ),
+            // A compaction Copilot cancelled changes nothing.
+            (
+                "session.compaction_start",
+                json!({"compactionAttemptId": "k2"}),
+            ),
+            (
+                "session.compaction_complete",
+                json!({"success": false, "outcome": "cancelled",
+                "compactionAttemptId": "k2"}),
+            ),
+            // One an earlier process started and never ended does not hold the fold back.
+            (
+                "session.compaction_start",
+                json!({"compactionAttemptId": "k3"}),
+            ),
+            ("session.shutdown", json!({})),
+            ("session.resume", json!({})),
+        ];
+        let summary =
+            summary_of(&fold(&popped_after(&before), &STAMP, &goal_of, &finished).unwrap());
+        assert!(!summary.contains("OLD_ANSWER"), "{summary}");
+        let earlier = summary
+            .find("<earlier_summary>\n<summary>Old work done.</summary>\n</earlier_summary>")
+            .unwrap();
+        let during = summary.find("During the compaction.").unwrap();
+        let now = summary.find("Start the refunds").unwrap();
+        assert!(earlier < during && during < now, "{summary}");
+    }
+
+    #[test]
+    fn a_subagents_events_are_not_the_main_conversations() {
+        let before = [(
+            "assistant.message",
+            json!({"content": "SUBAGENT_TEXT", "agent": true}),
+        )];
+        let summary =
+            summary_of(&fold(&popped_after(&before), &STAMP, &goal_of, &finished).unwrap());
+        assert!(!summary.contains("SUBAGENT_TEXT"), "{summary}");
+    }
+
+    #[test]
+    fn a_history_the_fold_cannot_rebuild_is_refused_with_why() {
+        let running = [(
+            "session.compaction_start",
+            json!({"compactionAttemptId": "k1"}),
+        )];
+        let text = popped_after(&running);
+        assert_eq!(
+            fold(&text, &STAMP, &goal_of, &finished).unwrap_err(),
+            "a compaction Copilot runs is not finished"
+        );
+        let cut = [("session.snapshot_rewind", json!({}))];
+        assert_eq!(
+            fold(&popped_after(&cut), &STAMP, &goal_of, &finished).unwrap_err(),
+            "Copilot cut its history (session.snapshot_rewind)"
+        );
+        assert_eq!(
+            fold("{}\n[1]\n", &STAMP, &goal_of, &finished).unwrap_err(),
+            "line 2 is not a JSON object"
+        );
+    }
+
+    #[test]
+    fn a_shell_result_reads_as_its_exit_code_and_output() {
+        let read = exit_and_output;
+        assert_eq!(
+            read("a\nb\n<shellId: 0 completed with exit code 0>"),
+            Some((0, "a\nb".into()))
+        );
+        assert_eq!(
+            read("<shellId: 3 completed with exit code 2>\n"),
+            Some((2, String::new()))
+        );
+        assert_eq!(
+            read("x\n<detached command with shellId: s1 completed with exit code -1>"),
+            Some((-1, "x".into()))
+        );
+        assert_eq!(read("[ctx] Frame fr_a folded"), None);
+        assert_eq!(read("x\n<shellId: 0 is still running>"), None);
+    }
+}
