@@ -59,7 +59,12 @@ Answer one GitHub Copilot CLI hook event: its JSON comes on stdin, the answer
                        summary
   agentStop            with frame.auto = turns or all: closes the turn's frame,
                        the turn's last answer its summary
-  sessionEnd           with frame.auto = turns or all: closes a turn left open
+  sessionEnd           with frame.auto = turns or all: closes a turn left open;
+                       with copilot.fold = on (the default), appends to the
+                       session file a compaction whose summary is the
+                       conversation, each frame the model pushed and popped in
+                       its shell folded to its pop and summary, so that the
+                       next --resume sends it so
 
 At each userPromptSubmitted and agentStop ctx also looks at the end of the
 session file for a compaction Copilot applied since (it writes the summary only
@@ -67,7 +72,8 @@ there), records its summary on the session's current frame once, and sends the
 frame context again with that prompt or the next.
 
 Copilot gives a hook no way to change the messages a model call sends, so a
-popped frame's messages stay in the conversation. Whatever goes wrong (bad
+popped frame's messages stay in the running conversation until it ends. Every
+line Copilot wrote stays in the session file. Whatever goes wrong (bad
 JSON, a broken state file, an unknown event) exits 0 with nothing on stdout and
 one line in .opencode/flame/copilot-hooks.log (or ctx-hooks.log in
 $COPILOT_HOME, default ~/.copilot, when there is no project folder to write

@@ -38,6 +38,7 @@ fn defaults_when_nothing_is_configured() {
     codex.fold = "on"                     # default
     qwen.fold = "on"                      # default
     gemini.fold = "on"                    # default
+    copilot.fold = "on"                   # default
     pi.tools = "on"                       # default
     pi.fold = "on"                        # default
     pi.fold_user_messages = "fold"        # default
@@ -201,6 +202,7 @@ fn a_value_of_the_wrong_kind_is_an_error_after_the_listing() {
     codex.fold = "on"                     # default
     qwen.fold = "on"                      # default
     gemini.fold = "on"                    # default
+    copilot.fold = "on"                   # default
     pi.tools = "on"                       # default
     pi.fold = "on"                        # default
     pi.fold_user_messages = "fold"        # default
