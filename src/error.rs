@@ -52,7 +52,7 @@ impl Kind {
 }
 
 /// An error a command reports to the user: one `error:` line, optional `hint:` lines, an exit code.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Error {
     pub message: String,
     pub hints: Vec<String>,

@@ -457,25 +457,88 @@ impl Resolved {
     }
 }
 
-/// Resolves `def`: `flag` when given, else the environment, the files, opencode-swarm's
-/// `context_budget` (`swarm`, for settings that name a key of it), the fallback variable, the
-/// default. A value of the wrong kind is an error naming where it came from.
-pub fn resolve(
-    config: &Config,
-    def: &Def,
-    flag: Option<toml::Value>,
-    swarm: Option<&ContextBudget>,
-) -> Result<Resolved> {
-    if let Some(value) = flag {
-        let value = def.kind.check(&value).ok_or_else(|| {
-            Error::usage(format!("{}: expected {}", def.key, def.kind.expected()))
-        })?;
-        return Ok(Resolved {
-            value,
-            source: Source::Flag,
-            detail: None,
-        });
+/// Every setting of the registry, resolved once for a command from the environment, the settings
+/// files, the fallbacks and the defaults, as uv resolves its settings once and hands them down:
+/// a command reads them from its context ([`crate::app::Context::settings`]) and never resolves
+/// one again. A flag and opencode-swarm's budget are layered on by the commands that have them
+/// ([`Settings::with`]). A value of the wrong kind is an error where the setting is read, so that
+/// no command is refused for a setting it does not read.
+pub struct Settings {
+    /// Each setting of [`ALL`], in its order.
+    resolved: Vec<Result<Resolved>>,
+}
+
+impl Settings {
+    /// Every setting, as `config` and the environment say.
+    pub fn resolve(config: &Config) -> Settings {
+        Settings {
+            resolved: ALL.iter().map(|def| resolve(config, def)).collect(),
+        }
     }
+
+    /// `def`'s value and where it came from.
+    pub fn get(&self, def: &Def) -> Result<&Resolved> {
+        let at = ALL
+            .iter()
+            .position(|known| known.key == def.key)
+            .expect("every setting read is in the registry");
+        self.resolved[at].as_ref().map_err(Error::clone)
+    }
+
+    /// Whether an `on`/`off` setting is on.
+    pub fn on(&self, def: &Def) -> Result<bool> {
+        Ok(self.get(def)?.text() == "on")
+    }
+
+    /// The value of a `Kind::Count` setting.
+    pub fn count(&self, def: &Def) -> Result<u64> {
+        Ok(self.get(def)?.count())
+    }
+
+    /// The value of a `Kind::Choice` or `Kind::Text` setting.
+    pub fn text(&self, def: &Def) -> Result<&str> {
+        Ok(self.get(def)?.text())
+    }
+
+    /// `def` with a command's `flag` over it, and opencode-swarm's `context_budget` (`swarm`, for
+    /// settings that name a key of it) under the files and over the fallback and the default.
+    pub fn with(
+        &self,
+        def: &Def,
+        flag: Option<toml::Value>,
+        swarm: Option<&ContextBudget>,
+    ) -> Result<Resolved> {
+        if let Some(value) = flag {
+            let value = def.kind.check(&value).ok_or_else(|| {
+                Error::usage(format!("{}: expected {}", def.key, def.kind.expected()))
+            })?;
+            return Ok(Resolved {
+                value,
+                source: Source::Flag,
+                detail: None,
+            });
+        }
+        let resolved = self.get(def)?;
+        let below_files = resolved.source == Source::Default
+            || (resolved.source == Source::Env && resolved.detail.as_deref() == def.fallback_env);
+        if below_files
+            && let (Some(key), Some(budget)) = (def.swarm_key, swarm)
+            && let Some(value) = key.read(budget)
+        {
+            return Ok(Resolved {
+                value: toml::Value::Float(value),
+                source: Source::Swarm,
+                detail: Some(format!("context_budget.{}", key.name())),
+            });
+        }
+        Ok(resolved.clone())
+    }
+}
+
+/// Resolves `def` without a flag or opencode-swarm's budget: the environment, the files, the
+/// fallback variable, the default. A value of the wrong kind is an error naming where it came
+/// from.
+fn resolve(config: &Config, def: &Def) -> Result<Resolved> {
     if let Some(found) = from_env(def, def.env)? {
         return Ok(found);
     }
@@ -499,15 +562,6 @@ pub fn resolve(
             value,
             source,
             detail: Some(file.path.display().to_string()),
-        });
-    }
-    if let (Some(key), Some(budget)) = (def.swarm_key, swarm)
-        && let Some(value) = key.read(budget)
-    {
-        return Ok(Resolved {
-            value: toml::Value::Float(value),
-            source: Source::Swarm,
-            detail: Some(format!("context_budget.{}", key.name())),
         });
     }
     if let Some(var) = def.fallback_env

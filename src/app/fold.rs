@@ -138,16 +138,13 @@ fn fold_settings(
     fold: &settings::Def,
     user_messages: &settings::Def,
 ) -> Result<(bool, bool)> {
-    let config = ctx.project.config()?;
-    let fold_on = settings::resolve(config, fold, None, None)?.text() == "on";
-    let keep_user = settings::resolve(config, user_messages, None, None)?.text() == "keep";
-    Ok((fold_on, keep_user))
+    let settings = ctx.settings()?;
+    Ok((settings.on(fold)?, settings.text(user_messages)? == "keep"))
 }
 
 /// `frame.fold_after`: the person's messages a closed auto-frame waits for before it folds.
 fn fold_after(ctx: &Context) -> Result<usize> {
-    let config = ctx.project.config()?;
-    let after = settings::resolve(config, &settings::FRAME_FOLD_AFTER, None, None)?.count();
+    let after = ctx.settings()?.count(&settings::FRAME_FOLD_AFTER)?;
     Ok(usize::try_from(after).unwrap_or(usize::MAX))
 }
 

@@ -43,16 +43,16 @@ pub(crate) fn read_stdin() -> Result<String> {
 /// The frame context settings (flame.md §9.1), through the settings registry: `CTX_*` variables,
 /// ctx.toml, the user config, Flame's `FLAME_TOKEN_BUDGET_*`, defaults.
 pub(crate) fn frame_settings(ctx: &Context) -> Result<Settings> {
-    let config = ctx.project.config()?;
-    let count = |def| settings::resolve(config, def, None, None).map(|r| r.count());
+    let resolved = ctx.settings()?;
+    let count = |def| resolved.count(def);
     let budgets = Budgets {
         total: count(&settings::FRAME_CONTEXT_TOTAL)?,
         ancestors: count(&settings::FRAME_CONTEXT_ANCESTORS)?,
         siblings: count(&settings::FRAME_CONTEXT_SIBLINGS)?,
         current: count(&settings::FRAME_CONTEXT_CURRENT)?,
     };
-    let tokenizer = settings::resolve(config, &settings::FRAME_CONTEXT_TOKENIZER, None, None)?;
-    let estimator = Tokenizer::parse(tokenizer.text(), &tokenizer::FRAME_CONTEXT)
+    let tokenizer = resolved.text(&settings::FRAME_CONTEXT_TOKENIZER)?;
+    let estimator = Tokenizer::parse(tokenizer, &tokenizer::FRAME_CONTEXT)
         .map_err(Error::failure)?
         .method(None);
     Ok(Settings { budgets, estimator })
@@ -94,13 +94,17 @@ pub(crate) fn swarm_budget_line(ctx: &Context, list: &str) -> Result<Option<Stri
     {
         return Ok(None);
     }
-    let config = ctx.project.config()?;
-    let share = |def| settings::resolve(config, def, None, swarm.as_ref()).map(|r| r.fraction());
+    let resolved = ctx.settings()?;
+    let share = |def| {
+        resolved
+            .with(def, None, swarm.as_ref())
+            .map(|r| r.fraction())
+    };
     let thresholds = verdict::Thresholds {
         warn: share(&settings::BUDGET_WARN)?,
         critical: share(&settings::BUDGET_CRITICAL)?,
     };
-    let configured = settings::resolve(config, &settings::BUDGET_LIMIT, None, None)?.count();
+    let configured = resolved.count(&settings::BUDGET_LIMIT)?;
     let limit = if configured > 0 {
         configured as f64
     } else {

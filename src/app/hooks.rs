@@ -344,12 +344,12 @@ impl<'a> Hook<'a> {
                 session_id.escape_debug()
             ))
         })?;
-        let ctx = Context {
-            project: Project::at(root),
-            out: crate::output::Output::new(false, true, crate::output::ColorChoice::Never),
-            now: crate::time::now_ms(),
-            hook: true,
-        };
+        let ctx = Context::new(
+            Project::at(root),
+            crate::output::Output::new(false, true, crate::output::ColorChoice::Never),
+            crate::time::now_ms(),
+            true,
+        );
         let store = ctx.store()?;
         Ok(Hook {
             harness,
@@ -674,10 +674,7 @@ impl<'a> Hook<'a> {
     ) -> Result<bool> {
         let now = self.ctx.now;
         let store = &self.store;
-        let config = self.ctx.project.config()?;
-        let output_max =
-            crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
-                .count() as usize;
+        let output_max = self.output_max()?;
         let messages = export.map(|export| log::Messages::of(export, output_max));
         let (popped, _) = store.update(now, |state| {
             let running = state
@@ -727,9 +724,7 @@ impl<'a> Hook<'a> {
             &dyn Fn(&str) -> Option<Finished>,
         ) -> std::result::Result<Folded, String>,
     ) -> Result<()> {
-        let config = self.ctx.project.config()?;
-        let on = crate::settings::resolve(config, setting, None, None)?;
-        if on.text() != "on" {
+        if !self.ctx.settings()?.on(setting)? {
             return Ok(());
         }
         let Some(path) = self.field("transcript_path") else {
@@ -777,9 +772,7 @@ impl<'a> Hook<'a> {
             &dyn Fn(&str) -> Option<Finished>,
         ) -> std::result::Result<Appending, String>,
     ) -> Result<bool> {
-        let config = self.ctx.project.config()?;
-        let on = crate::settings::resolve(config, setting, None, None)?;
-        if on.text() != "on" {
+        if !self.ctx.settings()?.on(setting)? {
             return Ok(false);
         }
         let refuse =
@@ -1150,11 +1143,10 @@ impl<'a> Hook<'a> {
     }
 
     fn output_max(&self) -> Result<usize> {
-        let config = self.ctx.project.config()?;
-        Ok(
-            crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
-                .count() as usize,
-        )
+        Ok(self
+            .ctx
+            .settings()?
+            .count(&crate::settings::FRAME_LOG_OUTPUT_MAX)? as usize)
     }
 
     /// A compaction's summary on the session's current frame.

@@ -16,11 +16,15 @@ pub mod stray;
 pub mod todo;
 pub mod turn;
 
+use std::cell::OnceCell;
+
 use crate::error::Result;
 use crate::output::Output;
 use crate::project::Project;
+use crate::settings::{self, Settings};
 
-/// What every command gets: the project, the output, and the one clock reading of this run.
+/// What every command gets: the project, the output, the one clock reading of this run, and
+/// its settings, resolved once.
 pub struct Context {
     pub project: Project,
     pub out: Output,
@@ -28,6 +32,7 @@ pub struct Context {
     /// Hook mode: ctx was called by an agent on its own, not typed by a person (see
     /// [`crate::project::hook_mode`]).
     pub hook: bool,
+    settings: OnceCell<Settings>,
 }
 
 /// Which frames `frame.auto` has ctx open and close by itself.
@@ -40,15 +45,29 @@ pub struct AutoFrames {
 }
 
 impl Context {
+    pub fn new(project: Project, out: Output, now: i64, hook: bool) -> Context {
+        Context {
+            project,
+            out,
+            now,
+            hook,
+            settings: OnceCell::new(),
+        }
+    }
+
+    /// The run's settings, resolved at the first call from the environment and the project's
+    /// and user's settings files; each command reads its settings here.
+    pub fn settings(&self) -> Result<&Settings> {
+        if let Some(settings) = self.settings.get() {
+            return Ok(settings);
+        }
+        let resolved = Settings::resolve(self.project.config()?);
+        Ok(self.settings.get_or_init(|| resolved))
+    }
+
     /// `frame.auto`, read once for every agent and every kind of frame.
     pub fn auto_frames(&self) -> crate::error::Result<AutoFrames> {
-        let setting = crate::settings::resolve(
-            self.project.config()?,
-            &crate::settings::FRAME_AUTO,
-            None,
-            None,
-        )?;
-        let value = setting.text();
+        let value = self.settings()?.text(&settings::FRAME_AUTO)?;
         Ok(AutoFrames {
             turns: matches!(value, "turns" | "all"),
             todos: matches!(value, "todos" | "all"),
@@ -66,11 +85,7 @@ impl Context {
         let Some(place) = crate::project::unclaimed_root(&self.project.root) else {
             return Ok(store.for_hook(None));
         };
-        let config = self.project.config()?;
-        let allowed =
-            crate::settings::resolve(config, &crate::settings::HOOKS_STATE_IN_HOME, None, None)?
-                .text()
-                == "on";
+        let allowed = self.settings()?.on(&settings::HOOKS_STATE_IN_HOME)?;
         let refusal = (!allowed).then(|| {
             let at = match place {
                 "/" => "/".to_string(),

@@ -100,10 +100,9 @@ pub(crate) fn pop(
     at: span::Mark,
 ) -> Result<(ops::PopPlan, State)> {
     let now = ctx.now;
-    let config = ctx.project.config()?;
-    let output_max =
-        crate::settings::resolve(config, &crate::settings::FRAME_LOG_OUTPUT_MAX, None, None)?
-            .count() as usize;
+    let output_max = ctx
+        .settings()?
+        .count(&crate::settings::FRAME_LOG_OUTPUT_MAX)? as usize;
     let messages = match inputs.transcript.as_ref() {
         Some(export) => Some(log::Messages::of(export, output_max)),
         None => claude_span(store, selector).map(|export| log::Messages::of(&export, output_max)),

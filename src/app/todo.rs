@@ -48,13 +48,7 @@ pub(crate) fn sync(
     if new_calls(state, session, &calls).is_empty() {
         return Ok(None);
     }
-    let output_max = settings::resolve(
-        ctx.project.config()?,
-        &settings::FRAME_LOG_OUTPUT_MAX,
-        None,
-        None,
-    )?
-    .count() as usize;
+    let output_max = ctx.settings()?.count(&settings::FRAME_LOG_OUTPUT_MAX)? as usize;
     let now = ctx.now;
     let (waiting, after) = store.update(now, |state| {
         // Another request of the session may have taken them in since the read.

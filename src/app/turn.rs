@@ -313,13 +313,7 @@ fn end(
         Messages::NotGiven => without("The turn ended; its messages were not given to ctx."),
         Messages::Unread(_) => without("The turn ended; its messages could not be read."),
     };
-    let output_max = settings::resolve(
-        ctx.project.config()?,
-        &settings::FRAME_LOG_OUTPUT_MAX,
-        None,
-        None,
-    )?
-    .count() as usize;
+    let output_max = ctx.settings()?.count(&settings::FRAME_LOG_OUTPUT_MAX)? as usize;
     let messages = turn.as_ref().map(|t| log::Messages::of(t, output_max));
     let now = ctx.now;
     let closed = store

@@ -48,11 +48,12 @@ pub fn run(ctx: &mut Context, global: &GlobalArgs, key: Option<&str>) -> Result<
     } else {
         None
     };
+    let resolved = ctx.settings()?;
     let rows: Vec<Row> = selected
         .into_iter()
         .map(|def| Row {
             def,
-            resolved: settings::resolve(config, def, None, swarm.as_ref()),
+            resolved: resolved.with(def, None, swarm.as_ref()),
         })
         .collect();
 

@@ -311,11 +311,11 @@ fn quiet_sessions(
     }
     // The tree is drawn whatever the settings say: a settings file ctx cannot read costs the
     // quiet marks only, with a warning.
-    let setting = ctx.project.config().and_then(|config| {
-        crate::settings::resolve(config, &crate::settings::FRAME_STALE_AFTER, None, None)
-    });
+    let setting = ctx
+        .settings()
+        .and_then(|settings| settings.count(&crate::settings::FRAME_STALE_AFTER));
     let minutes = match setting {
-        Ok(value) => value.count(),
+        Ok(minutes) => minutes,
         Err(e) => {
             ctx.out.warn(&format!(
                 "{e}; no frame is marked stale for a quiet session"

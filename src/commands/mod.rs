@@ -71,12 +71,12 @@ pub fn run(cli: Cli, mut out: Output) -> (Result<ExitCode>, Output) {
         Ok(project) => project,
         Err(err) => return (Err(err), out),
     };
-    let mut ctx = Context {
+    let mut ctx = Context::new(
         project,
         out,
-        now: crate::time::now_ms(),
-        hook: crate::project::hook_mode(),
-    };
+        crate::time::now_ms(),
+        crate::project::hook_mode(),
+    );
     let result = match cli.command {
         Command::Frame(Deferred(command)) => frame::run(&mut ctx, command),
         Command::Swarm(Deferred(command)) => swarm::run(&mut ctx, command),

@@ -102,9 +102,8 @@ enum SubagentFrames {
 }
 
 fn subagent_frames(ctx: &Context) -> Result<SubagentFrames> {
-    let config = ctx.project.config()?;
-    let setting = settings::resolve(config, &settings::OPENCODE_SUBAGENT_FRAMES, None, None)?;
-    Ok(match setting.text() {
+    let setting = ctx.settings()?.text(&settings::OPENCODE_SUBAGENT_FRAMES)?;
+    Ok(match setting {
         "heuristic" => SubagentFrames::Heuristic,
         "none" => SubagentFrames::None,
         _ => SubagentFrames::All,

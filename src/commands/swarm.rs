@@ -24,7 +24,7 @@ pub fn run(ctx: &mut Context, args: SwarmArgs) -> Result<ExitCode> {
     let flag = args
         .swarm_version
         .map(|v| toml::Value::String(v.setting().to_string()));
-    let setting = settings::resolve(ctx.project.config()?, &settings::SWARM_VERSION, flag, None)?;
+    let setting = ctx.settings()?.with(&settings::SWARM_VERSION, flag, None)?;
     let assumed = version::detect(
         &ctx.project.root,
         version::Setting {

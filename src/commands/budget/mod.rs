@@ -24,7 +24,7 @@ use crate::cli::budget::{BudgetCommand, EstimateArgs, FailOn, Format};
 use crate::conversation::Export;
 use crate::error::{Error, ExitCode, Result};
 use crate::project::{Config, Source, lookup_dotted};
-use crate::settings;
+use crate::settings::{self, Settings};
 use crate::swarm::config::ContextBudget;
 use crate::text::visible;
 
@@ -45,6 +45,7 @@ struct ResolvedLimit {
 /// Everything the limit lookup reads, loaded at most once.
 struct LimitSources<'a> {
     config: &'a Config,
+    settings: &'a Settings,
     swarm: Option<&'a ContextBudget>,
     cache: Option<ModelsDev>,
 }
@@ -60,8 +61,12 @@ fn model_keys(model: &str) -> Vec<&str> {
 
 /// ctx's settings (cli.md "Files"): `CTX_BUDGET_LIMIT`, then in each settings file, project
 /// first, `[budget.model_limits]` under the model's key and `budget.limit`. 0 means unset.
-fn config_limit(config: &Config, model: Option<&str>) -> Result<Option<(u64, &'static str)>> {
-    let scalar = settings::resolve(config, &settings::BUDGET_LIMIT, None, None)?;
+fn config_limit(
+    config: &Config,
+    resolved: &Settings,
+    model: Option<&str>,
+) -> Result<Option<(u64, &'static str)>> {
+    let scalar = resolved.get(&settings::BUDGET_LIMIT)?;
     let scalar_limit = Some(scalar.count()).filter(|n| *n > 0);
     if scalar.source == Source::Env
         && let Some(n) = scalar_limit
@@ -150,7 +155,7 @@ fn resolve_limit(
             source: "flag",
         });
     }
-    if let Some((n, source)) = config_limit(sources.config, model)? {
+    if let Some((n, source)) = config_limit(sources.config, sources.settings, model)? {
         return Ok(ResolvedLimit {
             limits: Limits::context_only(n),
             source,
@@ -195,11 +200,13 @@ fn resolve_limit(
 /// context_budget, then 0.7 / 0.9.
 fn resolve_thresholds(
     args: &EstimateArgs,
-    config: &Config,
+    resolved: &Settings,
     swarm: Option<&ContextBudget>,
 ) -> Result<Thresholds> {
     let share = |def, flag: Option<f64>| {
-        settings::resolve(config, def, flag.map(toml::Value::Float), swarm).map(|r| r.fraction())
+        resolved
+            .with(def, flag.map(toml::Value::Float), swarm)
+            .map(|r| r.fraction())
     };
     Ok(Thresholds {
         warn: share(&settings::BUDGET_WARN, args.warn)?,
@@ -207,12 +214,12 @@ fn resolve_thresholds(
     })
 }
 
-fn resolve_tokenizer(args: &EstimateArgs, config: &Config) -> Result<Tokenizer> {
+fn resolve_tokenizer(args: &EstimateArgs, resolved: &Settings) -> Result<Tokenizer> {
     if let Some(t) = args.tokenizer {
         return Ok(t);
     }
-    let resolved = settings::resolve(config, &settings::BUDGET_TOKENIZER, None, None)?;
-    Tokenizer::parse(resolved.text(), &tokenizer::BUDGET).map_err(Error::failure)
+    let text = resolved.text(&settings::BUDGET_TOKENIZER)?;
+    Tokenizer::parse(text, &tokenizer::BUDGET).map_err(Error::failure)
 }
 
 /// Whether counts by `method` are what `model` itself would count.
@@ -321,27 +328,23 @@ impl EstimateSettings {
             None => None,
         };
         let config = ctx.project.config()?;
+        let resolved = ctx.settings()?;
         let swarm = swarm_context_budget(ctx);
         let model = match &args.model {
             Some(model) => Some(model.clone()),
-            None => Some(settings::resolve(
-                config,
-                &settings::BUDGET_MODEL,
-                None,
-                None,
-            )?)
-            .map(|r| r.text().to_string())
-            .filter(|model| !model.is_empty())
-            .or_else(|| {
-                session
-                    .as_ref()
-                    .and_then(|(_, view)| view.recorded.as_ref()?.model.clone())
-            }),
+            None => Some(resolved.text(&settings::BUDGET_MODEL)?.to_string())
+                .filter(|model| !model.is_empty())
+                .or_else(|| {
+                    session
+                        .as_ref()
+                        .and_then(|(_, view)| view.recorded.as_ref()?.model.clone())
+                }),
         };
-        let method = resolve_tokenizer(args, config)?.method(model.as_deref());
-        let thresholds = resolve_thresholds(args, config, swarm.as_ref())?;
+        let method = resolve_tokenizer(args, resolved)?.method(model.as_deref());
+        let thresholds = resolve_thresholds(args, resolved, swarm.as_ref())?;
         let mut sources = LimitSources {
             config,
+            settings: resolved,
             swarm: swarm.as_ref(),
             cache: None,
         };
@@ -632,15 +635,16 @@ fn list_models(ctx: &mut Context) -> Result<ExitCode> {
     keys.dedup();
     let mut sources = LimitSources {
         config,
+        settings: ctx.settings()?,
         swarm: swarm.as_ref(),
         cache,
     };
-    let quiet_ctx = Context {
-        project: crate::project::Project::at(ctx.project.root.clone()),
-        out: crate::output::Output::new(false, true, crate::output::ColorChoice::Never),
-        now: ctx.now,
-        hook: ctx.hook,
-    };
+    let quiet_ctx = Context::new(
+        crate::project::Project::at(ctx.project.root.clone()),
+        crate::output::Output::new(false, true, crate::output::ColorChoice::Never),
+        ctx.now,
+        ctx.hook,
+    );
     let row = |model: &str, limit: ResolvedLimit| ModelRow {
         model: model.to_string(),
         context: limit.limits.context,
