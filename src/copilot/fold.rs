@@ -18,6 +18,8 @@
 //! text inside one message, which no API pairs, so no request can be refused for them. Every line
 //! Copilot wrote stays in the file.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::hooks::contents_fold::{self, Shell};
@@ -77,6 +79,33 @@ pub fn fold(
     if let Some(why) = unsure {
         return Err(why);
     }
+    let summary = summary(&folded.history);
+    // The resumed conversation is the summary and Copilot's own list of the person's messages:
+    // a fold of frames too small to pay for that list is left out.
+    let persons: usize = history
+        .iter()
+        .filter(|c| c.get("role").and_then(Value::as_str) == Some("user"))
+        .flat_map(|c| {
+            c.get("parts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .filter(|p| p.get("summary").is_none() && p.get("source").is_none())
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .map(str::len)
+        .sum();
+    if summary.len() + persons >= self::summary(&history).len() {
+        let mut refused = folded.refused;
+        refused.push(format!(
+            "not folded: the frames folded ({}) would not make the resumed conversation smaller",
+            folded.frames.join(", ")
+        ));
+        return Ok(Fold {
+            refused,
+            ..Fold::default()
+        });
+    }
     let Some(last) = events.last() else {
         return Ok(Fold::default());
     };
@@ -109,7 +138,7 @@ pub fn fold(
             // The system prompt and the history; all of the history goes.
             "preCompactionMessagesLength": history.len() + 1,
             "messagesRemoved": history.len(),
-            "summaryContent": summary(&folded.history),
+            "summaryContent": summary,
             "trigger": "manual",
         },
         "id": stamp.complete_id,
@@ -143,15 +172,28 @@ fn events(text: &str) -> Result<Vec<Map<String, Value>>, String> {
 /// person's message (its text as typed, without what hooks added) a user content, the model's
 /// message a model content of its text and calls, each call's result a user content of its own,
 /// and an applied compaction's summary (a user content marked `summary`) in place of what came
-/// before the compaction started. A subagent's events (`agentId`) are not the main agent's. With
-/// it, why a compaction appended now could be read otherwise than the fold means: Copilot cut
-/// its history in a way this does not rebuild, or a compaction it runs is not finished (its
-/// summary, written later, would take the place of the fold's).
+/// before the compaction started. A subagent's events (`agentId`) are not the main agent's. A
+/// call id used again (a stand-in's, or a provider's that repeats across processes) is made
+/// unique, `#2` and on, so that each result stays with its own call.
+///
+/// With it, why a compaction appended now could be read otherwise than the fold means, or lose
+/// what Copilot would send: Copilot cut its history in a way this does not rebuild (and no
+/// compaction since replaced what came before), a compaction it runs is not finished (its
+/// summary, written later, would take the place of the fold's), a compaction's end has no start
+/// or two overlap, or a message carries attachments, which a summary in text cannot send again.
 fn history(events: &[Map<String, Value>]) -> (Vec<Value>, Option<String>) {
     let mut history: Vec<Value> = Vec::new();
-    // Each compaction that started: its id, and the length of the history then.
-    let mut started: Vec<(String, usize)> = Vec::new();
-    let mut cut = None;
+    // Each compaction that started and has not ended: its id, the length of the history then,
+    // and whether this process started it (one an earlier process left will never end).
+    let mut started: Vec<(String, usize, bool)> = Vec::new();
+    let mut cut: Option<String> = None;
+    let mut unsure: Option<String> = None;
+    // How many times each call id was issued, and so the unique id of its latest call.
+    let mut issued: HashMap<String, usize> = HashMap::new();
+    let unique = |id: &str, times: usize| match times {
+        0 | 1 => id.to_string(),
+        n => format!("{id}#{n}"),
+    };
     for event in events.iter().filter(|e| e.get("agentId").is_none()) {
         let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
         let data = event.get("data").unwrap_or(&Value::Null);
@@ -161,9 +203,19 @@ fn history(events: &[Map<String, Value>]) -> (Vec<Value>, Option<String>) {
                 cut = Some(format!("Copilot cut its history ({kind})"));
             }
             "user.message" => {
-                history.push(
-                    json!({ "role": "user", "parts": [{ "text": text("content").unwrap_or("") }] }),
-                );
+                if data
+                    .get("attachments")
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| !a.is_empty())
+                {
+                    unsure = Some("a message carries attachments".into());
+                }
+                let mut part = json!({ "text": text("content").unwrap_or("") });
+                // A message Copilot sent on its own (autopilot, a background task's notice).
+                if let Some(source) = text("source").filter(|s| *s != "user") {
+                    part["source"] = json!(source);
+                }
+                history.push(json!({ "role": "user", "parts": [part] }));
             }
             "assistant.message" => {
                 let mut parts = Vec::new();
@@ -176,8 +228,11 @@ fn history(events: &[Map<String, Value>]) -> (Vec<Value>, Option<String>) {
                     .into_iter()
                     .flatten()
                 {
+                    let id = call.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+                    let times = issued.entry(id.to_string()).or_default();
+                    *times += 1;
                     parts.push(json!({ "functionCall": {
-                        "id": call.get("toolCallId"),
+                        "id": unique(id, *times),
                         "name": call.get("name"),
                         "args": call.get("arguments").cloned().unwrap_or(json!({})),
                     }}));
@@ -187,41 +242,61 @@ fn history(events: &[Map<String, Value>]) -> (Vec<Value>, Option<String>) {
                 }
             }
             "tool.execution_complete" => {
+                let id = text("toolCallId").unwrap_or("");
                 let output = data
                     .pointer("/result/content")
                     .or_else(|| data.pointer("/error/message"))
                     .and_then(Value::as_str)
                     .unwrap_or("");
-                history.push(json!({ "role": "user", "parts": [{ "functionResponse": {
-                    "id": data.get("toolCallId"),
+                let mut result = json!({
+                    "id": unique(id, issued.get(id).copied().unwrap_or(0)),
                     "response": { "output": output },
-                }}]}));
+                });
+                if data.get("success") == Some(&Value::Bool(false)) {
+                    result["failed"] = json!(true);
+                }
+                history.push(json!({ "role": "user", "parts": [{ "functionResponse": result }] }));
             }
-            // A compaction an earlier process started and never ended will not end.
-            "session.resume" | "session.shutdown" => started.clear(),
+            "session.resume" | "session.start" => {
+                for (_, _, ours) in &mut started {
+                    *ours = false;
+                }
+            }
             "session.compaction_start" => {
                 let id = text("compactionAttemptId").unwrap_or("").to_string();
-                started.push((id, history.len()));
+                started.push((id, history.len(), true));
             }
             "session.compaction_complete" => {
                 let id = text("compactionAttemptId").unwrap_or("");
-                let at = started.iter().rposition(|(started, _)| started == id);
-                let from = at.map(|n| started.remove(n).1);
+                let Some(at) = started.iter().rposition(|(started, _, _)| started == id) else {
+                    unsure = Some("a compaction ended that never started".into());
+                    continue;
+                };
+                let (_, from, _) = started.remove(at);
                 let applied = data.get("success") == Some(&Value::Bool(true))
                     && text("outcome").is_none_or(|o| o == "applied");
-                if let (true, Some(summary)) = (applied, text("summaryContent")) {
-                    let kept = history.split_off(from.unwrap_or(history.len()).min(history.len()));
-                    history = vec![
-                        json!({ "role": "user", "parts": [{ "text": summary, "summary": true }] }),
-                    ];
-                    history.extend(kept);
+                let Some(summary) = text("summaryContent").filter(|_| applied) else {
+                    continue;
+                };
+                if !started.is_empty() {
+                    unsure = Some("two compactions overlap".into());
                 }
+                let kept = history.split_off(from.min(history.len()));
+                history = vec![
+                    json!({ "role": "user", "parts": [{ "text": summary, "summary": true }] }),
+                ];
+                history.extend(kept);
+                // What came before, a cut included, is this summary now.
+                cut = None;
             }
             _ => {}
         }
     }
-    let running = (!started.is_empty()).then(|| "a compaction Copilot runs is not finished".into());
-    (history, cut.or(running))
+    let running = started
+        .iter()
+        .any(|(_, _, ours)| *ours)
+        .then(|| "a compaction Copilot runs is not finished".to_string());
+    (history, cut.or(unsure).or(running))
 }
 
 /// The summary ctx's compaction gives: `history`, folded, as text, each message in a tag of its
@@ -241,12 +316,15 @@ fn summary(history: &[Value]) -> String {
             .flatten()
         {
             if let Some(text) = part.get("text").and_then(Value::as_str) {
-                let tag = match (model, part.get("summary").is_some()) {
-                    (true, _) => "assistant_message",
-                    (false, true) => "earlier_summary",
-                    (false, false) => "user_message",
+                let (tag, attribute) = match (model, part.get("summary").is_some()) {
+                    (true, _) => ("assistant_message", String::new()),
+                    (false, true) => ("earlier_summary", String::new()),
+                    (false, false) => match part.get("source").and_then(Value::as_str) {
+                        Some(source) => ("message", format!(" source=\"{source}\"")),
+                        None => ("user_message", String::new()),
+                    },
                 };
-                out.push_str(&format!("\n<{tag}>\n{text}\n</{tag}>\n"));
+                out.push_str(&format!("\n<{tag}{attribute}>\n{text}\n</{tag}>\n"));
             } else if let Some(call) = part.get("functionCall") {
                 let text = |key: &str| call.get(key).and_then(Value::as_str).unwrap_or("");
                 let args = call.get("args").map(Value::to_string).unwrap_or_default();
@@ -261,8 +339,12 @@ fn summary(history: &[Value]) -> String {
                     .pointer("/response/output")
                     .and_then(Value::as_str)
                     .unwrap_or("");
+                let failed = match result.get("failed") {
+                    Some(_) => " status=\"failed\"",
+                    None => "",
+                };
                 out.push_str(&format!(
-                    "\n<tool_result id=\"{id}\">\n{output}\n</tool_result>\n"
+                    "\n<tool_result id=\"{id}\"{failed}>\n{output}\n</tool_result>\n"
                 ));
             }
         }
@@ -503,9 +585,109 @@ mod tests {
             fold(&popped_after(&cut), &STAMP, &goal_of, &finished).unwrap_err(),
             "Copilot cut its history (session.snapshot_rewind)"
         );
+        let attached = [(
+            "user.message",
+            json!({"content": "See", "attachments": [{"type": "file", "path": "a.png"}]}),
+        )];
+        assert_eq!(
+            fold(&popped_after(&attached), &STAMP, &goal_of, &finished).unwrap_err(),
+            "a message carries attachments"
+        );
+        let unstarted = [(
+            "session.compaction_complete",
+            json!({"success": true, "compactionAttemptId": "k9", "summaryContent": "?"}),
+        )];
+        assert_eq!(
+            fold(&popped_after(&unstarted), &STAMP, &goal_of, &finished).unwrap_err(),
+            "a compaction ended that never started"
+        );
         assert_eq!(
             fold("{}\n[1]\n", &STAMP, &goal_of, &finished).unwrap_err(),
             "line 2 is not a JSON object"
+        );
+    }
+
+    #[test]
+    fn a_call_id_used_again_by_a_later_process_keeps_each_result_with_its_own_call() {
+        // A stand-in (and some providers) number calls per process: call c1 comes back.
+        let mut after = vec![("session.resume", json!({})), user("Go on")];
+        after.extend(shell("c1", "echo next", "SECOND_RUN_OUTPUT"));
+        after.push(said("Went on."));
+        let text = popped_after(&[]) + &file(&after);
+        let summary = summary_of(&fold(&text, &STAMP, &goal_of, &finished).unwrap());
+        assert!(!summary.contains("BULKY"), "{summary}");
+        assert!(
+            summary.contains("<tool_result id=\"c1#2\">\nSECOND_RUN_OUTPUT"),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn a_later_compaction_lifts_a_cut_and_failed_and_copilots_own_messages_say_so() {
+        let mut before = vec![
+            user("Old"),
+            ("session.truncation", json!({})),
+            (
+                "session.compaction_start",
+                json!({"compactionAttemptId": "k1"}),
+            ),
+            (
+                "session.compaction_complete",
+                json!({"success": true, "outcome": "applied",
+                "compactionAttemptId": "k1", "summaryContent": "Old done."}),
+            ),
+            (
+                "user.message",
+                json!({"content": "Keep going", "source": "autopilot"}),
+            ),
+            (
+                "assistant.message",
+                json!({"content": "", "toolRequests": [{"toolCallId": "f1",
+                "name": "bash", "arguments": {"command": "false"}}]}),
+            ),
+            (
+                "tool.execution_complete",
+                json!({"toolCallId": "f1", "success": false,
+                "error": {"message": "it failed"}}),
+            ),
+        ];
+        before.push(said("Noted."));
+        let summary =
+            summary_of(&fold(&popped_after(&before), &STAMP, &goal_of, &finished).unwrap());
+        assert!(
+            summary.contains("<message source=\"autopilot\">\nKeep going\n</message>"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("<tool_result id=\"f1\" status=\"failed\">\nit failed\n"),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn a_fold_that_would_not_make_the_conversation_smaller_is_left_out() {
+        // A frame whose only output is shorter than the person's long message, which Copilot's
+        // own list would carry a second time.
+        let long = "Refunds, ".repeat(400);
+        let mut events = vec![user(&long)];
+        events.extend(shell(
+            "c1",
+            &format!("ctx frame push --session {FRAME} -- 'Ledger'"),
+            "fr_a",
+        ));
+        events.extend(shell(
+            "c3",
+            &format!("ctx frame pop --session {FRAME} --summary ok"),
+            FRAME,
+        ));
+        let fold = fold(&file(&events), &STAMP, &goal_of, &finished).unwrap();
+        assert!(fold.lines.is_none(), "{:?}", fold.lines);
+        assert!(
+            fold.refused
+                .iter()
+                .any(|r| r.contains("would not make the resumed conversation smaller")),
+            "{:?}",
+            fold.refused
         );
     }
 

@@ -305,6 +305,9 @@ fn fold_for_resume(hook: &mut Hook) -> Result<()> {
     let Some(path) = session_file(hook) else {
         return Ok(());
     };
+    if !hook.ctx.settings()?.on(&crate::settings::COPILOT_FOLD)? {
+        return Ok(());
+    }
     wait_for_session_end(&path);
     let now = crate::time::rfc3339_ms(hook.ctx.now);
     let (start_id, complete_id, attempt_id) =
@@ -344,14 +347,44 @@ fn fold_for_resume(hook: &mut Hook) -> Result<()> {
 /// compaction appended before them would leave them after it. At most two seconds.
 fn wait_for_session_end(path: &Path) {
     for _ in 0..100 {
-        let ended = read_tail(path).is_some_and(|tail| {
-            tail.lines().rev().any(|line| {
-                line.contains("\"hook.start\"") && line.contains("\"hookType\":\"sessionEnd\"")
-            })
-        });
-        if ended {
+        if read_tail(path).is_some_and(|tail| session_ended(&tail)) {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Whether the session file's end `tail` holds a sessionEnd's `hook.start` written by the running
+/// process: one after the file's last `session.start` or `session.resume` (a resumed session's
+/// file holds the sessions' ends of earlier processes too).
+fn session_ended(tail: &str) -> bool {
+    for line in tail.lines().rev() {
+        if line.contains("\"hook.start\"") && line.contains("\"hookType\":\"sessionEnd\"") {
+            return true;
+        }
+        // Quotes inside a JSON string are escaped: these match an event's own type only.
+        if line.contains("\"type\":\"session.resume\"")
+            || line.contains("\"type\":\"session.start\"")
+        {
+            return false;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_ended_only_once_the_running_process_wrote_its_session_end() {
+        let end = r#"{"type":"hook.start","data":{"hookType":"sessionEnd","input":{}}}"#;
+        let resumed = r#"{"type":"session.resume","data":{}}"#;
+        let message =
+            r#"{"type":"user.message","data":{"content":"say \"type\":\"session.resume\""}}"#;
+        assert!(session_ended(&[resumed, message, end].join("\n")));
+        // An earlier process's end, in a resumed session's file, is not this one's.
+        assert!(!session_ended(&[end, resumed, message].join("\n")));
+        assert!(!session_ended(message));
     }
 }
