@@ -12,7 +12,7 @@ use crate::compact::fold::{self, Anchor, OpenCode, Popped, Shape, valve};
 use crate::compact::frame_context::Said;
 use crate::compact::id::IdMinter;
 use crate::compact::inject::{self, MessageList, Position};
-use crate::compact::session::{self, SessionFile};
+use crate::compact::session::{self, Read, Recorded};
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::state::State;
 use crate::frame::store::Store;
@@ -152,10 +152,14 @@ fn fold_after(ctx: &Context) -> Result<usize> {
 /// what the model is sent is the agent's setting, but a quiet subagent is told by this record
 /// (`frame.stale_after`) whatever it says.
 fn record_unfolded(ctx: &Context, store: &Store, state: &State, session: &str) -> Result<()> {
-    if state.frame(session).is_some()
-        && read_session(ctx, store, session)?.is_none_or(|doc| doc.records_request(ctx.now))
-    {
-        record(ctx, store, session, None, &[])?;
+    if state.frame(session).is_some() {
+        let recorded = read_session(ctx, store, session)?;
+        if recorded
+            .as_ref()
+            .is_none_or(|seen| seen.doc.records_request(ctx.now))
+        {
+            record(ctx, store, session, recorded.as_ref(), None, &[])?;
+        }
     }
     Ok(())
 }
@@ -345,8 +349,8 @@ fn folded(
     }
     let recorded = read_session(ctx, store, session)?;
     // The valve's masks stay from one request to the next, so the prompt cache breaks once each.
-    if let Some(doc) = &recorded {
-        folding.mask(&doc.masked);
+    if let Some(seen) = &recorded {
+        folding.mask(&seen.doc.masked);
     }
     let mut masked = Vec::new();
     if let Some(compacts_at) = how.compacts_at
@@ -363,7 +367,7 @@ fn folded(
     }
     let mut anchors = recorded
         .as_ref()
-        .map(|doc| doc.contexts.clone())
+        .map(|seen| seen.doc.contexts.clone())
         .unwrap_or_default();
     let mut anchor = None;
     if let Some((at, after)) = folding.needs_context(&anchors) {
@@ -398,50 +402,45 @@ fn folded(
     }
     let records = recorded
         .as_ref()
-        .is_none_or(|doc| doc.records_request(ctx.now))
+        .is_none_or(|seen| seen.doc.records_request(ctx.now))
         && state.frame(session).is_some();
     if anchor.is_some() || records || !masked.is_empty() {
-        anchors = record(ctx, store, session, anchor, &masked)?;
+        anchors = record(ctx, store, session, recorded.as_ref(), anchor, &masked)?;
     }
     Ok(folding.write(&anchors))
 }
 
-/// The session's file, `None` when there is none; a broken one is set aside.
-fn read_session(ctx: &Context, store: &Store, session: &str) -> Result<Option<SessionFile>> {
-    let Some(bytes) = store.read_session_file(session)? else {
-        return Ok(None);
-    };
-    match read_doc(&store.session_file(session), Some(&bytes), session) {
-        Ok(doc) => Ok(doc),
-        Err(Unusable::Broken(why)) => {
-            set_aside(ctx, store, session, &bytes, &why)?;
+/// The session's file as this request reads it, `None` when there is none; a broken one is set
+/// aside, and said.
+fn read_session(ctx: &Context, store: &Store, session: &str) -> Result<Option<Recorded>> {
+    match session::read(store, session)? {
+        Read::Missing => Ok(None),
+        Read::Found(recorded) => Ok(Some(recorded)),
+        Read::Broken { bytes, why } => {
+            let stamp = crate::time::rfc3339_ms(ctx.now).replace([':', '.'], "");
+            if let Some(aside) = session::set_aside(store, session, &bytes, &stamp)? {
+                ctx.out.warn(&format!(
+                    "{why}; moved aside to {}, and the session's contexts are recorded anew",
+                    aside.display()
+                ));
+            }
             Ok(None)
         }
-        Err(Unusable::Refused(err)) => Err(err),
     }
 }
 
-/// Records in the session's file that it called the model now (to the step of
-/// [`session::LAST_REQUEST_STEP_MS`]), with `anchor` when there is one; returns the contexts
-/// recorded after.
+/// Records in the session's file (`seen`: as this request read it) that it called the model now
+/// (to the step of [`session::LAST_REQUEST_STEP_MS`]), with `anchor` when there is one, and the
+/// calls the valve `masked`; returns the contexts recorded after.
 fn record(
     ctx: &Context,
     store: &Store,
     session: &str,
+    seen: Option<&Recorded>,
     anchor: Option<Anchor>,
     masked: &[String],
 ) -> Result<Vec<Anchor>> {
-    let file = store.session_file(session);
-    let written = store.update_session_file(session, |old| {
-        let mut doc = read_doc(&file, old, session)
-            .map_err(Unusable::into_error)?
-            .unwrap_or_else(|| SessionFile {
-                version: session::VERSION,
-                session: session.to_string(),
-                contexts: Vec::new(),
-                last_request: None,
-                masked: Vec::new(),
-            });
+    let doc = session::update(store, session, seen, |doc| {
         let mut changed = false;
         for call in masked {
             if !doc.masked.contains(call) {
@@ -461,74 +460,7 @@ fn record(
             doc.last_request = Some(ctx.now);
             changed = true;
         }
-        doc.version = session::VERSION;
-        Ok(changed.then(|| doc.text()))
+        changed
     })?;
-    Ok(read_doc(&file, written.as_deref(), session)
-        .map_err(Unusable::into_error)?
-        .map(|doc| doc.contexts)
-        .unwrap_or_default())
-}
-
-/// Why a session file cannot be used.
-enum Unusable {
-    /// Not a session file of ctx for this session (truncated, garbage, empty, another
-    /// session's): ctx's own file, set aside and started anew.
-    Broken(String),
-    /// A newer ctx's file: left alone, and the request goes unfolded.
-    Refused(Error),
-}
-
-impl Unusable {
-    fn into_error(self) -> Error {
-        match self {
-            Unusable::Broken(why) => Error::failure(why),
-            Unusable::Refused(err) => err,
-        }
-    }
-}
-
-fn read_doc(
-    file: &std::path::Path,
-    bytes: Option<&[u8]>,
-    session: &str,
-) -> std::result::Result<Option<SessionFile>, Unusable> {
-    let Some(bytes) = bytes else {
-        return Ok(None);
-    };
-    let doc: SessionFile = serde_json::from_slice(bytes).map_err(|e| {
-        Unusable::Broken(format!(
-            "{}: not a session file of ctx: {e}",
-            file.display()
-        ))
-    })?;
-    if doc.version > session::VERSION {
-        return Err(Unusable::Refused(Error::failure(format!(
-            "{} has version {}; this ctx reads version {}",
-            file.display(),
-            doc.version,
-            session::VERSION
-        ))));
-    }
-    if doc.session != session {
-        return Err(Unusable::Broken(format!(
-            "{}: holds the contexts of session {}, not of {session}",
-            file.display(),
-            doc.session.escape_debug()
-        )));
-    }
-    Ok(Some(doc))
-}
-
-/// Sets a broken session file aside (`<session>.json.broken-<time>`) so that folding goes on
-/// with a new one, and says so once: the next request finds no broken file.
-fn set_aside(ctx: &Context, store: &Store, session: &str, bytes: &[u8], why: &str) -> Result<()> {
-    let stamp = crate::time::rfc3339_ms(ctx.now).replace([':', '.'], "");
-    if let Some(aside) = store.set_aside_session_file(session, bytes, &stamp)? {
-        ctx.out.warn(&format!(
-            "{why}; moved aside to {}, and the session's contexts are recorded anew",
-            aside.display()
-        ));
-    }
-    Ok(())
+    Ok(doc.contexts)
 }

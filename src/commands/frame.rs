@@ -302,8 +302,8 @@ fn quiet_sessions(
     let seen: std::collections::HashMap<String, i64> = sessions
         .into_iter()
         .filter_map(|session| {
-            let bytes = store.read_session_file(&session).ok()??;
-            Some((session, crate::compact::session::last_request(&bytes)?))
+            let last = crate::compact::session::last_request(store, &session)?;
+            Some((session, last))
         })
         .collect();
     if seen.is_empty() {

@@ -10,8 +10,8 @@ use std::time::Duration;
 use super::state::{self, SCHEMA_VERSION, State};
 use crate::error::{Error, Result};
 use crate::safe_file::{
-    ReadBuffer, existing_mode, open_capped, read_regular_capped, read_to_end_capped, sync_dir,
-    write_and_rename, write_atomically,
+    ReadBuffer, existing_mode, open_capped, read_to_end_capped, sync_dir, write_and_rename,
+    write_atomically,
 };
 
 /// How long a writer waits for the lock (flame.md §3.5).
@@ -25,8 +25,6 @@ const MAX_STATE_BYTES: u64 = 512 << 20;
 
 pub const STATE_FILE: &str = "state.json";
 pub const LOCK_FILE: &str = "state.json.lock";
-/// The folder of the OpenCode sessions' recorded contexts (`compact::fold`).
-pub const SESSIONS_DIR: &str = "sessions";
 
 /// The frame store of one project.
 pub struct Store {
@@ -202,64 +200,15 @@ impl Store {
         Ok(())
     }
 
-    /// Where the recorded contexts of OpenCode session `session` are kept.
-    pub fn session_file(&self, session: &str) -> PathBuf {
-        self.dir.join(SESSIONS_DIR).join(format!("{session}.json"))
-    }
-
-    /// Runs `edit` on the bytes of the session's file (`None` when there is none) under the
-    /// state's lock, and writes what it returns (the old file when `None`) the way the state is
-    /// written. Returns the bytes as they are now.
-    pub fn update_session_file(
-        &self,
-        session: &str,
-        edit: impl FnOnce(Option<&[u8]>) -> Result<Option<String>>,
-    ) -> Result<Option<Vec<u8>>> {
-        super::id::validate_id(session)?;
-        let dir = self.dir.join(SESSIONS_DIR);
+    /// Runs `write` under the state's lock, once `dir` (a folder below the store's, created if
+    /// need be) is known to be inside the project and the store may be started here: for the
+    /// files beside the state that its writers share the lock of (`compact::session`).
+    pub fn with_lock<T>(&self, dir: &Path, write: impl FnOnce() -> Result<T>) -> Result<T> {
         self.check_may_create()?;
-        self.check_inside(&dir)?;
-        fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "create the directory", &e))?;
+        self.check_inside(dir)?;
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create the directory", &e))?;
         let _lock = self.lock()?;
-        let file = self.session_file(session);
-        let old = read_session_bytes(&file)?;
-        let Some(new) = edit(old.as_deref())? else {
-            return Ok(old);
-        };
-        let name = format!("{session}.json");
-        write_atomically(&dir, &file, existing_mode(&file), &name, |out| {
-            out.write_all(new.as_bytes())
-        })?;
-        remove_dead_writers_temps(&dir, &format!(".{session}.json."));
-        Ok(Some(new.into_bytes()))
-    }
-
-    /// The bytes of the session's file without the lock (it is only ever replaced whole).
-    pub fn read_session_file(&self, session: &str) -> Result<Option<Vec<u8>>> {
-        super::id::validate_id(session)?;
-        read_session_bytes(&self.session_file(session))
-    }
-
-    /// Moves the session's file aside, to `<session>.json.broken-<stamp>` beside it, when it
-    /// still holds `seen` (under the lock: another call may have set it aside and started it
-    /// anew already). Returns where it went, `None` when it had changed.
-    pub fn set_aside_session_file(
-        &self,
-        session: &str,
-        seen: &[u8],
-        stamp: &str,
-    ) -> Result<Option<PathBuf>> {
-        super::id::validate_id(session)?;
-        let file = self.session_file(session);
-        self.check_inside(file.parent().unwrap_or(&self.dir))?;
-        let _lock = self.lock()?;
-        if read_session_bytes(&file)?.as_deref() != Some(seen) {
-            return Ok(None);
-        }
-        let aside = file.with_file_name(format!("{session}.json.broken-{stamp}"));
-        fs::rename(&file, &aside).map_err(|e| Error::io(&file, "move aside", &e))?;
-        sync_dir(file.parent().unwrap_or(&self.dir));
-        Ok(Some(aside))
+        write()
     }
 
     /// Refuses to write in `dir` when it, or the nearest ancestor that exists (where creating it
@@ -378,16 +327,6 @@ impl Store {
             )),
             Some(e) => lock_error(&path, &e),
         })
-    }
-}
-
-/// A session file's bytes; `None` when there is none. Only a regular file is read: opening a
-/// named pipe would wait for a writer.
-fn read_session_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
-    match read_regular_capped(path, MAX_STATE_BYTES) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(state_read_error(path, &e)),
     }
 }
 
