@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use ctxkit::frame::id::SessionId;
 use ctxkit::frame::ops::{self, Place, Selector};
 use ctxkit::frame::state::{self, State, Status, TreeIndex};
 use proptest::prelude::*;
@@ -269,7 +270,7 @@ proptest! {
                 },
                 Op::SessionPop { session } => {
                     let session = session_name(*session);
-                    let selector = Selector { session: Some(session.to_string()), ..Selector::default() };
+                    let selector = Selector { session: Some(SessionId::parse(session).unwrap()), ..Selector::default() };
                     match ops::current(&trial, &selector).unwrap() {
                         None => Ok(()),
                         Some(target) => ops::check_pop(&trial, &target, false).map(|plan| {

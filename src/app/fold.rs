@@ -14,6 +14,7 @@ use crate::compact::id::IdMinter;
 use crate::compact::inject::{self, MessageList, Position};
 use crate::compact::session::{self, Read, Recorded};
 use crate::error::{Error, ExitCode, Result};
+use crate::frame::id::SessionId;
 use crate::frame::state::State;
 use crate::frame::store::Store;
 use crate::frame::{auto, span};
@@ -23,11 +24,10 @@ use crate::settings;
 /// limits; the pressure valve keeps each request below it.
 pub fn run(
     ctx: &mut Context,
-    session: &str,
+    session: &SessionId,
     budget_warning: bool,
     compacts_at: Option<u64>,
 ) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
     let input = read_stdin().map_err(from_stdin)?;
     let list = inject::parse_messages(&input).map_err(from_stdin)?;
     let (fold_on, keep_user) = fold_settings(
@@ -84,8 +84,11 @@ pub fn run(
 /// A message ctx does not know passes unchanged, with a warning; with `pi.fold = off` the list passes
 /// unchanged (the frame context comes with pi's own before_agent_start message), and the model
 /// call is recorded all the same.
-pub fn run_pi(ctx: &mut Context, session: &str, compacts_at: Option<u64>) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
+pub fn run_pi(
+    ctx: &mut Context,
+    session: &SessionId,
+    compacts_at: Option<u64>,
+) -> Result<ExitCode> {
     let input = read_stdin().map_err(from_stdin)?;
     let parsed = fold::pi::parse(&input).map_err(from_stdin)?;
     for warning in &parsed.warnings {
@@ -151,7 +154,7 @@ fn fold_after(ctx: &Context) -> Result<usize> {
 /// With folding off, records the model call of a session that has a frame, as folding does:
 /// what the model is sent is the agent's setting, but a quiet subagent is told by this record
 /// (`frame.stale_after`) whatever it says.
-fn record_unfolded(ctx: &Context, store: &Store, state: &State, session: &str) -> Result<()> {
+fn record_unfolded(ctx: &Context, store: &Store, state: &State, session: &SessionId) -> Result<()> {
     if state.frame(session).is_some() {
         let recorded = read_session(ctx, store, session)?;
         if recorded
@@ -317,7 +320,7 @@ fn folded(
     state: &State,
     shape: &dyn Shape,
     list: &MessageList<'_>,
-    session: &str,
+    session: &SessionId,
     how: &How<'_>,
 ) -> Result<String> {
     let popped = popped_frames(ctx, state, session);
@@ -412,7 +415,7 @@ fn folded(
 
 /// The session's file as this request reads it, `None` when there is none; a broken one is set
 /// aside, and said.
-fn read_session(ctx: &Context, store: &Store, session: &str) -> Result<Option<Recorded>> {
+fn read_session(ctx: &Context, store: &Store, session: &SessionId) -> Result<Option<Recorded>> {
     match session::read(store, session)? {
         Read::Missing => Ok(None),
         Read::Found(recorded) => Ok(Some(recorded)),
@@ -435,7 +438,7 @@ fn read_session(ctx: &Context, store: &Store, session: &str) -> Result<Option<Re
 fn record(
     ctx: &Context,
     store: &Store,
-    session: &str,
+    session: &SessionId,
     seen: Option<&Recorded>,
     anchor: Option<Anchor>,
     masked: &[String],

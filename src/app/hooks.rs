@@ -24,6 +24,7 @@ use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::frame::auto;
 use crate::frame::digest::Tools;
+use crate::frame::id::SessionId;
 use crate::frame::log;
 use crate::frame::ops::{self, Correction, Place};
 use crate::frame::span::Mark;
@@ -328,7 +329,7 @@ pub struct Hook<'a> {
     pub store: Store,
     pub input: &'a Value,
     /// The session's frame id (`<session_prefix><session id>`).
-    pub session: String,
+    pub session: SessionId,
     /// Lines for the hook log that are no failure (a guess, a call dropped), written when the
     /// call has answered.
     notes: Vec<String>,
@@ -368,7 +369,7 @@ impl<'a> Hook<'a> {
 
     /// The frame id of subagent `agent_id`, or `None` when the id cannot be one.
     pub fn agent_frame(&self, agent_id: &str) -> Option<String> {
-        framed(self.harness.agent_prefix, agent_id)
+        framed(self.harness.agent_prefix, agent_id).map(String::from)
     }
 
     /// The frame of the subagent `event` names by its `agent_id`: an error when it names none,
@@ -422,7 +423,7 @@ impl<'a> Hook<'a> {
         let state = self.store.load()?;
         if state.frame(&session).is_some() && state.version() <= SCHEMA_VERSION {
             let current =
-                ops::session_current(&state, &session)?.unwrap_or_else(|| session.clone());
+                ops::session_current(&state, &session)?.unwrap_or_else(|| session.to_string());
             let xml = frame_context::render(&state, &current, &settings)?.xml;
             let recorded = record_of(&state, &session)?;
             if recorded.get("contextHash").and_then(Json::as_str) == Some(&text_hash(&xml))
@@ -440,7 +441,8 @@ impl<'a> Hook<'a> {
                 push_session_frame(state, &session, &goal, now)?;
                 changed = true;
             }
-            let current = ops::session_current(state, &session)?.unwrap_or_else(|| session.clone());
+            let current =
+                ops::session_current(state, &session)?.unwrap_or_else(|| session.to_string());
             let xml = frame_context::render(state, &current, &settings)?.xml;
             let hash = text_hash(&xml);
             let mut record = record_of(state, &session)?;
@@ -492,8 +494,8 @@ impl<'a> Hook<'a> {
         if state.frame(&self.session).is_none() {
             return Ok(None);
         }
-        let current =
-            ops::session_current(&state, &self.session)?.unwrap_or_else(|| self.session.clone());
+        let current = ops::session_current(&state, &self.session)?
+            .unwrap_or_else(|| self.session.to_string());
         Ok(Some(
             frame_context::render(&state, &current, &self.settings()?)?.xml,
         ))
@@ -597,10 +599,11 @@ impl<'a> Hook<'a> {
                             .is_some_and(|f| f.status() == Status::InProgress)
                     });
                 let parent = match caller {
-                    Some(caller) => ops::session_current(state, &caller)?.unwrap_or(caller),
-                    None => {
-                        ops::session_current(state, &session)?.unwrap_or_else(|| session.clone())
+                    Some(caller) => {
+                        ops::session_current(state, &caller)?.unwrap_or_else(|| caller.to_string())
                     }
+                    None => ops::session_current(state, &session)?
+                        .unwrap_or_else(|| session.to_string()),
                 };
                 ops::push(
                     state,
@@ -934,7 +937,7 @@ impl<'a> Hook<'a> {
                 &mut notes,
             )?;
             let current = auto::current_past_items(state, &session)?;
-            if current.as_deref().is_some_and(|c| c != session) {
+            if current.as_deref().is_some_and(|c| c != session.as_str()) {
                 return Ok((notes, closed));
             }
             // A session whose own frame someone popped gets no turn frames under it.
@@ -1092,7 +1095,7 @@ impl<'a> Hook<'a> {
                 continue;
             }
             let up = ancestors(&frame);
-            if !up.contains(&self.session) {
+            if !up.iter().any(|id| *id == *self.session) {
                 continue;
             }
             let in_turn = up.iter().find(|id| {
@@ -1176,7 +1179,8 @@ impl<'a> Hook<'a> {
                 record.insert(COMPACTION_KEY, Json::str(id));
                 state.set_claude_session(&session, record);
             }
-            let current = ops::session_current(state, &session)?.unwrap_or_else(|| session.clone());
+            let current =
+                ops::session_current(state, &session)?.unwrap_or_else(|| session.to_string());
             let correction = Correction {
                 summary: Some(summary),
                 ..Correction::default()

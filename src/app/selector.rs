@@ -2,6 +2,7 @@
 //! the environment (`CTX_FRAME`): flame.md §5's order, and the session ids no frame can have.
 
 use crate::error::Result;
+use crate::frame::id::SessionId;
 use crate::frame::ops::Selector;
 
 /// `--frame`, then `--session` (or `CTX_SESSION`), then `CTX_FRAME` (flame.md §5), for every
@@ -20,7 +21,7 @@ pub fn selector(frame: Option<&str>, session: Option<&str>) -> Result<Selector> 
     }
     Ok(Selector {
         flag: frame.map(str::to_string),
-        session: session.map(str::to_string),
+        session: session.map(SessionId::parse).transpose()?,
         env: std::env::var("CTX_FRAME").ok().filter(|v| !v.is_empty()),
     })
 }

@@ -10,6 +10,7 @@ use crate::conversation::Export;
 use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc};
+use crate::frame::id::SessionId;
 use crate::frame::ops::{self, Place, Selector};
 use crate::frame::state::{State, Status};
 use crate::frame::store::Store;
@@ -39,7 +40,7 @@ pub(crate) fn goal_from_title(title: Option<&str>, unnamed: impl FnOnce() -> Str
 /// A session made by another one, as its agent reports it.
 pub(crate) struct Child<'a> {
     /// The session that made it.
-    pub parent: &'a str,
+    pub parent: &'a SessionId,
     /// Whether it gets a frame of its own (the agent's rule, e.g. `opencode.subagent_frames`);
     /// asked only once both ids are known to be valid.
     pub wanted: &'a dyn Fn(&Context) -> Result<bool>,
@@ -53,16 +54,14 @@ pub(crate) struct Child<'a> {
 pub(crate) fn session_frame(
     ctx: &mut Context,
     store: &Store,
-    session: &str,
+    session: &SessionId,
     goal: impl FnOnce() -> String,
     child: Option<Child>,
     frame_command: &str,
 ) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
     let parent_session = child.as_ref().map(|c| c.parent);
     if let Some(child) = &child {
         let parent = child.parent;
-        crate::frame::id::validate_id(parent)?;
         let wanted = (child.wanted)(ctx)?;
         let existing = store.load()?.frame(session).is_some();
         if !wanted && !existing {
@@ -143,12 +142,11 @@ fn parent_frame_of(state: &State, parent: &str, frame_command: &str) -> Result<S
 pub(crate) fn finish(
     ctx: &mut Context,
     store: &Store,
-    session: &str,
+    session: &SessionId,
     status: Status,
     summary: Option<String>,
     transcript: Option<std::path::PathBuf>,
 ) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
     let mut inputs = PopInputs::read(summary, None, None)?;
     // The session has ended whatever its transcript holds: one that cannot be read costs the
     // log its messages, never the pop, or the frame would run on with nothing left to pop it.

@@ -22,6 +22,7 @@ use crate::document::Version;
 use crate::error::{Error, ExitCode, Result};
 use crate::frame::digest::{self, Digest, Ending, Tools};
 use crate::frame::doc::{FrameJson, NothingToFinishDoc, SessionFrameDoc, TurnDoc};
+use crate::frame::id::SessionId;
 use crate::frame::ops::{self, Selector};
 use crate::frame::span::{self, Mark};
 use crate::frame::state::{State, Status};
@@ -135,11 +136,10 @@ enum Started {
 pub(crate) fn start(
     ctx: &mut Context,
     store: &Store,
-    session: &str,
+    session: &SessionId,
     message: Option<&str>,
     text: Option<&str>,
 ) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
     if let Some(message) = message {
         ops::require_text("the message id", message)?;
     }
@@ -173,7 +173,7 @@ pub(crate) fn start(
                     close(state, store, session, &open, &digest, None, None, now)?;
                 }
                 let selector = Selector {
-                    session: Some(session.to_string()),
+                    session: Some(session.clone()),
                     ..Selector::default()
                 };
                 let (parent, _) = ops::push_parent(state, &selector)?;
@@ -204,10 +204,9 @@ pub(crate) fn start(
 pub(crate) fn end_opencode(
     ctx: &mut Context,
     store: &Store,
-    session: &str,
+    session: &SessionId,
     transcript: Option<PathBuf>,
 ) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
     match transcript.map(|path| read_transcript(&path)) {
         None => end(ctx, store, session, Messages::NotGiven),
         Some(Err(unread)) => end(ctx, store, session, Messages::Unread(unread)),
@@ -225,10 +224,9 @@ pub(crate) fn end_opencode(
 pub(crate) fn end_pi(
     ctx: &mut Context,
     store: &Store,
-    session: &str,
+    session: &SessionId,
     messages: Option<PathBuf>,
 ) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
     match messages.map(|path| read_pi_messages(&path)) {
         None => end(ctx, store, session, Messages::NotGiven),
         Some(Err(unread)) => end(ctx, store, session, Messages::Unread(unread)),

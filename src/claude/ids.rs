@@ -18,12 +18,12 @@ pub const AGENT_PREFIX: &str = "cca_";
 /// The frame id of session `session_id`, or `None` when the id cannot be one (empty, too long,
 /// characters outside `[A-Za-z0-9_-]`): such a session gets no frame.
 pub fn session_frame(session_id: &str) -> Option<String> {
-    framed(SESSION_PREFIX, session_id)
+    framed(SESSION_PREFIX, session_id).map(String::from)
 }
 
 /// The frame id of subagent `agent_id`, or `None` when the id cannot be one.
 pub fn agent_frame(agent_id: &str) -> Option<String> {
-    framed(AGENT_PREFIX, agent_id)
+    framed(AGENT_PREFIX, agent_id).map(String::from)
 }
 
 #[cfg(test)]

@@ -302,7 +302,9 @@ fn quiet_sessions(
     let seen: std::collections::HashMap<String, i64> = sessions
         .into_iter()
         .filter_map(|session| {
-            let last = crate::compact::session::last_request(store, &session)?;
+            // Ids from the state file, checked as any file's are.
+            let id = crate::frame::id::SessionId::parse(&session).ok()?;
+            let last = crate::compact::session::last_request(store, &id)?;
             Some((session, last))
         })
         .collect();
@@ -472,7 +474,9 @@ fn plan(ctx: &mut Context, store: &Store, args: &PlanArgs) -> Result<ExitCode> {
 fn activate(ctx: &mut Context, store: &Store, args: &ActivateArgs) -> Result<ExitCode> {
     let arg = &args.id;
     let selector = Selector {
-        session: args.session.session.clone(),
+        session: (args.session.session.as_deref())
+            .map(crate::frame::id::SessionId::parse)
+            .transpose()?,
         ..Selector::default()
     };
     let now = ctx.now;

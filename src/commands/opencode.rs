@@ -8,6 +8,7 @@ use crate::cli::opencode::OpencodeCommand;
 use crate::document::Version;
 use crate::error::{ExitCode, Result};
 use crate::frame::doc::InvalidateDoc;
+use crate::frame::id::SessionId;
 use crate::frame::ops;
 use crate::frame::state::Status;
 use crate::frame::store::Store;
@@ -36,13 +37,20 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             session,
             title,
             parent_session,
-        } => session_frame(
-            ctx,
-            &ctx.store()?,
-            &session,
-            title.as_deref(),
-            parent_session.as_deref(),
-        ),
+        } => {
+            let session = SessionId::parse(&session)?;
+            let parent = parent_session
+                .as_deref()
+                .map(SessionId::parse)
+                .transpose()?;
+            session_frame(
+                ctx,
+                &ctx.store()?,
+                &session,
+                title.as_deref(),
+                parent.as_ref(),
+            )
+        }
         OpencodeCommand::Finish {
             session,
             state,
@@ -51,7 +59,7 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
         } => session::finish(
             ctx,
             &ctx.store()?,
-            &session,
+            &SessionId::parse(&session)?,
             status_for(&state),
             summary,
             transcript,
@@ -63,6 +71,7 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
             end: _,
             transcript,
         } => {
+            let session = SessionId::parse(&session)?;
             let store = ctx.store()?;
             match start {
                 Some(message) => {
@@ -71,7 +80,9 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
                 None => turn::end_opencode(ctx, &store, &session, transcript),
             }
         }
-        OpencodeCommand::Deleted { session } => deleted(ctx, &ctx.store()?, &session),
+        OpencodeCommand::Deleted { session } => {
+            deleted(ctx, &ctx.store()?, &SessionId::parse(&session)?)
+        }
         OpencodeCommand::Messages {
             session,
             budget_warning,
@@ -88,7 +99,12 @@ pub fn run(ctx: &mut Context, command: OpencodeCommand) -> Result<ExitCode> {
                 }
                 .usable_with(reserved)
             });
-            crate::app::fold::run(ctx, &session, budget_warning, compacts_at)
+            crate::app::fold::run(
+                ctx,
+                &SessionId::parse(&session)?,
+                budget_warning,
+                compacts_at,
+            )
         }
     }
 }
@@ -155,9 +171,9 @@ fn child_wanted(ctx: &Context, title: Option<&str>) -> Result<bool> {
 fn session_frame(
     ctx: &mut Context,
     store: &Store,
-    session: &str,
+    session: &SessionId,
     title: Option<&str>,
-    parent_session: Option<&str>,
+    parent_session: Option<&SessionId>,
 ) -> Result<ExitCode> {
     let wanted = |ctx: &Context| child_wanted(ctx, title);
     let child = parent_session.map(|parent| session::Child {
@@ -183,8 +199,7 @@ fn status_for(state: &str) -> Status {
     }
 }
 
-fn deleted(ctx: &mut Context, store: &Store, session: &str) -> Result<ExitCode> {
-    crate::frame::id::validate_id(session)?;
+fn deleted(ctx: &mut Context, store: &Store, session: &SessionId) -> Result<ExitCode> {
     let now = ctx.now;
     let reason = format!("OpenCode session {session} was deleted");
     let (invalidated, _) = store.update(now, |state| {

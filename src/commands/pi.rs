@@ -6,6 +6,7 @@ use crate::app::Context;
 use crate::app::{session, turn};
 use crate::cli::pi::PiCommand;
 use crate::error::{ExitCode, Result};
+use crate::frame::id::SessionId;
 use crate::frame::state::Status;
 
 pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
@@ -26,12 +27,16 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             title,
             parent_session,
         } => {
-            let session = session.into_id();
+            let session = SessionId::parse(&session.into_id())?;
             let store = ctx.store()?;
             // pi has no subagents of its own: a pi is another session's child only when that
             // session started it, so every one gets its frame.
             let wanted = |_: &Context| Ok(true);
-            let child = parent_session.as_deref().map(|parent| session::Child {
+            let parent = parent_session
+                .as_deref()
+                .map(SessionId::parse)
+                .transpose()?;
+            let child = parent.as_ref().map(|parent| session::Child {
                 parent,
                 wanted: &wanted,
             });
@@ -50,7 +55,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             summary,
             transcript,
         } => {
-            let session = session.into_id();
+            let session = SessionId::parse(&session.into_id())?;
             let store = ctx.store()?;
             let status = status_for(&stop_reason);
             session::finish(ctx, &store, &session, status, summary, transcript)
@@ -62,7 +67,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             end: _,
             messages,
         } => {
-            let session = session.into_id();
+            let session = SessionId::parse(&session.into_id())?;
             let store = ctx.store()?;
             if start {
                 turn::start(ctx, &store, &session, None, goal.as_deref())
@@ -78,7 +83,7 @@ pub fn run(ctx: &mut Context, command: PiCommand) -> Result<ExitCode> {
             // pi's shouldCompact: the window less compaction.reserveTokens (pi's default 16384).
             let compacts_at =
                 context_limit.map(|window| window.saturating_sub(reserved.unwrap_or(16_384)));
-            crate::app::fold::run_pi(ctx, &session, compacts_at)
+            crate::app::fold::run_pi(ctx, &SessionId::parse(&session)?, compacts_at)
         }
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::fold::Anchor;
 use crate::error::{Error, Result};
+use crate::frame::id::SessionId;
 use crate::frame::store::Store;
 use crate::safe_file;
 
@@ -92,16 +93,15 @@ pub enum Read {
     },
 }
 
-/// Where the file of session `session` is kept; an id that cannot name a file is refused.
-pub fn path(store: &Store, session: &str) -> Result<PathBuf> {
-    crate::frame::id::validate_id(session)?;
-    Ok(store.dir().join(DIR).join(format!("{session}.json")))
+/// Where the file of session `session` is kept.
+pub fn path(store: &Store, session: &SessionId) -> PathBuf {
+    store.dir().join(DIR).join(format!("{session}.json"))
 }
 
 /// The session's file, read once without the lock (it is only ever replaced whole). A file of a
 /// newer ctx is an error: it is left alone, and the request goes unfolded.
-pub fn read(store: &Store, session: &str) -> Result<Read> {
-    let file = path(store, session)?;
+pub fn read(store: &Store, session: &SessionId) -> Result<Read> {
+    let file = path(store, session);
     let Some(bytes) = read_bytes(&file)? else {
         return Ok(Read::Missing);
     };
@@ -113,13 +113,13 @@ pub fn read(store: &Store, session: &str) -> Result<Read> {
 
 /// When the session last called the model, as its file says; `None` for no file or one ctx
 /// cannot read.
-pub fn last_request(store: &Store, session: &str) -> Option<i64> {
+pub fn last_request(store: &Store, session: &SessionId) -> Option<i64> {
     #[derive(serde::Deserialize)]
     struct Only {
         #[serde(rename = "lastRequest")]
         last_request: Option<i64>,
     }
-    let bytes = read_bytes(&path(store, session).ok()?).ok()??;
+    let bytes = read_bytes(&path(store, session)).ok()??;
     serde_json::from_slice::<Only>(&bytes).ok()?.last_request
 }
 
@@ -129,11 +129,11 @@ pub fn last_request(store: &Store, session: &str) -> Option<i64> {
 /// file now holds it.
 pub fn update(
     store: &Store,
-    session: &str,
+    session: &SessionId,
     seen: Option<&Recorded>,
     edit: impl FnOnce(&mut SessionFile) -> bool,
 ) -> Result<SessionFile> {
-    let file = path(store, session)?;
+    let file = path(store, session);
     let dir = file.parent().unwrap_or(store.dir()).to_path_buf();
     store.with_lock(&dir, || {
         let bytes = read_bytes(&file)?;
@@ -161,11 +161,11 @@ pub fn update(
 /// Returns where it went, `None` when it had changed.
 pub fn set_aside(
     store: &Store,
-    session: &str,
+    session: &SessionId,
     seen: &[u8],
     stamp: &str,
 ) -> Result<Option<PathBuf>> {
-    let file = path(store, session)?;
+    let file = path(store, session);
     let dir = file.parent().unwrap_or(store.dir()).to_path_buf();
     store.with_lock(&dir, || {
         if read_bytes(&file)?.as_deref() != Some(seen) {

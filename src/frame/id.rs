@@ -55,6 +55,56 @@ pub fn validate_id(arg: &str) -> Result<()> {
     }
 }
 
+/// A session's id (an agent's session or subagent, with the agent's prefix: `ses_…`, `cc_…`,
+/// `cp_…`), checked once where it is read (the command line, a hook's input, a file) and passed
+/// on as this type: it is a valid frame id, so it can name a frame and a file, and nothing below
+/// the door checks it again.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// `arg` as a session id, refused as an invalid frame id is.
+    pub fn parse(arg: &str) -> Result<SessionId> {
+        validate_id(arg)?;
+        Ok(SessionId(arg.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for SessionId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for SessionId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<SessionId> for str {
+    fn eq(&self, id: &SessionId) -> bool {
+        self == id.0
+    }
+}
+
+impl PartialEq<str> for SessionId {
+    fn eq(&self, text: &str) -> bool {
+        self.0 == text
+    }
+}
+
+impl From<SessionId> for String {
+    fn from(id: SessionId) -> String {
+        id.0
+    }
+}
+
 /// Crockford base-32, lowercase, without `i l o u`.
 const ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
 

@@ -1,7 +1,7 @@
 //! Frame transitions (flame.md §5–§6): each checks every precondition first, then edits the
 //! in-memory state. Pure: no I/O, the clock reading is passed in.
 
-use super::id;
+use super::id::{self, SessionId};
 use super::state::{FrameKey, State, Status, TreeIndex};
 use crate::error::{Error, Result};
 use crate::json::{Json, Object};
@@ -11,8 +11,8 @@ use crate::json::{Json, Object};
 pub struct Selector {
     /// `--frame ID`.
     pub flag: Option<String>,
-    /// `--session ID`: the current frame of that OpenCode session.
-    pub session: Option<String>,
+    /// `--session ID`: the current frame of that session.
+    pub session: Option<SessionId>,
     /// `CTX_FRAME`, when set and non-empty.
     pub env: Option<String>,
 }
@@ -40,8 +40,8 @@ pub enum Place<'a> {
 pub fn lookup(state: &State, arg: &str) -> Result<String> {
     // A full id, as the plugin and scripts give, wins over prefixes (`id::resolve`) and is found
     // in the state's index: the tree order that prefix matching needs is only built for prefixes.
-    // (Commands that write look ids up while holding the state's lock.)
-    id::validate_id(arg)?;
+    // (Commands that write look ids up while holding the state's lock.) An invalid `arg` is
+    // found in neither, and `id::resolve` refuses it.
     if state.position(arg).is_some() {
         return Ok(arg.to_string());
     }
@@ -160,9 +160,9 @@ pub fn session_current(state: &State, session: &str) -> Result<Option<String>> {
     session_place(state, session).map(SessionPlace::frame)
 }
 
-/// [`session_current`], saying where the frame comes from.
+/// [`session_current`], saying where the frame comes from. A lookup in the state: `session` was
+/// checked where it was read (a [`SessionId`]), or comes from the state itself.
 pub fn session_place(state: &State, session: &str) -> Result<SessionPlace> {
-    id::validate_id(session)?;
     let frames = session_frames(state)?;
     let parents = session_parents(state)?;
     let mut at = session;

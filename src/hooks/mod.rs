@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::frame::id::validate_id;
+use crate::frame::id::SessionId;
 
 pub mod contents_fold;
 pub mod frame_calls;
@@ -17,12 +17,11 @@ pub mod turns;
 
 /// `prefix` and an agent's id as a frame id, or `None` when the id cannot be one (empty, too
 /// long, characters outside `[A-Za-z0-9_-]`, such as `../x`): such a session gets no frame.
-pub fn framed(prefix: &str, id: &str) -> Option<String> {
+pub fn framed(prefix: &str, id: &str) -> Option<SessionId> {
     if id.is_empty() {
         return None;
     }
-    let framed = format!("{prefix}{id}");
-    validate_id(&framed).ok().map(|()| framed)
+    SessionId::parse(&format!("{prefix}{id}")).ok()
 }
 
 /// One message of the OpenCode-shaped export an agent's transcript (or rollout) record becomes:
