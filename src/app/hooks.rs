@@ -1095,7 +1095,7 @@ impl<'a> Hook<'a> {
                 continue;
             }
             let up = ancestors(&frame);
-            if !up.iter().any(|id| *id == *self.session) {
+            if !up.iter().any(|id| id == self.session.as_str()) {
                 continue;
             }
             let in_turn = up.iter().find(|id| {

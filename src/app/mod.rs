@@ -45,6 +45,7 @@ pub struct AutoFrames {
 }
 
 impl Context {
+    /// A run's context; its settings are resolved at their first read ([`Context::settings`]).
     pub fn new(project: Project, out: Output, now: i64, hook: bool) -> Context {
         Context {
             project,

@@ -79,7 +79,7 @@ pub fn fold(
     if let Some(why) = unsure {
         return Err(why);
     }
-    let summary = summary(&folded.history);
+    let conversation = summary(&folded.history);
     // The resumed conversation is the summary and Copilot's own list of the person's messages:
     // a fold of frames too small to pay for that list is left out.
     let persons: usize = history
@@ -95,7 +95,7 @@ pub fn fold(
         .filter_map(|p| p.get("text").and_then(Value::as_str))
         .map(str::len)
         .sum();
-    if summary.len() + persons >= self::summary(&history).len() {
+    if conversation.len() + persons >= summary(&history).len() {
         let mut refused = folded.refused;
         refused.push(format!(
             "not folded: the frames folded ({}) would not make the resumed conversation smaller",
@@ -138,7 +138,7 @@ pub fn fold(
             // The system prompt and the history; all of the history goes.
             "preCompactionMessagesLength": history.len() + 1,
             "messagesRemoved": history.len(),
-            "summaryContent": summary,
+            "summaryContent": conversation,
             "trigger": "manual",
         },
         "id": stamp.complete_id,
