@@ -690,7 +690,7 @@ impl<'a> Hook<'a> {
             let plan = ops::check_pop(state, frame, true)?;
             let summary = summary.filter(|s| !s.trim().is_empty());
             ops::apply_pop(state, &plan, status, summary, now)?;
-            store.write_log(frame, &log::render(state, frame, now, messages.as_ref()))?;
+            store.write_log(&plan.id, &log::render(state, frame, now, messages.as_ref()))?;
             Ok((true, true))
         })?;
         Ok(popped)
@@ -1011,8 +1011,9 @@ impl<'a> Hook<'a> {
                 let Some(answer) = answer.filter(|_| said_for_it) else {
                     return Ok(((), false));
                 };
+                let frame_id = frame.frame_id();
                 state.set_field(&id, FrameKey::Summary.name(), Json::str(answer));
-                store.write_log(&id, &log::render(state, &id, now, messages.as_ref()))?;
+                store.write_log(&frame_id, &log::render(state, &id, now, messages.as_ref()))?;
                 return Ok(((), true));
             }
             if auto::current_past_items(state, &session)?.as_deref() != Some(id.as_str()) {
@@ -1030,7 +1031,7 @@ impl<'a> Hook<'a> {
             }
             let plan = ops::check_pop(state, &id, true)?;
             ops::apply_pop(state, &plan, Status::Completed, answer, now)?;
-            store.write_log(&id, &log::render(state, &id, now, messages.as_ref()))?;
+            store.write_log(&plan.id, &log::render(state, &id, now, messages.as_ref()))?;
             Ok(((), true))
         })?;
         Ok(())
@@ -1134,11 +1135,11 @@ impl<'a> Hook<'a> {
         let store = &self.store;
         store.update(now, |state| {
             for (id, export) in exports {
-                if state.frame(id).is_none() {
+                let Some(frame_id) = state.frame(id).map(|f| f.frame_id()) else {
                     continue;
-                }
+                };
                 let messages = log::Messages::of(export, max);
-                store.write_log(id, &log::render(state, id, now, Some(&messages)))?;
+                store.write_log(&frame_id, &log::render(state, id, now, Some(&messages)))?;
             }
             Ok(((), false))
         })?;
@@ -1289,7 +1290,7 @@ fn close_turn(
     todo::close_in_turn(state, store, session, id, None, now)?;
     let plan = ops::check_pop(state, id, true)?;
     ops::apply_pop(state, &plan, Status::Completed, summary, now)?;
-    store.write_log(id, &log::render(state, id, now, None))
+    store.write_log(&plan.id, &log::render(state, id, now, None))
 }
 
 /// A session's frame: under the frame a person made current when it runs (as a root OpenCode

@@ -114,7 +114,7 @@ pub(crate) fn pop(
         ops::apply_pop(state, &plan, status, inputs.summary.as_deref(), now)?;
         span::close(state, &target, selector.place(), at.clone());
         store.write_log(
-            &target,
+            &plan.id,
             &log::render(state, &target, now, messages.as_ref()),
         )?;
         Ok((plan, true))

@@ -353,13 +353,12 @@ fn tree_svg(ctx: &mut Context, store: &Store, args: &TreeArgs) -> Result<ExitCod
     };
     let counter = Method::Exact(Encoding::O200k);
     // A frame's own context: its summary and decisions, and its log, read only as
-    // `logs/frame-<id>.md` of this store (an id that could name another file is not read).
+    // `logs/frame-<id>.md` of this store (a frame id names no other file).
     let tokens = |frame: &Frame<'_>| -> u64 {
         let texts = frame.summary().into_iter().chain(frame.decisions());
         let mut total: u64 = texts.map(|text| counter.count(text)).sum();
         if frame.log_path().is_some()
-            && !frame.id.contains(['/', '\\'])
-            && let Ok(text) = std::fs::read_to_string(store.log_file(frame.id))
+            && let Ok(text) = std::fs::read_to_string(store.log_file(&frame.frame_id()))
         {
             total += counter.count(&text);
         }
@@ -609,7 +608,8 @@ fn edit(ctx: &mut Context, store: &Store, args: EditArgs) -> Result<ExitCode> {
             before.goal().to_string(),
             before.summary().map(str::to_string),
         );
-        let log_file = before.log_path().map(|_| store.log_file(&id));
+        let frame_id = before.frame_id();
+        let log_file = before.log_path().map(|_| store.log_file(&frame_id));
         ops::edit(state, &id, correction, now)?;
         // A popped frame's log says what the frame was: it follows the correction, or is left
         // alone, with a warning, when it is no longer laid out as ctx wrote it.
@@ -624,7 +624,7 @@ fn edit(ctx: &mut Context, store: &Store, args: EditArgs) -> Result<ExitCode> {
                 correction.goal,
                 correction.summary,
             ) {
-                Some(amended) => store.write_log(&id, &amended)?,
+                Some(amended) => store.write_log(&frame_id, &amended)?,
                 None => {
                     note = Some(format!(
                         "{} was not brought in step: it is not laid out as ctx wrote it",

@@ -300,7 +300,7 @@ fn entry_with(frame: &Frame<'_>, with_summary: bool) -> String {
     // description says once: only a frame whose log is elsewhere, or that has none (invalidated
     // without a pop), says where on every request.
     match frame.log_path() {
-        Some(log) if log == crate::frame::log::path_in_store(frame.id) => {}
+        Some(log) if log == crate::frame::log::path_in_store(&frame.frame_id()) => {}
         Some(log) => out.push_str(&format!(
             " log=\"{}\"",
             xml_escape(&format!(".opencode/flame/{log}"))

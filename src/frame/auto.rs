@@ -147,7 +147,10 @@ pub fn close(
     }
     ops::apply_pop(state, &plan, ending.status, Some(ending.summary), at)?;
     span::close(state, id, Place::Session(session), mark);
-    store.write_log(id, &super::log::render(state, id, at, ending.messages))
+    store.write_log(
+        &plan.id,
+        &super::log::render(state, id, at, ending.messages),
+    )
 }
 
 /// The turn frame of `session` that is still open (in progress), if any: at most one, as a turn

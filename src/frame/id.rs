@@ -105,6 +105,45 @@ impl From<SessionId> for String {
     }
 }
 
+/// A frame's id, checked once where it is read: by the state's reader (every id of
+/// `state.json`), by [`resolve`] (an id or prefix on the command line, found in the state), by a
+/// push's `--id`, or made by [`generate_id`]. What names a file after a frame (its log) takes this
+/// type, so no path is made of an id nobody checked.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FrameId(String);
+
+impl FrameId {
+    /// `arg` as a frame id, refused as [`validate_id`] refuses it.
+    pub fn parse(arg: &str) -> Result<FrameId> {
+        validate_id(arg)?;
+        Ok(FrameId(arg.to_string()))
+    }
+
+    /// An id already checked where it was read: one the state holds (its reader refuses any
+    /// other), or one [`generate_id`] made.
+    pub(crate) fn checked(id: &str) -> FrameId {
+        debug_assert!(id_problem(id).is_none(), "unchecked frame id {id:?}");
+        FrameId(id.to_string())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for FrameId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for FrameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Crockford base-32, lowercase, without `i l o u`.
 const ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
 

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::id::FrameId;
 use super::state::{State, TreeIndex};
 use crate::conversation::{Export, non_blank};
 use crate::time::{human_utc, rfc3339_ms};
@@ -10,12 +11,12 @@ use crate::time::{human_utc, rfc3339_ms};
 pub const DIR: &str = "logs";
 
 /// The log's file name: the one place it is spelled.
-pub fn file_name(id: &str) -> String {
+pub fn file_name(id: &FrameId) -> String {
     format!("frame-{id}.md")
 }
 
 /// The log's path relative to the store's directory, as `logPath` records it.
-pub fn path_in_store(id: &str) -> String {
+pub fn path_in_store(id: &FrameId) -> String {
     format!("{DIR}/{}", file_name(id))
 }
 

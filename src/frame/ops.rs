@@ -1,7 +1,7 @@
 //! Frame transitions (flame.md §5–§6): each checks every precondition first, then edits the
 //! in-memory state. Pure: no I/O, the clock reading is passed in.
 
-use super::id::{self, SessionId};
+use super::id::{self, FrameId, SessionId};
 use super::state::{FrameKey, State, Status, TreeIndex};
 use crate::error::{Error, Result};
 use crate::json::{Json, Object};
@@ -460,7 +460,7 @@ pub fn push(
 /// What a pop will do, decided before anything changes.
 #[derive(Debug)]
 pub struct PopPlan {
-    pub id: String,
+    pub id: FrameId,
     pub warnings: Vec<String>,
     /// Planned descendants, in tree order: they cannot start under a finished frame.
     pub planned: Vec<String>,
@@ -546,7 +546,7 @@ pub fn check_pop(state: &State, id: &str, force: bool) -> Result<PopPlan> {
         ));
     }
     Ok(PopPlan {
-        id: id.to_string(),
+        id: frame.frame_id(),
         warnings,
         planned: planned.into_iter().map(str::to_string).collect(),
         invalidate_planned: false,
@@ -570,7 +570,7 @@ pub fn apply_pop(
     state.set_field(
         id,
         FrameKey::LogPath.name(),
-        Json::str(&super::log::path_in_store(id)),
+        Json::str(&super::log::path_in_store(&plan.id)),
     );
     state.set_field(id, FrameKey::UpdatedAt.name(), Json::int(now));
     if plan.invalidate_planned {

@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use super::id::FrameId;
 use super::state::{self, SCHEMA_VERSION, State};
 use crate::error::{Error, Result};
 use crate::safe_file::{
@@ -176,7 +177,7 @@ impl Store {
     }
 
     /// Where the log of frame `id` is (or would be) written.
-    pub fn log_file(&self, id: &str) -> PathBuf {
+    pub fn log_file(&self, id: &FrameId) -> PathBuf {
         self.dir
             .join(super::log::DIR)
             .join(super::log::file_name(id))
@@ -186,7 +187,7 @@ impl Store {
     /// temp file renamed into place, keeping an existing file's permissions. Called by an edit
     /// of [`Store::update`], under the lock, which makes it the one to remove what killed
     /// writers of logs left (the log folder grows with every pop: it is not read on every write).
-    pub fn write_log(&self, id: &str, text: &str) -> Result<()> {
+    pub fn write_log(&self, id: &FrameId, text: &str) -> Result<()> {
         let dir = self.dir.join(super::log::DIR);
         self.check_may_create()?;
         self.check_inside(&dir)?;

@@ -315,7 +315,7 @@ pub fn folded_text(store: &Store, state: &State, id: &str, root: Option<&Path>) 
     if !frame.status().is_finished() {
         return None;
     }
-    let log_path = store.dir().join(log::path_in_store(id));
+    let log_path = store.dir().join(log::path_in_store(&frame.frame_id()));
     let log_path = match root.map(|root| log_path.strip_prefix(root)) {
         Some(Ok(relative)) => relative,
         _ => &log_path,

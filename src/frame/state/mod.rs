@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use crate::json::{self, Json, Object};
 
-use super::id;
+use super::id::{self, FrameId};
 
 mod read;
 
@@ -328,6 +328,13 @@ pub struct Frame<'a> {
     pub id: &'a str,
     slot: &'a Slot,
     source: &'a str,
+}
+
+impl Frame<'_> {
+    /// Its id as a [`FrameId`]: the state's reader checked it.
+    pub fn frame_id(&self) -> FrameId {
+        FrameId::checked(self.id)
+    }
 }
 fn non_null<'a>(map: &'a Object, key: &str) -> Option<&'a Json> {
     map.get(key).filter(|v| !v.is_null())
