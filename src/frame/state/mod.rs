@@ -336,6 +336,7 @@ impl Frame<'_> {
         FrameId::checked(self.id)
     }
 }
+
 fn non_null<'a>(map: &'a Object, key: &str) -> Option<&'a Json> {
     map.get(key).filter(|v| !v.is_null())
 }
