@@ -27,29 +27,7 @@ bin=$work/bin
 mkdir -p "$bin" && ln -s "$CTX" "$bin/ctx"
 
 # steps WAY: the stand-in's script of the first process.
-steps() {
-  python3 - "$1" <<'PY'
-import json, sys
-way = sys.argv[1]
-session = '--session "cp_$COPILOT_AGENT_SESSION_ID"'
-shell = lambda when, command: {"tools": True, "when": when, "tool_calls": [
-    {"name": "bash", "arguments": {"command": command, "description": "run"}}]}
-steps, when = [], "Do the three parts"
-for part in (1, 2, 3):
-    if way == "ctx":
-        steps.append(shell(when, f"ctx frame push {session} -- 'Refund work, part {part}' && echo pushed-{part}"))
-        when = f"pushed-{part}"
-    for run in ("a", "b"):
-        steps.append(shell(when, f"python3 build-log.py {part} {run} && echo done-{part}{run}"))
-        when = f"done-{part}{run}"
-    if way == "ctx":
-        summary = f"Part {part} done: its checks ran and the refund handler and the ledger agree."
-        steps.append(shell(when, f"ctx frame pop {session} --summary '{summary}' && echo popped-{part}"))
-        when = f"popped-{part}"
-steps.append({"tools": True, "when": when, "reply": "All three parts of the refund work are done."})
-print(json.dumps(steps, indent=1))
-PY
-}
+steps() { python3 benches/resume-steps.py "$1" bash '--session "cp_$COPILOT_AGENT_SESSION_ID"'; }
 
 for way in plain ctx; do
   project=$work/$way/project
