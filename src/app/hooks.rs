@@ -422,8 +422,7 @@ impl<'a> Hook<'a> {
         // reads: no lock, no write.
         let state = self.store.load()?;
         if state.frame(&session).is_some() && state.version() <= SCHEMA_VERSION {
-            let current =
-                ops::session_current(&state, &session)?.unwrap_or_else(|| session.to_string());
+            let current = ops::session_current_or_own(&state, &session)?;
             let xml = frame_context::render(&state, &current, &settings)?.xml;
             let recorded = record_of(&state, &session)?;
             if recorded.get("contextHash").and_then(Json::as_str) == Some(&text_hash(&xml))
@@ -441,8 +440,7 @@ impl<'a> Hook<'a> {
                 push_session_frame(state, &session, &goal, now)?;
                 changed = true;
             }
-            let current =
-                ops::session_current(state, &session)?.unwrap_or_else(|| session.to_string());
+            let current = ops::session_current_or_own(state, &session)?;
             let xml = frame_context::render(state, &current, &settings)?.xml;
             let hash = text_hash(&xml);
             let mut record = record_of(state, &session)?;
@@ -494,8 +492,7 @@ impl<'a> Hook<'a> {
         if state.frame(&self.session).is_none() {
             return Ok(None);
         }
-        let current = ops::session_current(&state, &self.session)?
-            .unwrap_or_else(|| self.session.to_string());
+        let current = ops::session_current_or_own(&state, &self.session)?;
         Ok(Some(
             frame_context::render(&state, &current, &self.settings()?)?.xml,
         ))
@@ -598,13 +595,8 @@ impl<'a> Hook<'a> {
                             .frame(f)
                             .is_some_and(|f| f.status() == Status::InProgress)
                     });
-                let parent = match caller {
-                    Some(caller) => {
-                        ops::session_current(state, &caller)?.unwrap_or_else(|| caller.to_string())
-                    }
-                    None => ops::session_current(state, &session)?
-                        .unwrap_or_else(|| session.to_string()),
-                };
+                let parent =
+                    ops::session_current_or_own(state, caller.as_deref().unwrap_or(&session))?;
                 ops::push(
                     state,
                     &goal,
@@ -1180,8 +1172,7 @@ impl<'a> Hook<'a> {
                 record.insert(COMPACTION_KEY, Json::str(id));
                 state.set_claude_session(&session, record);
             }
-            let current =
-                ops::session_current(state, &session)?.unwrap_or_else(|| session.to_string());
+            let current = ops::session_current_or_own(state, &session)?;
             let correction = Correction {
                 summary: Some(summary),
                 ..Correction::default()

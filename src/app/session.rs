@@ -132,7 +132,7 @@ fn parent_frame_of(state: &State, parent: &str, frame_command: &str) -> Result<S
             )),
         );
     }
-    Ok(ops::session_current(state, parent)?.unwrap_or_else(|| parent.to_string()))
+    ops::session_current_or_own(state, parent)
 }
 
 /// Pops the frame of `session`, whose work has ended, with `status`, the summary (else the

@@ -160,6 +160,12 @@ pub fn session_current(state: &State, session: &str) -> Result<Option<String>> {
     session_place(state, session).map(SessionPlace::frame)
 }
 
+/// [`session_current`], or the session's own frame id when it has no current frame: where a
+/// session that has a frame stands.
+pub fn session_current_or_own(state: &State, session: &str) -> Result<String> {
+    Ok(session_current(state, session)?.unwrap_or_else(|| session.to_string()))
+}
+
 /// [`session_current`], saying where the frame comes from. A lookup in the state: `session` was
 /// checked where it was read (a [`SessionId`]), or comes from the state itself.
 pub fn session_place(state: &State, session: &str) -> Result<SessionPlace> {
