@@ -31,10 +31,11 @@ use crate::frame::span::Mark;
 use crate::frame::state::{FrameKey, SCHEMA_VERSION, State, Status};
 use crate::frame::store::Store;
 use crate::frame::todo::{self, Item, Reader, Update};
+use crate::hooks::contents_fold::{self, ToAppend};
 use crate::hooks::frame_calls::Finished;
 use crate::hooks::transcript::Folded;
 use crate::hooks::turns::{ClosedFrame, Kind};
-use crate::hooks::{contents_fold, framed, transcript};
+use crate::hooks::{framed, transcript};
 use crate::json::{Json, Object};
 use crate::project::Project;
 
@@ -258,44 +259,6 @@ impl ItemSpans<'_> {
 /// How many times a session file that changes while it is read is read again before a fold by
 /// appending leaves it as it is (50 ms apart).
 const APPEND_ATTEMPTS: u32 = 20;
-
-/// What a fold by appending makes of a session file ([`Hook::fold_by_appending`]).
-pub struct Appending {
-    /// The line to append (ending in a newline); `None`: nothing new folds.
-    pub line: Option<String>,
-    /// Why each frame left unfolded is, for the hook log.
-    pub refused: Vec<String>,
-    /// Each folded frame's messages, for its log.
-    pub logs: Vec<(String, Export)>,
-}
-
-impl Appending {
-    /// A fold of a file of Gemini-style contents (Qwen Code's, Gemini CLI's): its `line`, why
-    /// frames were left unfolded, and each folded frame's `spans` as its log, titled `title` in
-    /// `agent`'s name ([`contents_fold::span_export`]).
-    pub fn of_contents(
-        line: Option<String>,
-        refused: Vec<String>,
-        spans: &[(String, Vec<Value>)],
-        title: &str,
-        agent: &str,
-    ) -> Appending {
-        let logs = spans
-            .iter()
-            .map(|(id, contents)| {
-                (
-                    id.clone(),
-                    contents_fold::span_export(id, title, agent, contents),
-                )
-            })
-            .collect();
-        Appending {
-            line,
-            refused,
-            logs,
-        }
-    }
-}
 
 /// `N` bytes of the system's random source: ids an agent names none for (a record's, a
 /// subagent frame's).
@@ -748,30 +711,31 @@ impl<'a> Hook<'a> {
         folded
     }
 
-    /// A turn's end, for an agent that reads a fold as a record of its own (Qwen Code's
-    /// `chat_compression`): when the agent's fold `setting` is on, `fold` makes that record of
-    /// the session file at `path` (below the agent's `folder`), given what the state
-    /// knows of the frames, as for [`Hook::fold_at_end`]; the folded frames' logs are written
-    /// from their spans, then the record is appended to the file, which keeps every line it had.
-    /// Each frame left unfolded is a line of the hook log. True when a record was appended.
+    /// A fold for an agent that reads one as records of its own, appended to its session file
+    /// at `path` (Qwen Code's `chat_compression`, Gemini CLI's `$set` of the messages, Copilot
+    /// CLI's compaction): `fold` makes them of the file, below the agent's `folder`, given what
+    /// the state knows of the frames, as for [`Hook::fold_at_end`]; the folded frames' logs are
+    /// written from their spans (in `agent`'s name), then the records are appended to the file,
+    /// which keeps every line it had. Each frame left unfolded is a line of the hook log. True
+    /// when records were appended. The caller has checked that the agent's fold setting is on.
     pub fn fold_by_appending(
         &mut self,
-        setting: &crate::settings::Def,
         path: &Path,
-        noun: &str,
+        agent: &str,
         folder: Option<PathBuf>,
         folder_name: &str,
         fold: impl Fn(
             &str,
             &dyn Fn(&str) -> Option<String>,
             &dyn Fn(&str) -> Option<Finished>,
-        ) -> std::result::Result<Appending, String>,
+        ) -> std::result::Result<ToAppend, String>,
     ) -> Result<bool> {
-        if !self.ctx.settings()?.on(setting)? {
-            return Ok(false);
-        }
-        let refuse =
-            |why: String| Error::failure(format!("{noun} {} left as it is: {why}", path.display()));
+        let refuse = |why: String| {
+            Error::failure(format!(
+                "session file {} left as it is: {why}",
+                path.display()
+            ))
+        };
         let inside = |p: &Path| {
             folder
                 .as_deref()
@@ -807,12 +771,21 @@ impl<'a> Hook<'a> {
                 }
                 other => other.map_err(refuse)?,
             };
-            let appended = match &appending.line {
+            let appended = match &appending.text {
                 None => Ok(()),
-                Some(line) => {
-                    // The logs first: the record's entries send the model to them.
-                    self.rewrite_logs(&appending.logs)?;
-                    file.append(line)
+                Some(text) => {
+                    // The logs first: the records' entries send the model to them.
+                    let title = format!("{agent} session file {}", path.display());
+                    let logs: Vec<(String, Export)> = appending
+                        .spans
+                        .iter()
+                        .map(|(id, contents)| {
+                            let log = contents_fold::span_export(id, &title, agent, contents);
+                            (id.clone(), log)
+                        })
+                        .collect();
+                    self.rewrite_logs(&logs)?;
+                    file.append(text)
                 }
             };
             match appended {
@@ -825,9 +798,9 @@ impl<'a> Hook<'a> {
                         appending
                             .refused
                             .iter()
-                            .map(|why| format!("{noun} {}: {why}", path.display())),
+                            .map(|why| format!("session file {}: {why}", path.display())),
                     );
-                    return appended.map(|()| appending.line.is_some()).map_err(refuse);
+                    return appended.map(|()| appending.text.is_some()).map_err(refuse);
                 }
             }
         }

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::hooks::contents_fold::{self, Shell};
+use crate::hooks::contents_fold::{self, Shell, ToAppend};
 use crate::hooks::frame_calls::Finished;
 
 /// Copilot's shell tool, and how its results read.
@@ -38,17 +38,6 @@ pub const SUMMARY_START: &str = "[ctx] The conversation so far, folded by ctx";
 /// Events that cut Copilot's history in ways the fold does not rebuild: a session holding one is
 /// left as it is.
 const CUTS: &[&str] = &["session.truncation", "session.snapshot_rewind"];
-
-/// What a fold of a session file made: the two events to append (JSON lines, each ending in a
-/// newline) when a frame folded, the frames folded, why each frame left unfolded is, and each
-/// folded frame's span as it was, for its log.
-#[derive(Debug, Default)]
-pub struct Fold {
-    pub lines: Option<String>,
-    pub frames: Vec<String>,
-    pub refused: Vec<String>,
-    pub spans: Vec<(String, Vec<Value>)>,
-}
 
 /// The names and time of the events a fold appends: the two events' ids and the compaction's
 /// (UUIDs, as Copilot's own), and `now` (RFC 3339).
@@ -66,14 +55,14 @@ pub fn fold(
     stamp: &Stamp<'_>,
     goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
-) -> Result<Fold, String> {
+) -> Result<ToAppend, String> {
     let events = events(text)?;
     let (history, unsure) = history(&events);
     let folded = contents_fold::fold_history(&history, &SHELL, goal_of, finished);
     if folded.frames.is_empty() {
-        return Ok(Fold {
+        return Ok(ToAppend {
             refused: folded.refused,
-            ..Fold::default()
+            ..ToAppend::default()
         });
     }
     if let Some(why) = unsure {
@@ -101,13 +90,13 @@ pub fn fold(
             "not folded: the frames folded ({}) would not make the resumed conversation smaller",
             folded.frames.join(", ")
         ));
-        return Ok(Fold {
+        return Ok(ToAppend {
             refused,
-            ..Fold::default()
+            ..ToAppend::default()
         });
     }
     let Some(last) = events.last() else {
-        return Ok(Fold::default());
+        return Ok(ToAppend::default());
     };
     // The model the session ran with, which Copilot's own compaction events name.
     let model = events.iter().rev().find_map(|e| {
@@ -145,8 +134,8 @@ pub fn fold(
         "timestamp": stamp.now,
         "parentId": stamp.start_id,
     });
-    Ok(Fold {
-        lines: Some(format!("{start}\n{complete}\n")),
+    Ok(ToAppend {
+        text: Some(format!("{start}\n{complete}\n")),
         frames: folded.frames,
         refused: folded.refused,
         spans: folded.spans,
@@ -452,9 +441,9 @@ mod tests {
         file(&events)
     }
 
-    fn summary_of(fold: &Fold) -> String {
+    fn summary_of(fold: &ToAppend) -> String {
         let lines: Vec<Value> = fold
-            .lines
+            .text
             .as_deref()
             .unwrap()
             .lines()
@@ -471,7 +460,7 @@ mod tests {
     fn a_popped_frame_is_its_pop_and_summary_and_the_rest_stays_word_for_word_in_order() {
         let fold = fold(&popped_after(&[]), &STAMP, &goal_of, &finished).unwrap();
         assert_eq!(fold.frames, ["fr_a"]);
-        let lines = fold.lines.as_deref().unwrap();
+        let lines = fold.text.as_deref().unwrap();
         let start: Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
         assert_eq!(start["parentId"], "e7", "chained to the file's last event");
         assert_eq!(start["data"]["model"], "m1");
@@ -511,7 +500,7 @@ mod tests {
         events.extend(shell("c1", "ls", "a b"));
         events.push(said("Two files."));
         let fold = fold(&file(&events), &STAMP, &goal_of, &finished).unwrap();
-        assert!(fold.lines.is_none() && fold.frames.is_empty());
+        assert!(fold.text.is_none() && fold.frames.is_empty());
     }
 
     #[test]
@@ -681,7 +670,7 @@ mod tests {
             FRAME,
         ));
         let fold = fold(&file(&events), &STAMP, &goal_of, &finished).unwrap();
-        assert!(fold.lines.is_none(), "{:?}", fold.lines);
+        assert!(fold.text.is_none(), "{:?}", fold.text);
         assert!(
             fold.refused
                 .iter()

@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::hooks::contents_fold::{self, Shell};
+use crate::hooks::contents_fold::{self, Shell, ToAppend};
 use crate::hooks::frame_calls::Finished;
 
 /// Gemini CLI's shell tool, and how its results read.
@@ -26,32 +26,21 @@ const SHELL: Shell = Shell {
     exit_and_output,
 };
 
-/// What a fold of a session file made: the line to append (ending in a newline) when a frame
-/// folded, the frames folded, why each frame left unfolded is, and each folded frame's span as it
-/// was, for its log.
-#[derive(Debug, Default)]
-pub struct Fold {
-    pub line: Option<String>,
-    pub frames: Vec<String>,
-    pub refused: Vec<String>,
-    pub spans: Vec<(String, Vec<Value>)>,
-}
-
 /// The session file `text` folded, as a `$set` of its messages to append. An error says why the
 /// session is left as it is.
 pub fn fold(
     text: &str,
     goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
-) -> Result<Fold, String> {
+) -> Result<ToAppend, String> {
     let messages = messages(text)?;
     let turns = history(&messages);
     let contents: Vec<Value> = turns.iter().map(|t| t.content.clone()).collect();
     let folded = contents_fold::fold_history(&contents, &SHELL, goal_of, finished);
     if folded.frames.is_empty() {
-        return Ok(Fold {
+        return Ok(ToAppend {
             refused: folded.refused,
-            ..Fold::default()
+            ..ToAppend::default()
         });
     }
     let list: Vec<Value> = folded
@@ -61,8 +50,8 @@ pub fn fold(
         .map(|(&at, content)| turns[at].message(content))
         .collect();
     let line = json!({ "$set": { "messages": list } });
-    Ok(Fold {
-        line: Some(format!("{line}\n")),
+    Ok(ToAppend {
+        text: Some(format!("{line}\n")),
         frames: folded.frames,
         refused: folded.refused,
         spans: folded.spans,
@@ -428,7 +417,7 @@ mod tests {
         frame.starts_with("fr_").then(|| "Refunds".to_string())
     }
 
-    fn fold_with(text: &str, done: &dyn Fn(&str) -> bool) -> Fold {
+    fn fold_with(text: &str, done: &dyn Fn(&str) -> bool) -> ToAppend {
         fold(text, &goal_of, &|id| {
             done(id).then(|| Finished {
                 parent: Some(SESSION.into()),
@@ -447,7 +436,7 @@ mod tests {
     fn a_popped_frames_span_becomes_its_pop_and_folded_text_each_result_once() {
         let folded = fold_with(&sample(), &|id| id == "fr_abc");
         assert_eq!(folded.frames, ["fr_abc"], "{:?}", folded.refused);
-        let list = set_messages(folded.line.as_deref().unwrap());
+        let list = set_messages(folded.text.as_deref().unwrap());
         let text = serde_json::to_string(&list).unwrap();
         assert!(!text.contains("BULKY_OUTPUT"), "{text}");
         assert!(!text.contains("'Refunds'"), "the push goes too: {text}");
@@ -496,7 +485,7 @@ mod tests {
                 json!({"id": "g9-r", "timestamp": "t", "type": "user", "content": [response, image]}),
             );
         let folded = fold_with(&text, &|id| id == "fr_abc");
-        let list = set_messages(folded.line.as_deref().unwrap());
+        let list = set_messages(folded.text.as_deref().unwrap());
         let sends = serde_json::to_string(&list)
             .unwrap()
             .matches("\"c9\"")
@@ -539,7 +528,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(folded.frames, ["fr_abc"], "{:?}", folded.refused);
-        let list = serde_json::to_string(&set_messages(&folded.line.unwrap())).unwrap();
+        let list = serde_json::to_string(&set_messages(&folded.text.unwrap())).unwrap();
         assert!(
             list.contains("F fr_abc"),
             "the pop's result is its folded text: {list}"
@@ -551,7 +540,7 @@ mod tests {
     #[test]
     fn a_frame_not_finished_leaves_nothing_to_append() {
         let folded = fold_with(&sample(), &|_| false);
-        assert!(folded.line.is_none());
+        assert!(folded.text.is_none());
         assert!(folded.frames.is_empty());
     }
 
@@ -559,7 +548,7 @@ mod tests {
     fn a_second_fold_starts_from_the_first_and_folds_only_what_is_new() {
         let first = fold_with(&sample(), &|id| id == "fr_abc");
         let text = sample()
-            + first.line.as_deref().unwrap()
+            + first.text.as_deref().unwrap()
             + &user("u2", "Now the ledger")
             + &call_line("g5", "c4", &PUSH.replace("Refunds", "Ledger"), "fr_led")
             + &call_line("g6", "c5", "printf LEDGER_BULK", "LEDGER_BULK")
@@ -576,7 +565,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(second.frames, ["fr_led"], "{:?}", second.refused);
-        let text = serde_json::to_string(&set_messages(&second.line.unwrap())).unwrap();
+        let text = serde_json::to_string(&set_messages(&second.text.unwrap())).unwrap();
         assert!(
             text.contains("F fr_abc") && text.contains("F fr_led"),
             "{text}"
@@ -594,7 +583,7 @@ mod tests {
         let ids: Vec<&str> = list.iter().map(|m| m["id"].as_str().unwrap()).collect();
         assert_eq!(ids, ["c0", "u1", "g1", "g1-r"]);
         assert!(fold(&(header() + "not json\n"), &goal_of, &|_| None).is_err());
-        assert!(fold("", &goal_of, &|_| None).unwrap().line.is_none());
+        assert!(fold("", &goal_of, &|_| None).unwrap().text.is_none());
     }
 
     #[test]

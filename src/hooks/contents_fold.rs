@@ -87,6 +87,19 @@ pub fn span_export(id: &str, title: &str, agent: &str, contents: &[Value]) -> Ex
     Export::of_conversation(id, title, agent, messages, None)
 }
 
+/// What a fold by appending makes of an agent's session file (Qwen Code's, Gemini CLI's, Copilot
+/// CLI's): the text to append (whole lines, each ending in a newline) when a frame folded, the
+/// frames folded, why each frame left unfolded is, and each folded frame's span as it was (its
+/// contents, push to pop), for its log: the fold's entry sends the model there for what it no
+/// longer holds.
+#[derive(Debug, Default)]
+pub struct ToAppend {
+    pub text: Option<String>,
+    pub frames: Vec<String>,
+    pub refused: Vec<String>,
+    pub spans: Vec<(String, Vec<Value>)>,
+}
+
 /// A history with its finished frames folded.
 pub struct FoldedHistory {
     pub history: Vec<Value>,

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::hooks::contents_fold::{self, Shell};
+use crate::hooks::contents_fold::{self, Shell, ToAppend};
 use crate::hooks::frame_calls::Finished;
 
 /// Qwen Code's shell tool, and how its results read.
@@ -23,18 +23,6 @@ const SHELL: Shell = Shell {
     tool: "run_shell_command",
     exit_and_output,
 };
-
-/// What a fold of a session file made: the record to append (one JSON line, ending in a newline)
-/// when a frame folded, the frames folded, and why each frame left unfolded is.
-#[derive(Debug, Default)]
-pub struct Compression {
-    pub record: Option<String>,
-    pub frames: Vec<String>,
-    pub refused: Vec<String>,
-    /// Each folded frame's span as it was (its contents, push to pop), for its log: the fold
-    /// entry sends the model there for what it no longer holds.
-    pub spans: Vec<(String, Vec<Value>)>,
-}
 
 /// The session file `text` folded, as a `chat_compression` record to append, stamped `now`
 /// (RFC 3339) and named `uuid`. An error says why the session is left as it is.
@@ -44,7 +32,7 @@ pub fn fold(
     now: &str,
     goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
-) -> Result<Compression, String> {
+) -> Result<ToAppend, String> {
     let mut records = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -57,14 +45,14 @@ pub fn fold(
     }
     let chain = active_chain(&records);
     let Some(&last) = chain.last() else {
-        return Ok(Compression::default());
+        return Ok(ToAppend::default());
     };
     let history = history(&records, &chain);
     let folded = contents_fold::fold_history(&history, &SHELL, goal_of, finished);
     if folded.frames.is_empty() {
-        return Ok(Compression {
+        return Ok(ToAppend {
             refused: folded.refused,
-            ..Compression::default()
+            ..ToAppend::default()
         });
     }
     let last = &records[last];
@@ -92,8 +80,8 @@ pub fn fold(
             "completedToolCallIds": [],
         },
     });
-    Ok(Compression {
-        record: Some(format!("{record}\n")),
+    Ok(ToAppend {
+        text: Some(format!("{record}\n")),
         frames: folded.frames,
         refused: folded.refused,
         spans: folded.spans,
@@ -279,7 +267,7 @@ mod tests {
         frame.starts_with("fr_").then(|| "Refunds".to_string())
     }
 
-    fn fold_with(text: &str, done: &dyn Fn(&str) -> bool) -> Compression {
+    fn fold_with(text: &str, done: &dyn Fn(&str) -> bool) -> ToAppend {
         fold(text, "new", "2026-11-29T00:00:00Z", &goal_of, &|id| {
             done(id).then(|| Finished {
                 parent: Some("qw_s1".into()),
@@ -315,7 +303,7 @@ mod tests {
     fn a_popped_frames_span_becomes_its_pop_and_folded_text_in_a_compression_record() {
         let folded = fold_with(&sample(), &|id| id == "fr_abc");
         assert_eq!(folded.frames, ["fr_abc"]);
-        let record = folded.record.unwrap();
+        let record = folded.text.unwrap();
         let value: Value = serde_json::from_str(&record).unwrap();
         assert_eq!(value["parentUuid"], "u8", "chained to the last record");
         assert_eq!(value["subtype"], "chat_compression");
@@ -343,7 +331,7 @@ mod tests {
     #[test]
     fn a_frame_not_finished_or_unpaired_stays_and_nothing_is_appended() {
         let folded = fold_with(&sample(), &|_| false);
-        assert!(folded.record.is_none());
+        assert!(folded.text.is_none());
         assert!(folded.frames.is_empty());
         // A pop whose result is missing: the call has no answer, nothing folds.
         let text = session(&[
@@ -352,13 +340,13 @@ mod tests {
             result("c1", 0, "fr_abc"),
             call("c3", POP),
         ]);
-        assert!(fold_with(&text, &|_| true).record.is_none());
+        assert!(fold_with(&text, &|_| true).text.is_none());
     }
 
     #[test]
     fn a_second_fold_starts_from_the_first_and_folds_only_what_is_new() {
         let first = fold_with(&sample(), &|id| id == "fr_abc");
-        let mut text = sample() + &first.record.unwrap();
+        let mut text = sample() + &first.text.unwrap();
         // More work after the fold, chained to the compression record.
         let more = chained(
             "v",
@@ -386,7 +374,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(second.frames, ["fr_led"], "{:?}", second.refused);
-        let history = compressed(&second.record.unwrap());
+        let history = compressed(&second.text.unwrap());
         let text = serde_json::to_string(&history).unwrap();
         assert!(
             text.contains("F fr_abc") && text.contains("F fr_led"),
@@ -409,7 +397,7 @@ mod tests {
         assert!(
             fold("", "n", "t", &goal_of, &|_| None)
                 .unwrap()
-                .record
+                .text
                 .is_none()
         );
     }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::app::hooks::{self, Appending, Harness, Hook, field};
+use crate::app::hooks::{self, Harness, Hook, field};
 use crate::copilot::fold;
 use crate::error::Result;
 use crate::project::Project;
@@ -318,23 +318,12 @@ fn fold_for_resume(hook: &mut Hook) -> Result<()> {
         attempt_id: &attempt_id,
         now: &now,
     };
-    let title = format!("GitHub Copilot CLI session file {}", path.display());
     let folded = hook.fold_by_appending(
-        &crate::settings::COPILOT_FOLD,
         &path,
-        "session file",
+        "GitHub Copilot CLI",
         crate::copilot::sessions_dir(),
         "Copilot's session-state folder",
-        |text, goal_of, finished| {
-            let folded = fold::fold(text, &stamp, goal_of, finished)?;
-            Ok(Appending::of_contents(
-                folded.lines,
-                folded.refused,
-                &folded.spans,
-                &title,
-                "GitHub Copilot CLI",
-            ))
-        },
+        |text, goal_of, finished| fold::fold(text, &stamp, goal_of, finished),
     )?;
     if folded {
         hook.forget_context()?;
@@ -344,10 +333,12 @@ fn fold_for_resume(hook: &mut Hook) -> Result<()> {
 
 /// Waits until the session file at `path` holds the `hook.start` of this sessionEnd, which
 /// Copilot writes after the session's last messages: it writes its file in batches, and a
-/// compaction appended before them would leave them after it. At most two seconds.
+/// compaction appended before them would leave them after it. At most two seconds; each look
+/// reads the file's last 64 KiB, where the `hook.start` is once written.
 fn wait_for_session_end(path: &Path) {
     for _ in 0..100 {
-        if read_tail(path).is_some_and(|tail| session_ended(&tail)) {
+        let tail = crate::safe_file::read_tail(path, 64 << 10).ok();
+        if tail.is_some_and(|tail| session_ended(&tail)) {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use crate::app::agent_calls::CallMeta;
-use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, bracketed, field};
+use crate::app::hooks::{self, Harness, Hook, additional_context, bracketed, field};
 use crate::conversation::Export;
 use crate::error::{Error, Result};
 use crate::frame::ops;
@@ -251,23 +251,15 @@ fn fold_for_resume(hook: &mut Hook) -> Result<()> {
     let Some(path) = hook.field("transcript_path").map(PathBuf::from) else {
         return Ok(());
     };
-    let title = format!("Gemini CLI session file {}", path.display());
+    if !hook.ctx.settings()?.on(&crate::settings::GEMINI_FOLD)? {
+        return Ok(());
+    }
     hook.fold_by_appending(
-        &crate::settings::GEMINI_FOLD,
         &path,
-        "session file",
+        "Gemini CLI",
         crate::gemini::sessions_dir(),
         "Gemini CLI's sessions folder",
-        |text, goal_of, finished| {
-            let folded = fold::fold(text, goal_of, finished)?;
-            Ok(Appending::of_contents(
-                folded.line,
-                folded.refused,
-                &folded.spans,
-                &title,
-                "Gemini CLI",
-            ))
-        },
+        fold::fold,
     )?;
     Ok(())
 }

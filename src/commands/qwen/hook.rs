@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::app::hooks::{self, Appending, Harness, Hook, additional_context, bracketed, field};
+use crate::app::hooks::{self, Harness, Hook, additional_context, bracketed, field};
 use crate::error::Result;
 use crate::project::Project;
 use crate::qwen::{SESSION_PREFIX, fold};
@@ -173,28 +173,20 @@ fn fold_for_continue(hook: &mut Hook) -> Result<()> {
     let Some(path) = hook.field("transcript_path").map(PathBuf::from) else {
         return Ok(());
     };
+    if !hook.ctx.settings()?.on(&crate::settings::QWEN_FOLD)? {
+        return Ok(());
+    }
     if let Some(answer) = hook.field("last_assistant_message") {
         wait_for_answer(&path, answer);
     }
     let now = crate::time::rfc3339_ms(hook.ctx.now);
     let uuid = hooks::new_uuid()?;
-    let title = format!("Qwen Code session file {}", path.display());
     hook.fold_by_appending(
-        &crate::settings::QWEN_FOLD,
         &path,
-        "session file",
+        "Qwen Code",
         crate::qwen::runtime_dir().map(|dir| dir.join("projects")),
         "Qwen Code's projects folder",
-        |text, goal_of, finished| {
-            let folded = fold::fold(text, &uuid, &now, goal_of, finished)?;
-            Ok(Appending::of_contents(
-                folded.record,
-                folded.refused,
-                &folded.spans,
-                &title,
-                "Qwen Code",
-            ))
-        },
+        |text, goal_of, finished| fold::fold(text, &uuid, &now, goal_of, finished),
     )?;
     Ok(())
 }
