@@ -74,12 +74,7 @@ pub fn fold(
     let persons: usize = history
         .iter()
         .filter(|c| c.get("role").and_then(Value::as_str) == Some("user"))
-        .flat_map(|c| {
-            c.get("parts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        })
+        .flat_map(contents_fold::parts)
         .filter(|p| p.get("summary").is_none() && p.get("source").is_none())
         .filter_map(|p| p.get("text").and_then(Value::as_str))
         .map(str::len)
@@ -298,12 +293,7 @@ fn summary(history: &[Value]) -> String {
     );
     for content in history {
         let model = content.get("role").and_then(Value::as_str) == Some("model");
-        for part in content
-            .get("parts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for part in contents_fold::parts(content) {
             if let Some(text) = part.get("text").and_then(Value::as_str) {
                 let (tag, attribute) = match (model, part.get("summary").is_some()) {
                     (true, _) => ("assistant_message", String::new()),

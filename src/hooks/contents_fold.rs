@@ -32,12 +32,7 @@ pub struct Shell {
 pub fn span_export(id: &str, title: &str, agent: &str, contents: &[Value]) -> Export {
     let results: HashMap<&str, &str> = contents
         .iter()
-        .flat_map(|c| {
-            c.get("parts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        })
+        .flat_map(parts)
         .filter_map(|p| {
             Some((
                 p.pointer("/functionResponse/id")?.as_str()?,
@@ -53,16 +48,11 @@ pub fn span_export(id: &str, title: &str, agent: &str, contents: &[Value]) -> Ex
             Some("user") => "user",
             _ => continue,
         };
-        let mut parts = Vec::new();
-        for part in content
-            .get("parts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        let mut exported = Vec::new();
+        for part in parts(content) {
             if let Some(text) = part.get("text").and_then(Value::as_str) {
                 if !text.trim().is_empty() && !part.get("thought").is_some_and(|t| t == true) {
-                    parts.push(json!({ "type": "text", "text": text }));
+                    exported.push(json!({ "type": "text", "text": text }));
                 }
             } else if let Some(call) = part.get("functionCall") {
                 let mut state = json!({
@@ -77,14 +67,23 @@ pub fn span_export(id: &str, title: &str, agent: &str, contents: &[Value]) -> Ex
                     state["output"] = Value::from(*output);
                 }
                 let name = call.get("name").and_then(Value::as_str).unwrap_or("tool");
-                parts.push(json!({ "type": "tool", "tool": name, "state": state }));
+                exported.push(json!({ "type": "tool", "tool": name, "state": state }));
             }
         }
-        if !parts.is_empty() {
-            messages.push(export_message(role, &no_time, parts));
+        if !exported.is_empty() {
+            messages.push(export_message(role, &no_time, exported));
         }
     }
     Export::of_conversation(id, title, agent, messages, None)
+}
+
+/// The parts of a content (`{role, parts}`); none when it has no list of them.
+pub fn parts(content: &Value) -> &[Value] {
+    content
+        .get("parts")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
 }
 
 /// What a fold by appending makes of an agent's session file (Qwen Code's, Gemini CLI's, Copilot
@@ -137,13 +136,7 @@ pub fn fold_history(
     goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
 ) -> FoldedHistory {
-    let parts_of = |n: usize| {
-        history[n]
-            .get("parts")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-    };
+    let parts_of = |n: usize| parts(&history[n]);
     let id_of = |part: &Value, key: &str| {
         part.get(key)
             .and_then(|c| c.get("id"))
@@ -277,12 +270,7 @@ fn dropped_by(span: &Span) -> Vec<usize> {
 fn pairs_within(history: &[Value], span: &Span) -> bool {
     let (mut calls, mut results) = (HashSet::new(), HashSet::new());
     for n in dropped_by(span) {
-        for part in history[n]
-            .get("parts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for part in parts(&history[n]) {
             if let Some(id) = part.pointer("/functionCall/id").and_then(Value::as_str) {
                 calls.insert(id);
             }
