@@ -38,9 +38,11 @@ else
   cargo build --release --quiet
   ctx=$repo/target/release/ctx
 fi
-export PATH=$(dirname "$ctx"):$PATH MOCK_PORT=${MOCK_PORT:-47851} MOCK_STRICT=1
 work=$(mktemp -d)
 trap '[[ -n ${KEEP:-} ]] && echo "kept $work" >&2 || rm -rf "$work"' EXIT
+# The hooks and the model's shell run `ctx` from the PATH: the binary under that name, whatever CTX calls it.
+mkdir -p "$work/bin" && ln -s "$ctx" "$work/bin/ctx"
+export PATH=$work/bin:$PATH MOCK_PORT=${MOCK_PORT:-47851} MOCK_STRICT=1
 workloads=("$@")
 [[ ${#workloads[@]} -gt 0 ]] || workloads=(small realistic loop)
 
