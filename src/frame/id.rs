@@ -55,6 +55,30 @@ pub fn validate_id(arg: &str) -> Result<()> {
     }
 }
 
+/// What an id type reads as: its text (`as_str`, `Deref` to `str`, `Display`).
+macro_rules! id_text {
+    ($id:ident) => {
+        impl $id {
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::ops::Deref for $id {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $id {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
 /// A session's id (an agent's session or subagent, with the agent's prefix: `ses_…`, `cc_…`,
 /// `cp_…`), checked once where it is read (the command line, a hook's input, a file) and passed
 /// on as this type: it is a valid frame id, so it can name a frame and a file, and nothing below
@@ -62,28 +86,13 @@ pub fn validate_id(arg: &str) -> Result<()> {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SessionId(String);
 
+id_text!(SessionId);
+
 impl SessionId {
     /// `arg` as a session id, refused as an invalid frame id is.
     pub fn parse(arg: &str) -> Result<SessionId> {
         validate_id(arg)?;
         Ok(SessionId(arg.to_string()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::ops::Deref for SessionId {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for SessionId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
@@ -105,42 +114,20 @@ impl From<SessionId> for String {
     }
 }
 
-/// A frame's id, checked once where it is read: by the state's reader (every id of
-/// `state.json`), by [`resolve`] (an id or prefix on the command line, found in the state), by a
-/// push's `--id`, or made by [`generate_id`]. What names a file after a frame (its log) takes this
-/// type, so no path is made of an id nobody checked.
+/// A frame's id as the state holds it: the state's reader checked every id of `state.json`, and
+/// an id enters the state only as a push's `--id`, checked, or as one [`generate_id`] made. What
+/// names a file after a frame (its log) takes this type, so no path is made of an id nobody
+/// checked.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FrameId(String);
 
-impl FrameId {
-    /// `arg` as a frame id, refused as [`validate_id`] refuses it.
-    pub fn parse(arg: &str) -> Result<FrameId> {
-        validate_id(arg)?;
-        Ok(FrameId(arg.to_string()))
-    }
+id_text!(FrameId);
 
-    /// An id already checked where it was read: one the state holds (its reader refuses any
-    /// other), or one [`generate_id`] made.
+impl FrameId {
+    /// The id of a frame the state holds ([`crate::frame::state::Frame::frame_id`]).
     pub(crate) fn checked(id: &str) -> FrameId {
         debug_assert!(id_problem(id).is_none(), "unchecked frame id {id:?}");
         FrameId(id.to_string())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::ops::Deref for FrameId {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for FrameId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
