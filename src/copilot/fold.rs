@@ -90,9 +90,6 @@ pub fn fold(
             ..ToAppend::default()
         });
     }
-    let Some(last) = events.last() else {
-        return Ok(ToAppend::default());
-    };
     // The model the session ran with, which Copilot's own compaction events name.
     let model = events.iter().rev().find_map(|e| {
         (e.get("type")? == "assistant.message" && e.get("agentId").is_none())
@@ -111,7 +108,8 @@ pub fn fold(
         "data": start,
         "id": stamp.start_id,
         "timestamp": stamp.now,
-        "parentId": last.get("id").cloned().unwrap_or(Value::Null),
+        // Chained to the file's last event, as Copilot chains its own.
+        "parentId": events.last().and_then(|e| e.get("id")).cloned().unwrap_or(Value::Null),
     });
     let complete = json!({
         "type": "session.compaction_complete",
