@@ -210,19 +210,9 @@ fn span_problem(
 /// A transcript's lines, and each as its JSON object (`None` for a blank line); an error names the
 /// first line that is not a JSON object, which leaves the whole transcript as it is.
 pub(crate) fn lines_and_records(text: &str) -> Result<(Vec<&str>, Vec<Option<Value>>), String> {
-    let raw: Vec<&str> = text.lines().collect();
-    let mut records: Vec<Option<Value>> = Vec::with_capacity(raw.len());
-    for (n, line) in raw.iter().enumerate() {
-        if line.trim().is_empty() {
-            records.push(None);
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(value @ Value::Object(_)) => records.push(Some(value)),
-            _ => return Err(format!("line {} is not a JSON object", n + 1)),
-        }
-    }
-    Ok((raw, records))
+    let records = crate::hooks::json_lines(text)?;
+    let records = records.into_iter().map(|r| r.map(Value::Object)).collect();
+    Ok((text.lines().collect(), records))
 }
 
 /// Points `record`'s `parentUuid` past the lines taken out; whether it changed.

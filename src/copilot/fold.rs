@@ -24,6 +24,7 @@ use serde_json::{Map, Value, json};
 
 use crate::hooks::contents_fold::{self, Shell, ToAppend};
 use crate::hooks::frame_calls::Finished;
+use crate::hooks::json_lines;
 
 /// Copilot's shell tool, and how its results read.
 const SHELL: Shell = Shell {
@@ -56,7 +57,7 @@ pub fn fold(
     goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
 ) -> Result<ToAppend, String> {
-    let events = events(text)?;
+    let events: Vec<Map<String, Value>> = json_lines(text)?.into_iter().flatten().collect();
     let (history, unsure) = history(&events);
     let folded = contents_fold::fold_history(&history, &SHELL, goal_of, finished);
     if folded.frames.is_empty() {
@@ -133,21 +134,6 @@ pub fn fold(
         refused: folded.refused,
         spans: folded.spans,
     })
-}
-
-/// The session file's events, in order.
-fn events(text: &str) -> Result<Vec<Map<String, Value>>, String> {
-    let mut events = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(event)) => events.push(event),
-            _ => return Err(format!("line {} is not a JSON object", n + 1)),
-        }
-    }
-    Ok(events)
 }
 
 /// The main agent's conversation as Copilot rebuilds it on resume, as Gemini-style contents: a

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use crate::hooks::contents_fold::{self, Shell, ToAppend};
 use crate::hooks::frame_calls::Finished;
+use crate::hooks::json_lines;
 
 /// Gemini CLI's shell tool, and how its results read.
 const SHELL: Shell = Shell {
@@ -64,13 +65,7 @@ pub fn fold(
 /// emptying it).
 fn messages(text: &str) -> Result<Vec<Map<String, Value>>, String> {
     let mut list = Messages::default();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Ok(Value::Object(record)) = serde_json::from_str::<Value>(line) else {
-            return Err(format!("line {} is not a JSON object", n + 1));
-        };
+    for record in json_lines(text)?.into_iter().flatten() {
         let set = record.get("$set").and_then(Value::as_object);
         let listed = set
             .and_then(|s| s.get("messages"))

@@ -24,6 +24,24 @@ pub fn framed(prefix: &str, id: &str) -> Option<SessionId> {
     SessionId::parse(&format!("{prefix}{id}")).ok()
 }
 
+/// An agent's session file of JSON lines (a transcript, a rollout, an event log), each line as
+/// its object, in order, `None` for a blank line (so that positions stay the lines'); an error
+/// names the first line that is not a JSON object, which leaves the whole file as it is.
+pub fn json_lines(text: &str) -> Result<Vec<Option<Map<String, Value>>>, String> {
+    text.lines()
+        .enumerate()
+        .map(|(n, line)| {
+            if line.trim().is_empty() {
+                return Ok(None);
+            }
+            match serde_json::from_str::<Value>(line) {
+                Ok(Value::Object(record)) => Ok(Some(record)),
+                _ => Err(format!("line {} is not a JSON object", n + 1)),
+            }
+        })
+        .collect()
+}
+
 /// One message of the OpenCode-shaped export an agent's transcript (or rollout) record becomes:
 /// its `role`, its `parts`, and its creation time when the record has an RFC 3339 `timestamp`.
 pub fn export_message(role: &str, record: &Value, parts: Vec<Value>) -> Value {

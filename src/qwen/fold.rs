@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::hooks::contents_fold::{self, Shell, ToAppend};
 use crate::hooks::frame_calls::Finished;
+use crate::hooks::json_lines;
 
 /// Qwen Code's shell tool, and how its results read.
 const SHELL: Shell = Shell {
@@ -33,16 +34,7 @@ pub fn fold(
     goal_of: &dyn Fn(&str) -> Option<String>,
     finished: &dyn Fn(&str) -> Option<Finished>,
 ) -> Result<ToAppend, String> {
-    let mut records = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(record)) => records.push(record),
-            _ => return Err(format!("line {} is not a JSON object", n + 1)),
-        }
-    }
+    let records: Vec<Map<String, Value>> = json_lines(text)?.into_iter().flatten().collect();
     let chain = active_chain(&records);
     let Some(&last) = chain.last() else {
         return Ok(ToAppend::default());
