@@ -77,6 +77,7 @@ pub(crate) fn sync(
             };
             waiting = todo::take_in(state, store, session, &update, &mut reader)?;
             state.set_field(session, auto::TODO_CALL_KEY, Json::str(&call.call));
+            state.set_field(session, auto::TODO_MESSAGE_KEY, Json::str(&call.message_id));
         }
         Ok((waiting, true))
     })?;
@@ -92,12 +93,19 @@ pub(crate) fn sync(
 /// The calls of `calls` after the last one the session's frame took in; all of them when it
 /// took in none, or one no longer in the messages (compacted away: every call left is later).
 /// None for a session without a frame of its own (a subagent ctx does not frame).
+///
+/// The last call is known by its message and its call id, as call ids may repeat. A frame that
+/// recorded no message (written before ctx recorded it) is matched by the call id's latest use:
+/// the calls taken in are the latest ones, and an earlier use would replay every call since.
 fn new_calls<'c>(state: &State, session: &str, calls: &'c [Call]) -> &'c [Call] {
     let Some(frame) = state.frame(session) else {
         return &[];
     };
     let last = frame.field(auto::TODO_CALL_KEY).and_then(Json::as_str);
-    match last.and_then(|last| calls.iter().position(|c| c.call == last)) {
+    let message = frame.field(auto::TODO_MESSAGE_KEY).and_then(Json::as_str);
+    let taken =
+        |c: &Call| Some(c.call.as_str()) == last && message.is_none_or(|m| c.message_id == m);
+    match last.and(calls.iter().rposition(taken)) {
         Some(at) => &calls[at + 1..],
         None => calls,
     }

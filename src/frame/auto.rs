@@ -26,8 +26,12 @@ pub const TURN: &str = "turn";
 /// completed, cancelled or leaves the list.
 pub const TODO: &str = "todo";
 
-/// The session frame's key for the last todo call ctx took in.
+/// The session frame's key for the last todo call ctx took in: its call id.
 pub const TODO_CALL_KEY: &str = "todo_call";
+
+/// The session frame's key for the message of the last todo call ctx took in: call ids alone may
+/// repeat (a model or stand-in that numbers its calls anew in each process), message ids do not.
+pub const TODO_MESSAGE_KEY: &str = "todo_message";
 
 /// What opened `frame` by itself (`"turn"`, `"todo"`), `None` for an explicit frame; a value that is not a
 /// string reads as explicit.

@@ -1644,6 +1644,44 @@ mod todos {
     }
 
     #[test]
+    fn a_todo_call_id_used_again_by_a_later_call_takes_in_no_call_twice() {
+        // Some models and stand-ins number their calls anew in each process (`call_0`, ...): a
+        // later todo call may carry an earlier one's id. ctx knows its last call by its message
+        // too, so it never goes back to the first call of that id and replays the calls after it.
+        let env = env_with("todos");
+        let mut s = Session::new(&env, SESSION);
+        s.user("PERSON0");
+        let todo_as = |s: &mut Session<'_>, call: &str, items: &[(&str, &str)]| {
+            todo(s, items);
+            let last = s.messages.last_mut().unwrap();
+            last["parts"][0]["callID"] = json!(call);
+            s.request();
+        };
+        todo_as(&mut s, "call_0", &[("A", "in_progress")]);
+        todo_as(
+            &mut s,
+            "call_1",
+            &[("A", "completed"), ("B", "in_progress")],
+        );
+        todo_as(&mut s, "call_2", &[("A", "completed"), ("B", "completed")]);
+        todo_as(
+            &mut s,
+            "call_0",
+            &[("B", "completed"), ("C", "in_progress")],
+        );
+        todo_as(&mut s, "call_3", &[("B", "completed"), ("C", "completed")]);
+        let done = "No assistant text was written while the item was in progress.";
+        assert_eq!(
+            items(&env),
+            [
+                item("A", "completed", done),
+                item("B", "completed", done),
+                item("C", "completed", done),
+            ]
+        );
+    }
+
+    #[test]
     fn with_turns_only_or_off_todo_calls_open_no_frame() {
         for auto in ["turns", "off"] {
             let env = env_with(auto);
