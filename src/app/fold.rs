@@ -249,6 +249,7 @@ fn closed_todos(state: &State, session: &str) -> Vec<Todo> {
         {
             todos.push(Todo {
                 id: frame.id.to_string(),
+                goal: frame.goal().to_string(),
                 open: (a, b),
                 close: (c, d),
                 closed_at: close.at,
@@ -303,7 +304,7 @@ struct How<'t> {
     todos: &'t [Todo],
     /// Where the session's open todo frames began.
     left: &'t [(String, String)],
-    /// Todo frames are on: every todo list but the last folds.
+    /// Todo frames are on: todo lists fold (`Folding::fold_lists`).
     lists: bool,
     /// The count at which the agent compacts, in tokens, when known: the pressure valve's.
     compacts_at: Option<u64>,
@@ -341,10 +342,10 @@ fn folded(
         .filter(|t| due(t.closed_at))
         .cloned()
         .collect();
-    folding.fold_todos(&todos);
+    folding.fold_todos(&todos, how.left);
     folding.mask_left_items(how.left, &todos);
     if how.lists {
-        folding.fold_superseded_lists(&todos);
+        folding.fold_lists(&todos);
     }
     folding.fold_turns(&turns);
     for warning in &folding.warnings {

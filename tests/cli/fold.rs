@@ -1440,7 +1440,9 @@ mod todos {
             !text.contains("OUT1A:") && !text.contains("OUT1B:"),
             "m1's outputs are sent again"
         );
-        assert!(text.contains(&format!("into the log of frame {m1}: flame_recall")));
+        assert!(text.contains(&format!(
+            "into the log of frame {m1}, item \"Migrate m1\": flame_recall"
+        )));
         assert!(
             text.contains(&big("OUT2")),
             "the running item's output is folded"
@@ -1453,9 +1455,17 @@ mod todos {
             assert!(text.contains(kept), "{kept} is not sent");
         }
         // m1's first call stays (its input emptied) for the entry; its second goes, and with it
-        // the message that held only that call. The context is one message more.
+        // the message that held only that call; so does the call that set m1 in progress, which
+        // the entry names, and its message. The call that ended m1 holds the last list: it
+        // stays. The context is one message more.
         assert!(!text.contains("migrate m1") && !text.contains("check m1"));
-        assert_eq!(sent.len(), s.messages.len(), "a message went missing");
+        assert_eq!(sent.len(), s.messages.len() - 1, "a message went missing");
+        let lists = sent
+            .iter()
+            .flat_map(|m| m["parts"].as_array().into_iter().flatten())
+            .filter(|p| p["tool"] == "todowrite")
+            .count();
+        assert_eq!(lists, 1, "the call that set m1 in progress is sent");
         // Both items are frames of the turn, side by side; the first is closed with what it ran.
         assert_eq!(frames[0]["parentSessionID"], json!(turn));
         assert_eq!(frames[1]["parentSessionID"], json!(turn));
@@ -1789,7 +1799,7 @@ mod valve {
         );
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(doc.to_string().contains(&format!(
-            "to keep the request under the model's limit: flame_recall with id {} gives it back",
+            "characters): flame_recall with id {} gives it back",
             calls[0]
         )));
         let file: Value =
@@ -1866,11 +1876,7 @@ mod valve {
         let out = send(&["--context-limit", "40000"]);
         assert!(out.status.success(), "{}", env.render(&out));
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            text.contains(
-                "to keep the request under the model's limit: flame_recall with id c0@111"
-            )
-        );
+        assert!(text.contains("characters): flame_recall with id c0@111 gives it back"));
         assert!(
             String::from_utf8_lossy(&out.stderr)
                 .contains("of the 23616 at which the agent compacts")
@@ -1981,7 +1987,7 @@ mod nothing_lost {
                 let named: Vec<&str> = text
                     .split(" into the log of frame ")
                     .skip(1)
-                    .filter_map(|rest| rest.split(':').next())
+                    .filter_map(|rest| rest.split([':', ',']).next())
                     .collect();
                 assert!(
                     named

@@ -33,7 +33,6 @@ fn big(mark: &str) -> String {
         .join(" ")
 }
 
-/// What ctx folds an output of `chars` characters into, in turn `id`'s log.
 /// What the results of a closed turn of `calls` calls, `chars` characters of output in all, come
 /// to: the first one's content, its entry (the others go, calls and results).
 fn entry(id: &str, calls: usize, chars: usize) -> Value {
@@ -42,15 +41,16 @@ fn entry(id: &str, calls: usize, chars: usize) -> Value {
     }
     json!([{"type": "text", "text": format!(
         "[ctx folded this output and the {} other tool calls after it ({chars} characters of \
-         output in all) into the log of frame {id}: flame_recall with id {id}, or `ctx frame log \
-         {id}`, gives them back]", calls - 1
+         output) into the log of frame {id}: flame_recall with id {id} gives them back]",
+        calls - 1
     )}])
 }
 
+/// What ctx folds an output of `chars` characters into, in turn `id`'s log.
 fn placeholder(id: &str, chars: usize) -> Value {
     json!([{"type": "text", "text": format!(
         "[ctx folded this output ({chars} characters) into the log of frame {id}: flame_recall \
-         with id {id}, or `ctx frame log {id}`, gives it back]"
+         with id {id} gives it back]"
     )}])
 }
 

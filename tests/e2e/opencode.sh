@@ -1115,7 +1115,7 @@ if "V0-2499" in last:
     sys.exit("the oldest output is still sent whole")
 if max(len(json.dumps(r)) for r in agent) > 36000 * 4:
     sys.exit("a request passed the count at which OpenCode compacts")
-ids = re.findall(r"to keep the request under the model's limit: flame_recall with id (\S+) gives it back", last)
+ids = re.findall(r"characters\): flame_recall with id (\S+) gives it back", last)
 print(ids[0] if ids else "")
 PY
 ) || fail "valve: $masked"

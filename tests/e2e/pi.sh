@@ -536,7 +536,7 @@ if "V0-2199" in last:
     sys.exit("the oldest output is still sent whole")
 if max(len(json.dumps(r)) for r in requests) > 23616 * 4:
     sys.exit("a request passed the count at which pi compacts")
-ids = re.findall(r"to keep the request under the model's limit: flame_recall with id (\S+) gives it back", last)
+ids = re.findall(r"characters\): flame_recall with id (\S+) gives it back", last)
 print(ids[0] if ids else "")
 PY
 ) || fail "valve: $masked"

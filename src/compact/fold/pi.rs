@@ -404,7 +404,7 @@ impl Shape for Pi {
 mod tests {
     use super::*;
     use crate::compact::fold::tests::popped as popped_at;
-    use crate::compact::fold::turns::{Turn, entry, placeholder};
+    use crate::compact::fold::turns::{Turn, entry};
     use crate::compact::fold::{Popped, fold_with};
     use crate::frame::span::Mark;
 
@@ -1092,7 +1092,7 @@ mod tests {
         assert_eq!(out[2], call);
         let mut folded = given[3].clone();
         let chars = big("ONE").len() + big("ONE-B").len();
-        folded["content"] = json!([{"type": "text", "text": entry("fr_turn", 2, chars)}]);
+        folded["content"] = json!([{"type": "text", "text": entry("fr_turn", None, 2, chars)}]);
         assert_eq!(out[3], folded);
         assert_eq!(pairing_error(&out), None);
         // Folded twice, it is the same.
@@ -1113,7 +1113,7 @@ mod tests {
         let out = with_turns(&text, &[closed_turn(105, 150), closed_turn(205, 250)]);
         assert_eq!(
             out[9]["content"],
-            json!([{"type": "text", "text": placeholder("fr_turn", big("TWO").len())}])
+            json!([{"type": "text", "text": entry("fr_turn", None, 1, big("TWO").len())}])
         );
         // A turn nothing was written in (its prompt's work is not among the messages) folds
         // nothing, not even the next turn's messages.

@@ -58,19 +58,21 @@ pub struct Turn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Todo {
     pub id: String,
+    /// The item's text (the frame's goal), which its entry names: the calls that set it in
+    /// progress and ended it go with its fold.
+    pub goal: String,
     pub open: (String, String),
     pub close: (String, String),
     /// When it closed (epoch ms).
     pub closed_at: i64,
 }
 
-/// What stands for the output of a `todowrite` call a later one superseded: the output is the
-/// list the call was given, which its input still holds, and the later call holds the whole list.
-pub fn superseded(chars: usize) -> String {
-    format!(
-        "{PLACEHOLDER_START} ({chars} characters): it repeated this call's list; this call's \
-         input keeps the items it changed, and a later todowrite call holds the whole list]"
-    )
+/// What stands for the output of a `todowrite` call: the output is the list the call was given,
+/// and the last call's input holds the whole list. The same words whether the call is the last
+/// (its input is whole) or a later one superseded it (its input then keeps the items it changed),
+/// so the text is sent unchanged from its first request on.
+pub fn repeated_list(chars: usize) -> String {
+    format!("{PLACEHOLDER_START} ({chars} characters): it repeated the list this call wrote]")
 }
 
 /// The items of a `todowrite` input list that differ from the list before it (`previous`): new
@@ -107,18 +109,34 @@ pub fn placeholder(id: &str, chars: usize) -> String {
 }
 
 /// What stands for the `calls` tool calls of closed auto-frame `id`'s span, `chars` characters of
-/// output in all, in the output of the first: frame `id`'s log keeps them all.
-pub fn entry(id: &str, calls: usize, chars: usize) -> String {
+/// output in all, in the output of the first: frame `id`'s log keeps them all. A todo item's
+/// entry names the item (`item`, its text, cut at [`ITEM_CHARS`]), as the calls that set it in
+/// progress and ended it go with the fold.
+pub fn entry(id: &str, item: Option<&str>, calls: usize, chars: usize) -> String {
+    let named = item.map_or(String::new(), |text| {
+        let cut: String = text.chars().take(ITEM_CHARS).collect();
+        let cut = if cut.len() < text.len() {
+            format!("{cut}…")
+        } else {
+            cut
+        };
+        format!(", item {}", serde_json::Value::String(cut))
+    });
     if calls == 1 {
-        return placeholder(id, chars);
+        return format!(
+            "{PLACEHOLDER_START} ({chars} characters) into the log of frame {id}{named}: \
+             flame_recall with id {id} gives it back]"
+        );
     }
     format!(
-        "{PLACEHOLDER_START} and the {} other tool calls after it ({chars} characters of output \
-         in all) into the log of frame {id}: flame_recall with id {id}, or `ctx frame log {id}`, \
-         gives them back]",
+        "{PLACEHOLDER_START} and the {} other tool calls after it ({chars} characters of output) \
+         into the log of frame {id}{named}: flame_recall with id {id} gives them back]",
         calls - 1
     )
 }
+
+/// How much of an item's text its entry names.
+pub const ITEM_CHARS: usize = 100;
 
 /// The text of `call`'s output in `message` (its output's message), as it will be sent; none
 /// when the call has no output a fold may take (it did not complete, or the agent sends it
@@ -137,7 +155,7 @@ fn output_text(shape: &dyn Shape, message: &mut Value, call: &Call) -> Option<St
 fn named_frame(output: &str) -> Option<&str> {
     let rest = output.strip_prefix(PLACEHOLDER_START)?;
     let (_, after) = rest.split_once(" into the log of frame ")?;
-    after.split_once(':').map(|(id, _)| id)
+    after.split([':', ',']).next().filter(|id| !id.is_empty())
 }
 
 /// Whether a fold of a closed span may take `call` (with its output): a completed call that is
@@ -252,7 +270,7 @@ impl Folding<'_, '_> {
                         .map(move |c| (i, c.clone()))
                 })
                 .collect();
-            self.fold_span(&turn.id, &calls);
+            self.fold_span(&turn.id, None, &calls);
         }
     }
 
@@ -269,8 +287,18 @@ impl Folding<'_, '_> {
     }
 
     /// Folds the spans of `todos`, closed todo frames of the session (OpenCode's), into what is
-    /// sent.
-    pub fn fold_todos(&mut self, todos: &[Todo]) {
+    /// sent. `opened` is where the session's open todo frames began (message, call): a call that
+    /// ended a closed item but set an open one in progress stays, as the open item's outputs
+    /// follow it and dropping it would send them again past every prompt cache; it goes with
+    /// that item's own fold.
+    pub fn fold_todos(&mut self, todos: &[Todo], opened: &[(String, String)]) {
+        let running: Vec<(usize, usize)> = {
+            let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
+            opened
+                .iter()
+                .filter_map(|start| find_call(&self.views, &ids, start))
+                .collect()
+        };
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
         let list = self.last_todo_list();
         for todo in todos {
@@ -296,7 +324,30 @@ impl Folding<'_, '_> {
                         .map(|c| (i, c.clone())),
                 );
             }
-            self.fold_span(&todo.id, &calls);
+            if self.fold_span(&todo.id, Some(&todo.goal), &calls) {
+                // The calls that set the item in progress and ended it go too: its entry names
+                // it, and the last list, which stays, says where every item stands.
+                for (i, part) in [open, close] {
+                    if list != Some((i, part)) && !running.contains(&(i, part)) {
+                        self.drop_call(i, part);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drops the call at part `part` of message `i` from what is sent (OpenCode's shape, where a
+    /// call and its output are one part).
+    fn drop_call(&mut self, i: usize, part: usize) {
+        let Some(mut message) = self.edited(i) else {
+            return;
+        };
+        let Some(block) = message.get_mut("parts").and_then(|p| p.get_mut(part)) else {
+            return;
+        };
+        if block.get(DROPPED).is_none() {
+            *block = serde_json::json!({ DROPPED: true });
+            self.edits.messages[i] = Edit::Replace(message.to_string());
         }
     }
 
@@ -307,11 +358,19 @@ impl Folding<'_, '_> {
     /// So the span sends its person's and model's texts and one entry, and every call left has
     /// its output. A call an earlier fold dropped is not counted; a span whose outputs are no
     /// longer than its entry would be is left as it is.
-    fn fold_span(&mut self, id: &str, calls: &[(usize, Call)]) {
+    ///
+    /// The entry is sent unchanged from its first request on, so that what a prompt cache holds
+    /// of the request after it stays: it counts the outputs as the agent stored them (what a
+    /// recall gives back), not as another fold or mask left them, and leaves todo list calls out
+    /// (one is kept while it holds the latest list, and goes once a later call holds one; their
+    /// outputs were folded at once). A todo list call never holds the entry: a span of nothing
+    /// else is left as it is. True when the span is folded.
+    fn fold_span(&mut self, id: &str, item: Option<&str>, calls: &[(usize, Call)]) -> bool {
         let (shape, list) = (self.shape, self.list);
         let mut read: BTreeMap<usize, Value> = BTreeMap::new();
-        // The calls still sent: (its message, the call, its output's message, the output's size).
-        let mut live: Vec<(usize, &Call, usize, usize)> = Vec::new();
+        // The calls still sent: (its message, the call, its output's message, the output's size
+        // as stored, whether it is a todo list's).
+        let mut live: Vec<(usize, &Call, usize, usize, bool)> = Vec::new();
         for (i, call) in calls {
             let Some(at) = shape.output_message(list, &self.views, *i, call) else {
                 continue;
@@ -333,19 +392,35 @@ impl Folding<'_, '_> {
             };
             match named_frame(&text) {
                 // Folded before: the span is as its fold left it.
-                Some(named) if named == id => return,
+                Some(named) if named == id => return true,
                 // An item's entry inside a turn: it stays, naming the item's own log.
                 Some(_) => continue,
-                None => live.push((*i, call, at, text.chars().count())),
+                None => {
+                    let stored = match self.edits.messages[at] {
+                        Edit::Replace(_) => serde_json::from_str(list.messages()[at].raw())
+                            .ok()
+                            .and_then(|mut m| output_text(shape, &mut m, call))
+                            .unwrap_or(text),
+                        _ => text,
+                    };
+                    live.push((
+                        *i,
+                        call,
+                        at,
+                        stored.chars().count(),
+                        self.is_todo_list(call),
+                    ));
+                }
             }
         }
-        let total: usize = live.iter().map(|l| l.3).sum();
-        let Some(&(first, first_call, first_out, _)) = live.first() else {
-            return;
+        let counted: Vec<_> = live.iter().filter(|l| !l.4).collect();
+        let total: usize = counted.iter().map(|l| l.3).sum();
+        let Some(&&(first, first_call, first_out, _, _)) = counted.first() else {
+            return false;
         };
-        let entry = entry(id, live.len(), total);
+        let entry = entry(id, item, counted.len(), total);
         if total <= entry.chars().count() {
-            return;
+            return false;
         }
         let mut changed: BTreeSet<usize> = BTreeSet::new();
         let output = read.get_mut(&first_out).expect("read above");
@@ -356,7 +431,7 @@ impl Folding<'_, '_> {
             shape.empty_input(block);
         }
         changed.insert(first);
-        for &(i, call, at, _) in &live[1..] {
+        for &(i, call, at, _, _) in live.iter().filter(|l| !std::ptr::eq(l.1, first_call)) {
             let message = read.get_mut(&i).expect("read above");
             if let Some(block) = shape.call_block(message, call) {
                 *block = serde_json::json!({ DROPPED: true });
@@ -373,6 +448,7 @@ impl Folding<'_, '_> {
                 self.edits.messages[at] = Edit::Replace(value.to_string());
             }
         }
+        true
     }
 
     /// Message `i` as it will be sent, read once into `read`; none when it is dropped or not JSON.
@@ -387,21 +463,25 @@ impl Folding<'_, '_> {
         }
     }
 
-    /// Folds the output of every completed `todowrite` call but the last one, up to the call
-    /// that opened the last closed item of `todos`: OpenCode's output of the call is the list it
-    /// was given, and the last call holds the whole list. The folds stop there because that
-    /// item's own fold changes the request from that call on: what lies before it is left as the
-    /// prompt cache holds it.
-    pub fn fold_superseded_lists(&mut self, todos: &[Todo]) {
+    /// Folds the outputs and inputs of the completed `todowrite` calls (todo frames on):
+    ///
+    /// - every call whose output is its input's list again (OpenCode's output is the list it
+    ///   was given, pretty-printed) has that output folded at once, from the first request that
+    ///   holds it: the input says the same;
+    /// - every call but the last, up to the call that opened the last closed item of `todos`,
+    ///   has its output folded whatever it holds, and its input cut to the items it changed. The
+    ///   folds stop there because that item's own fold changes the request from that call on:
+    ///   what lies before it is left as the prompt cache holds it.
+    ///
+    /// The last call's input is never cut: it holds the whole list, which no fold takes from
+    /// the model.
+    pub fn fold_lists(&mut self, todos: &[Todo]) {
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
-        let Some(until) = todos
+        let until = todos
             .iter()
             .filter(|t| find_call(&self.views, &ids, &t.close).is_some())
             .filter_map(|t| find_call(&self.views, &ids, &t.open))
-            .max()
-        else {
-            return;
-        };
+            .max();
         let calls: Vec<(usize, usize)> = self
             .views
             .iter()
@@ -413,11 +493,7 @@ impl Folding<'_, '_> {
                     .map(move |c| (i, c.index))
             })
             .collect();
-        let Some((_, older)) = calls.split_last() else {
-            return;
-        };
-        let fold =
-            |output: &str| (!is_placeholder(output)).then(|| superseded(output.chars().count()));
+        let last = calls.last().copied();
         // Each list as the model wrote it, to tell what a call changed.
         let lists: Vec<Vec<Value>> = calls
             .iter()
@@ -431,20 +507,39 @@ impl Folding<'_, '_> {
                     .unwrap_or_default()
             })
             .collect();
-        for (n, &(i, part)) in older.iter().enumerate().filter(|(_, at)| **at <= until) {
+        for (n, &(i, part)) in calls.iter().enumerate() {
+            let superseded = Some((i, part)) != last && until.is_some_and(|u| (i, part) <= u);
             let Some(mut value) = self.edited(i) else {
                 continue;
             };
-            // The output may be folded already (inside an item's or a turn's span); the input is
-            // cut all the same.
-            let mut changed = fold_part_output(&mut value, part, &fold);
-            let previous = n.checked_sub(1).map_or(&[][..], |p| &lists[p][..]);
-            let input = value.pointer_mut(&format!("/parts/{part}/state/input/todos"));
-            if let (Some(input), Some(items)) = (input, changed_items(&lists[n], previous)) {
-                let items = Value::Array(items);
-                if *input != items {
-                    *input = items;
-                    changed = true;
+            let mut changed = if superseded {
+                // The output may be folded already (inside an item's or a turn's span); the
+                // input is cut all the same.
+                let fold = |output: &str| {
+                    (!is_placeholder(output)).then(|| repeated_list(output.chars().count()))
+                };
+                fold_part_output(&mut value, part, &fold)
+            } else {
+                let list = &lists[n];
+                let fold = |output: &str| {
+                    if is_placeholder(output) {
+                        return None;
+                    }
+                    let repeated = serde_json::from_str::<Value>(output).ok()?;
+                    let text = repeated_list(output.chars().count());
+                    (repeated.as_array() == Some(list) && text.len() < output.len()).then_some(text)
+                };
+                fold_part_output(&mut value, part, &fold)
+            };
+            if superseded {
+                let previous = n.checked_sub(1).map_or(&[][..], |p| &lists[p][..]);
+                let input = value.pointer_mut(&format!("/parts/{part}/state/input/todos"));
+                if let (Some(input), Some(items)) = (input, changed_items(&lists[n], previous)) {
+                    let items = Value::Array(items);
+                    if *input != items {
+                        *input = items;
+                        changed = true;
+                    }
                 }
             }
             if changed {
@@ -531,7 +626,7 @@ mod tests {
         assert_eq!(part["state"]["status"], "completed");
         assert_eq!(
             part["state"]["output"],
-            entry("fr_turn1", 3, 60_000).as_str()
+            entry("fr_turn1", None, 3, 60_000).as_str()
         );
         assert_eq!(part["state"]["metadata"], json!({}));
         assert_eq!(out[1]["parts"][1], messages[1]["parts"][1]);
@@ -559,12 +654,12 @@ mod tests {
         let output = |out: &[Value], i: usize| out[i]["parts"][0]["state"]["output"].clone();
         // Closed long after: the span ends at the next person's message, and holds both calls.
         let out = folded(&messages, &[turn("msg_1", 1_000)]);
-        assert_eq!(output(&out, 1), json!(entry("fr_turn1", 2, 2 * 306)));
+        assert_eq!(output(&out, 1), json!(entry("fr_turn1", None, 2, 2 * 306)));
         assert_eq!(out[4]["parts"], json!([{"type": "text", "text": "b"}]));
         assert_eq!(output(&out, 6), json!(big("OUT-C")));
         // Closed at 12: what was written after its close is not the turn's.
         let out = folded(&messages, &[turn("msg_1", 12)]);
-        assert_eq!(output(&out, 1), json!(placeholder("fr_turn1", 306)));
+        assert_eq!(output(&out, 1), json!(entry("fr_turn1", None, 1, 306)));
         assert_eq!(output(&out, 4), json!(big("OUT-B")));
     }
 
@@ -589,7 +684,7 @@ mod tests {
     }
 
     #[test]
-    fn a_todo_span_folds_the_calls_between_its_two_todo_calls_and_no_other() {
+    fn a_todo_span_folds_the_calls_between_its_two_todo_calls_and_no_other_and_they_go_too() {
         let part = |call: &str, tool: &str, output: &str| {
             json!({"type": "tool", "tool": tool, "callID": call,
                    "state": {"status": "completed", "input": {"command": "x"}, "output": output}})
@@ -621,35 +716,72 @@ mod tests {
         ];
         let todo = Todo {
             id: "fr_item".into(),
+            goal: "The item".into(),
             open: ("msg_2".into(), "c2".into()),
             close: ("msg_4".into(), "c6".into()),
             closed_at: 0,
         };
-        let text = json!({ "messages": messages }).to_string();
-        let list = parse_messages(&text).unwrap();
-        let mut folding = fold(&list, &[], false);
-        folding.fold_todos(&[todo]);
-        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
-        let calls: Vec<(&str, &str)> = out["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|m| m["parts"].as_array().unwrap())
-            .filter_map(|p| Some((p["callID"].as_str()?, p["state"]["output"].as_str()?)))
-            .collect();
-        let entry = entry("fr_item", 3, 3 * 204);
+        let sent_with = |messages: &[Value], opened: &[(String, String)]| {
+            let text = json!({ "messages": messages }).to_string();
+            let list = parse_messages(&text).unwrap();
+            let mut folding = fold(&list, &[], false);
+            folding.fold_todos(std::slice::from_ref(&todo), opened);
+            let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+            let calls: Vec<(String, String)> = out["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|m| m["parts"].as_array().unwrap())
+                .filter_map(|p| {
+                    Some((
+                        p["callID"].as_str()?.to_string(),
+                        p["state"]["output"].as_str()?.to_string(),
+                    ))
+                })
+                .collect();
+            (calls, out["messages"].as_array().unwrap().len())
+        };
+        let sent = |messages: &[Value]| sent_with(messages, &[]);
+        let entry = entry("fr_item", Some("The item"), 3, 3 * 204);
+        let pairs = |expected: &[(&str, &str)]| -> Vec<(String, String)> {
+            expected
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        // The call that set the item in progress goes with the fold, which names the item; the
+        // one that ended it holds the last list, which stays. msg_3 held only c4: it goes.
         assert_eq!(
-            calls,
-            [
-                ("c1", "BEFORE"),
-                ("c2", "LIST1"),
-                ("c3", entry.as_str()),
-                ("c6", "LIST2"),
-                ("c7", "AFTER")
-            ]
+            sent(&messages),
+            (
+                pairs(&[
+                    ("c1", "BEFORE"),
+                    ("c3", entry.as_str()),
+                    ("c6", "LIST2"),
+                    ("c7", "AFTER")
+                ]),
+                3
+            )
         );
-        // msg_3 held only c4: it goes.
-        assert_eq!(out["messages"].as_array().unwrap().len(), 3);
+        // Once a later call holds the list, the one that ended the item goes too.
+        let mut later = messages.clone();
+        later.push(message("msg_5", vec![part("c8", "todowrite", "LIST3")]));
+        assert_eq!(
+            sent(&later).0,
+            pairs(&[
+                ("c1", "BEFORE"),
+                ("c3", entry.as_str()),
+                ("c7", "AFTER"),
+                ("c8", "LIST3")
+            ])
+        );
+        // Unless that call set an item in progress that still runs: what it does follows.
+        let running = [("msg_4".to_string(), "c6".to_string())];
+        assert!(
+            sent_with(&later, &running)
+                .0
+                .contains(&("c6".to_string(), "LIST2".to_string()))
+        );
     }
 
     #[test]
@@ -673,7 +805,7 @@ mod tests {
         let parsed = parse_messages(&text).unwrap();
         let outputs = |todos: &[Todo]| {
             let mut folding = fold(&parsed, &[], false);
-            folding.fold_superseded_lists(todos);
+            folding.fold_lists(todos);
             let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
             out["messages"]
                 .as_array()
@@ -697,6 +829,7 @@ mod tests {
         // fold; the rest is what its own fold leaves, and the last list stays.
         let item = Todo {
             id: "fr_item".into(),
+            goal: "The item".into(),
             open: ("msg_4".into(), "c3".into()),
             close: ("msg_5".into(), "c4".into()),
             closed_at: 0,
@@ -704,12 +837,80 @@ mod tests {
         assert_eq!(
             outputs(&[item]),
             [
-                superseded(8),
+                repeated_list(8),
                 "BASH".into(),
-                superseded(8),
+                repeated_list(8),
                 "LIST-THREE".into(),
                 "LIST-FOUR".into()
             ]
+        );
+    }
+
+    #[test]
+    fn a_todo_lists_output_that_repeats_its_input_folds_from_its_first_request_on() {
+        let item = |content: &str, status: &str| json!({"content": content, "status": status, "priority": "high"});
+        let list = |id: &str, call: &str, todos: Value, output: String| {
+            json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
+                            "time": {"created": 11}},
+                   "parts": [{"type": "tool", "tool": "todowrite", "callID": call,
+                              "state": {"status": "completed", "input": {"todos": todos},
+                                        "output": output, "metadata": {"todos": todos}}}]})
+        };
+        let many: Vec<Value> = (0..12)
+            .map(|n| item(&format!("Item {n}"), "pending"))
+            .collect();
+        let pretty = |todos: &Value| serde_json::to_string_pretty(todos).unwrap();
+        let first = json!(many);
+        let mut second = many.clone();
+        second[0] = item("Item 0", "in_progress");
+        let second = json!(second);
+        // An output that adds what the input does not hold (an id) says more: it stays.
+        let mut with_ids = second.clone();
+        with_ids[0]["id"] = json!("1");
+        let tiny = json!([item("A", "pending")]);
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            list("msg_2", "c1", first.clone(), pretty(&first)),
+            list("msg_3", "c2", second.clone(), pretty(&with_ids)),
+            list("msg_4", "c3", tiny.clone(), tiny.to_string()),
+            list("msg_5", "c4", second.clone(), pretty(&second)),
+        ];
+        let text = json!({ "messages": messages }).to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let mut folding = fold(&parsed, &[], false);
+        folding.fold_lists(&[]);
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        let state = |i: usize| out["messages"][i]["parts"][0]["state"].clone();
+        // No item closed, and the last list too: the outputs that repeat their inputs fold, the
+        // inputs stay whole.
+        assert_eq!(
+            state(1)["output"],
+            json!(repeated_list(pretty(&first).chars().count()))
+        );
+        assert_eq!(state(2)["output"], json!(pretty(&with_ids)));
+        // A list shorter than what would stand for it stays.
+        assert_eq!(state(3)["output"], json!(tiny.to_string()));
+        assert_eq!(
+            state(4)["output"],
+            json!(repeated_list(pretty(&second).chars().count()))
+        );
+        for (i, message) in messages.iter().enumerate().skip(1) {
+            assert_eq!(state(i)["input"], message["parts"][0]["state"]["input"]);
+        }
+        // Superseded later, the first list's output reads the same: the cache keeps it.
+        let item_closed = Todo {
+            id: "fr_item".into(),
+            goal: "The item".into(),
+            open: ("msg_3".into(), "c2".into()),
+            close: ("msg_5".into(), "c4".into()),
+            closed_at: 0,
+        };
+        let mut folding = fold(&parsed, &[], false);
+        folding.fold_lists(&[item_closed]);
+        let later: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        assert_eq!(
+            later["messages"][1]["parts"][0]["state"]["output"],
+            state(1)["output"]
         );
     }
 
@@ -756,13 +957,14 @@ mod tests {
         let parsed = parse_messages(&text).unwrap();
         let todo = |open: (&str, &str), close: (&str, &str)| Todo {
             id: "fr_item".into(),
+            goal: "The item".into(),
             open: (open.0.into(), open.1.into()),
             close: (close.0.into(), close.1.into()),
             closed_at: 0,
         };
         let inputs = |todos: &[Todo]| {
             let mut folding = fold(&parsed, &[], false);
-            folding.fold_superseded_lists(todos);
+            folding.fold_lists(todos);
             let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
             (1..5)
                 .map(|i| out["messages"][i]["parts"][0]["state"]["input"]["todos"].clone())
@@ -790,7 +992,7 @@ mod tests {
     }
 
     #[test]
-    fn the_last_todo_list_stays_whole_in_a_closed_turn() {
+    fn the_last_todo_list_stays_whole_in_a_closed_turn_and_its_entry_reads_the_same_after() {
         let list = |id: &str, created: i64, call: &str, output: &str| {
             json!({"info": {"id": id, "role": "assistant", "sessionID": "ses_a",
                             "time": {"created": created}},
@@ -799,22 +1001,50 @@ mod tests {
                                         "output": output}}]})
         };
         let big = "B".repeat(2_000);
-        let messages = vec![
+        let mut messages = vec![
             user("msg_1", 10, "PERSON0"),
             list("msg_2", 11, "c1", &format!("FIRST {big}")),
             answer("msg_3", 12, "c2", &big, "a"),
             list("msg_4", 13, "c3", &format!("LAST {big}")),
         ];
         let out = folded(&messages, &[turn("msg_1", 1_000)]);
-        // The first list's call holds the entry; the bash call goes; the last list is whole.
-        assert!(
-            out[1]["parts"][0]["state"]["output"]
-                .as_str()
-                .unwrap()
-                .starts_with(PLACEHOLDER_START)
-        );
-        assert_eq!(out[2]["parts"], json!([{"type": "text", "text": "a"}]));
-        assert_eq!(out[3], messages[3]);
+        // The bash call holds the entry, which counts it alone; the first list goes, and the
+        // message that held only it; the last list is whole.
+        assert_eq!(out.len(), 3);
+        let entry = json!([
+            {"type": "tool", "tool": "bash", "callID": "c2",
+             "state": {"status": "completed", "input": {}, "output": entry("fr_turn1", None, 1, 2_000),
+                       "metadata": {}, "time": {"start": 12, "end": 12}}},
+            {"type": "text", "text": "a"}]);
+        assert_eq!(out[1]["parts"], entry);
+        assert_eq!(out[2], messages[3]);
+        // A later list, in the next turn: the turn's last list goes now, and its entry is sent
+        // as before, so a prompt cache keeps what follows it.
+        messages.push(user("msg_5", 2_000, "PERSON1"));
+        messages.push(list("msg_6", 2_001, "c4", "NEXT"));
+        let out = folded(&messages, &[turn("msg_1", 1_000)]);
+        assert_eq!(out[1]["parts"], entry);
+        assert_eq!(out[2], messages[4]);
+    }
+
+    #[test]
+    fn an_entry_counts_the_outputs_as_stored_whatever_masked_them() {
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            answer("msg_2", 11, "c1", &"A".repeat(2_000), "a"),
+            answer("msg_3", 12, "c2", &"B".repeat(3_000), "b"),
+        ];
+        let text = json!({ "messages": messages }).to_string();
+        let list = parse_messages(&text).unwrap();
+        let entry = |mask: &[String]| {
+            let mut folding = fold(&list, &[], false);
+            folding.mask(mask);
+            folding.fold_turns(&[turn("msg_1", 1_000)]);
+            let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+            out["messages"][1]["parts"][0]["state"]["output"].clone()
+        };
+        assert_eq!(entry(&[]), json!(super::entry("fr_turn1", None, 2, 5_000)));
+        assert_eq!(entry(&["c1@11".to_string()]), entry(&[]));
     }
 
     #[test]

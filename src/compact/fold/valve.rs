@@ -46,12 +46,11 @@ pub fn key(call: &str, created: Option<i64>) -> String {
     }
 }
 
-/// What stands for an output the valve masked.
+/// What stands for an output the valve, or an item left in progress, masked. It gives no reason,
+/// as both mask alike and a call masked for one is masked for the other in a later request: the
+/// text stays the same.
 pub fn masked(call: &str, chars: usize) -> String {
-    format!(
-        "{PLACEHOLDER_START} ({chars} characters) to keep the request under the model's limit: \
-         flame_recall with id {call} gives it back]"
-    )
+    format!("{PLACEHOLDER_START} ({chars} characters): flame_recall with id {call} gives it back]")
 }
 
 /// What the valve did to one request.
@@ -364,6 +363,7 @@ mod tests {
         let list = parse_messages(&text).unwrap();
         let b = Todo {
             id: "fr_b".into(),
+            goal: "B".into(),
             open: ("msg_3".into(), "t2".into()),
             close: ("msg_5".into(), "t3".into()),
             closed_at: 0,
