@@ -98,6 +98,10 @@ def main():
             r["tool_outputs"] = tool_outputs(folder)
         results[name] = r
     base = results.get("plain")
+
+    def base_of(name):
+        """The way a way's billed input is a share of: plain's, or plain-todos' for a todo way."""
+        return results.get("plain-todos") if name.endswith("-todos") else base
     header = ["way", "agent requests", "compactions", "compaction input", "largest request (characters)",
               "last request", "all requests: characters", "tool outputs", "not cacheable", "billed (vs plain)",
               "refused", "tool errors"]
@@ -111,7 +115,7 @@ def main():
             name, r["requests"], r["compactions"], f"{r['compaction_input']:,}", f"{r['largest']:,}",
             f"{r['last_chars']:,}",
             f"{r['sent']:,}", f"{r['tool_outputs']:,}", f"{r['uncached']:,}",
-            f"{r['billed']:,.0f} ({100 * r['billed'] / base['billed']:.0f} %)" if base else f"{r['billed']:,.0f}",
+            f"{r['billed']:,.0f} ({100 * r['billed'] / base_of(name)['billed']:.1f} %)" if base_of(name) else f"{r['billed']:,.0f}",
             r["refused"], "-" if r["tool_errors"] is None else len(r["tool_errors"]),
         ]
         print("| " + " | ".join(map(str, cells)) + " |")
@@ -141,6 +145,19 @@ def main():
         ]
         if dcp:
             checks.append(("turns: billed input at most DCP's", turns["billed"] <= dcp["billed"]))
+        print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
+    plain_todos, ctx_todos, dcp_todos = (results.get(w) for w in ("plain-todos", "ctx-todos", "dcp-todos"))
+    if plain_todos and ctx_todos:
+        # The todo workload's targets (a model that never calls ctx but keeps OpenCode's todo list), against
+        # plain-todos.
+        checks = [
+            ("plain-todos compacts at least twice", plain_todos["compactions"] >= 2),
+            ("ctx-todos: never compacts", ctx_todos["compactions"] == 0),
+            ("ctx-todos: billed input at most half of plain-todos'", ctx_todos["billed"] <= 0.5 * plain_todos["billed"]),
+            ("nothing refused (plain-todos, ctx-todos)", plain_todos["refused"] == ctx_todos["refused"] == 0),
+        ]
+        if dcp_todos:
+            checks.append(("ctx-todos: billed input at most dcp-todos'", ctx_todos["billed"] <= dcp_todos["billed"]))
         print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
     if json_out:
         with open(json_out, "w") as f:

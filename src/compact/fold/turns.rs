@@ -292,14 +292,11 @@ impl Folding<'_, '_> {
     /// follow it and dropping it would send them again past every prompt cache; it goes with
     /// that item's own fold.
     pub fn fold_todos(&mut self, todos: &[Todo], opened: &[(String, String)]) {
-        let running: Vec<(usize, usize)> = {
-            let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
-            opened
-                .iter()
-                .filter_map(|start| find_call(&self.views, &ids, start))
-                .collect()
-        };
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
+        let running: Vec<(usize, usize)> = opened
+            .iter()
+            .filter_map(|start| find_call(&self.views, &ids, start))
+            .collect();
         let list = self.last_todo_list();
         for todo in todos {
             let (Some(open), Some(close)) = (
