@@ -1062,7 +1062,7 @@ need(len(agent) == 7, 'seven model calls, not %d' % len(agent))
 # The request after the call that completed m1 and started m2: m1's outputs are folded.
 for r in agent[4:]:
     need('M1A-2499' not in r['all'] and 'M1B-2499' not in r['all'], 'm1\'s outputs are folded in ' + r['file'])
-    need('into the log of frame $item1: flame_recall' in r['all'], 'the placeholder names m1\'s frame')
+    need('into the log of frame $item1, item ' in r['all'] and 'flame_recall with id $item1 gives them back' in r['all'], 'the placeholder names m1\'s frame and the item')
 need('M1A-2499' in agent[3]['all'], 'm1\'s output is sent whole while m1 runs')
 need('M2A-2499' in agent[5]['all'], 'm2\'s output is sent whole while m2 runs')
 need('M2A-2499' not in agent[6]['all'], 'm2\'s output is folded once m2 is completed')
@@ -1194,7 +1194,7 @@ for r in agent[4:]:
     need('ROUNDING-SUMMARY: half-even' in r['all'], 'the pop\'s summary is sent')
     need(any(text(m).startswith('<flame-folded id=\"$pushed1\"') for m in r['messages']), 'the pop\'s fold entry is sent')
 need('M1B-2499' in agent[5]['all'], 'the item\'s own output after the pop goes whole while the item runs')
-need('M1B-2499' not in agent[6]['all'] and 'into the log of frame $item1: flame_recall' in agent[6]['all'], 'the item folds once completed')
+need('M1B-2499' not in agent[6]['all'] and 'into the log of frame $item1, item' in agent[6]['all'], 'the item folds once completed')
 "
   # Turn 2: a push, an output, and the turn ends with the pushed frame running: it waits.
   {
