@@ -330,19 +330,23 @@ fn folded(
     // as if still open.
     let due =
         |closed_at: i64| how.fold_after == 0 || folding.persons_after(closed_at) >= how.fold_after;
-    let todos: Vec<Todo> = how
-        .todos
-        .iter()
-        .filter(|t| due(t.closed_at))
-        .cloned()
-        .collect();
+    let (todos, waiting): (Vec<Todo>, Vec<Todo>) =
+        how.todos.iter().cloned().partition(|t| due(t.closed_at));
     let turns: Vec<Turn> = how
         .turns
         .iter()
         .filter(|t| due(t.closed_at))
         .cloned()
         .collect();
-    folding.fold_todos(&todos, how.left);
+    // The todo calls that stay until their own item folds: those that opened a running item,
+    // and those of an item that waits.
+    let stay: Vec<(String, String)> = how
+        .left
+        .iter()
+        .cloned()
+        .chain(waiting.into_iter().flat_map(|t| [t.open, t.close]))
+        .collect();
+    folding.fold_todos(&todos, &stay);
     folding.mask_left_items(how.left, &todos);
     if how.lists {
         folding.fold_lists(&todos);

@@ -7,8 +7,9 @@
 //! ```
 //!
 //! A session's frame whose todo frames ctx keeps also records the last `todowrite` call it took
-//! in (`"todo_call": "call_…"`): each request holds every call since the last compaction, and
-//! only the ones after it are new.
+//! in (`"todo_call": "call_…"`, and its message, `"todo_message": "msg_…"`, as call ids may
+//! repeat): each request holds every call since the last compaction, and only the ones after it
+//! are new.
 
 use super::ops::{self, Place};
 use super::span::{self, Mark};

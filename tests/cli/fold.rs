@@ -1692,6 +1692,90 @@ mod todos {
     }
 
     #[test]
+    fn a_todo_call_shared_with_an_item_that_waits_stays_until_that_item_folds() {
+        let env = TestEnv::new();
+        env.write(
+            ".opencode/ctx.toml",
+            "frame.auto = \"todos\"\nframe.fold_after = 1\n",
+        );
+        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let mut s = Session::new(&env, SESSION);
+        s.clock = now_ms();
+        s.user("PERSON0: both");
+        todo(&mut s, &[("A", "in_progress"), ("B", "pending")]);
+        s.tool("bash", json!({"command": "a"}), &big("OUTA"));
+        // One call ends A and starts B.
+        todo(&mut s, &[("A", "completed"), ("B", "in_progress")]);
+        let shared = s.messages.last().unwrap()["parts"][0]["callID"].clone();
+        s.tool("bash", json!({"command": "b"}), &big("OUTB"));
+        s.request();
+        let calls = |sent: &[Value]| -> Vec<Value> {
+            sent.iter()
+                .flat_map(|m| m["parts"].as_array().into_iter().flatten())
+                .map(|p| p["callID"].clone())
+                .collect()
+        };
+        // A person's message: A's wait is over and it folds; the shared call stays, as B runs.
+        // (Messages are stamped by the clock of ctx's marks, as OpenCode's are.)
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        s.clock = now_ms();
+        s.user("PERSON1: go on");
+        let sent = s.request();
+        assert!(!strings_of(&sent).contains("OUTA:"));
+        assert!(calls(&sent).contains(&shared));
+        // B ends, and waits for a person's message: the shared call still stays, B's output
+        // after it is whole.
+        todo(&mut s, &[("A", "completed"), ("B", "completed")]);
+        let sent = s.request();
+        assert!(strings_of(&sent).contains(&big("OUTB")));
+        assert!(
+            calls(&sent).contains(&shared),
+            "the shared call went before B folded"
+        );
+        // Once B folds, it goes with it.
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        s.clock = now_ms();
+        s.user("PERSON2: thanks");
+        let sent = s.request();
+        assert!(!strings_of(&sent).contains("OUTB:"));
+        assert!(!calls(&sent).contains(&shared));
+    }
+
+    #[test]
+    fn a_popped_frames_todo_call_is_not_the_list_that_stays() {
+        // The model's last list went with a frame it pushed and popped: the list sent whole is
+        // the last one still sent, and the calls of a folded item go only beside it.
+        let env = env_with("todos");
+        let mut s = Session::new(&env, SESSION);
+        s.user("PERSON0");
+        todo(&mut s, &[("A", "in_progress"), ("B", "pending")]);
+        s.tool("bash", json!({"command": "a"}), &big("OUTA"));
+        todo(&mut s, &[("A", "completed"), ("B", "pending")]);
+        let kept = s.messages.last().unwrap()["parts"][0]["callID"].clone();
+        s.request();
+        s.push("A side task");
+        todo(&mut s, &[("A", "completed"), ("B", "in_progress")]);
+        s.tool("bash", json!({"command": "side"}), &big("SIDE"));
+        s.pop("The side task is done", "completed");
+        let sent = s.request();
+        let lists: Vec<&Value> = sent
+            .iter()
+            .flat_map(|m| m["parts"].as_array().into_iter().flatten())
+            .filter(|p| p["tool"] == "todowrite")
+            .collect();
+        assert_eq!(lists.len(), 1, "{lists:?}");
+        assert_eq!(lists[0]["callID"], kept);
+        assert_eq!(
+            lists[0]["state"]["input"]["todos"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2,
+            "the list sent is not whole"
+        );
+    }
+
+    #[test]
     fn with_turns_only_or_off_todo_calls_open_no_frame() {
         for auto in ["turns", "off"] {
             let env = env_with(auto);

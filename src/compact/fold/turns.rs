@@ -274,26 +274,44 @@ impl Folding<'_, '_> {
         }
     }
 
-    /// Where the last completed `todowrite` call is (message, part): it holds the whole todo
-    /// list as it stands, which no fold takes from the model.
+    /// Where the last completed `todowrite` call still sent is (message, part): it holds the
+    /// whole todo list as it stands, which no fold takes from the model. (A later one may have
+    /// gone with a popped frame's span, which its log keeps.)
     fn last_todo_list(&self) -> Option<(usize, usize)> {
         self.views.iter().enumerate().rev().find_map(|(i, v)| {
             v.calls
                 .iter()
                 .rev()
-                .find(|c| c.completed && self.is_todo_list(c))
+                .find(|c| c.completed && self.is_todo_list(c) && self.is_sent(i, c.index))
                 .map(|c| (i, c.index))
         })
     }
 
+    /// Whether the call at part `part` of message `i` is still sent: no fold dropped it, nor its
+    /// message.
+    fn is_sent(&self, i: usize, part: usize) -> bool {
+        match &self.edits.messages[i] {
+            Edit::Drop => false,
+            Edit::Keep => true,
+            // Most edited messages dropped nothing: only those that did are read.
+            Edit::Replace(text) if !text.contains(DROPPED) => true,
+            Edit::Replace(text) => serde_json::from_str::<Value>(text).is_ok_and(|m| {
+                m.get("parts")
+                    .and_then(|p| p.get(part))
+                    .is_some_and(|p| p.get(DROPPED).is_none())
+            }),
+        }
+    }
+
     /// Folds the spans of `todos`, closed todo frames of the session (OpenCode's), into what is
-    /// sent. `opened` is where the session's open todo frames began (message, call): a call that
-    /// ended a closed item but set an open one in progress stays, as the open item's outputs
-    /// follow it and dropping it would send them again past every prompt cache; it goes with
-    /// that item's own fold.
-    pub fn fold_todos(&mut self, todos: &[Todo], opened: &[(String, String)]) {
+    /// sent. `stay` are todo calls (message, call) of items that are not folded yet: the call
+    /// that opened a running item, and the two of an item that waits (`frame.fold_after`). Such
+    /// a call that also ended a folded item stays, as the unfolded item's outputs follow it and
+    /// dropping it would send them again past every prompt cache; it goes with that item's own
+    /// fold.
+    pub fn fold_todos(&mut self, todos: &[Todo], stay: &[(String, String)]) {
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
-        let running: Vec<(usize, usize)> = opened
+        let running: Vec<(usize, usize)> = stay
             .iter()
             .filter_map(|start| find_call(&self.views, &ids, start))
             .collect();
@@ -393,20 +411,18 @@ impl Folding<'_, '_> {
                 // An item's entry inside a turn: it stays, naming the item's own log.
                 Some(_) => continue,
                 None => {
-                    let stored = match self.edits.messages[at] {
-                        Edit::Replace(_) => serde_json::from_str(list.messages()[at].raw())
+                    let todo = self.is_todo_list(call);
+                    // An output a mask or list fold replaced is counted as stored (a todo
+                    // list's is not counted at all); any other is the stored one.
+                    let stored = if !todo && is_placeholder(&text) {
+                        serde_json::from_str(list.messages()[at].raw())
                             .ok()
                             .and_then(|mut m| output_text(shape, &mut m, call))
-                            .unwrap_or(text),
-                        _ => text,
+                            .unwrap_or(text)
+                    } else {
+                        text
                     };
-                    live.push((
-                        *i,
-                        call,
-                        at,
-                        stored.chars().count(),
-                        self.is_todo_list(call),
-                    ));
+                    live.push((*i, call, at, stored.chars().count(), todo));
                 }
             }
         }
@@ -490,7 +506,7 @@ impl Folding<'_, '_> {
                     .map(move |c| (i, c.index))
             })
             .collect();
-        let last = calls.last().copied();
+        let last = self.last_todo_list();
         // Each list as the model wrote it, to tell what a call changed.
         let lists: Vec<Vec<Value>> = calls
             .iter()
