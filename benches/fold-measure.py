@@ -165,6 +165,11 @@ def parse_args(argv):
     return args[0], [a.split("=", 1) for a in args[1:]], json_out
 
 
+def print_targets(checks, label="targets"):
+    """One line of targets, each (what, met); benches/long-measure.py prints its own with it too."""
+    print(f"{label}: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
+
+
 def main():
     ctx, ways, json_out = parse_args(sys.argv[1:])
     results = {name: measure(ctx, folder) for name, folder in ways}
@@ -208,7 +213,7 @@ def main():
             ("cacheable share at least plain's minus 5 points", ctx_way["cacheable"] >= plain["cacheable"] - 0.05),
         ]
         print()
-        print("ctx targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
+        print_targets(checks, "ctx targets")
     if json_out:
         with open(json_out, "w") as f:
             json.dump(results, f, indent=2)

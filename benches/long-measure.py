@@ -133,7 +133,7 @@ def main():
         ]
         if dcp:
             checks.append(("ctx's billed input below DCP's", ctx_way["billed"] < dcp["billed"]))
-        print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
+        fold.print_targets(checks)
     turns = results.get("turns")
     if plain and turns:
         # The targets for a model that never calls ctx (turn frames and the valve; pi-long.sh's only ways).
@@ -145,7 +145,7 @@ def main():
         ]
         if dcp:
             checks.append(("turns: billed input at most DCP's", turns["billed"] <= dcp["billed"]))
-        print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
+        fold.print_targets(checks)
     plain_todos, ctx_todos, dcp_todos = (results.get(w) for w in ("plain-todos", "ctx-todos", "dcp-todos"))
     if plain_todos and ctx_todos:
         # The todo workload's targets (a model that never calls ctx but keeps OpenCode's todo list), against
@@ -158,7 +158,7 @@ def main():
         ]
         if dcp_todos:
             checks.append(("ctx-todos: billed input at most dcp-todos'", ctx_todos["billed"] <= dcp_todos["billed"]))
-        print("targets: " + "; ".join(f"{what}: {'yes' if ok else 'NO'}" for what, ok in checks))
+        fold.print_targets(checks)
     if json_out:
         with open(json_out, "w") as f:
             json.dump(results, f, indent=2)

@@ -149,6 +149,19 @@ impl<'e> Session<'e> {
 }
 
 /// The clock ctx reads, in epoch milliseconds.
+/// A project whose `.opencode/ctx.toml` is `settings`, with the session's frame made.
+fn env_with_settings(settings: &str) -> TestEnv {
+    let env = TestEnv::new();
+    env.write(".opencode/ctx.toml", settings);
+    env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+    env
+}
+
+/// A project with `frame.auto = "AUTO"`, with the session's frame made.
+fn env_with(auto: &str) -> TestEnv {
+    env_with_settings(&format!("frame.auto = \"{auto}\"\n"))
+}
+
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -1165,13 +1178,6 @@ fn ctxs_transform_run_again_on_what_it_sent_changes_nothing() {
 mod turns {
     use super::*;
 
-    fn env_with(auto: &str) -> TestEnv {
-        let env = TestEnv::new();
-        env.write(".opencode/ctx.toml", format!("frame.auto = \"{auto}\"\n"));
-        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
-        env
-    }
-
     /// A person's message, and the turn the plugin opens for it (its id, or "" for none).
     fn person(s: &mut Session<'_>, text: &str) -> String {
         s.user(text);
@@ -1264,12 +1270,7 @@ mod turns {
 
     #[test]
     fn with_fold_after_a_closed_turn_is_sent_whole_until_that_many_person_messages_followed_it() {
-        let env = TestEnv::new();
-        env.write(
-            ".opencode/ctx.toml",
-            "frame.auto = \"turns\"\nframe.fold_after = 2\n",
-        );
-        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let env = env_with_settings("frame.auto = \"turns\"\nframe.fold_after = 2\n");
         let mut s = Session::new(&env, SESSION);
         // Messages stamped by the same clock as ctx's marks, as OpenCode's are.
         s.clock = now_ms();
@@ -1345,13 +1346,6 @@ mod turns {
 /// closed item's outputs fold while its turn still runs.
 mod todos {
     use super::*;
-
-    fn env_with(auto: &str) -> TestEnv {
-        let env = TestEnv::new();
-        env.write(".opencode/ctx.toml", format!("frame.auto = \"{auto}\"\n"));
-        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
-        env
-    }
 
     /// A `todowrite` call with `items` as (content, status).
     fn todo(s: &mut Session<'_>, items: &[(&str, &str)]) {
@@ -1693,12 +1687,7 @@ mod todos {
 
     #[test]
     fn a_todo_call_shared_with_an_item_that_waits_stays_until_that_item_folds() {
-        let env = TestEnv::new();
-        env.write(
-            ".opencode/ctx.toml",
-            "frame.auto = \"todos\"\nframe.fold_after = 1\n",
-        );
-        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let env = env_with_settings("frame.auto = \"todos\"\nframe.fold_after = 1\n");
         let mut s = Session::new(&env, SESSION);
         s.clock = now_ms();
         s.user("PERSON0: both");
@@ -2101,9 +2090,7 @@ mod nothing_lost {
 
     #[test]
     fn every_fact_is_sent_or_comes_back_from_one_recall() {
-        let env = TestEnv::new();
-        env.write(".opencode/ctx.toml", "frame.auto = \"all\"\n");
-        env.ok(&["opencode", "frame", SESSION, "--title", "The session"]);
+        let env = env_with("all");
         let mut s = Session::new(&env, SESSION);
         let (mut said, mut outputs) = (Vec::new(), Vec::new());
         let mut fact = 0;

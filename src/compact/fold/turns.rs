@@ -110,16 +110,11 @@ pub fn placeholder(id: &str, chars: usize) -> String {
 
 /// What stands for the `calls` tool calls of closed auto-frame `id`'s span, `chars` characters of
 /// output in all, in the output of the first: frame `id`'s log keeps them all. A todo item's
-/// entry names the item (`item`, its text, cut at [`ITEM_CHARS`]), as the calls that set it in
+/// entry names the item (`item`, its text, cut to [`ITEM_COLUMNS`]), as the calls that set it in
 /// progress and ended it go with the fold.
 pub fn entry(id: &str, item: Option<&str>, calls: usize, chars: usize) -> String {
     let named = item.map_or(String::new(), |text| {
-        let cut: String = text.chars().take(ITEM_CHARS).collect();
-        let cut = if cut.len() < text.len() {
-            format!("{cut}…")
-        } else {
-            cut
-        };
+        let cut = crate::text::fit_width(text, ITEM_COLUMNS, "…");
         format!(", item {}", serde_json::Value::String(cut))
     });
     if calls == 1 {
@@ -135,8 +130,8 @@ pub fn entry(id: &str, item: Option<&str>, calls: usize, chars: usize) -> String
     )
 }
 
-/// How much of an item's text its entry names.
-pub const ITEM_CHARS: usize = 100;
+/// How much of an item's text its entry names, in display columns.
+pub const ITEM_COLUMNS: usize = 100;
 
 /// The text of `call`'s output in `message` (its output's message), as it will be sent; none
 /// when the call has no output a fold may take (it did not complete, or the agent sends it
@@ -282,23 +277,22 @@ impl Folding<'_, '_> {
             v.calls
                 .iter()
                 .rev()
-                .find(|c| c.completed && self.is_todo_list(c) && self.is_sent(i, c.index))
+                .find(|c| c.completed && self.is_todo_list(c) && self.is_sent(i, c))
                 .map(|c| (i, c.index))
         })
     }
 
-    /// Whether the call at part `part` of message `i` is still sent: no fold dropped it, nor its
-    /// message.
-    fn is_sent(&self, i: usize, part: usize) -> bool {
+    /// Whether `call` of message `i` is still sent: no fold dropped it, nor its message.
+    fn is_sent(&self, i: usize, call: &Call) -> bool {
         match &self.edits.messages[i] {
             Edit::Drop => false,
             Edit::Keep => true,
             // Most edited messages dropped nothing: only those that did are read.
             Edit::Replace(text) if !text.contains(DROPPED) => true,
-            Edit::Replace(text) => serde_json::from_str::<Value>(text).is_ok_and(|m| {
-                m.get("parts")
-                    .and_then(|p| p.get(part))
-                    .is_some_and(|p| p.get(DROPPED).is_none())
+            Edit::Replace(text) => serde_json::from_str::<Value>(text).is_ok_and(|mut m| {
+                self.shape
+                    .call_block(&mut m, call)
+                    .is_some_and(|b| b.get(DROPPED).is_none())
             }),
         }
     }
@@ -311,7 +305,7 @@ impl Folding<'_, '_> {
     /// fold.
     pub fn fold_todos(&mut self, todos: &[Todo], stay: &[(String, String)]) {
         let ids: Vec<&str> = self.list.messages().iter().map(|m| m.id()).collect();
-        let running: Vec<(usize, usize)> = stay
+        let staying: Vec<(usize, usize)> = stay
             .iter()
             .filter_map(|start| find_call(&self.views, &ids, start))
             .collect();
@@ -343,7 +337,7 @@ impl Folding<'_, '_> {
                 // The calls that set the item in progress and ended it go too: its entry names
                 // it, and the last list, which stays, says where every item stands.
                 for (i, part) in [open, close] {
-                    if list != Some((i, part)) && !running.contains(&(i, part)) {
+                    if list != Some((i, part)) && !staying.contains(&(i, part)) {
                         self.drop_call(i, part);
                     }
                 }
@@ -351,13 +345,21 @@ impl Folding<'_, '_> {
         }
     }
 
-    /// Drops the call at part `part` of message `i` from what is sent (OpenCode's shape, where a
-    /// call and its output are one part).
+    /// Drops the call at part `part` of message `i` from what is sent, as a span's fold drops
+    /// its calls (a todo call's output is part of its call: OpenCode's shape).
     fn drop_call(&mut self, i: usize, part: usize) {
+        let Some(call) = self.views[i]
+            .calls
+            .iter()
+            .find(|c| c.index == part)
+            .cloned()
+        else {
+            return;
+        };
         let Some(mut message) = self.edited(i) else {
             return;
         };
-        let Some(block) = message.get_mut("parts").and_then(|p| p.get_mut(part)) else {
+        let Some(block) = self.shape.call_block(&mut message, &call) else {
             return;
         };
         if block.get(DROPPED).is_none() {
@@ -525,25 +527,18 @@ impl Folding<'_, '_> {
             let Some(mut value) = self.edited(i) else {
                 continue;
             };
-            let mut changed = if superseded {
-                // The output may be folded already (inside an item's or a turn's span); the
-                // input is cut all the same.
-                let fold = |output: &str| {
-                    (!is_placeholder(output)).then(|| repeated_list(output.chars().count()))
+            // The output may be folded already (inside an item's or a turn's span); a superseded
+            // call's input is cut all the same.
+            let fold = |output: &str| {
+                let text = repeated_list(output.chars().count());
+                let repeats = || {
+                    text.len() < output.len()
+                        && serde_json::from_str::<Value>(output)
+                            .is_ok_and(|r| r.as_array() == Some(&lists[n]))
                 };
-                fold_part_output(&mut value, part, &fold)
-            } else {
-                let list = &lists[n];
-                let fold = |output: &str| {
-                    if is_placeholder(output) {
-                        return None;
-                    }
-                    let repeated = serde_json::from_str::<Value>(output).ok()?;
-                    let text = repeated_list(output.chars().count());
-                    (repeated.as_array() == Some(list) && text.len() < output.len()).then_some(text)
-                };
-                fold_part_output(&mut value, part, &fold)
+                (!is_placeholder(output) && (superseded || repeats())).then_some(text)
             };
+            let mut changed = fold_part_output(&mut value, part, &fold);
             if superseded {
                 let previous = n.checked_sub(1).map_or(&[][..], |p| &lists[p][..]);
                 let input = value.pointer_mut(&format!("/parts/{part}/state/input/todos"));
@@ -592,6 +587,17 @@ mod tests {
         folding.fold_turns(turns);
         let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
         out["messages"].as_array().unwrap().clone()
+    }
+
+    /// Closed item "The item" (frame `fr_item`), opened and closed by the calls (message, call).
+    fn item_todo(open: (&str, &str), close: (&str, &str)) -> Todo {
+        Todo {
+            id: "fr_item".into(),
+            goal: "The item".into(),
+            open: (open.0.into(), open.1.into()),
+            close: (close.0.into(), close.1.into()),
+            closed_at: 0,
+        }
     }
 
     fn turn(start: &str, closed_at: i64) -> Turn {
@@ -727,13 +733,7 @@ mod tests {
                 ],
             ),
         ];
-        let todo = Todo {
-            id: "fr_item".into(),
-            goal: "The item".into(),
-            open: ("msg_2".into(), "c2".into()),
-            close: ("msg_4".into(), "c6".into()),
-            closed_at: 0,
-        };
+        let todo = item_todo(("msg_2", "c2"), ("msg_4", "c6"));
         let sent_with = |messages: &[Value], opened: &[(String, String)]| {
             let text = json!({ "messages": messages }).to_string();
             let list = parse_messages(&text).unwrap();
@@ -840,13 +840,7 @@ mod tests {
         );
         // An item opened by the third list and closed by the fourth: the lists up to its opening
         // fold; the rest is what its own fold leaves, and the last list stays.
-        let item = Todo {
-            id: "fr_item".into(),
-            goal: "The item".into(),
-            open: ("msg_4".into(), "c3".into()),
-            close: ("msg_5".into(), "c4".into()),
-            closed_at: 0,
-        };
+        let item = item_todo(("msg_4", "c3"), ("msg_5", "c4"));
         assert_eq!(
             outputs(&[item]),
             [
@@ -911,13 +905,7 @@ mod tests {
             assert_eq!(state(i)["input"], message["parts"][0]["state"]["input"]);
         }
         // Superseded later, the first list's output reads the same: the cache keeps it.
-        let item_closed = Todo {
-            id: "fr_item".into(),
-            goal: "The item".into(),
-            open: ("msg_3".into(), "c2".into()),
-            close: ("msg_5".into(), "c4".into()),
-            closed_at: 0,
-        };
+        let item_closed = item_todo(("msg_3", "c2"), ("msg_5", "c4"));
         let mut folding = fold(&parsed, &[], false);
         folding.fold_lists(&[item_closed]);
         let later: Value = serde_json::from_str(&folding.write(&[])).unwrap();
@@ -968,13 +956,7 @@ mod tests {
         messages[2]["parts"][0]["state"]["output"] = json!(placeholder("fr_other", 10));
         let text = json!({ "messages": messages }).to_string();
         let parsed = parse_messages(&text).unwrap();
-        let todo = |open: (&str, &str), close: (&str, &str)| Todo {
-            id: "fr_item".into(),
-            goal: "The item".into(),
-            open: (open.0.into(), open.1.into()),
-            close: (close.0.into(), close.1.into()),
-            closed_at: 0,
-        };
+        let todo = item_todo;
         let inputs = |todos: &[Todo]| {
             let mut folding = fold(&parsed, &[], false);
             folding.fold_lists(todos);
@@ -1058,6 +1040,21 @@ mod tests {
         };
         assert_eq!(entry(&[]), json!(super::entry("fr_turn1", None, 2, 5_000)));
         assert_eq!(entry(&["c1@11".to_string()]), entry(&[]));
+    }
+
+    #[test]
+    fn an_items_entry_names_it_cut_and_escaped_and_still_names_its_frame() {
+        let long = format!("Fix \"the: ledger\", then {}", "x".repeat(200));
+        let text = entry("fr_item", Some(&long), 2, 500);
+        assert_eq!(named_frame(&text), Some("fr_item"));
+        let (_, named) = text.split_once(", item ").unwrap();
+        let (quoted, _) = named.split_once(": flame_recall").unwrap();
+        let item: String = serde_json::from_str(quoted).unwrap();
+        assert!(item.starts_with("Fix \"the: ledger\", then x") && item.ends_with('…'));
+        assert_eq!(item.chars().count(), ITEM_COLUMNS);
+        // A line break stays in the quotes, escaped: the entry is one line.
+        let short = entry("fr_item", Some("Short\nlist"), 1, 5);
+        assert!(short.contains(", item \"Short\\nlist\": ") && !short.contains('\n'));
     }
 
     #[test]
