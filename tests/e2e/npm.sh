@@ -226,8 +226,14 @@ opencode() {
   shift 5
   local sandbox=$work/sandbox-$name
   mkdir -p "$sandbox/requests"
+  local code=0
   HOME=$home PATH=$base_path MOCK_SCRIPT=$script "$here/opencode-sandbox.sh" "$sandbox" "$project" -- "$@" \
-    >"$work/$name.out" 2>&1 || { cat "$work/$name.out" >&2; fail "$name: opencode exited non-zero"; }
+    >"$work/$name.out" 2>&1 || code=$?
+  if [[ $code != 0 ]]; then
+    cat "$work/$name.out" >&2
+    tail -n 40 "$sandbox"/data/opencode/log/*.log >&2 2>/dev/null || true
+    fail "$name: opencode exited with $code"
+  fi
   echo "$sandbox/requests"
 }
 

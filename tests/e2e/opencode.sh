@@ -87,8 +87,14 @@ run() {
   local sandbox=$work/sandbox-${SANDBOX:-$name}
   rm -rf "$sandbox/requests"
   mkdir -p "$sandbox/requests"
-  MOCK_SCRIPT=$script "$sandbox_script" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>&1 \
-    || { cat "$work/$name.out" >&2; fail "$name: opencode exited non-zero"; }
+  local code=0
+  MOCK_SCRIPT=$script "$sandbox_script" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>&1 || code=$?
+  if [[ $code != 0 ]]; then
+    cat "$work/$name.out" >&2
+    # The agent's own log says why it stopped, which its output often does not.
+    tail -n 40 "$sandbox"/data/"$data"/log/*.log >&2 2>/dev/null || true
+    fail "$name: $agent exited with $code"
+  fi
   keep_deps "$project"
   echo "$sandbox/requests"
 }
