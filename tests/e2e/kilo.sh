@@ -10,6 +10,4 @@
 # MOCK_PORT picks the stand-in's port.
 set -euo pipefail
 export CTX_E2E_AGENT=kilo MOCK_PORT=${MOCK_PORT:-47271}
-# Kilo and the plugin kit the projects are given, before the first project needs the kit.
-"$(dirname "$0")/kilo-sandbox.sh" --install
 exec "$(dirname "$0")/opencode.sh" "$@"

@@ -241,9 +241,10 @@ scenario_opencode() {
   echo "scenario opencode: \"plugin\": [\"ctxkit@$version\"] is all OpenCode needs; push and pop with no ctx on PATH"
   local home project requests
   home=$(clean_home opencode)
-  # OpenCode itself is installed (once) from the registry this machine's npm uses.
+  # OpenCode itself and its plugin kit are installed (once) from the registry this machine's npm uses.
   CTX_OPENCODE_HOME=${CTX_OPENCODE_HOME:-$HOME/.cache/ctx-opencode}
   export CTX_OPENCODE_HOME
+  "$here/opencode-sandbox.sh" --install
   project=$(plugin_project opencode)
   cat >"$work/pushpop.json" <<'EOF'
 [

@@ -27,31 +27,26 @@ case $agent in
   *) echo "CTX_E2E_AGENT: opencode or kilo, not $agent" >&2; exit 2 ;;
 esac
 sandbox_script=$here/$agent-sandbox.sh
+# The agent and the plugin kit the projects are given, before the first project needs the kit.
+"$sandbox_script" --install
 
 # A fresh project with ctx's plugin and commands, written by `ctx opencode install` as a user
-# would (nothing copied by hand). OpenCode installs the plugin's one dependency
-# (@opencode-ai/plugin) into .opencode/ at start-up; the first project's copy is reused by the
-# others to save that install.
-#
-# Kilo installs @kilocode/plugin@<its own version> into .kilo/ at start-up, a version the registry
-# does not have (kilo-sandbox.sh): the project gets the kit kilo-sandbox.sh installed, as hard links
-# where it can (Kilo removes a symbolic link there).
+# would (nothing copied by hand), and the plugin kit its sandbox script installed, as hard links
+# where it can (Kilo removes a symbolic link there):
+#   - OpenCode installs the plugin's one dependency (@opencode-ai/plugin) into .opencode/ at
+#     start-up unless it is there, an install that ran past five minutes beside the other agents'
+#     tests (opencode-sandbox.sh);
+#   - Kilo installs @kilocode/plugin@<its own version> into .kilo/ at start-up, a version the
+#     registry does not have (kilo-sandbox.sh).
 new_project() {
   local project=$work/$1
   mkdir -p "$project"
   ctx -C "$project" -q "$agent" install >/dev/null || fail "ctx $agent install"
-  if [[ $agent == kilo ]]; then
-    cp -al "$agent_home/kit/node_modules" "$project/.kilo/" 2>/dev/null \
-      || cp -r "$agent_home/kit/node_modules" "$project/.kilo/"
-  elif [[ -d $work/.deps/node_modules ]]; then
-    cp -r "$work/.deps/node_modules" "$work/.deps/package.json" "$project/.opencode/"
-  fi
+  cp -al "$agent_home/kit/node_modules" "$project/$agent_dir/" 2>/dev/null \
+    || cp -r "$agent_home/kit/node_modules" "$project/$agent_dir/"
+  # Copies, not links: OpenCode may write these (Kilo writes its own).
+  [[ $agent == kilo ]] || cp "$agent_home/kit/package.json" "$agent_home/kit/package-lock.json" "$project/$agent_dir/"
   echo "$project"
-}
-keep_deps() {
-  [[ $agent == opencode ]] || return 0
-  [[ -d $work/.deps/node_modules || ! -d $1/.opencode/node_modules ]] && return 0
-  mkdir -p "$work/.deps" && cp -r "$1/.opencode/node_modules" "$1/.opencode/package.json" "$work/.deps/"
 }
 
 # mock_config PROJECT EXTRA: the sandbox's own opencode.json (the stand-in provider, here with a
@@ -95,7 +90,6 @@ run() {
     tail -n 40 "$sandbox"/data/"$data"/log/*.log >&2 2>/dev/null || true
     fail "$name: $agent exited with $code"
   fi
-  keep_deps "$project"
   echo "$sandbox/requests"
 }
 
@@ -581,7 +575,6 @@ EOF
   MOCK_PORT=$port "$sandbox_script" "$sandbox" "$project" -- run "Audit the ledger" \
     >"$work/fold-anthropic.out" 2>&1 || { kill "$mock"; cat "$work/fold-anthropic.out" >&2; fail "fold_anthropic: opencode exited non-zero"; }
   kill "$mock" 2>/dev/null || true
-  keep_deps "$project"
   accepted "$sandbox/requests" "fold_anthropic"
   python3 - "$sandbox/requests" <<'PY' || fail "fold_anthropic"
 import json, sys
