@@ -192,11 +192,12 @@ scenario_compaction() {
   cat >"$work/compaction-1.json" <<EOF
 [{"tools": true, "when": "Start the refunds", "tool_calls": [$(shell_call "echo step-one")], "usage": {"prompt_tokens": 61000}},
  {"tools": true, "when": "Please create a detailed summary", "reply": "<summary>Refunds started; the ledger is next.</summary>"},
- {"tools": true, "when": "step-one", "reply": "Started.", "after": "Please create a detailed summary", "delay": 2}]
+ {"tools": true, "when": "step-one", "reply": "Started.", "after": "Please create a detailed summary", "delay": 6}]
 EOF
   # Copilot cancels a compaction still running when a -p run ends (its session file says
-  # "outcome":"cancelled"): the turn's last answer waits for the compaction's own, then 2 s for Copilot
-  # to apply it; on a machine too busy even for that the run is made again, at most three times,
+  # "outcome":"cancelled"): the turn's last answer waits for the compaction's own, then 6 s for Copilot
+  # to apply it (2 s was too short in three runs in a row on a CI machine running the other suites);
+  # on a machine too busy even for that the run is made again, at most three times,
   # since what is tested is what ctx does with a summary.
   for attempt in 1 2 3; do
     project=$(new_project "compaction-$attempt")
