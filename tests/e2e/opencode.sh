@@ -6,8 +6,9 @@
 #
 #   tests/e2e/opencode.sh [SCENARIO...]      (default: all; names below, e.g. `subagent`)
 #
-# Needs cargo, node/npm (to install OpenCode; OpenCode itself installs @opencode-ai/plugin into each
-# project's .opencode/ on first use) and python3. MOCK_PORT picks the stand-in's port.
+# Needs cargo, node/npm (to install OpenCode and its plugin kit) and python3. MOCK_PORT picks the
+# stand-in's port. CTX_E2E_SHARD=K/N runs only the K-th of N interleaved shares of the scenarios
+# chosen, so that N processes, each on its own port, run them all side by side.
 #
 # CTX_E2E_AGENT=kilo runs the same scenarios through Kilo Code, an OpenCode fork with OpenCode's
 # plugin API (tests/e2e/kilo.sh): ctx kilo install instead of ctx opencode install, .kilo/ for the
@@ -1258,5 +1259,14 @@ if [[ $agent == kilo ]]; then
   all=("${kept[@]}")
 fi
 chosen=("${@:-${all[@]}}")
+if [[ -n ${CTX_E2E_SHARD:-} ]]; then
+  [[ $CTX_E2E_SHARD =~ ^([0-9]+)/([0-9]+)$ ]] && ((BASH_REMATCH[1] >= 1 && BASH_REMATCH[1] <= BASH_REMATCH[2])) \
+    || { echo "CTX_E2E_SHARD: K/N with 1 <= K <= N, not $CTX_E2E_SHARD" >&2; exit 2; }
+  share=()
+  for i in "${!chosen[@]}"; do
+    ((i % BASH_REMATCH[2] == BASH_REMATCH[1] - 1)) && share+=("${chosen[$i]}")
+  done
+  chosen=("${share[@]}")
+fi
 for name in "${chosen[@]}"; do "scenario_${name//-/_}"; done
 echo "ok: ${chosen[*]}"
