@@ -70,7 +70,6 @@ run_way() {
     echo "$way: opencode exited non-zero; its output:" >&2
     tail -20 "$work/$way/opencode.out" >&2
   }
-  keep_plugin_deps "$project"
   [[ -f $sandbox/mock.log ]] || echo "$way: the stand-in did not start (port $port was taken)" >&2
   local scripted used
   scripted=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/$way/steps.json")

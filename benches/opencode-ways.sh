@@ -1,11 +1,10 @@
 # What benches/fold.sh and benches/long.sh share, sourced by both (from the repository's root, with `repo` set):
 # the ways they run (plain OpenCode, ctx's plugin, DCP), the ctx binary, DCP and its peer installed under
 # target/bench-peers/, the work folder, free ports, and each way's project: its opencode.json and OpenCode's
-# plugin dependency, installed from npm once and kept.
+# plugin kit, which the sandbox script installs once.
 #
 #   source benches/opencode-ways.sh "$@"     sets: ways, ctx, dcp, work
 #   way_project WAY PROJECT SANDBOX PORT CONTEXT OUTPUT   writes the project of WAY (model limits CONTEXT/OUTPUT)
-#   keep_plugin_deps PROJECT                  keeps the plugin dependency OpenCode installed there, for later runs
 #   free_port                                 a port nobody listens on now
 
 DCP_VERSION=3.1.14
@@ -36,8 +35,10 @@ if [[ ! -f $dcp/dist/index.js || ! -d $peers/node_modules/@opencode-ai/plugin ]]
     "@tarquinen/opencode-dcp@$DCP_VERSION" "@opencode-ai/plugin@$OPENCODE_PLUGIN_VERSION" >/dev/null)
 fi
 
-plugin_deps=$repo/target/bench-peers/opencode-plugin-$OPENCODE_PLUGIN_VERSION
-rm -rf "$plugin_deps.tmp"
+# OpenCode and its plugin kit, which every project gets (opencode-sandbox.sh gives it to each sandbox's config
+# folder): OpenCode would otherwise install it into the project's .opencode/ at start-up.
+tests/e2e/opencode-sandbox.sh --install
+kit=${CTX_OPENCODE_HOME:-$HOME/.cache/ctx-opencode}/kit
 work=$(mktemp -d)
 if [[ -n ${KEEP:-} ]]; then
   echo "work folder: $work" >&2
@@ -99,20 +100,7 @@ way_project() {
   "autoupdate": false
 }
 EOF
-  # OpenCode installs @opencode-ai/plugin into its config folder and the project's .opencode/ at start-up, from
-  # npm: the first way's copy, kept under target/bench-peers/, spares the others (and later runs) that install.
-  if [[ -d $plugin_deps/node_modules ]]; then
-    mkdir -p "$sandbox/config/opencode" "$project/.opencode"
-    cp -r "$plugin_deps/." "$sandbox/config/opencode/"
-    cp -r "$plugin_deps/." "$project/.opencode/"
-  fi
-}
-
-keep_plugin_deps() {
-  local project=$1
-  if [[ ! -d $plugin_deps/node_modules && -d $project/.opencode/node_modules ]]; then
-    mkdir -p "$plugin_deps.tmp"
-    cp -r "$project/.opencode/node_modules" "$project/.opencode/package.json" "$project/.opencode/package-lock.json" \
-      "$plugin_deps.tmp/" && mv "$plugin_deps.tmp" "$plugin_deps"
-  fi
+  mkdir -p "$project/.opencode"
+  cp -al "$kit/node_modules" "$project/.opencode/" 2>/dev/null || cp -r "$kit/node_modules" "$project/.opencode/"
+  cp "$kit/package.json" "$kit/package-lock.json" "$project/.opencode/"
 }
