@@ -119,6 +119,13 @@ pub trait Shape {
         fold: &dyn Fn(&str) -> Option<String>,
     ) -> bool;
 
+    /// Whether the agent itself no longer sends `call`'s output in `message` (the JSON of its
+    /// [`Shape::output_message`]): OpenCode's pruning, which [`Shape::fold_output`] undoes
+    /// where it folds. The valve masks no such output, as that would take nothing off.
+    fn pruned(&self, _message: &Value, _call: &Call) -> bool {
+        false
+    }
+
     /// The part or block of `call` in `message` (the JSON of the message that makes the call),
     /// to edit it or mark it dropped.
     fn call_block<'v>(&self, message: &'v mut Value, call: &Call) -> Option<&'v mut Value>;
@@ -200,6 +207,14 @@ impl Shape for OpenCode {
         fold: &dyn Fn(&str) -> Option<String>,
     ) -> bool {
         turns::fold_part_output(message, call.index, fold)
+    }
+
+    fn pruned(&self, message: &Value, call: &Call) -> bool {
+        message
+            .get("parts")
+            .and_then(|p| p.get(call.index))
+            .and_then(|p| p.get("state"))
+            .is_some_and(turns::is_pruned)
     }
 
     fn call_block<'v>(&self, message: &'v mut Value, call: &Call) -> Option<&'v mut Value> {
@@ -1117,6 +1132,8 @@ fn set_part_output(
         return false;
     };
     state.insert("output".into(), Value::String(entry.to_string()));
+    // OpenCode would send a pruned output as a line of its own, and the entry with it.
+    turns::unprune(state);
     // The summary a flame_pop call was given is in the entry: not sent twice.
     if !keep_input
         && view
@@ -1433,6 +1450,25 @@ mod tests {
         let folding = fold(&parsed, &popped, false);
         assert!(folding.warnings.is_empty(), "{:?}", folding.warnings);
         assert_eq!(ids_after(folding), ["m000", "m006", "m007"]);
+    }
+
+    #[test]
+    fn a_pops_entry_is_sent_where_opencode_pruned_the_pops_output() {
+        // OpenCode's pruning marks old outputs `time.compacted` and then sends each as a line of
+        // its own, whatever it holds: the entry would never reach the model.
+        let mut full: Value = serde_json::from_str(&list(&[true, false, false, false])).unwrap();
+        full["messages"][3]["parts"][0]["state"]["time"]["compacted"] = Value::from(99);
+        let text = full.to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let folding = fold(
+            &parsed,
+            &[popped("fr_a", mark(1, 0), mark(3, 0), "ENTRY A")],
+            false,
+        );
+        let out: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        let state = &out["messages"][1]["parts"][0]["state"];
+        assert_eq!(state["output"], "ENTRY A");
+        assert_eq!(state["time"], serde_json::json!({"start": 30, "end": 35}));
     }
 
     #[test]

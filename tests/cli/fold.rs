@@ -293,6 +293,35 @@ fn a_popped_frame_leaves_only_its_entry_and_requests_extend_each_other() {
 }
 
 #[test]
+fn opencodes_pruning_of_old_outputs_leaves_what_ctx_sends_as_it_was() {
+    // After a prompt loop OpenCode marks old outputs `time.compacted` and from then on sends each
+    // as "[Old tool result content cleared]", whatever it holds: a pop's entry among them.
+    let env = TestEnv::new();
+    env.ok(&["opencode", "frame", SESSION, "--title", "Build billing"]);
+    let mut s = Session::new(&env, SESSION);
+    s.user("Build the billing service");
+    for n in 0..2 {
+        s.push(&format!("Step {n}"));
+        s.tool("bash", json!({"command": "make"}), &big(&format!("OUT{n}")));
+        s.pop(&format!("Step {n} is done"), "completed");
+    }
+    s.user("Now the invoices");
+    let before = s.request();
+    for message in &mut s.messages {
+        for part in message["parts"].as_array_mut().unwrap() {
+            if part["type"] == "tool" {
+                part["state"]["time"]["compacted"] = json!(9_999);
+            }
+        }
+    }
+    let after = s.request();
+    assert_eq!(after, before);
+    let text = strings_of(&after);
+    assert!(text.contains("Step 0 is done") && text.contains("Step 1 is done"));
+    assert!(!text.contains("compacted"));
+}
+
+#[test]
 fn the_context_goes_after_the_latest_boundary_once_and_is_not_repeated() {
     let env = TestEnv::new();
     env.ok(&["opencode", "frame", SESSION, "--title", "Build billing"]);

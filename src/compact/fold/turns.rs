@@ -1,24 +1,24 @@
 //! The fold of closed turn frames (`frame.auto = turns`) in an agent's message list (OpenCode's,
 //! pi's): a turn's span, from the person's message that opened it up to the next person's message
-//! (or the first message written after the turn closed), keeps every message and every text,
-//! word for word, and each tool call with its input; only the outputs of its completed calls
-//! are replaced by a short placeholder naming the frame whose log keeps them and how to recall
-//! them. The strict stand-ins accepted exactly this rewrite ("placeholder", autoframes.md §1.4
-//! and §2): nothing is dropped, so calls and results stay paired, in OpenCode where a call and
-//! its result are one part as in pi where the result is a `toolResult` message of its own.
+//! (or the first message written after the turn closed), keeps every message's text, word for
+//! word. Its completed tool calls go, each with its output, but the first: that one stays, its
+//! input emptied, and its output becomes the span's entry, which names the frame whose log keeps
+//! them and how to recall them (`Folding::fold_span`). Every call left keeps its output, so calls
+//! and results stay paired, which the strict stand-ins require (autoframes.md §1.4 and §2).
 //!
 //! A span is found by the id of its person's message (OpenCode); one whose message is gone
 //! (compacted, or taken by another plugin) is left as it is. pi's messages have no ids: there
 //! the span is the messages written between the turn's open and its close. Messages an explicit
-//! frame's fold dropped stay dropped, and `flame_*` outputs (fold entries among them) are never
-//! replaced.
+//! frame's fold dropped stay dropped, and `flame_*` calls (fold entries among them) always stay.
+//! What a fold put in a request it puts there again after OpenCode prunes old outputs
+//! ([`fold_part_output`]), so a folded span reads the same in every request.
 //!
 //! A closed todo frame (`frame.auto = todos`, OpenCode) folds the same way, over the calls made
-//! between the `todowrite` call that set its item in progress and the one that ended it, both
-//! kept whole: the calls of a message made before the opening call, or after the closing one, are
-//! another item's. Todo spans fold before turns, so an output of both names the item's smaller
-//! log. An item whose opening call is gone is left as it is; one closed by its turn's end (no
-//! closing call) folds with the turn.
+//! between the `todowrite` call that set its item in progress and the one that ended it: the
+//! calls of a message made before the opening call, or after the closing one, are another item's.
+//! Todo spans fold before turns, so an output of both names the item's smaller log. An item whose
+//! opening call is gone is left as it is; one closed by its turn's end (no closing call) folds
+//! with the turn.
 
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
@@ -133,9 +133,9 @@ pub fn entry(id: &str, item: Option<&str>, calls: usize, chars: usize) -> String
 /// How much of an item's text its entry names, in display columns.
 pub const ITEM_COLUMNS: usize = 100;
 
-/// The text of `call`'s output in `message` (its output's message), as it will be sent; none
-/// when the call has no output a fold may take (it did not complete, or the agent sends it
-/// compacted).
+/// The text of `call`'s output in `message` (its output's message), as it will be sent, or as
+/// stored where the agent sends it cleared (OpenCode's pruning); none when the call has no output
+/// a fold may take (it did not complete).
 fn output_text(shape: &dyn Shape, message: &mut Value, call: &Call) -> Option<String> {
     let seen = std::cell::RefCell::new(None);
     shape.fold_output(message, call, &|text| {
@@ -186,8 +186,12 @@ fn span(views: &[View], ids: &[&str], turn: &Turn) -> Option<std::ops::Range<usi
 }
 
 /// Replaces the output of the tool part at `index` of OpenCode's `message` by what `fold` makes
-/// of it, when the call completed and OpenCode does not already send it compacted; false when
-/// nothing changed.
+/// of it, when the call completed; false when nothing changed.
+///
+/// An output OpenCode pruned (`time.compacted`, opencode.md §6.2) is still stored whole, and
+/// OpenCode sends it as `[Old tool result content cleared]` whatever it holds. A fold reads the
+/// stored output and takes the mark off where it puts its own text, so that what ctx sent
+/// before a prune it sends after it: the request reads the same, and a prompt cache keeps it.
 pub(super) fn fold_part_output(
     message: &mut Value,
     index: usize,
@@ -204,24 +208,33 @@ pub(super) fn fold_part_output(
     if state.get("status").and_then(Value::as_str) != Some("completed") {
         return false;
     }
-    // OpenCode already sends a compacted output as a line of its own.
-    if state
-        .get("time")
-        .and_then(|t| t.get("compacted"))
-        .is_some_and(|c| !c.is_null())
-    {
-        return false;
-    }
     let Some(folded) = state.get("output").and_then(Value::as_str).and_then(fold) else {
         return false;
     };
     state.insert("output".into(), Value::String(folded));
+    unprune(state);
     // The tool's metadata repeats parts of the output (bash's preview); it is not the model's,
     // and goes with the output.
     if state.contains_key("metadata") {
         state.insert("metadata".into(), Value::Object(serde_json::Map::new()));
     }
     true
+}
+
+/// Whether OpenCode pruned the output of the tool part `state` (see [`fold_part_output`]).
+pub(super) fn is_pruned(state: &Value) -> bool {
+    state
+        .get("time")
+        .and_then(|t| t.get("compacted"))
+        .is_some_and(|c| !c.is_null())
+}
+
+/// Takes OpenCode's pruning mark off the tool part `state` whose output ctx replaced: OpenCode
+/// sends a pruned output as a line of its own, whatever it holds.
+pub(super) fn unprune(state: &mut serde_json::Map<String, Value>) {
+    if let Some(time) = state.get_mut("time").and_then(Value::as_object_mut) {
+        time.remove("compacted");
+    }
 }
 
 /// Where a call is: its message's index and its part's.
@@ -913,6 +926,19 @@ mod tests {
             later["messages"][1]["parts"][0]["state"]["output"],
             state(1)["output"]
         );
+        // So does it after OpenCode pruned it.
+        let mut pruned = messages.clone();
+        pruned[1]["parts"][0]["state"]["time"] = json!({"compacted": 99});
+        let text = json!({ "messages": pruned }).to_string();
+        let parsed = parse_messages(&text).unwrap();
+        let mut folding = fold(&parsed, &[], false);
+        folding.fold_lists(&[]);
+        let after: Value = serde_json::from_str(&folding.write(&[])).unwrap();
+        assert_eq!(
+            after["messages"][1]["parts"][0]["state"]["output"],
+            state(1)["output"]
+        );
+        assert_eq!(after["messages"][1]["parts"][0]["state"]["time"], json!({}));
     }
 
     #[test]
@@ -1040,6 +1066,31 @@ mod tests {
         };
         assert_eq!(entry(&[]), json!(super::entry("fr_turn1", None, 2, 5_000)));
         assert_eq!(entry(&["c1@11".to_string()]), entry(&[]));
+    }
+
+    #[test]
+    fn a_turn_opencode_pruned_after_its_fold_is_sent_as_before() {
+        // OpenCode's pruning marks old outputs `time.compacted` (and sends each as a line of its
+        // own) after a prompt loop: a span folded before must read the same after, its entry
+        // where it was, its other calls still gone.
+        let messages = vec![
+            user("msg_1", 10, "PERSON0"),
+            answer("msg_2", 11, "c1", &"A".repeat(2_000), "a"),
+            answer("msg_3", 12, "c2", &"B".repeat(3_000), "b"),
+            user("msg_4", 20, "PERSON1"),
+        ];
+        let before = folded(&messages, &[turn("msg_1", 15)]);
+        assert_eq!(
+            before[1]["parts"][0]["state"]["output"],
+            json!(entry("fr_turn1", None, 2, 5_000))
+        );
+        for pruned in [vec![1], vec![2], vec![1, 2]] {
+            let mut after = messages.clone();
+            for i in pruned {
+                after[i]["parts"][0]["state"]["time"]["compacted"] = json!(99);
+            }
+            assert_eq!(folded(&after, &[turn("msg_1", 15)]), before);
+        }
     }
 
     #[test]

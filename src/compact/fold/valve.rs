@@ -64,7 +64,7 @@ pub struct Opened {
 
 impl Folding<'_, '_> {
     /// The completed calls of the messages `calls_in` whose outputs the valve may mask, in order: not `flame_*`'s (ctx's own
-    /// entries) nor `todowrite`'s (the list), and not already folded; each with the message
+    /// entries) nor `todowrite`'s (the list), not already folded, and not pruned by the agent; each with the message
     /// holding its output and the output's length in characters.
     fn maskable(&self, calls_in: std::ops::Range<usize>) -> Vec<(usize, String, usize)> {
         let (shape, list) = (self.shape, self.list);
@@ -89,6 +89,9 @@ impl Folding<'_, '_> {
                 let Some(mut message) = self.edited(at) else {
                     continue;
                 };
+                if shape.pruned(&message, call) {
+                    continue;
+                }
                 let chars = Cell::new(None);
                 shape.fold_output(&mut message, call, &|output| {
                     if !is_placeholder(output) {
@@ -383,6 +386,34 @@ mod tests {
         );
         // Nothing finished after A began: nothing is masked.
         assert_eq!(outputs(&[]), ["[]", "A-ONE", "[]", "B-ONE", "[]", "A-TWO"]);
+    }
+
+    #[test]
+    fn the_valve_masks_no_output_opencode_pruned_and_keeps_its_masks_after_a_prune() {
+        let mut messages: Vec<Value> = (0..8)
+            .map(|i| {
+                bash(
+                    &format!("msg_{i}"),
+                    &format!("c{i}"),
+                    &"x".repeat(4_000),
+                    None,
+                )
+            })
+            .collect();
+        messages[7] = bash("msg_7", "c7", &"x".repeat(4_000), Some(9_500));
+        // OpenCode sends a pruned output as a line of its own: masking it takes nothing off.
+        let mut pruned = messages.clone();
+        pruned[0]["parts"][0]["state"]["time"] = json!({"compacted": 99});
+        let (opened, out) = run(&pruned, 10_000, &[]);
+        assert_eq!(opened.unwrap().masked, ["c1@1", "c2@1", "c3@1", "c4@1"]);
+        assert_eq!(out[0], pruned[0]);
+        // An output masked before OpenCode pruned it stays masked: the request reads the same.
+        let masks = ["c0@1".to_string()];
+        let (_, whole) = run(&messages, 1_000_000, &masks);
+        let (_, after) = run(&pruned, 1_000_000, &masks);
+        assert_eq!(outputs_of(&after)[0], masked("c0@1", 4_000));
+        assert_eq!(after[0]["parts"][0]["state"]["time"], json!({}));
+        assert_eq!(outputs_of(&after), outputs_of(&whole));
     }
 
     #[test]
