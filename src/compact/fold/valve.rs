@@ -63,9 +63,10 @@ pub struct Opened {
 }
 
 impl Folding<'_, '_> {
-    /// The completed calls of the messages `calls_in` whose outputs the valve may mask, in order: not `flame_*`'s (ctx's own
-    /// entries) nor `todowrite`'s (the list), not already folded, and not pruned by the agent; each with the message
-    /// holding its output and the output's length in characters.
+    /// The completed calls of the messages `calls_in` whose outputs the valve may mask, in
+    /// order: not `flame_*`'s (ctx's own entries) nor `todowrite`'s (the list), not already
+    /// folded, and not pruned by the agent; each with the message holding its output and the
+    /// output's length in characters.
     fn maskable(&self, calls_in: std::ops::Range<usize>) -> Vec<(usize, String, usize)> {
         let (shape, list) = (self.shape, self.list);
         let mut out = Vec::new();
