@@ -227,3 +227,15 @@ pub fn non_blank<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
         .and_then(Value::as_str)
         .filter(|s| !s.trim().is_empty())
 }
+
+/// What OpenCode sends in place of a pruned tool output (opencode.md §6.2).
+pub const CLEARED_TOOL_RESULT: &str = "[Old tool result content cleared]";
+
+/// Whether OpenCode pruned the output of the tool part whose `state` this is: it marks it
+/// `time.compacted`, keeps it stored whole, and sends [`CLEARED_TOOL_RESULT`] in its place.
+pub fn is_pruned(state: &Value) -> bool {
+    state
+        .get("time")
+        .and_then(|t| t.get("compacted"))
+        .is_some_and(|c| !c.is_null())
+}

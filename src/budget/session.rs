@@ -3,12 +3,10 @@
 
 use serde_json::Value;
 
-use crate::conversation::Export;
+use crate::conversation::{CLEARED_TOOL_RESULT, Export, is_pruned};
 
 /// Text OpenCode sends for a compaction request part.
 const COMPACTION_PROMPT: &str = "What did we do so far?";
-/// What a pruned tool result is sent as (opencode.md §6.2).
-const CLEARED_TOOL_RESULT: &str = "[Old tool result content cleared]";
 
 /// Provider-reported tokens of the last finished, non-summary assistant message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,11 +86,7 @@ fn sent_texts(part: &Value, out: &mut Vec<String>) {
             }
             match state.get("status").and_then(Value::as_str) {
                 Some("completed") => {
-                    let compacted = state
-                        .get("time")
-                        .and_then(|t| t.get("compacted"))
-                        .is_some_and(|c| !c.is_null());
-                    if compacted {
+                    if is_pruned(state) {
                         out.push(CLEARED_TOOL_RESULT.to_string());
                     } else if let Some(output) = text_of(state, "output") {
                         out.push(output.to_string());

@@ -214,7 +214,7 @@ impl Shape for OpenCode {
             .get("parts")
             .and_then(|p| p.get(call.index))
             .and_then(|p| p.get("state"))
-            .is_some_and(turns::is_pruned)
+            .is_some_and(crate::conversation::is_pruned)
     }
 
     fn call_block<'v>(&self, message: &'v mut Value, call: &Call) -> Option<&'v mut Value> {

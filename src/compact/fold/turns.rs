@@ -221,14 +221,6 @@ pub(super) fn fold_part_output(
     true
 }
 
-/// Whether OpenCode pruned the output of the tool part `state` (see [`fold_part_output`]).
-pub(super) fn is_pruned(state: &Value) -> bool {
-    state
-        .get("time")
-        .and_then(|t| t.get("compacted"))
-        .is_some_and(|c| !c.is_null())
-}
-
 /// Takes OpenCode's pruning mark off the tool part `state` whose output ctx replaced: OpenCode
 /// sends a pruned output as a line of its own, whatever it holds.
 pub(super) fn unprune(state: &mut serde_json::Map<String, Value>) {
@@ -611,6 +603,15 @@ mod tests {
             close: (close.0.into(), close.1.into()),
             closed_at: 0,
         }
+    }
+
+    /// A person's message, then two calls of 2 000 and 3 000 characters of output.
+    fn two_calls() -> Vec<Value> {
+        vec![
+            user("msg_1", 10, "PERSON0"),
+            answer("msg_2", 11, "c1", &"A".repeat(2_000), "a"),
+            answer("msg_3", 12, "c2", &"B".repeat(3_000), "b"),
+        ]
     }
 
     fn turn(start: &str, closed_at: i64) -> Turn {
@@ -1050,11 +1051,7 @@ mod tests {
 
     #[test]
     fn an_entry_counts_the_outputs_as_stored_whatever_masked_them() {
-        let messages = vec![
-            user("msg_1", 10, "PERSON0"),
-            answer("msg_2", 11, "c1", &"A".repeat(2_000), "a"),
-            answer("msg_3", 12, "c2", &"B".repeat(3_000), "b"),
-        ];
+        let messages = two_calls();
         let text = json!({ "messages": messages }).to_string();
         let list = parse_messages(&text).unwrap();
         let entry = |mask: &[String]| {
@@ -1073,12 +1070,8 @@ mod tests {
         // OpenCode's pruning marks old outputs `time.compacted` (and sends each as a line of its
         // own) after a prompt loop: a span folded before must read the same after, its entry
         // where it was, its other calls still gone.
-        let messages = vec![
-            user("msg_1", 10, "PERSON0"),
-            answer("msg_2", 11, "c1", &"A".repeat(2_000), "a"),
-            answer("msg_3", 12, "c2", &"B".repeat(3_000), "b"),
-            user("msg_4", 20, "PERSON1"),
-        ];
+        let mut messages = two_calls();
+        messages.push(user("msg_4", 20, "PERSON1"));
         let before = folded(&messages, &[turn("msg_1", 15)]);
         assert_eq!(
             before[1]["parts"][0]["state"]["output"],

@@ -267,6 +267,22 @@ mod tests {
         (opened, out["messages"].as_array().unwrap().clone())
     }
 
+    /// Eight calls of 4 000-character outputs, the last of which reported 9 500 tokens: past
+    /// 90 % of 10 000.
+    fn eight_calls_past_the_trigger() -> Vec<Value> {
+        (0..8)
+            .map(|i| {
+                let reported = (i == 7).then_some(9_500);
+                bash(
+                    &format!("msg_{i}"),
+                    &format!("c{i}"),
+                    &"x".repeat(4_000),
+                    reported,
+                )
+            })
+            .collect()
+    }
+
     fn outputs_of(list: &[Value]) -> Vec<String> {
         list.iter()
             .map(|m| {
@@ -310,18 +326,7 @@ mod tests {
 
     #[test]
     fn past_the_trigger_the_oldest_outputs_are_masked_down_to_the_target_keeping_the_last_three() {
-        let mut messages: Vec<Value> = (0..8)
-            .map(|i| {
-                bash(
-                    &format!("msg_{i}"),
-                    &format!("c{i}"),
-                    &"x".repeat(4_000),
-                    None,
-                )
-            })
-            .collect();
-        // The last call reported 9 500 tokens: past 90 % of 10 000.
-        messages[7] = bash("msg_7", "c7", &"x".repeat(4_000), Some(9_500));
+        let messages = eight_calls_past_the_trigger();
         let (opened, out) = run(&messages, 10_000, &[]);
         let opened = opened.unwrap();
         assert_eq!(opened.estimate, 9_500 + 1_000);
@@ -391,17 +396,7 @@ mod tests {
 
     #[test]
     fn the_valve_masks_no_output_opencode_pruned_and_keeps_its_masks_after_a_prune() {
-        let mut messages: Vec<Value> = (0..8)
-            .map(|i| {
-                bash(
-                    &format!("msg_{i}"),
-                    &format!("c{i}"),
-                    &"x".repeat(4_000),
-                    None,
-                )
-            })
-            .collect();
-        messages[7] = bash("msg_7", "c7", &"x".repeat(4_000), Some(9_500));
+        let messages = eight_calls_past_the_trigger();
         // OpenCode sends a pruned output as a line of its own: masking it takes nothing off.
         let mut pruned = messages.clone();
         pruned[0]["parts"][0]["state"]["time"] = json!({"compacted": 99});
