@@ -38,7 +38,6 @@ fi
 # OpenCode and its plugin kit, which every project gets (opencode-sandbox.sh gives it to each sandbox's config
 # folder): OpenCode would otherwise install it into the project's .opencode/ at start-up.
 tests/e2e/opencode-sandbox.sh --install
-kit=${CTX_OPENCODE_HOME:-$HOME/.cache/ctx-opencode}/kit
 work=$(mktemp -d)
 if [[ -n ${KEEP:-} ]]; then
   echo "work folder: $work" >&2
@@ -100,7 +99,5 @@ way_project() {
   "autoupdate": false
 }
 EOF
-  mkdir -p "$project/.opencode"
-  cp -al "$kit/node_modules" "$project/.opencode/" 2>/dev/null || cp -r "$kit/node_modules" "$project/.opencode/"
-  cp "$kit/package.json" "$kit/package-lock.json" "$project/.opencode/"
+  tests/e2e/opencode-sandbox.sh --kit "$project/.opencode"
 }

@@ -32,8 +32,7 @@ sandbox_script=$here/$agent-sandbox.sh
 "$sandbox_script" --install
 
 # A fresh project with ctx's plugin and commands, written by `ctx opencode install` as a user
-# would (nothing copied by hand), and the plugin kit its sandbox script installed, as hard links
-# where it can (Kilo removes a symbolic link there):
+# would (nothing copied by hand), and the plugin kit its sandbox script installed (--kit):
 #   - OpenCode installs the plugin's one dependency (@opencode-ai/plugin) into .opencode/ at
 #     start-up unless it is there, an install that ran past five minutes beside the other agents'
 #     tests (opencode-sandbox.sh);
@@ -43,10 +42,7 @@ new_project() {
   local project=$work/$1
   mkdir -p "$project"
   ctx -C "$project" -q "$agent" install >/dev/null || fail "ctx $agent install"
-  cp -al "$agent_home/kit/node_modules" "$project/$agent_dir/" 2>/dev/null \
-    || cp -r "$agent_home/kit/node_modules" "$project/$agent_dir/"
-  # Copies, not links: OpenCode may write these (Kilo writes its own).
-  [[ $agent == kilo ]] || cp "$agent_home/kit/package.json" "$agent_home/kit/package-lock.json" "$project/$agent_dir/"
+  "$sandbox_script" --kit "$project/$agent_dir" || fail "the plugin kit for $project"
   echo "$project"
 }
 
