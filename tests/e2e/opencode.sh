@@ -1125,6 +1125,72 @@ need('V0-2499' in agent[-1]['all'], 'flame_recall gave the masked output back')
 "
 }
 
+# serve NAME PROJECT SCRIPT: starts the agent as a server (`serve`) in a session of its own, on a port of
+# its own, with the strict stand-in scripted by SCRIPT, and sets `served` to its address; stop_serving
+# ends that session. Its sandbox is $work/sandbox-NAME, its stand-in's request log that sandbox's
+# requests/. OpenCode prunes old tool outputs (compaction.prune) in work it forks after a prompt's
+# loop, which `run` exits before: a server finishes it.
+served= serving=
+serve() {
+  local name=$1 project=$2 script=$3 port=$((MOCK_PORT + 500))
+  mkdir -p "$work/sandbox-$name/requests"
+  MOCK_SCRIPT=$script MOCK_STRICT=1 setsid "$sandbox_script" "$work/sandbox-$name" "$project" -- \
+    serve --hostname 127.0.0.1 --port "$port" >"$work/$name-serve.out" 2>&1 &
+  serving=$!
+  until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+    kill -0 "$serving" 2>/dev/null || { cat "$work/$name-serve.out" >&2; fail "$name: $agent serve exited"; }
+    sleep 0.5
+  done
+  served=http://127.0.0.1:$port
+}
+# The sandbox script, its stand-in and the server (which `timeout` puts in a process group of its own).
+stop_serving() {
+  [[ -z $serving ]] || pkill -TERM -s "$serving" 2>/dev/null || true
+  serving=
+}
+at_exit() { stop_serving; }
+
+scenario_pruned() {
+  echo "scenario pruned: where OpenCode's own pruning (compaction.prune) clears old tool outputs, a popped frame's entry is still sent, and the frame's outputs are not"
+  local project frame
+  project=$(new_project pruned)
+  mock_config "$project" '"compaction": {"prune": true}'
+  # Turn 1: a frame with one large output, popped, then twelve more large outputs, past the newest
+  # 40 000 estimated tokens of outputs OpenCode keeps; turns 2 to 4, a line each. OpenCode prunes,
+  # after a turn, outputs older than the two latest person's messages: after turn 3, turn 1's.
+  { printf '[\n{"tools": true, "tool_calls": [{"name": "flame_push", "arguments": {"goal": "Read the old ledger"}}]},\n'
+    big_bash P0; printf ',\n'
+    printf '{"tools": true, "tool_calls": [{"name": "flame_pop", "arguments": {"summary": "The old ledger is closed"}}]},\n'
+    for i in $(seq 12); do big_bash "P$i"; printf ',\n'; done
+    printf '{"tools": true, "reply": "ASSIST0: all read."}'
+    for i in 1 2 3; do printf ',\n{"tools": true, "when": "PERSON%d", "reply": "ASSIST%d."}' "$i" "$i"; done
+    printf '\n]\n'; } >"$work/pruned.json"
+  serve pruned "$project" "$work/pruned.json"
+  local turn args=()
+  for turn in 0 1 2 3; do
+    "$sandbox_script" "$work/sandbox-pruned" "$project" -- run --attach "$served" "${args[@]}" "PERSON$turn: go on" \
+      >"$work/pruned-$turn.out" 2>&1 || { cat "$work/pruned-$turn.out" >&2; fail "pruned: turn $turn"; }
+    args=(--continue)
+  done
+  frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
+  accepted "$work/sandbox-pruned/requests" "pruned"
+  check "$work/sandbox-pruned/requests" "pruned" "
+import glob, sqlite3
+db = sqlite3.connect(glob.glob('$work/sandbox-pruned/data/$data/*.db')[0])
+parts = [json.loads(d) for (d,) in db.execute('select data from part')]
+need(any(p.get('tool') == 'flame_pop' and p['state'].get('time', {}).get('compacted') for p in parts),
+     '$agent pruned the flame_pop call')
+last = first(lambda r: 'PERSON3' in r['all'] and r['tools'], 'the last turn\'s request')
+need('[Old tool result content cleared]' in last['all'], '$agent sends pruned outputs cleared')
+need(any(text(m) == '<flame-folded id=\"$frame\"/>' for m in last['messages']), 'the entry of $frame')
+need('The old ledger is closed' in last['all'], 'the frame\'s summary')
+need('P0-2499' not in last['all'], 'the frame\'s output is folded out')
+need('P12-2499' in last['all'], 'the newest output is sent whole')
+print('pruned: %d outputs cleared by $agent, the entry of $frame sent' % last['all'].count('[Old tool result content cleared]'))
+"
+  stop_serving
+}
+
 scenario_auto_push() {
   echo "scenario auto_push: with frame.auto = all, a flame_push inside a running todo item goes under the item's frame, its pop folds its span at once, and the item and the turn then close as they do; a turn that ends with a pushed frame still running waits for it"
   local project first second third turn1 item1 pushed1 turn2 pushed2 lines
@@ -1242,7 +1308,7 @@ scenario_notice_bad_input() {
 
 all=(context tools subagent parallel compaction commands without_ctx broken_state budget_warning tight_budget spent
   agent unframed swarm_plugin notice_bad_input fold fold_anthropic root_frame dcp dcp_ids omo omo_sync together swarm_architect auto_turns auto_todos valve
-  auto_push)
+  auto_push pruned)
 if [[ $agent == kilo ]]; then
   # swarm_architect: Kilo adds parts of its own to the person's messages (<environment_details>,
   # and a plan-file reminder on the architect's first one in one request but not the next), which
