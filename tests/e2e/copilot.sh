@@ -192,15 +192,15 @@ scenario_compaction() {
   cat >"$work/compaction-1.json" <<EOF
 [{"tools": true, "when": "Start the refunds", "tool_calls": [$(shell_call "echo step-one")], "usage": {"prompt_tokens": 61000}},
  {"tools": true, "when": "Please create a detailed summary", "reply": "<summary>Refunds started; the ledger is next.</summary>"},
- {"tools": true, "when": "step-one", "tool_calls": [$(shell_call "echo step-two")], "after": "Please create a detailed summary", "delay": 1},
+ {"tools": true, "when": "step-one", "tool_calls": [$(shell_call "echo step-two")], "after": "Please create a detailed summary", "delay": 3},
  {"tools": true, "when": "step-two", "reply": "Started."}]
 EOF
-  # Copilot applies a compaction it ran beside the turn at the next turn's start, if the summary is in by
-  # then; one still running when a -p run ends it may cancel ("outcome":"cancelled"), and on a CI machine
-  # running the other suites it did, in three runs in a row, with the run's last answer sent 6 s after the
-  # summary. So the summary is answered before the call that ends the turn, which comes a second later, and
-  # the turn goes on one more request. On a machine too busy even for that the run is made again, at most
-  # three times, since what is tested is what ctx does with a summary.
+  # Copilot applies a compaction it ran beside the turn at the next turn's start, once the summary is
+  # in; one still running when a -p run ends it applies there or cancels ("outcome":"cancelled"). With
+  # the summary sent 6 s before the run's last answer, no run of three applied it on a CI machine running
+  # the other suites. So the summary is answered 3 s before a second shell call, and the turn that call
+  # starts applies it. On a machine too busy even for that the run is made again, at most three times,
+  # since what is tested is what ctx does with a summary.
   local outcome
   for attempt in 1 2 3; do
     project=$(new_project "compaction-$attempt")
