@@ -81,13 +81,16 @@ run() {
   mkdir -p "$sandbox/requests"
   local code=0
   MOCK_SCRIPT=$script "$sandbox_script" "$sandbox" "$project" -- "$@" >"$work/$name.out" 2>&1 || code=$?
-  if [[ $code != 0 ]]; then
-    cat "$work/$name.out" >&2
-    # The agent's own log says why it stopped, which its output often does not.
-    tail -n 40 "$sandbox"/data/"$data"/log/*.log >&2 2>/dev/null || true
-    fail "$name: $agent exited with $code"
-  fi
+  [[ $code == 0 ]] || exited "$name" "$sandbox" "$code"
   echo "$sandbox/requests"
+}
+
+# exited NAME SANDBOX CODE: fails, with the output of the agent's run NAME ($work/NAME.out) and the end
+# of the agent's own log in SANDBOX, which says why it stopped when its output does not.
+exited() {
+  cat "$work/$1.out" >&2
+  tail -n 40 "$2"/data/"$data"/log/*.log >&2 2>/dev/null || true
+  fail "$1: $agent exited with $3"
 }
 
 # check REQUESTS WHAT PYTHON: runs the checks in PYTHON with `requests` (the logged requests, in
@@ -1133,12 +1136,17 @@ need('V0-2499' in agent[-1]['all'], 'flame_recall gave the masked output back')
 served= serving=
 serve() {
   local name=$1 project=$2 script=$3 port=$((MOCK_PORT + 500))
+  ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || fail "$name: port $port, the server's, is taken"
   mkdir -p "$work/sandbox-$name/requests"
   MOCK_SCRIPT=$script MOCK_STRICT=1 setsid "$sandbox_script" "$work/sandbox-$name" "$project" -- \
     serve --hostname 127.0.0.1 --port "$port" >"$work/$name-serve.out" 2>&1 &
   serving=$!
+  local code=0
   until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-    kill -0 "$serving" 2>/dev/null || { cat "$work/$name-serve.out" >&2; fail "$name: $agent serve exited"; }
+    if ! kill -0 "$serving" 2>/dev/null; then
+      wait "$serving" || code=$?
+      exited "$name-serve" "$work/sandbox-$name" "$code"
+    fi
     sleep 0.5
   done
   served=http://127.0.0.1:$port
@@ -1168,18 +1176,26 @@ scenario_pruned() {
   serve pruned "$project" "$work/pruned.json"
   local turn args=()
   for turn in 0 1 2 3; do
+    # The server prunes after it answered the third turn, beside the next `run` starting: the fourth
+    # waits until the flame_pop call is marked (time.compacted) in the agent's database.
+    [[ $turn != 3 ]] || python3 - "$work/sandbox-pruned/data/$data" <<'PY' || fail "pruned: $agent pruned no flame_pop call in a minute"
+import glob, json, sqlite3, sys, time
+for _ in range(120):
+    db = sqlite3.connect(glob.glob(sys.argv[1] + "/*.db")[0])
+    parts = [json.loads(d) for (d,) in db.execute("select data from part")]
+    db.close()
+    if any(p.get("tool") == "flame_pop" and p["state"].get("time", {}).get("compacted") for p in parts):
+        sys.exit(0)
+    time.sleep(0.5)
+sys.exit(1)
+PY
     "$sandbox_script" "$work/sandbox-pruned" "$project" -- run --attach "$served" "${args[@]}" "PERSON$turn: go on" \
-      >"$work/pruned-$turn.out" 2>&1 || { cat "$work/pruned-$turn.out" >&2; fail "pruned: turn $turn"; }
+      >"$work/pruned-$turn.out" 2>&1 || exited "pruned-$turn" "$work/sandbox-pruned" $?
     args=(--continue)
   done
   frame=$(ctx -C "$project" frame tree --json | field 'd["roots"][0]["children"][0]["id"]')
   accepted "$work/sandbox-pruned/requests" "pruned"
   check "$work/sandbox-pruned/requests" "pruned" "
-import glob, sqlite3
-db = sqlite3.connect(glob.glob('$work/sandbox-pruned/data/$data/*.db')[0])
-parts = [json.loads(d) for (d,) in db.execute('select data from part')]
-need(any(p.get('tool') == 'flame_pop' and p['state'].get('time', {}).get('compacted') for p in parts),
-     '$agent pruned the flame_pop call')
 last = first(lambda r: 'PERSON3' in r['all'] and r['tools'], 'the last turn\'s request')
 need('[Old tool result content cleared]' in last['all'], '$agent sends pruned outputs cleared')
 need(any(text(m) == '<flame-folded id=\"$frame\"/>' for m in last['messages']), 'the entry of $frame')
