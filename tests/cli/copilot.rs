@@ -386,6 +386,56 @@ fn a_compactions_summary_from_the_session_file_is_recorded_once_and_the_context_
     );
 }
 
+#[test]
+fn a_compaction_written_after_agent_stop_is_recorded_at_the_next_prompt() {
+    // Copilot applies a compaction still running at a -p run's end after agentStop, at the run's
+    // end: the next prompt, which names no session file, finds it through the session's id.
+    let env = TestEnv::new();
+    assert!(
+        !hook(
+            &env,
+            "userPromptSubmitted",
+            &event(json!({ "prompt": "Start the refunds" }))
+        )
+        .is_empty()
+    );
+    let dir = env.home.join(".copilot/session-state").join(SESSION);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("events.jsonl");
+    std::fs::write(
+        &file,
+        session_file(&[("user.message", json!({"content": "Start the refunds"}))]),
+    )
+    .unwrap();
+    let stop = event(json!({
+        "transcriptPath": file.display().to_string(), "stopReason": "end_turn",
+    }));
+    assert_eq!(hook(&env, "agentStop", &stop), "");
+    assert_eq!(frame_json(&env, FRAME)["frame"]["summary"], Value::Null);
+    std::fs::write(
+        &file,
+        session_file(&[
+            ("user.message", json!({"content": "Start the refunds"})),
+            (
+                "session.compaction_complete",
+                json!({"success": true, "outcome": "applied",
+                "summaryContent": "<summary>Refunds started.</summary>"}),
+            ),
+        ]),
+    )
+    .unwrap();
+    let context = context_of(&hook(
+        &env,
+        "userPromptSubmitted",
+        &event(json!({ "prompt": "Next" })),
+    ));
+    assert_eq!(
+        frame_json(&env, FRAME)["frame"]["summary"],
+        "<summary>Refunds started.</summary>"
+    );
+    assert!(context.contains("<flame-context"), "{context}");
+}
+
 /// A finished shell call as Copilot writes it: the model's message with the call, then its result
 /// (what the command printed, and the line Copilot ends a finished command's output with).
 fn shell_call(id: &str, command: &str, printed: &str) -> [(&'static str, Value); 2] {
