@@ -388,8 +388,8 @@ fn a_compactions_summary_from_the_session_file_is_recorded_once_and_the_context_
 
 #[test]
 fn a_compaction_written_after_agent_stop_is_recorded_at_the_next_prompt() {
-    // Copilot applies a compaction still running at a -p run's end after agentStop, at the run's
-    // end: the next prompt, which names no session file, finds it through the session's id.
+    // A compaction still running when a -p run ends, Copilot applies at the end, after agentStop:
+    // the next prompt, whose event names no session file, finds it through the session's id.
     let env = TestEnv::new();
     assert!(
         !hook(
