@@ -239,3 +239,26 @@ pub fn is_pruned(state: &Value) -> bool {
         .and_then(|t| t.get("compacted"))
         .is_some_and(|c| !c.is_null())
 }
+
+/// The state of the tool part at `index` of the OpenCode message `message`, when its call
+/// completed: the only state whose output OpenCode sends.
+pub fn completed_tool_state(
+    message: &mut Value,
+    index: usize,
+) -> Option<&mut serde_json::Map<String, Value>> {
+    message
+        .get_mut("parts")
+        .and_then(|p| p.get_mut(index))
+        .and_then(|p| p.get_mut("state"))
+        .and_then(Value::as_object_mut)
+        .filter(|s| s.get("status").and_then(Value::as_str) == Some("completed"))
+}
+
+/// Puts `output` in a completed tool part's `state`, and takes off the mark of an OpenCode prune
+/// ([`is_pruned`]), which would send [`CLEARED_TOOL_RESULT`] in its place.
+pub fn set_tool_output(state: &mut serde_json::Map<String, Value>, output: String) {
+    state.insert("output".into(), Value::String(output));
+    if let Some(time) = state.get_mut("time").and_then(Value::as_object_mut) {
+        time.remove("compacted");
+    }
+}

@@ -27,6 +27,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::inject::{Edit, Edits, MessageList, Pick, Role, synthetic_message, write_edited};
+use crate::conversation;
 use crate::frame::span::{Mark, Span};
 use crate::frame::state::{Frame, Status};
 use crate::text::xml_escape;
@@ -214,7 +215,7 @@ impl Shape for OpenCode {
             .get("parts")
             .and_then(|p| p.get(call.index))
             .and_then(|p| p.get("state"))
-            .is_some_and(crate::conversation::is_pruned)
+            .is_some_and(conversation::is_pruned)
     }
 
     fn call_block<'v>(&self, message: &'v mut Value, call: &Call) -> Option<&'v mut Value> {
@@ -1122,18 +1123,12 @@ fn set_part_output(
     Output { entry, keep_input }: Output<'_>,
     replaced: &mut HashMap<usize, Value>,
 ) -> bool {
-    let state = editable(list, at, replaced)
-        .and_then(|m| m.get_mut("parts"))
-        .and_then(|p| p.get_mut(call))
-        .and_then(|p| p.get_mut("state"))
-        .and_then(Value::as_object_mut)
-        .filter(|s| s.get("status").and_then(Value::as_str) == Some("completed"));
-    let Some(state) = state else {
+    let Some(state) =
+        editable(list, at, replaced).and_then(|m| conversation::completed_tool_state(m, call))
+    else {
         return false;
     };
-    state.insert("output".into(), Value::String(entry.to_string()));
-    // OpenCode would send a pruned output as a line of its own, and the entry with it.
-    turns::unprune(state);
+    conversation::set_tool_output(state, entry.to_string());
     // The summary a flame_pop call was given is in the entry: not sent twice.
     if !keep_input
         && view

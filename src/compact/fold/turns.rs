@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use super::{Call, DROPPED, Folding, Shape, View};
 use crate::compact::inject::Edit;
+use crate::conversation::{completed_tool_state, set_tool_output};
 
 /// The text oh-my-opencode ends its own prompts with (its 4.19.4 `dist/index.js`): a prompt of a
 /// plugin, not a person's (autoframes.md §1.3).
@@ -197,36 +198,19 @@ pub(super) fn fold_part_output(
     index: usize,
     fold: &dyn Fn(&str) -> Option<String>,
 ) -> bool {
-    let Some(state) = message
-        .get_mut("parts")
-        .and_then(|p| p.get_mut(index))
-        .and_then(|p| p.get_mut("state"))
-        .and_then(Value::as_object_mut)
-    else {
+    let Some(state) = completed_tool_state(message, index) else {
         return false;
     };
-    if state.get("status").and_then(Value::as_str) != Some("completed") {
-        return false;
-    }
     let Some(folded) = state.get("output").and_then(Value::as_str).and_then(fold) else {
         return false;
     };
-    state.insert("output".into(), Value::String(folded));
-    unprune(state);
+    set_tool_output(state, folded);
     // The tool's metadata repeats parts of the output (bash's preview); it is not the model's,
     // and goes with the output.
     if state.contains_key("metadata") {
         state.insert("metadata".into(), Value::Object(serde_json::Map::new()));
     }
     true
-}
-
-/// Takes OpenCode's pruning mark off the tool part `state` whose output ctx replaced: OpenCode
-/// sends a pruned output as a line of its own, whatever it holds.
-pub(super) fn unprune(state: &mut serde_json::Map<String, Value>) {
-    if let Some(time) = state.get_mut("time").and_then(Value::as_object_mut) {
-        time.remove("compacted");
-    }
 }
 
 /// Where a call is: its message's index and its part's.
